@@ -1,0 +1,43 @@
+/*
+ * What crosses files inside libloci: error reporting, logging and lazy init.
+ * Each layer has its own header beside its sources (topo/topo.h, ...).
+ */
+#ifndef LOCI_INTERNAL_H
+#define LOCI_INTERNAL_H
+
+#include "loci.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#define LOCI_HIDDEN __attribute__((visibility("hidden")))
+#define LOCI_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define LOCI_LIKELY(x) __builtin_expect(!!(x), 1)
+#define LOCI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* --- errors (util/error.c) ---------------------------------------------- */
+
+/** Record `code` and a message as the calling thread's last error, log it at
+ *  debug level, and return `code` (so callers can `return loci__fail(...)`). */
+LOCI_HIDDEN int loci__fail(int code, const char *fmt, ...) LOCI_PRINTF(2, 3);
+
+/** Like loci__fail, then set errno from the code and return NULL. */
+LOCI_HIDDEN void *loci__fail_null(int code, const char *fmt, ...) LOCI_PRINTF(2, 3);
+
+/** errno value matching a LOCI_E* code. */
+LOCI_HIDDEN int loci__errno_of(int code);
+
+/* --- log (util/log.c) ---------------------------------------------------- */
+
+enum loci_log_level { LOCI_LOG_ERROR = 0, LOCI_LOG_WARN, LOCI_LOG_INFO, LOCI_LOG_DEBUG };
+
+/** Print "loci: <level>: message" on stderr when level <= LOCI_LOG (default: warn). */
+LOCI_HIDDEN void loci__log(enum loci_log_level level, const char *fmt, ...) LOCI_PRINTF(2, 3);
+
+/* --- lifecycle (core/init.c) --------------------------------------------- */
+
+/** 0 if the library is initialised (initialising it now if needed), else the
+ *  init error. Cheap after the first success: one atomic load. */
+LOCI_HIDDEN int loci__ensure_init(void);
+
+#endif

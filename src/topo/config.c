@@ -1,0 +1,410 @@
+/*
+ * The admin config file (LOCI_CONFIG) and files saved by `loci bench --save`:
+ * INI, read with libinih. Every mistake is reported as "file:line: what is
+ * wrong" and fails loci_init — a silently ignored line would misplace data.
+ *
+ *   [target NAME]        one target; NAME becomes its name
+ *   numa_node = N        the NUMA node it describes           (or)
+ *   path = /dir          a file tier in that directory
+ *   kind = dram|hbm|cxl|pmem|ssd|gpu|gpu-host
+ *   capacity = 16GiB     caps what loci places there
+ *   bandwidth = 400GB/s  read bandwidth from `initiator`
+ *   latency = 150ns      idle latency from `initiator`
+ *   initiator = N        node the figures are seen from (default: the nearest node with CPUs)
+ */
+#include "topo/sources.h"
+#include "units.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct {
+    char name[16];
+    int line;          /* of the [target NAME] header */
+    int numa_node;     /* -1: not given */
+    int numa_line;
+    int initiator;     /* -1: not given */
+    char *path;
+    topo_kind_t kind;  /* KIND_COUNT: not given */
+    uint64_t capacity, bandwidth, latency;
+    unsigned seen;     /* bit per key, to refuse a key given twice */
+} config_entry_t;
+
+struct topo_config {
+    char path[512];
+    topo_source_t source;
+    config_entry_t *entries;
+    int n, cap;
+    /* parse state */
+    int line;
+    config_entry_t *current;
+    bool failed;
+    FILE *file;
+};
+
+static const char *const keys[] = {"numa_node", "path", "kind", "capacity",
+                                   "bandwidth", "latency", "initiator"};
+enum { K_NUMA, K_PATH, K_KIND, K_CAPACITY, K_BANDWIDTH, K_LATENCY, K_INITIATOR, K_COUNT };
+
+LOCI_PRINTF(3, 4)
+static int config_fail(topo_config_t *c, int line, const char *fmt, ...)
+{
+    if (c->failed)
+        return 0; /* keep the first error: later ones are often consequences */
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    loci__fail(LOCI_ECONFIG, "%s:%d: %s", c->path, line, msg);
+    c->failed = true;
+    return 0;
+}
+
+static bool valid_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= 16)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= '0' && s[i] <= '9') && s[i] != '-' &&
+            s[i] != '_' && !(s[i] >= 'A' && s[i] <= 'Z'))
+            return false;
+    return true;
+}
+
+static bool parse_int(const char *v, int *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end || errno || x < 0 || x > 1 << 20)
+        return false;
+    *out = (int)x;
+    return true;
+}
+
+static int begin_section(topo_config_t *c, const char *section)
+{
+    char word[32], name[64], extra[2];
+    int n = sscanf(section, "%31s %63s %1s", word, name, extra);
+    if (n != 2 || strcmp(word, "target") != 0)
+        return config_fail(c, c->line, "[%s]: unknown section; expected [target NAME]", section);
+    if (!valid_name(name))
+        return config_fail(c, c->line,
+                           "[target %s]: a target name is 1-15 letters, digits, '-' or '_' (e.g. hbm0)",
+                           name);
+    for (int i = 0; i < c->n; i++)
+        if (strcasecmp(c->entries[i].name, name) == 0)
+            return config_fail(c, c->line, "duplicate target '%s' (first defined at line %d)", name,
+                               c->entries[i].line);
+    if (c->n == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 8;
+        config_entry_t *e = realloc(c->entries, (size_t)cap * sizeof *e);
+        if (!e)
+            return config_fail(c, c->line, "out of memory");
+        c->entries = e;
+        c->cap = cap;
+    }
+    config_entry_t *e = &c->entries[c->n++];
+    *e = (config_entry_t){.line = c->line, .numa_node = -1, .initiator = -1, .kind = KIND_COUNT};
+    snprintf(e->name, sizeof e->name, "%s", name);
+    for (char *p = e->name; *p; p++)
+        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+    c->current = e;
+    return 1;
+}
+
+static int set_key(topo_config_t *c, config_entry_t *e, int key, const char *value)
+{
+    int line = c->line;
+    switch (key) {
+    case K_NUMA:
+        if (!parse_int(value, &e->numa_node))
+            return config_fail(c, line, "numa_node = %s: expected a NUMA node number (e.g. 1)", value);
+        e->numa_line = line;
+        break;
+    case K_INITIATOR:
+        if (!parse_int(value, &e->initiator))
+            return config_fail(c, line, "initiator = %s: expected a NUMA node number with CPUs (e.g. 0)",
+                               value);
+        break;
+    case K_PATH:
+        if (value[0] != '/')
+            return config_fail(c, line, "path = %s: expected an absolute directory path", value);
+        free(e->path);
+        if (!(e->path = strdup(value)))
+            return config_fail(c, line, "out of memory");
+        break;
+    case K_KIND:
+        if ((e->kind = topo_kind_parse(value)) == KIND_COUNT)
+            return config_fail(c, line,
+                               "kind = %s: unknown kind; expected dram, hbm, cxl, pmem, ssd, gpu or gpu-host",
+                               value);
+        break;
+    case K_CAPACITY:
+        if (!units_parse_size(value, &e->capacity) || e->capacity == 0)
+            return config_fail(c, line, "capacity = %s: expected a size such as 16GiB, 512M or 1T", value);
+        break;
+    case K_BANDWIDTH:
+        if (!units_parse_bandwidth(value, &e->bandwidth) || e->bandwidth == 0)
+            return config_fail(c, line,
+                               "bandwidth = %s: expected a bandwidth such as 400GB/s or 12000MB/s", value);
+        break;
+    case K_LATENCY:
+        if (!units_parse_latency(value, &e->latency) || e->latency == 0)
+            return config_fail(c, line, "latency = %s: expected a latency such as 120ns or 1.5us", value);
+        break;
+    }
+    return 1;
+}
+
+static int on_entry(void *user, const char *section, const char *name, const char *value)
+{
+    topo_config_t *c = user;
+    if (c->failed)
+        return 1;
+    if (!c->current)
+        return config_fail(c, c->line, "'%s' outside a [target NAME] section", name);
+    config_entry_t *e = c->current;
+    for (int k = 0; k < K_COUNT; k++) {
+        if (strcasecmp(name, keys[k]) != 0)
+            continue;
+        if (e->seen & (1u << k))
+            return config_fail(c, c->line, "[target %s]: '%s' given twice", e->name, keys[k]);
+        e->seen |= 1u << k;
+        return set_key(c, e, k, value);
+    }
+    return config_fail(c, c->line,
+                       "[target %s]: unknown key '%s'; expected numa_node, path, kind, capacity, "
+                       "bandwidth, latency or initiator",
+                       e->name, name);
+}
+
+/* inih hands us lines through this reader, which is how we know line numbers:
+ * a new section starts on the line being read when the handler sees it. */
+static char *read_counted_line(char *str, int num, void *stream)
+{
+    topo_config_t *c = stream;
+    char *s = fgets(str, num, c->file);
+    if (s)
+        c->line++;
+    return s;
+}
+
+/* Debian's inih does not report new sections, so sections are read here in a
+ * first pass; keys are then matched to the entry of their section. */
+static int scan_sections(topo_config_t *c)
+{
+    char line[1024];
+    c->line = 0;
+    while (fgets(line, sizeof line, c->file)) {
+        c->line++;
+        char *p = line + strspn(line, " \t");
+        if (*p != '[')
+            continue;
+        char *end = strchr(p, ']');
+        if (!end) {
+            config_fail(c, c->line, "section header without ']'");
+            break;
+        }
+        *end = '\0';
+        if (!begin_section(c, p + 1))
+            break;
+    }
+    c->current = NULL;
+    return c->failed ? LOCI_ECONFIG : 0;
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+    topo_config_t *c = user;
+    if (c->failed)
+        return 1;
+    c->current = NULL;
+    char word[32], tname[64];
+    if (sscanf(section, "%31s %63s", word, tname) == 2)
+        for (int i = 0; i < c->n; i++)
+            if (strcasecmp(c->entries[i].name, tname) == 0)
+                c->current = &c->entries[i];
+    return on_entry(user, section, name, value);
+}
+
+int topo_config_load(const char *path, topo_source_t source, topo_config_t **out)
+{
+    topo_config_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return loci__fail(LOCI_ENOMEM, "out of memory reading %s", path);
+    snprintf(c->path, sizeof c->path, "%s", path);
+    c->source = source;
+    c->file = fopen(path, "re");
+    if (!c->file) {
+        int e = errno;
+        free(c);
+        return loci__fail(LOCI_ECONFIG, "%s: cannot open (%s)%s", path, strerror(e),
+                          source == SRC_CONFIG ? "; fix LOCI_CONFIG or unset it" : "");
+    }
+    int rc = scan_sections(c);
+    if (rc == 0) {
+        rewind(c->file);
+        c->line = 0;
+        int bad = ini_parse_stream(read_counted_line, c, on_key, c);
+        if (bad > 0 && !c->failed)
+            config_fail(c, bad, "not an INI line; expected 'key = value', '[target NAME]' or '# comment'");
+        rc = c->failed ? LOCI_ECONFIG : 0;
+    }
+    fclose(c->file);
+    c->file = NULL;
+    for (int i = 0; rc == 0 && i < c->n; i++) {
+        config_entry_t *e = &c->entries[i];
+        if (e->numa_node >= 0 && e->path)
+            rc = loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: give numa_node or path, not both",
+                            path, e->line, e->name);
+    }
+    if (rc != 0) {
+        topo_config_free(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+void topo_config_free(topo_config_t *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < c->n; i++)
+        free(c->entries[i].path);
+    free(c->entries);
+    free(c);
+}
+
+/* The node whose view figures are given from when `initiator` is not set:
+ * the node itself if it has CPUs, else the nearest one that has. */
+static int nearest_initiator(topo_t *t, int node)
+{
+    topo_node_t *n = topo_node(t, node);
+    if (n && n->has_cpus)
+        return node;
+    int best = -1, best_d = 0;
+    for (int i = 0; i < t->nnodes; i++) {
+        int d = topo_distance(t, t->nodes[i].os_index, node);
+        if (t->nodes[i].has_cpus && (best < 0 || (d && d < best_d))) {
+            best = t->nodes[i].os_index;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+static int apply_attributes(const topo_config_t *c, const config_entry_t *e, topo_t *t,
+                            struct loci_target *tg)
+{
+    topo_attr_offer(&tg->capacity, e->capacity, c->source);
+    if (e->kind != KIND_COUNT && c->source >= tg->kind_source) {
+        tg->kind = e->kind;
+        tg->kind_source = c->source;
+    }
+    if (!e->bandwidth && !e->latency)
+        return 0;
+    int ini = e->initiator >= 0 ? e->initiator : nearest_initiator(t, tg->numa_node);
+    topo_node_t *n = topo_node(t, ini);
+    if (!n || !n->has_cpus)
+        return loci__fail(LOCI_ECONFIG,
+                          "%s:%d: [target %s]: initiator = %d is not a NUMA node with CPUs here", c->path,
+                          e->line, e->name, ini);
+    topo_attr_offer(&tg->bandwidth[ini], e->bandwidth, c->source);
+    topo_attr_offer(&tg->latency[ini], e->latency, c->source);
+    return 0;
+}
+
+int topo_config_apply_nodes(const topo_config_t *c, topo_t *t)
+{
+    for (int i = 0; i < c->n; i++) {
+        const config_entry_t *e = &c->entries[i];
+        if (e->numa_node < 0)
+            continue;
+        struct loci_target *tg = topo_target_of_node(t, e->numa_node);
+        if (!tg)
+            return loci__fail(LOCI_ECONFIG,
+                              "%s:%d: [target %s]: numa_node = %d, but %s has NUMA nodes %d to %d", c->path,
+                              e->numa_line, e->name, e->numa_node, t->origin, t->nodes[0].os_index,
+                              t->nodes[t->nnodes - 1].os_index);
+        int rc = apply_attributes(c, e, t, tg);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static struct loci_target *find_named(topo_t *t, const char *name)
+{
+    for (int i = 0; i < t->ntargets; i++)
+        if (strcasecmp(t->targets[i].name, name) == 0)
+            return &t->targets[i];
+    return NULL;
+}
+
+static void list_names(topo_t *t, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < t->ntargets; i++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", i ? ", " : "", t->targets[i].name);
+    }
+}
+
+int topo_config_apply_named(const topo_config_t *c, topo_t *t)
+{
+    for (int i = 0; i < c->n; i++) {
+        const config_entry_t *e = &c->entries[i];
+        struct loci_target *named = find_named(t, e->name);
+        if (e->numa_node >= 0) {
+            struct loci_target *tg = topo_target_of_node(t, e->numa_node);
+            if (c->source != SRC_CONFIG) /* saved measurements never rename */
+                continue;
+            if (named && named != tg)
+                return loci__fail(LOCI_ECONFIG,
+                                  "%s:%d: [target %s]: that name is already taken by NUMA node %d; "
+                                  "choose another name",
+                                  c->path, e->line, e->name, named->numa_node);
+            snprintf(tg->name, sizeof tg->name, "%s", e->name);
+        } else if (e->path) {
+            topo_kind_t kind = e->kind != KIND_COUNT ? e->kind : KIND_SSD;
+            if (kind != KIND_SSD && kind != KIND_PMEM)
+                return loci__fail(LOCI_ECONFIG,
+                                  "%s:%d: [target %s]: a path tier is kind ssd or pmem, not %s", c->path,
+                                  e->line, e->name, topo_kind_name(kind));
+            if (named && named->path) { /* e.g. moving ssd0 elsewhere */
+                free(named->path);
+                named->path = strdup(e->path);
+                named->kind = kind;
+            } else if (named) {
+                return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: that name is NUMA node %d's",
+                                  c->path, e->line, e->name, named->numa_node);
+            } else {
+                int rc = topo_add_file_tier(t, e->name, kind, e->path, c->source);
+                if (rc)
+                    return rc;
+                named = find_named(t, e->name);
+            }
+            topo_attr_offer(&named->capacity, e->capacity, c->source);
+        } else if (!named) {
+            char names[512];
+            list_names(t, names, sizeof names);
+            return loci__fail(LOCI_ECONFIG,
+                              "%s:%d: unknown target '%s'; this machine has %s (add numa_node = N or "
+                              "path = DIR to define a new one)",
+                              c->path, e->line, e->name, names);
+        } else {
+            int rc = apply_attributes(c, e, t, named);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}

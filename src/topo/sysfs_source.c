@@ -1,0 +1,178 @@
+/*
+ * Source "sysfs" (live machine only): what Linux says directly.
+ *  - which nodes have CPUs: nodeN/cpulist non-empty (hwloc's node cpuset is
+ *    locality, not ownership of CPUs);
+ *  - HMAT: nodeN/access0 (any initiator) and access1 (CPU initiators) list
+ *    the best initiators of each target with read bandwidth and latency;
+ *  - kernel memory tiers, free memory per node, DAX (pmem) nodes.
+ */
+#include "topo/sources.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool read_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    if (ok)
+        buf[strcspn(buf, "\n")] = '\0';
+    return ok;
+}
+
+static bool read_u64(const char *path, uint64_t *v)
+{
+    char buf[64];
+    if (!read_line(path, buf, sizeof buf))
+        return false;
+    char *end;
+    *v = strtoull(buf, &end, 10);
+    return end != buf;
+}
+
+/* Visit each number of a Linux list ("0-3,8,10-11"). */
+static void for_each_in_list(const char *list, void (*fn)(int, void *), void *arg)
+{
+    const char *p = list;
+    while (*p) {
+        char *end;
+        long a = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        long b = a;
+        if (*end == '-')
+            b = strtol(end + 1, &end, 10);
+        for (long i = a; i <= b && i - a < 65536; i++)
+            fn((int)i, arg);
+        p = *end == ',' ? end + 1 : end;
+    }
+}
+
+static void mark_has_cpus(topo_t *t, const char *root)
+{
+    for (int i = 0; i < t->nnodes; i++) {
+        char path[256], list[4096];
+        snprintf(path, sizeof path, "%s/devices/system/node/node%d/cpulist", root, t->nodes[i].os_index);
+        if (read_line(path, list, sizeof list))
+            t->nodes[i].has_cpus = list[strspn(list, " \t")] != '\0';
+    }
+}
+
+static void read_free_memory(topo_t *t, const char *root)
+{
+    for (int i = 0; i < t->ntargets; i++) {
+        struct loci_target *tg = &t->targets[i];
+        char path[256], line[256];
+        snprintf(path, sizeof path, "%s/devices/system/node/node%d/meminfo", root, tg->numa_node);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        while (fgets(line, sizeof line, f)) {
+            unsigned long long kb;
+            int node;
+            if (sscanf(line, "Node %d MemFree: %llu kB", &node, &kb) == 2)
+                topo_attr_offer(&tg->available, kb * 1024ull, SRC_OS);
+        }
+        fclose(f);
+    }
+}
+
+struct tier_arg {
+    topo_t *t;
+    int tier;
+};
+
+static void set_tier(int node, void *arg)
+{
+    struct tier_arg *a = arg;
+    topo_node_t *n = topo_node(a->t, node);
+    if (n)
+        n->memtier = a->tier;
+}
+
+static void read_memory_tiers(topo_t *t, const char *root)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/devices/virtual/memory_tiering", root);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int tier;
+        if (sscanf(e->d_name, "memory_tier%d", &tier) != 1)
+            continue;
+        char path[800], list[4096];
+        snprintf(path, sizeof path, "%s/%s/nodelist", dir, e->d_name);
+        if (read_line(path, list, sizeof list))
+            for_each_in_list(list, set_tier, &(struct tier_arg){t, tier});
+    }
+    closedir(d);
+}
+
+/* A node onlined from a DAX device (kmem) is persistent memory. */
+static void mark_dax_nodes(topo_t *t, const char *root)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/bus/dax/devices", root);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[800];
+        uint64_t node;
+        snprintf(path, sizeof path, "%s/%s/target_node", dir, e->d_name);
+        struct loci_target *tg = read_u64(path, &node) ? topo_target_of_node(t, (int)node) : NULL;
+        if (tg && !tg->subtype[0])
+            snprintf(tg->subtype, sizeof tg->subtype, "NVM");
+    }
+    closedir(d);
+}
+
+void topo_source_sysfs(topo_t *t, const char *root)
+{
+    mark_has_cpus(t, root);
+    read_free_memory(t, root);
+    read_memory_tiers(t, root);
+    mark_dax_nodes(t, root);
+}
+
+void topo_source_sysfs_hmat(topo_t *t, const char *root)
+{
+    /* access1 (CPU initiators only) last, so it wins over access0 */
+    static const char *const classes[] = {"access0", "access1"};
+    for (int i = 0; i < t->ntargets; i++) {
+        struct loci_target *tg = &t->targets[i];
+        if (tg->numa_node < 0)
+            continue;
+        for (int c = 0; c < 2; c++) {
+            char dir[256], path[300];
+            snprintf(dir, sizeof dir, "%s/devices/system/node/node%d/%s/initiators", root,
+                     tg->numa_node, classes[c]);
+            uint64_t bw = 0, lat = 0;
+            snprintf(path, sizeof path, "%s/read_bandwidth", dir);
+            read_u64(path, &bw);
+            snprintf(path, sizeof path, "%s/read_latency", dir);
+            read_u64(path, &lat);
+            DIR *d = opendir(dir);
+            if (!d)
+                continue;
+            struct dirent *e;
+            int ini;
+            while ((e = readdir(d)))
+                if (sscanf(e->d_name, "node%d", &ini) == 1 && ini >= 0 && ini < t->node_span) {
+                    topo_attr_offer(&tg->bandwidth[ini], bw, SRC_HMAT);
+                    topo_attr_offer(&tg->latency[ini], lat, SRC_HMAT);
+                }
+            closedir(d);
+        }
+    }
+}

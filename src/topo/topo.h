@@ -1,0 +1,131 @@
+/*
+ * The machine model: memory targets, the NUMA nodes that initiate accesses,
+ * and the devices (NICs, GPUs) near them. Built once by topo_discover() from
+ * several sources, each attribute keeping the most trusted value offered.
+ */
+#ifndef LOCI_TOPO_H
+#define LOCI_TOPO_H
+
+#include "internal.h"
+
+#include <hwloc.h>
+#include <stdint.h>
+
+/* Sources in increasing order of trust (DESIGN.md §4). An attribute keeps the
+ * value of the most trusted source that offered one. */
+typedef enum {
+    SRC_NONE = 0,
+    SRC_DEFAULT,
+    SRC_DISTANCE,
+    SRC_OS,       /* sysfs, statvfs, kernel memory tiers */
+    SRC_HWLOC,
+    SRC_HMAT,
+    SRC_MEASURED,
+    SRC_CONFIG,
+} topo_source_t;
+
+const char *topo_source_name(topo_source_t s);
+
+typedef struct {
+    uint64_t value;
+    topo_source_t source;
+} topo_attr_t;
+
+/** Offer `value` from `source`: kept if the source is at least as trusted as the
+ *  current one. A zero value is "unknown" and never replaces anything. */
+void topo_attr_offer(topo_attr_t *a, uint64_t value, topo_source_t source);
+
+typedef enum {
+    KIND_DRAM = 0,
+    KIND_HBM,
+    KIND_CXL,
+    KIND_PMEM,
+    KIND_SSD,
+    KIND_GPU,
+    KIND_GPU_HOST,
+    KIND_COUNT
+} topo_kind_t;
+
+const char *topo_kind_name(topo_kind_t k);
+/** KIND_COUNT when `name` is no kind. */
+topo_kind_t topo_kind_parse(const char *name);
+
+typedef enum { DEV_NIC = 0, DEV_GPU, DEV_KIND_COUNT } topo_device_kind_t;
+
+/** A PCI device whose locality matters to placement (a NIC or a GPU). */
+typedef struct {
+    char name[16];       /* "nic0", "gpu1" */
+    char osdev[32];      /* OS name if known ("eth0", "mlx5_0", "cuda0"), else "" */
+    char busid[16];      /* "0000:40:00.0" */
+    topo_device_kind_t kind;
+    int numa_node;       /* nearest NUMA node with CPUs, -1 if unknown */
+    hwloc_bitmap_t locality; /* CPUs of its closest non-I/O ancestor */
+} topo_device_t;
+
+/** One NUMA node as the OS sees it. */
+typedef struct {
+    int os_index;
+    bool has_cpus;       /* from sysfs cpulist (live) or PU locality (XML) */
+    hwloc_bitmap_t cpuset; /* locality: the CPUs near this node (not "its" CPUs) */
+    int memtier;         /* kernel memory tier index, -1 if unknown */
+} topo_node_t;
+
+struct loci_target {
+    char name[16];
+    topo_kind_t kind;
+    topo_source_t kind_source;
+    int numa_node;             /* -1 for file tiers and GPUs */
+    int index;                 /* position in topo->targets */
+    char subtype[32];          /* hwloc subtype ("MCDRAM", "HBM", "GPUMemory"...) or "" */
+    unsigned flags;            /* LOCI_TARGET_* */
+    topo_attr_t capacity, available;
+    /* Per initiator node, indexed by NUMA node number (0 .. node_span-1). */
+    topo_attr_t *bandwidth;    /* MB/s */
+    topo_attr_t *latency;      /* ns */
+    char *path;                /* file tier directory, else NULL */
+    uint64_t near_devices;     /* bit i set: topo->devices[i] is local to this target */
+};
+
+typedef struct topo {
+    struct loci_target *targets;
+    int ntargets;
+    topo_node_t *nodes;        /* nodes[0..nnodes-1], sorted by os_index */
+    int nnodes;
+    int node_span;             /* 1 + largest NUMA node number */
+    int *distance;             /* node_span x node_span SLIT, 0 = unknown */
+    topo_device_t *devices;
+    int ndevices;
+    bool simulated;            /* loaded from LOCI_TOPOLOGY */
+    char origin[256];          /* "this machine" or the XML path */
+} topo_t;
+
+/* --- construction (topo/discover.c drives the sources in trust order) ---- */
+
+/** Discover the machine (or LOCI_TOPOLOGY), apply sources, classify, name.
+ *  On failure returns a LOCI_E* code with loci_last_error() set. */
+int topo_discover(topo_t **out);
+void topo_free(topo_t *t);
+
+/** The topology of the initialised library (NULL before init). */
+topo_t *topo_get(void);
+
+/* helpers used by the sources */
+topo_node_t *topo_node(topo_t *t, int os_index);
+struct loci_target *topo_target_of_node(topo_t *t, int os_index);
+struct loci_target *topo_add_target(topo_t *t, topo_kind_t kind, int numa_node);
+int topo_distance(const topo_t *t, int from, int to);
+
+/* --- per-thread initiator (topo/initiator.c) ----------------------------- */
+
+/** NUMA node whose view the calling thread gets (always a node with CPUs). */
+int topo_initiator(const topo_t *t);
+
+/* --- attribute queries shared by info and the resolver ------------------- */
+
+/** Bandwidth / latency of target from initiator node, 0 if unknown. */
+uint64_t topo_bandwidth(const struct loci_target *tg, int initiator);
+uint64_t topo_latency(const struct loci_target *tg, int initiator);
+/** The initiator's own DRAM target: the node itself. */
+const struct loci_target *topo_local_dram(const topo_t *t, int initiator);
+
+#endif

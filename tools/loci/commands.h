@@ -1,0 +1,17 @@
+/* Subcommands of the `loci` tool and what they share. */
+#ifndef LOCI_TOOL_COMMANDS_H
+#define LOCI_TOOL_COMMANDS_H
+
+#include <stdio.h>
+
+int cmd_info(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+/** Write s as a JSON string literal (quoted, escaped). */
+void json_string(FILE *f, const char *s);
+
+/** Apply `--from NODE` (the initiator to view the machine from); returns 0 or
+ *  prints why not and returns 2 (usage error). */
+int tool_set_initiator(const char *arg);
+
+#endif

@@ -1,0 +1,172 @@
+/* `loci info`: the memory targets of this machine, as a table or JSON. */
+#include "commands.h"
+#include "loci.h"
+#include "topo/topo.h"
+#include "units.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    loci_target_info_t info;
+    const char *capacity_src, *bandwidth_src, *latency_src, *kind_src, *path;
+    char cpus[256], nics[256], gpus[256];
+} row_t;
+
+static int read_row(const loci_target_t *t, row_t *r)
+{
+    if (loci_target_info(t, &r->info) || loci_target_sources(t, &r->capacity_src, &r->bandwidth_src,
+                                                             &r->latency_src, &r->kind_src))
+        return -1;
+    r->path = loci_target_path(t);
+    loci_target_cpus(t, r->cpus, sizeof r->cpus);
+    loci_target_near_devices(t, "nic", r->nics, sizeof r->nics);
+    loci_target_near_devices(t, "gpu", r->gpus, sizeof r->gpus);
+    return 0;
+}
+
+static const char *fmt_bandwidth(uint64_t mbps, char *buf, size_t len)
+{
+    if (!mbps)
+        snprintf(buf, len, "?");
+    else if (mbps >= 1000)
+        snprintf(buf, len, "%.1f GB/s", mbps / 1000.0);
+    else
+        snprintf(buf, len, "%" PRIu64 " MB/s", mbps);
+    return buf;
+}
+
+static const char *fmt_latency(uint64_t ns, char *buf, size_t len)
+{
+    if (!ns)
+        snprintf(buf, len, "?");
+    else if (ns >= 10000)
+        snprintf(buf, len, "%.0f us", ns / 1000.0);
+    else
+        snprintf(buf, len, "%" PRIu64 " ns", ns);
+    return buf;
+}
+
+static const char *or_dash(const char *s) { return s && *s ? s : "-"; }
+
+static void print_table(int n)
+{
+    topo_t *topo = topo_get();
+    printf("Memory targets of %s, seen from NUMA node %d%s\n\n", topo->origin, loci_initiator(),
+           topo->simulated ? " (simulated: placement is recorded, not applied)" : "");
+    printf("%-8s %-5s %4s %10s %10s %10s %8s  %-17s %-10s %-12s %s\n", "NAME", "KIND", "NODE",
+           "CAPACITY", "AVAILABLE", "BANDWIDTH", "LATENCY", "SOURCE (bw/lat)", "NEAR CPUS", "NICS",
+           "GPUS");
+    for (int i = 0; i < n; i++) {
+        row_t r;
+        if (read_row(loci_target_at(i), &r))
+            continue;
+        char cap[32], avail[32], bw[32], lat[32], node[8], src[40];
+        snprintf(node, sizeof node, r.info.numa_node >= 0 ? "%d" : "-", r.info.numa_node);
+        if (strcmp(r.bandwidth_src, r.latency_src) == 0)
+            snprintf(src, sizeof src, "%s", r.bandwidth_src);
+        else
+            snprintf(src, sizeof src, "%s/%s", r.bandwidth_src, r.latency_src);
+        printf("%-8s %-5s %4s %10s %10s %10s %8s  %-17s %-10s %-12s %s\n", r.info.name, r.info.kind,
+               node, units_format_size(r.info.capacity, cap, sizeof cap),
+               units_format_size(r.info.available, avail, sizeof avail),
+               fmt_bandwidth(r.info.bandwidth_mbps, bw, sizeof bw),
+               fmt_latency(r.info.latency_ns, lat, sizeof lat), src, or_dash(r.cpus), or_dash(r.nics),
+               or_dash(r.gpus));
+        if (r.path)
+            printf("%8s directory %s\n", "", r.path);
+    }
+    printf("\nSources: config > measured (loci bench --save) > hmat > hwloc > os > distance > default.\n");
+}
+
+static void json_list(const char *key, const char *csv)
+{
+    printf("\"%s\": [", key);
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", csv);
+    int k = 0;
+    for (char *save, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        printf(k++ ? ", " : "");
+        json_string(stdout, tok);
+    }
+    printf("]");
+}
+
+static void print_json(int n)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } flag_names[] = {{LOCI_TARGET_PERSISTENT, "persistent"},
+                      {LOCI_TARGET_SHAREABLE, "shareable"},
+                      {LOCI_TARGET_CPU_ACCESSIBLE, "cpu_accessible"},
+                      {LOCI_TARGET_GPU_ACCESSIBLE, "gpu_accessible"},
+                      {LOCI_TARGET_SIMULATED, "simulated"}};
+    topo_t *topo = topo_get();
+    printf("{\n  \"origin\": ");
+    json_string(stdout, topo->origin);
+    printf(",\n  \"simulated\": %s,\n  \"initiator\": %d,\n  \"targets\": [\n",
+           topo->simulated ? "true" : "false", loci_initiator());
+    for (int i = 0; i < n; i++) {
+        row_t r;
+        if (read_row(loci_target_at(i), &r))
+            continue;
+        printf("    {\"name\": \"%s\", \"kind\": \"%s\", \"kind_source\": \"%s\", \"numa_node\": %d,\n",
+               r.info.name, r.info.kind, r.kind_src, r.info.numa_node);
+        printf("     \"capacity\": %" PRIu64 ", \"capacity_source\": \"%s\", \"available\": %" PRIu64 ",\n",
+               r.info.capacity, r.capacity_src, r.info.available);
+        printf("     \"bandwidth_mbps\": %" PRIu64 ", \"bandwidth_source\": \"%s\", \"latency_ns\": %" PRIu64
+               ", \"latency_source\": \"%s\", \"source\": \"%s\",\n     \"flags\": [",
+               r.info.bandwidth_mbps, r.bandwidth_src, r.info.latency_ns, r.latency_src, r.info.source);
+        int k = 0;
+        for (size_t f = 0; f < sizeof flag_names / sizeof *flag_names; f++)
+            if (r.info.flags & flag_names[f].bit)
+                printf("%s\"%s\"", k++ ? ", " : "", flag_names[f].name);
+        printf("], \"path\": ");
+        if (r.path)
+            json_string(stdout, r.path);
+        else
+            printf("null");
+        printf(", \"cpus\": ");
+        json_string(stdout, r.cpus);
+        printf(",\n     ");
+        json_list("nics", r.nics);
+        printf(", ");
+        json_list("gpus", r.gpus);
+        printf("}%s\n", i + 1 < n ? "," : "");
+    }
+    printf("  ],\n  \"devices\": [\n");
+    for (int i = 0; i < topo->ndevices; i++) {
+        const topo_device_t *d = &topo->devices[i];
+        printf("    {\"name\": \"%s\", \"kind\": \"%s\", \"busid\": \"%s\", \"osdev\": ", d->name,
+               d->kind == DEV_NIC ? "nic" : "gpu", d->busid);
+        json_string(stdout, d->osdev);
+        printf(", \"numa_node\": %d}%s\n", d->numa_node, i + 1 < topo->ndevices ? "," : "");
+    }
+    printf("  ]\n}\n");
+}
+
+int cmd_info(int argc, char **argv)
+{
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = true;
+        else if (strcmp(argv[i], "--from") == 0) {
+            int rc = tool_set_initiator(i + 1 < argc ? argv[++i] : NULL);
+            if (rc)
+                return rc;
+        } else {
+            fprintf(stderr, "loci info: unknown option '%s'; usage: loci info [--json] [--from NODE]\n",
+                    argv[i]);
+            return 2;
+        }
+    }
+    int n = loci_target_count();
+    if (json)
+        print_json(n);
+    else
+        print_table(n);
+    return 0;
+}

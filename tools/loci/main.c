@@ -1,0 +1,76 @@
+/* `loci`: what memory this machine has, and placing data by intent. */
+#include "commands.h"
+#include "loci.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help;
+} commands[] = {
+    {"info", cmd_info, "list this machine's memory targets [--json] [--from NODE]"},
+    {"bench", cmd_bench, "measure bandwidth and latency of each target [--target NAME] [--save FILE]"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: loci COMMAND [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\nenvironment: LOCI_TOPOLOGY=file.xml (simulate a machine), LOCI_CONFIG=file.ini,\n"
+               "LOCI_STORE_DIR=dir (ssd0), LOCI_LOG=error|warn|info|debug. See docs/.\n");
+}
+
+void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+int tool_set_initiator(const char *arg)
+{
+    char *end;
+    long node = strtol(arg ? arg : "", &end, 10);
+    if (!arg || *end || end == arg) {
+        fprintf(stderr, "loci: --from needs a NUMA node number\n");
+        return 2;
+    }
+    if (loci_set_initiator((int)node) != 0) {
+        fprintf(stderr, "loci: %s\n", loci_last_error());
+        return 2;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            if (loci_init() != 0) {
+                fprintf(stderr, "loci: %s\n", loci_last_error());
+                return 1;
+            }
+            int rc = commands[i].run(argc - 1, argv + 1);
+            loci_fini();
+            return rc;
+        }
+    fprintf(stderr, "loci: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
