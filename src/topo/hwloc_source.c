@@ -235,8 +235,10 @@ int topo_source_hwloc(topo_t *t, const char *xml, hwloc_topology_t *out)
         }
         if (hwloc_topology_set_xml(h, xml) != 0) {
             hwloc_topology_destroy(h);
-            return loci__fail(LOCI_ETOPO, "LOCI_TOPOLOGY=%s: hwloc refuses it (%s)", xml,
-                              strerror(errno));
+            return loci__fail(LOCI_ETOPO,
+                              "LOCI_TOPOLOGY=%s: hwloc refuses it (%s); give an hwloc XML file as "
+                              "written by `lstopo --of xml`",
+                              xml, strerror(errno));
         }
     }
     if (hwloc_topology_load(h) != 0) {

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs everything a fresh Debian 12 machine lacks to build, test and
+# benchmark loci, and fetches Debian's kernel for the VM test bed.
+# Idempotent: installs only what is missing. Needs root (or sudo).
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential cmake ninja-build pkg-config clang
+  # libraries loci uses
+  libhwloc-dev hwloc libnuma-dev numactl libinih-dev
+  # tests: unit tests, fuzzing runtime, the VM test bed
+  libcmocka-dev qemu-system-x86 busybox-static cpio
+  # benchmark competitors and plots
+  libjemalloc-dev libmimalloc-dev libmemkind-dev python3 python3-matplotlib
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null; then exec sudo -E "$0" "$@"; fi
+  echo "install-deps: run as root (or install sudo): apt-get needs it" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "install-deps: all packages present"
+fi
+
+"$(dirname "$0")/fetch-vm-kernel.sh"

@@ -1,0 +1,194 @@
+/*
+ * The admin config (LOCI_CONFIG), saved measurements (LOCI_MEASURED) and a
+ * bad LOCI_TOPOLOGY: good files change what discovery reports, with the right
+ * source; bad ones fail loci_init with "file:line: what is wrong".
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "loci.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/loci-test-config-XXXXXX";
+
+static const char *write_file(const char *name, const char *text)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* Start over with this config (NULL = none). */
+static int init_with(const char *config)
+{
+    loci_fini();
+    if (config)
+        setenv("LOCI_CONFIG", config, 1);
+    else
+        unsetenv("LOCI_CONFIG");
+    return loci_init();
+}
+
+static void expect_config_error(const char *text, const char *expected)
+{
+    const char *path = write_file("bad.ini", text);
+    assert_int_equal(init_with(path), LOCI_ECONFIG);
+    const char *msg = loci_last_error();
+    if (!strstr(msg, expected))
+        fail_msg("config:\n%s\nexpected message containing \"%s\", got \"%s\"", text, expected, msg);
+    /* and every later call reports it too, instead of running unconfigured */
+    assert_true(loci_target_count() < 0);
+}
+
+static void numa_entry_overrides_with_config_source(void **state)
+{
+    const char *path = write_file("good.ini", "# admin figures\n"
+                                              "[target fast]\n"
+                                              "numa_node = 0\n"
+                                              "kind = hbm\n"
+                                              "capacity = 1GiB\n"
+                                              "bandwidth = 50GB/s\n"
+                                              "latency = 90ns\n");
+    assert_int_equal(init_with(path), 0);
+    const loci_target_t *t = loci_target_by_name("fast");
+    assert_non_null(t);
+    assert_ptr_equal(t, loci_target_by_name("node:0"));
+    loci_target_info_t info;
+    assert_int_equal(loci_target_info(t, &info), 0);
+    assert_string_equal(info.kind, "hbm");
+    assert_int_equal(info.capacity, 1ull << 30);
+    assert_int_equal(info.bandwidth_mbps, 50000);
+    assert_int_equal(info.latency_ns, 90);
+    assert_string_equal(info.source, "config");
+    const char *cap_src, *kind_src;
+    assert_int_equal(loci_target_sources(t, &cap_src, NULL, NULL, &kind_src), 0);
+    assert_string_equal(cap_src, "config");
+    assert_string_equal(kind_src, "config");
+}
+
+static void file_tier_from_config(void **state)
+{
+    char text[512];
+    snprintf(text, sizeof text, "[target scratch]\npath = %s\nkind = ssd\ncapacity = 2G\n", dir);
+    assert_int_equal(init_with(write_file("tier.ini", text)), 0);
+    const loci_target_t *t = loci_target_by_name("scratch");
+    assert_non_null(t);
+    loci_target_info_t info;
+    assert_int_equal(loci_target_info(t, &info), 0);
+    assert_string_equal(info.kind, "ssd");
+    assert_int_equal(info.numa_node, -1);
+    assert_int_equal(info.capacity, 2ull << 30);
+    assert_true(info.flags & LOCI_TARGET_PERSISTENT);
+    assert_string_equal(loci_target_path(t), dir);
+    assert_non_null(loci_target_by_name("ssd0")); /* the default tier is still there */
+}
+
+static void measured_loses_to_config(void **state)
+{
+    const char *measured = write_file("measured.conf", "[target dram0]\nnuma_node = 0\n"
+                                                       "bandwidth = 11000MB/s\nlatency = 95ns\n");
+    setenv("LOCI_MEASURED", measured, 1);
+    assert_int_equal(init_with(NULL), 0);
+    loci_target_info_t info;
+    assert_int_equal(loci_target_info(loci_target_by_name("node:0"), &info), 0);
+    assert_int_equal(info.bandwidth_mbps, 11000);
+    assert_string_equal(info.source, "measured");
+
+    const char *config = write_file("cfg.ini", "[target dram0]\nnuma_node = 0\nlatency = 80ns\n");
+    assert_int_equal(init_with(config), 0);
+    assert_int_equal(loci_target_info(loci_target_by_name("node:0"), &info), 0);
+    assert_int_equal(info.latency_ns, 80);       /* config wins */
+    assert_int_equal(info.bandwidth_mbps, 11000); /* measured still fills what config left */
+    const char *bw_src, *lat_src;
+    loci_target_sources(loci_target_by_name("node:0"), NULL, &bw_src, &lat_src, NULL);
+    assert_string_equal(bw_src, "measured");
+    assert_string_equal(lat_src, "config");
+    unsetenv("LOCI_MEASURED");
+}
+
+static void malformed_configs(void **state)
+{
+    expect_config_error("[target a]\nnuma_node = 0\nspeed = 3\n", "bad.ini:3: [target a]: unknown key 'speed'");
+    expect_config_error("[target a]\nnuma_node = 0\ncapacity = 12 parsecs\n",
+                        "bad.ini:3: capacity = 12 parsecs: expected a size");
+    expect_config_error("[target a]\nnuma_node = zero\n", "bad.ini:2: numa_node = zero");
+    expect_config_error("[target a]\nnuma_node = 0\n\n[target a]\npath = /tmp\n",
+                        "bad.ini:4: duplicate target 'a' (first defined at line 1)");
+    expect_config_error("[target a]\nnuma_node = 0\nnuma_node = 0\n", "bad.ini:3: [target a]: 'numa_node' given twice");
+    expect_config_error("[target a]\nnuma_node = 4096\n", "bad.ini:2: [target a]: numa_node = 4096, but this machine has NUMA nodes");
+    expect_config_error("[target nosuch]\ncapacity = 1G\n", "bad.ini:1: unknown target 'nosuch'; this machine has dram0");
+    expect_config_error("capacity = 1G\n", "bad.ini:1: 'capacity' outside a [target NAME] section");
+    expect_config_error("[tier x]\n", "bad.ini:1: [tier x]: unknown section");
+    expect_config_error("[target a]\nkind = fast\nnuma_node = 0\n", "bad.ini:2: kind = fast: unknown kind");
+    expect_config_error("[target a]\nnuma_node = 0\npath = /tmp\n", "bad.ini:1: [target a]: give numa_node or path, not both");
+    expect_config_error("[target a]\nnuma_node = 0\nbandwidth = quick\n", "bad.ini:3: bandwidth = quick");
+    expect_config_error("[target a]\nnuma_node = 0\nlatency = 5 parsecs\n", "bad.ini:3: latency = 5 parsecs");
+    expect_config_error("[target a]\nnuma_node = 0\nthis is not ini\n", "bad.ini:3: not an INI line");
+    expect_config_error("[target a\n", "bad.ini:1: section header without ']'");
+    assert_int_equal(init_with("/nonexistent/loci.ini"), LOCI_ECONFIG);
+    assert_non_null(strstr(loci_last_error(), "/nonexistent/loci.ini: cannot open"));
+}
+
+static void bad_topology_file(void **state)
+{
+    unsetenv("LOCI_CONFIG");
+    setenv("LOCI_TOPOLOGY", "/nonexistent/machine.xml", 1);
+    loci_fini();
+    assert_int_equal(loci_init(), LOCI_ETOPO);
+    assert_non_null(strstr(loci_last_error(), "LOCI_TOPOLOGY=/nonexistent/machine.xml: cannot read it"));
+    setenv("LOCI_TOPOLOGY", write_file("junk.xml", "this is no XML\n"), 1);
+    loci_fini();
+    assert_int_equal(loci_init(), LOCI_ETOPO);
+    assert_non_null(strstr(loci_last_error(), "junk.xml"));
+    unsetenv("LOCI_TOPOLOGY");
+    loci_fini();
+    assert_int_equal(loci_init(), 0);
+}
+
+static void unknown_target_names_the_ones_there(void **state)
+{
+    assert_int_equal(init_with(NULL), 0);
+    assert_null(loci_target_by_name("hbm7"));
+    assert_non_null(strstr(loci_last_error(), "unknown target 'hbm7'"));
+    assert_non_null(strstr(loci_last_error(), "dram0"));
+    assert_null(loci_target_at(-1));
+    assert_null(loci_target_at(loci_target_count()));
+    assert_int_equal(loci_set_initiator(4095), LOCI_EINVAL);
+}
+
+static int setup(void **state)
+{
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    loci_fini();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(numa_entry_overrides_with_config_source),
+        cmocka_unit_test(file_tier_from_config),
+        cmocka_unit_test(measured_loses_to_config),
+        cmocka_unit_test(malformed_configs),
+        cmocka_unit_test(bad_topology_file),
+        cmocka_unit_test(unknown_target_names_the_ones_there),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
