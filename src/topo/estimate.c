@@ -2,7 +2,10 @@
  * Figures for (initiator, target) pairs nobody measured. Linux exposes HMAT
  * only for each target's best initiators, so from a remote socket most pairs
  * are unknown; they are scaled from the nearest known pair by the ratio of
- * NUMA distances (source "distance"). What is still unknown gets a class
+ * NUMA distances (source "distance"). A remote pair's bandwidth is also capped
+ * by what the initiator gets from the reference socket's own DRAM: the data
+ * crosses the same interconnect, however fast the memory behind it is (remote
+ * HBM is not faster than remote DRAM). What is still unknown gets a class
  * default (source "default") so that no target ranks first for lack of data.
  */
 #include "topo/sources.h"
@@ -57,7 +60,12 @@ static void scale_from_distance(const topo_t *t, const struct loci_target *tg, t
         if (!t->nodes[i].has_cpus || attr[ini].source > SRC_DISTANCE || !dk || !di)
             continue;
         double ratio = higher_is_better ? (double)dk / di : (double)di / dk;
-        attr[ini] = (topo_attr_t){(uint64_t)(attr[k].value * ratio + 0.5), SRC_DISTANCE};
+        uint64_t v = (uint64_t)(attr[k].value * ratio + 0.5);
+        const struct loci_target *via = topo_local_dram(t, k);
+        if (higher_is_better && via && via != tg && via->bandwidth[ini].value &&
+            via->bandwidth[ini].value < v)
+            v = via->bandwidth[ini].value;
+        attr[ini] = (topo_attr_t){v, SRC_DISTANCE};
     }
 }
 
@@ -80,14 +88,23 @@ static void fill_defaults(const topo_t *t, const struct loci_target *tg)
     }
 }
 
+static bool has_cpus(topo_t *t, const struct loci_target *tg)
+{
+    topo_node_t *n = topo_node(t, tg->numa_node);
+    return n && n->has_cpus;
+}
+
 void topo_estimate(topo_t *t)
 {
-    for (int i = 0; i < t->ntargets; i++) {
-        struct loci_target *tg = &t->targets[i];
-        if (tg->numa_node >= 0) {
+    /* Nodes with CPUs first: their remote figures cap those of CPU-less nodes. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < t->ntargets; i++) {
+            struct loci_target *tg = &t->targets[i];
+            if (tg->numa_node < 0 || has_cpus(t, tg) != (pass == 0))
+                continue;
             scale_from_distance(t, tg, tg->bandwidth, true);
             scale_from_distance(t, tg, tg->latency, false);
         }
-        fill_defaults(t, tg);
-    }
+    for (int i = 0; i < t->ntargets; i++)
+        fill_defaults(t, &t->targets[i]);
 }

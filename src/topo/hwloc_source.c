@@ -179,6 +179,14 @@ static void osdev_name(hwloc_obj_t pci, char *buf, size_t len)
         }
 }
 
+static int initiator_count(const topo_t *t)
+{
+    int n = 0;
+    for (int i = 0; i < t->nnodes; i++)
+        n += t->nodes[i].has_cpus;
+    return n;
+}
+
 static void load_devices(hwloc_topology_t h, topo_t *t)
 {
     int ordinal[DEV_KIND_COUNT] = {0};
@@ -206,9 +214,11 @@ static void load_devices(hwloc_topology_t h, topo_t *t)
             if (t->nodes[i].has_cpus && !hwloc_bitmap_iszero(t->nodes[i].cpuset) &&
                 hwloc_bitmap_isincluded(t->nodes[i].cpuset, d->locality))
                 d->numa_node = t->nodes[i].os_index;
-        /* A device whose locality is the whole machine is near nothing in
-         * particular: mark no target rather than all of them. */
-        if (hwloc_bitmap_isequal(d->locality, hwloc_topology_get_topology_cpuset(h)) && t->nnodes > 1)
+        /* On a machine with several initiators, a device whose locality is
+         * the whole machine is near nothing in particular: mark no target
+         * rather than all of them. */
+        if (hwloc_bitmap_isequal(d->locality, hwloc_topology_get_topology_cpuset(h)) &&
+            initiator_count(t) > 1)
             continue;
         for (int i = 0; i < t->ntargets; i++) {
             topo_node_t *n = topo_node(t, t->targets[i].numa_node);
