@@ -8,7 +8,7 @@ packages=(
   # build
   build-essential cmake ninja-build pkg-config clang
   # libraries loci uses
-  libhwloc-dev hwloc libnuma-dev numactl libinih-dev
+  libhwloc-dev hwloc libhwloc-plugins libnuma-dev numactl libinih-dev
   # tests: unit tests, fuzzing runtime, the VM test bed
   libcmocka-dev qemu-system-x86 busybox-static cpio
   # benchmark competitors and plots

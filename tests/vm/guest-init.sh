@@ -1,0 +1,71 @@
+#!/bin/sh
+# /init of the test VM (PID 1, busybox sh). Runs each test of /etc/loci-vm/plan, whose lines
+# are "NAME TIMEOUT_SECONDS COMMAND..." (written by run-vm.sh), then powers off.
+#
+# Results go to the host over the second serial port (ttyS1), which carries nothing else (the
+# kernel console is ttyS0). Each test is framed as
+#   @@LOCI-VM-BEGIN NAME
+#   <its output, base64: a test can never print something that looks like a marker>
+#   @@LOCI-VM-END NAME RC SECONDS [timeout]
+# between @@LOCI-VM-START <kernel> and @@LOCI-VM-DONE.
+
+export PATH=/test:/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp TMPDIR=/tmp
+
+# Only /bin/sh exists yet; --install finds busybox through /proc/self/exe.
+/bin/busybox mount -t proc proc /proc
+/bin/busybox --install -s
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+
+results=/dev/ttyS1
+log() { echo "loci-vm: $*" >/dev/console; }
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+
+# Raw mode: no \n -> \r\n translation or echo on the results channel.
+stty -F "$results" raw -echo
+echo "@@LOCI-VM-START $(uname -r)" >"$results"
+nodes=
+for n in /sys/devices/system/node/node*; do nodes="$nodes ${n##*/node}"; done
+log "booted in $(uptime_s) s; nodes:$nodes"
+
+state=/run/loci-vm   # bookkeeping, out of the tests' /tmp
+mkdir -p "$state"
+cd /test || exit 1
+while read -r name timeout cmd; do
+    out=$state/$name.out
+    log "running $name: $cmd"
+    start=$(uptime_s)
+    # Own session, so the watchdog can kill the test with everything it started.
+    setsid sh -c "$cmd" </dev/null >"$out" 2>&1 &
+    pid=$!
+    (
+        sleep "$timeout" & sleeper=$!
+        trap 'kill $sleeper; exit 0' TERM
+        wait $sleeper
+        touch "$state/$name.timedout"
+        kill -KILL "-$pid"
+    ) &
+    watchdog=$!
+    wait $pid
+    rc=$?
+    kill $watchdog 2>/dev/null
+    wait $watchdog 2>/dev/null
+    kill -KILL "-$pid" 2>/dev/null   # leftovers it started in the background
+    secs=$(awk -v a="$start" -v b="$(uptime_s)" 'BEGIN { printf "%.2f", b - a }')
+    note=
+    [ -e "$state/$name.timedout" ] && note=timeout
+
+    cat "$out" >/dev/console
+    log "$name: rc=$rc ${secs}s $note"
+    {
+        echo "@@LOCI-VM-BEGIN $name"
+        base64 "$out"
+        echo "@@LOCI-VM-END $name $rc $secs $note"
+    } >"$results"
+done </etc/loci-vm/plan
+
+echo "@@LOCI-VM-DONE" >"$results"
+log "all tests done after $(uptime_s) s, powering off"
+sync
+poweroff -f

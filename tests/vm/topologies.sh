@@ -1,0 +1,72 @@
+# shellcheck shell=bash disable=SC2054  # (commas inside QEMU option values, not arrays)
+# QEMU machine descriptions for the test VM, sourced by run-vm.sh (bash).
+# topology_args NAME fills the array qemu_topology with the machine, CPU, memory, NUMA, HMAT and
+# device arguments of topology NAME; it fails for an unknown name.
+#
+# HMAT latencies are in ns, bandwidths in bytes/s (QEMU suffixes: M, G). Linux exposes them as
+# /sys/devices/system/node/nodeT/access0/initiators/{read,write}_{latency,bandwidth}
+# (ns and MB/s). Distances only need to agree with the latency order.
+
+topology_names="tiers3 nic0 nic1"
+
+# -numa hmat-lb pair of entries (latency and bandwidth) for one initiator -> target.
+hmat() {
+    local init=$1 target=$2 latency=$3 bandwidth=$4
+    qemu_topology+=(
+        -numa "hmat-lb,initiator=$init,target=$target,hierarchy=memory,data-type=access-latency,latency=$latency"
+        -numa "hmat-lb,initiator=$init,target=$target,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bandwidth"
+    )
+}
+
+# Two nodes with one CPU each, 1 GiB each, and an e1000 NIC behind a PCI expander bridge on
+# node $1. The NIC needs no driver: its PCI class (0x020000) and sysfs numa_node are enough for
+# hwloc's PCI discovery. romfile= : no iPXE boot ROM (not needed, and ipxe-qemu may be absent).
+# restrict=on: the user-mode network reaches nothing outside.
+nic_topology() {
+    local nic_node=$1
+    qemu_topology=(
+        -machine pc,hmat=on -smp 2 -m 2G
+        -object memory-backend-ram,id=m0,size=1G
+        -object memory-backend-ram,id=m1,size=1G
+        -numa node,nodeid=0,memdev=m0,cpus=0
+        -numa node,nodeid=1,memdev=m1,cpus=1
+        -numa dist,src=0,dst=1,val=20
+        -device "pxb,id=pxb1,bus_nr=64,numa_node=$nic_node,bus=pci.0"
+        -device e1000,bus=pxb1,netdev=n0,romfile=
+        -netdev user,id=n0,restrict=on
+    )
+    hmat 0 0 100 20G
+    hmat 0 1 200 10G
+    hmat 1 0 200 10G
+    hmat 1 1 100 20G
+}
+
+topology_args() {
+    case $1 in
+    tiers3)
+        # node 0: DRAM with both CPUs. node 1: CPU-less, 4x the bandwidth at about DRAM latency
+        # (HBM-like). node 2: CPU-less, 3x the latency, half the bandwidth, twice the capacity
+        # (CXL-expander-like).
+        qemu_topology=(
+            -machine pc,hmat=on -smp 2 -m 3584M
+            -object memory-backend-ram,id=m0,size=1G
+            -object memory-backend-ram,id=m1,size=512M
+            -object memory-backend-ram,id=m2,size=2G
+            -numa node,nodeid=0,memdev=m0,cpus=0-1
+            -numa node,nodeid=1,memdev=m1,initiator=0
+            -numa node,nodeid=2,memdev=m2,initiator=0
+            -numa dist,src=0,dst=1,val=12
+            -numa dist,src=0,dst=2,val=30
+            -numa dist,src=1,dst=2,val=32
+        )
+        hmat 0 0 100 20G
+        hmat 0 1 110 80G
+        hmat 0 2 300 10G
+        ;;
+    nic0) nic_topology 0 ;;
+    nic1) nic_topology 1 ;;
+    *)
+        echo "unknown VM topology '$1' (known: $topology_names)" >&2
+        return 1 ;;
+    esac
+}
