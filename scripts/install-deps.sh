@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   # build
-  build-essential cmake ninja-build pkg-config clang
+  build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
   # libraries loci uses
   libhwloc-dev hwloc libhwloc-plugins libnuma-dev numactl libinih-dev
   # tests: unit tests, fuzzing runtime, the VM test bed

@@ -2,7 +2,6 @@
 #include "units.h"
 
 #include <ctype.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,28 +12,40 @@ struct unit {
     double factor;
 };
 
-/* Split "  1.5 GiB " into a finite non-negative number and its unit text. */
+/* A decimal number ("12", "1.5", ".5") read by hand: strtod would follow the
+ * locale's decimal point and accept hex, "inf" and signs. */
+static bool read_decimal(const char **p, double *num)
+{
+    const char *s = *p;
+    double v = 0, scale_digit = 1;
+    bool digits = false;
+    for (; isdigit((unsigned char)*s); s++, digits = true)
+        v = v * 10 + (*s - '0');
+    if (*s == '.')
+        for (s++; isdigit((unsigned char)*s); s++, digits = true)
+            v += (*s - '0') * (scale_digit /= 10);
+    if (!digits)
+        return false;
+    *num = v;
+    *p = s;
+    return true;
+}
+
+/* Split "  1.5 GiB " into a non-negative number and its unit text. */
 static bool split_number(const char *text, double *num, char *unit, size_t unitlen)
 {
     while (isspace((unsigned char)*text))
         text++;
-    /* No sign, "inf", "nan", nor hex (which strtod would accept). */
-    if (!isdigit((unsigned char)*text) && *text != '.')
+    if (!read_decimal(&text, num))
         return false;
-    if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
-        return false;
-    char *end;
-    *num = strtod(text, &end);
-    if (end == text || !isfinite(*num))
-        return false;
-    while (isspace((unsigned char)*end))
-        end++;
-    size_t n = strlen(end);
-    while (n > 0 && isspace((unsigned char)end[n - 1]))
+    while (isspace((unsigned char)*text))
+        text++;
+    size_t n = strlen(text);
+    while (n > 0 && isspace((unsigned char)text[n - 1]))
         n--;
     if (n >= unitlen)
         return false;
-    memcpy(unit, end, n);
+    memcpy(unit, text, n);
     unit[n] = '\0';
     return true;
 }
@@ -48,10 +59,10 @@ static bool scale(const char *text, const struct unit *units, size_t nunits, uin
     for (size_t i = 0; i < nunits; i++) {
         if (strcasecmp(unit, units[i].suffix) != 0)
             continue;
-        double v = num * units[i].factor;
-        if (v >= 18446744073709551615.0)
+        double v = num * units[i].factor + 0.5;
+        if (v >= 18446744073709551616.0) /* 2^64: does not fit */
             return false;
-        *out = (uint64_t)llround(v);
+        *out = (uint64_t)v;
         return true;
     }
     return false;
