@@ -112,7 +112,7 @@ static int begin_section(topo_config_t *c, const char *section)
     }
     config_entry_t *e = &c->entries[c->n++];
     *e = (config_entry_t){.line = c->line, .numa_node = -1, .initiator = -1, .kind = KIND_COUNT};
-    snprintf(e->name, sizeof e->name, "%s", name);
+    snprintf(e->name, sizeof e->name, "%.15s", name); /* valid_name: < 16 chars */
     for (char *p = e->name; *p; p++)
         *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
     c->current = e;

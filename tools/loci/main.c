@@ -12,6 +12,7 @@ static const struct {
     const char *help;
 } commands[] = {
     {"info", cmd_info, "list this machine's memory targets [--json] [--from NODE]"},
+    {"resolve", cmd_resolve, "rank this machine's targets for an intent \"<intent>\" [--json] [--from NODE]"},
     {"bench", cmd_bench, "measure bandwidth and latency of each target [--target NAME] [--save FILE]"},
 };
 

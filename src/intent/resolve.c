@@ -1,0 +1,455 @@
+/*
+ * Resolution of a parsed intent on this machine, from the calling thread's
+ * initiator (DESIGN.md §3):
+ *  1. the pool: which targets could hold the data at all — CPU memory unless
+ *     the intent asks for GPU memory, file tiers only when it asks for
+ *     persistence, a file mode or one of them by kind or name;
+ *  2. filters: every constraint (`!`), and the terms that state requirements
+ *     rather than preferences (use=, access=, persist, mode=) — data that must
+ *     survive the job never silently lands in DRAM;
+ *  3. ranking: hints in the order written, lexicographically (an earlier hint
+ *     decides unless two targets are within 10 % of each other on it), then
+ *     distance to the initiator, then capacity.
+ */
+#include "intent/intent.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const topo_t *topo;
+    int initiator;
+    const struct loci_target *dram; /* the initiator's own DRAM */
+} view_t;
+
+/* ---- what each term says about one target -------------------------------- */
+
+static int device_index(const topo_t *t, topo_device_kind_t kind, int ordinal)
+{
+    for (int i = 0, seen = 0; i < t->ndevices; i++)
+        if (t->devices[i].kind == kind && seen++ == ordinal)
+            return i;
+    return -1;
+}
+
+static bool near_device(const view_t *v, const struct loci_target *tg, topo_device_kind_t kind, int ordinal)
+{
+    for (int i = 0; i < v->topo->ndevices; i++) {
+        bool wanted = ordinal < 0 ? v->topo->devices[i].kind == kind : i == device_index(v->topo, kind, ordinal);
+        if (wanted && (tg->near_devices & (1ull << i)))
+            return true;
+    }
+    return false;
+}
+
+static bool near_pe(const view_t *v, const struct loci_target *tg)
+{
+    const topo_node_t *ini = topo_node((topo_t *)v->topo, v->initiator);
+    const topo_node_t *n = topo_node((topo_t *)v->topo, tg->numa_node);
+    return ini && n && hwloc_bitmap_isincluded(ini->cpuset, n->cpuset);
+}
+
+static bool is_near(const view_t *v, const struct loci_target *tg, const intent_term_t *term)
+{
+    switch (term->v.near_kind) {
+    case NEAR_PE: return near_pe(v, tg);
+    case NEAR_NIC: return near_device(v, tg, DEV_NIC, term->index);
+    case NEAR_GPU: return near_device(v, tg, DEV_GPU, term->index);
+    default: return tg->numa_node == term->index;
+    }
+}
+
+static bool shareable_enough(const struct loci_target *tg, int access)
+{
+    switch (access) {
+    case ACCESS_PROCESS: return true;
+    case ACCESS_NODE:
+    case ACCESS_JOB: return tg->flags & LOCI_TARGET_SHAREABLE;
+    default: return (tg->flags & LOCI_TARGET_SHAREABLE) && (tg->flags & LOCI_TARGET_PERSISTENT);
+    }
+}
+
+/* Does the target satisfy the term as a filter? If not, say why in `why`. */
+static bool passes(const view_t *v, const struct loci_target *tg, const intent_term_t *term, char *why,
+                   size_t len)
+{
+    const struct loci_target *d = v->dram;
+    int ini = v->initiator;
+    switch (term->key) {
+    case TERM_BANDWIDTH:
+        if (topo_bandwidth(tg, ini) > topo_bandwidth(d, ini))
+            return true;
+        snprintf(why, len, "%llu MB/s is not above %s's %llu MB/s", (unsigned long long)topo_bandwidth(tg, ini),
+                 d->name, (unsigned long long)topo_bandwidth(d, ini));
+        return false;
+    case TERM_LATENCY:
+        if (topo_latency(tg, ini) && topo_latency(tg, ini) < topo_latency(d, ini))
+            return true;
+        snprintf(why, len, "%llu ns is not below %s's %llu ns", (unsigned long long)topo_latency(tg, ini), d->name,
+                 (unsigned long long)topo_latency(d, ini));
+        return false;
+    case TERM_CAPACITY:
+        if (tg->capacity.value > d->capacity.value)
+            return true;
+        snprintf(why, len, "its capacity is not above %s's", d->name);
+        return false;
+    case TERM_NEAR:
+        if (is_near(v, tg, term))
+            return true;
+        snprintf(why, len, "not near %s", term->v.near_kind == NEAR_PE    ? "the calling CPU"
+                                          : term->v.near_kind == NEAR_NIC ? "the NIC"
+                                          : term->v.near_kind == NEAR_GPU ? "the GPU"
+                                                                          : "that NUMA node");
+        return false;
+    case TERM_USE:
+        if (term->v.use_gpu ? (tg->flags & LOCI_TARGET_GPU_ACCESSIBLE) != 0
+                            : (tg->flags & LOCI_TARGET_CPU_ACCESSIBLE) != 0)
+            return true;
+        snprintf(why, len, "not %s-accessible", term->v.use_gpu ? "GPU" : "CPU");
+        return false;
+    case TERM_ACCESS:
+        if (shareable_enough(tg, term->v.access))
+            return true;
+        snprintf(why, len, "cannot be shared that widely");
+        return false;
+    case TERM_PERSIST:
+        if (tg->flags & LOCI_TARGET_PERSISTENT)
+            return true;
+        snprintf(why, len, "not persistent");
+        return false;
+    case TERM_KIND:
+        if ((int)tg->kind == term->v.kind)
+            return true;
+        snprintf(why, len, "kind %s", topo_kind_name(tg->kind));
+        return false;
+    case TERM_TARGET:
+        if (strcmp(tg->name, term->name) == 0)
+            return true;
+        snprintf(why, len, "not %s", term->name);
+        return false;
+    case TERM_MODE:
+        if (tg->path)
+            return true;
+        snprintf(why, len, "mode= needs a file tier");
+        return false;
+    default:
+        return true; /* traits: no effect on which targets qualify */
+    }
+}
+
+/* Requirements filter whether or not they carry a `!`. */
+static bool always_filters(const intent_term_t *term)
+{
+    return term->key == TERM_USE || term->key == TERM_ACCESS || term->key == TERM_PERSIST ||
+           (term->key == TERM_MODE && term->v.mode != MODE_DEFAULT);
+}
+
+static bool is_hint(const intent_term_t *term)
+{
+    switch (term->key) {
+    case TERM_BANDWIDTH: case TERM_LATENCY: case TERM_CAPACITY: case TERM_NEAR:
+    case TERM_KIND: case TERM_TARGET:
+        return !term->constraint;
+    default:
+        return false;
+    }
+}
+
+/* ---- the pool of targets an intent may draw from -------------------------- */
+
+static bool asks_for(const intent_t *in, const struct loci_target *tg)
+{
+    for (int i = 0; i < in->nterms; i++) {
+        const intent_term_t *term = &in->terms[i];
+        if ((term->key == TERM_KIND && term->v.kind == (int)tg->kind) ||
+            (term->key == TERM_TARGET && strcmp(term->name, tg->name) == 0))
+            return true;
+    }
+    return false;
+}
+
+static bool prefers_something(const intent_t *in)
+{
+    for (int i = 0; i < in->nterms; i++)
+        switch (in->terms[i].key) {
+        case TERM_BANDWIDTH: case TERM_LATENCY: case TERM_CAPACITY: case TERM_NEAR:
+        case TERM_KIND: case TERM_TARGET:
+            return true;
+        default:
+            break;
+        }
+    return false;
+}
+
+static bool in_pool(const intent_t *in, const struct loci_target *tg)
+{
+    if (asks_for(in, tg))
+        return true;
+    const intent_term_t *use = intent_find(in, TERM_USE);
+    bool wants_gpu = use && use->v.use_gpu;
+    if (tg->kind == KIND_GPU)
+        return wants_gpu;
+    if (tg->path) { /* file tiers: only for data meant to be there */
+        const intent_term_t *access = intent_find(in, TERM_ACCESS);
+        return intent_find(in, TERM_PERSIST) || intent_find(in, TERM_MODE) ||
+               (access && access->v.access == ACCESS_GLOBAL);
+    }
+    if (wants_gpu)
+        return tg->flags & LOCI_TARGET_GPU_ACCESSIBLE;
+    /* Without a preference the data is ordinary: DRAM (the empty intent is the
+     * initiator's DRAM, then the other DRAM by distance), not HBM or CXL. */
+    return prefers_something(in) || tg->kind == KIND_DRAM;
+}
+
+/* ---- ranking ---------------------------------------------------------------- */
+
+/* Score of a target on a hint: higher is better; 0 = unknown/worst. */
+static double score(const view_t *v, const struct loci_target *tg, const intent_term_t *term)
+{
+    switch (term->key) {
+    case TERM_BANDWIDTH: return (double)topo_bandwidth(tg, v->initiator);
+    case TERM_LATENCY: {
+        uint64_t lat = topo_latency(tg, v->initiator);
+        return lat ? 1e12 / (double)lat : 0; /* unknown latency is never "low" */
+    }
+    case TERM_CAPACITY: return (double)tg->capacity.value;
+    case TERM_NEAR: return is_near(v, tg, term);
+    case TERM_KIND: return (int)tg->kind == term->v.kind;
+    case TERM_TARGET: return strcmp(tg->name, term->name) == 0;
+    default: return 0;
+    }
+}
+
+typedef struct {
+    const view_t *view;
+    const intent_t *intent;
+} rank_ctx_t;
+
+static _Thread_local rank_ctx_t rank_ctx; /* qsort has no context argument */
+
+static int distance_to(const view_t *v, const struct loci_target *tg)
+{
+    if (tg->numa_node < 0)
+        return 1 << 20; /* file tiers and GPUs: farther than any NUMA node */
+    int d = topo_distance(v->topo, v->initiator, tg->numa_node);
+    return d ? d : (tg->numa_node == v->initiator ? 10 : 20);
+}
+
+static int compare_targets(const void *pa, const void *pb)
+{
+    const struct loci_target *a = *(const struct loci_target *const *)pa;
+    const struct loci_target *b = *(const struct loci_target *const *)pb;
+    const view_t *v = rank_ctx.view;
+    for (int i = 0; i < rank_ctx.intent->nterms; i++) {
+        const intent_term_t *term = &rank_ctx.intent->terms[i];
+        if (!is_hint(term) && term->key != TERM_PERSIST)
+            continue;
+        double sa = score(v, a, term), sb = score(v, b, term);
+        /* figures are approximate: within 10 % is a tie, decided by later terms */
+        if (sa > sb * 1.1 || (sb == 0 && sa > 0))
+            return -1;
+        if (sb > sa * 1.1 || (sa == 0 && sb > 0))
+            return 1;
+    }
+    int da = distance_to(v, a), db = distance_to(v, b);
+    if (da != db)
+        return da < db ? -1 : 1;
+    if (a->capacity.value != b->capacity.value)
+        return a->capacity.value > b->capacity.value ? -1 : 1;
+    return a->index - b->index;
+}
+
+/* ---- resolution ------------------------------------------------------------- */
+
+static void describe_targets(const view_t *v, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < v->topo->ntargets; i++) {
+        const struct loci_target *tg = &v->topo->targets[i];
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s (%s, %llu MB/s, %llu ns)", i ? ", " : "", tg->name,
+                 topo_kind_name(tg->kind), (unsigned long long)topo_bandwidth(tg, v->initiator),
+                 (unsigned long long)topo_latency(tg, v->initiator));
+    }
+}
+
+static int check_names(const view_t *v, const intent_t *in)
+{
+    for (int i = 0; i < in->nterms; i++) {
+        const intent_term_t *term = &in->terms[i];
+        if (term->key != TERM_TARGET)
+            continue;
+        bool found = false;
+        for (int k = 0; k < v->topo->ntargets && !found; k++) {
+            const struct loci_target *tg = &v->topo->targets[k];
+            char node_name[24];
+            snprintf(node_name, sizeof node_name, "node:%d", tg->numa_node);
+            found = strcmp(tg->name, term->name) == 0 || (tg->numa_node >= 0 && strcmp(node_name, term->name) == 0);
+        }
+        if (!found) {
+            char names[1024];
+            describe_targets(v, names, sizeof names);
+            return loci__fail(LOCI_ENOENT, "intent \"%s\": unknown target '%s' at %d; this machine has %s",
+                              in->canonical, term->name, term->position, names);
+        }
+    }
+    return 0;
+}
+
+/* target=node:N names a NUMA node: compare with the node's own name. */
+static void canonical_target_names(const view_t *v, intent_t *in)
+{
+    for (int i = 0; i < in->nterms; i++) {
+        intent_term_t *term = &in->terms[i];
+        int node;
+        char end;
+        if (term->key == TERM_TARGET && sscanf(term->name, "node:%d%c", &node, &end) == 1) {
+            const struct loci_target *tg = topo_target_of_node((topo_t *)v->topo, node);
+            if (tg)
+                snprintf(term->name, sizeof term->name, "%s", tg->name);
+        }
+    }
+}
+
+/* The text of a term, taken from the canonical intent. */
+static const char *term_text(const intent_t *in, const intent_term_t *term, char *buf, size_t len)
+{
+    const char *p = in->canonical;
+    for (int i = 1; i < term->position && p; i++)
+        if ((p = strchr(p, ',')))
+            p++;
+    size_t n = p ? strcspn(p, ",") : 0;
+    snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p ? p : "");
+    return buf;
+}
+
+/* The first filter a target fails, or NULL. */
+static const intent_term_t *failed_filter(const view_t *v, const intent_t *in, const struct loci_target *tg,
+                                          char *why, size_t len)
+{
+    for (int i = 0; i < in->nterms; i++) {
+        const intent_term_t *term = &in->terms[i];
+        if ((term->constraint || always_filters(term)) && !passes(v, tg, term, why, len))
+            return term;
+    }
+    return NULL;
+}
+
+static void apply_traits(const intent_t *in, resolution_t *out)
+{
+    for (int i = 0; i < in->nterms; i++) {
+        const intent_term_t *term = &in->terms[i];
+        switch (term->key) {
+        case TERM_FALLBACK: out->fallback = term->v.fallback; break;
+        case TERM_PARTITION: out->partition = term->v.partition; break;
+        case TERM_ACCESS: out->access = term->v.access; break;
+        case TERM_MODE: out->mode = term->v.mode; break;
+        case TERM_PERSIST: out->persist = true; break;
+        case TERM_PINNED: out->pinned = true; break;
+        case TERM_ALIGN: out->align = term->size; break;
+        case TERM_CACHE: out->cache = term->size; break;
+        case TERM_CHUNK: out->chunk = term->size; break;
+        default:
+            if (term->constraint)
+                out->strict = true;
+        }
+    }
+}
+
+static int resolve_view(const view_t *v, const intent_t *original, resolution_t *out)
+{
+    intent_t in = *original;
+    canonical_target_names(v, &in);
+    int rc = check_names(v, &in);
+    if (rc)
+        return rc;
+    *out = (resolution_t){.initiator = v->initiator};
+    apply_traits(&in, out);
+    const struct loci_target *pool[RESOLVE_MAX_CANDIDATES * 4];
+    int n = 0;
+    const intent_term_t *first_failed = NULL;
+    char why[256];
+    for (int i = 0; i < v->topo->ntargets && n < (int)(sizeof pool / sizeof *pool); i++) {
+        const struct loci_target *tg = &v->topo->targets[i];
+        if (!in_pool(&in, tg))
+            continue;
+        const intent_term_t *failed = failed_filter(v, &in, tg, why, sizeof why);
+        if (!failed)
+            pool[n++] = tg;
+        else if (!first_failed)
+            first_failed = failed;
+    }
+    if (n == 0) {
+        char names[1024];
+        describe_targets(v, names, sizeof names);
+        char text[64];
+        if (first_failed)
+            return loci__fail(LOCI_ENOENT,
+                              "intent \"%s\": no target satisfies '%s' (term %d, seen from NUMA node %d); "
+                              "this machine has %s",
+                              original->canonical, term_text(original, first_failed, text, sizeof text),
+                              first_failed->position, v->initiator, names);
+        return loci__fail(LOCI_ENOENT, "intent \"%s\": no target of this kind here; this machine has %s",
+                          original->canonical, names);
+    }
+    rank_ctx = (rank_ctx_t){v, &in};
+    qsort(pool, (size_t)n, sizeof *pool, compare_targets);
+    out->ncandidates = n < RESOLVE_MAX_CANDIDATES ? n : RESOLVE_MAX_CANDIDATES;
+    memcpy(out->candidates, pool, (size_t)out->ncandidates * sizeof *pool);
+    return 0;
+}
+
+static int make_view(view_t *v)
+{
+    int rc = loci__ensure_init();
+    if (rc)
+        return rc;
+    v->topo = topo_get();
+    v->initiator = topo_initiator(v->topo);
+    v->dram = topo_local_dram(v->topo, v->initiator);
+    if (!v->dram)
+        return loci__fail(LOCI_ETOPO, "NUMA node %d has no memory target", v->initiator);
+    return 0;
+}
+
+int intent_resolve(const intent_t *in, resolution_t *out)
+{
+    view_t v;
+    int rc = make_view(&v);
+    return rc ? rc : resolve_view(&v, in, out);
+}
+
+int intent_explain(const intent_t *original, const resolution_t *res, char *buf, size_t len)
+{
+    view_t v;
+    int rc = make_view(&v);
+    if (rc)
+        return rc;
+    intent_t in = *original;
+    canonical_target_names(&v, &in);
+    buf[0] = '\0';
+    for (int i = 0; i < v.topo->ntargets; i++) {
+        const struct loci_target *tg = &v.topo->targets[i];
+        bool chosen = false;
+        for (int k = 0; k < res->ncandidates; k++)
+            chosen |= res->candidates[k] == tg;
+        if (chosen)
+            continue;
+        char why[256] = "ranked below the first 16 candidates";
+        const intent_term_t *failed = NULL;
+        if (!in_pool(&in, tg))
+            snprintf(why, sizeof why, "%s", tg->path ? "a file tier: ask with persist, mode= or kind=/target="
+                                                     : "GPU memory: ask with use=gpu, kind=gpu or target=");
+        else
+            failed = failed_filter(&v, &in, tg, why, sizeof why);
+        size_t used = strlen(buf);
+        char text[64];
+        if (failed)
+            snprintf(buf + used, len - used, "%s: dropped by '%s': %s\n", tg->name,
+                     term_text(&in, failed, text, sizeof text), why);
+        else
+            snprintf(buf + used, len - used, "%s: %s\n", tg->name, why);
+    }
+    return 0;
+}

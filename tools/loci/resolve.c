@@ -1,0 +1,84 @@
+/* `loci resolve "<intent>"`: the ranked candidates of an intent on this
+ * machine, with their figures, and why every other target was dropped. */
+#include "commands.h"
+#include "intent/intent.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static void print_json(const intent_t *in, const resolution_t *res, const char *why)
+{
+    printf("{\n  \"intent\": ");
+    json_string(stdout, in->canonical);
+    printf(",\n  \"initiator\": %d,\n  \"strict\": %s,\n  \"candidates\": [\n", res->initiator,
+           res->strict ? "true" : "false");
+    for (int i = 0; i < res->ncandidates; i++) {
+        const struct loci_target *t = res->candidates[i];
+        printf("    {\"rank\": %d, \"name\": \"%s\", \"kind\": \"%s\", \"numa_node\": %d, \"bandwidth_mbps\": %" PRIu64
+               ", \"latency_ns\": %" PRIu64 ", \"capacity\": %" PRIu64 "}%s\n",
+               i + 1, t->name, topo_kind_name(t->kind), t->numa_node, topo_bandwidth(t, res->initiator),
+               topo_latency(t, res->initiator), t->capacity.value, i + 1 < res->ncandidates ? "," : "");
+    }
+    printf("  ],\n  \"dropped\": [");
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", why);
+    int k = 0;
+    for (char *save, *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *colon = strchr(line, ':');
+        if (!colon)
+            continue;
+        *colon = '\0';
+        printf("%s\n    {\"name\": ", k++ ? "," : "");
+        json_string(stdout, line);
+        printf(", \"why\": ");
+        json_string(stdout, colon + 2);
+        printf("}");
+    }
+    printf("\n  ]\n}\n");
+}
+
+int cmd_resolve(int argc, char **argv)
+{
+    const char *text = NULL;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = true;
+        else if (strcmp(argv[i], "--from") == 0) {
+            int rc = tool_set_initiator(i + 1 < argc ? argv[++i] : NULL);
+            if (rc)
+                return rc;
+        } else if (!text)
+            text = argv[i];
+        else {
+            fprintf(stderr, "usage: loci resolve \"<intent>\" [--json] [--from NODE]\n");
+            return 2;
+        }
+    }
+    intent_t in;
+    resolution_t res;
+    if (intent_parse(text ? text : "", &in) != 0 || intent_resolve(&in, &res) != 0) {
+        fprintf(stderr, "loci resolve: %s\n", loci_last_error());
+        return 1;
+    }
+    char why[4096];
+    intent_explain(&in, &res, why, sizeof why);
+    if (json) {
+        print_json(&in, &res, why);
+        return 0;
+    }
+    printf("intent \"%s\" from NUMA node %d: %s placement\n\n", in.canonical, res.initiator,
+           res.strict ? "bound (constraints)" : "preferred (hints only)");
+    printf("%4s  %-8s %-5s %4s %12s %10s %12s\n", "RANK", "TARGET", "KIND", "NODE", "BANDWIDTH", "LATENCY",
+           "CAPACITY");
+    for (int i = 0; i < res.ncandidates; i++) {
+        const struct loci_target *t = res.candidates[i];
+        printf("%4d  %-8s %-5s %4d %7" PRIu64 " MB/s %7" PRIu64 " ns %8" PRIu64 " MiB\n", i + 1, t->name,
+               topo_kind_name(t->kind), t->numa_node, topo_bandwidth(t, res.initiator),
+               topo_latency(t, res.initiator), t->capacity.value >> 20);
+    }
+    if (why[0])
+        printf("\nnot candidates:\n%s", why);
+    return 0;
+}
