@@ -138,6 +138,82 @@ int loci_target_near_devices(const loci_target_t *t, const char *device_kind, ch
 /** CPUs local to target t as a Linux cpulist string ("0-3,8"), "" if none. */
 int loci_target_cpus(const loci_target_t *t, char *buf, size_t buflen);
 
+/* ------------------------------------------------------------ allocators -- */
+
+/** An allocator object (SharP): an intent resolved on this machine, ready to
+ *  allocate. See docs/INTENTS.md for the intent language, e.g.
+ *  "bandwidth=high", "latency=low!,fallback=null", "near=nic", "kind=cxl".
+ *
+ *  Objects are cached by (normalised intent, initiator): creating one for an
+ *  intent already seen from the same NUMA node returns the same object
+ *  cheaply. Memory allocated through an allocator stays valid until it is
+ *  freed, whatever happens to the allocator handle. */
+typedef struct loci_allocator loci_allocator_t;
+
+/** Resolve `intent` (NULL or "" = the calling thread's local DRAM) from the
+ *  calling thread's initiator. NULL + errno (EINVAL: malformed intent; ENOENT:
+ *  nothing on this machine satisfies its constraints) and loci_last_error()
+ *  naming the offending term and the targets this machine has. */
+loci_allocator_t *loci_allocator_create(const char *intent);
+
+/** Release a handle from loci_allocator_create. Its memory stays valid. NULL ok. */
+void loci_allocator_destroy(loci_allocator_t *a);
+
+/** The ranked candidate targets of `a`, best first: fills out[0..max-1] and
+ *  returns how many there are (possibly more than max), or a LOCI_E* code. */
+int loci_allocator_targets(const loci_allocator_t *a, const loci_target_t **out, int max);
+
+/** The normalised text of a's intent (owned by loci). */
+const char *loci_allocator_intent(const loci_allocator_t *a);
+
+/** `size` bytes placed per a's intent. size 0 returns a unique pointer to be
+ *  freed (malloc(0) semantics). When the best target is full, the intent's
+ *  fallback decides: next candidate (default), local DRAM (fallback=default),
+ *  NULL + ENOMEM (fallback=null), or a message and abort() (fallback=abort). */
+void *loci_alloc(loci_allocator_t *a, size_t size);
+
+/** n * size zeroed bytes; NULL + ENOMEM when n * size overflows. */
+void *loci_calloc(loci_allocator_t *a, size_t n, size_t size);
+
+/** `size` bytes aligned to `alignment` (a power of two; NULL + EINVAL otherwise). */
+void *loci_aligned_alloc(loci_allocator_t *a, size_t alignment, size_t size);
+
+/** Resize a loci block, staying under the allocator that made it (and its
+ *  fallback). ptr NULL: like loci_alloc on local DRAM. size 0: frees ptr and
+ *  returns NULL. On failure returns NULL and ptr is untouched. */
+void *loci_realloc(void *ptr, size_t size);
+
+/** Free any loci block, no allocator needed. NULL is fine. A pointer loci did
+ *  not make, or one already freed, is reported (log and loci_last_error())
+ *  and ignored: nothing is corrupted. */
+void loci_free(void *ptr);
+
+/** Usable bytes of a loci block (>= the size asked), 0 if ptr is not one. */
+size_t loci_usable_size(const void *ptr);
+
+/** The target a loci block lives on, NULL (errno ENOENT) if ptr is not loci's. */
+const loci_target_t *loci_ptr_target(const void *ptr);
+
+/* ----------------------------------------------------------------- stats -- */
+
+/** Counters of what loci placed: per allocator and per target. */
+typedef struct {
+    uint64_t bytes_in_use; /**< usable bytes of live blocks */
+    uint64_t bytes_peak;   /**< high-water mark of bytes handed out */
+    uint64_t allocations;  /**< successful allocations so far */
+    uint64_t frees;        /**< frees so far */
+} loci_stats_t;
+
+/** Counters of all memory allocated through allocator a (all its targets). */
+int loci_allocator_stats(const loci_allocator_t *a, loci_stats_t *out);
+
+/** Counters of all memory loci placed on target t. */
+int loci_target_stats(const loci_target_t *t, loci_stats_t *out);
+
+/** Print a table of the counters per allocator and per target on f.
+ *  LOCI_STATS=1 in the environment prints it on stderr at exit. */
+void loci_stats_print(FILE *f);
+
 #ifdef __cplusplus
 }
 #endif

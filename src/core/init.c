@@ -3,6 +3,8 @@
  * thread-safe, and is retried on the next call after a failure so that a
  * fixed config is picked up; the failure message is repeated to every caller.
  */
+#include "alloc/allocator.h"
+#include "pool/pool.h"
 #include "topo/topo.h"
 
 #include <pthread.h>
@@ -31,8 +33,11 @@ int loci_init(void)
     if (!topo_get()) {
         topo_t *t = NULL;
         rc = topo_discover(&t);
-        if (rc == 0)
+        if (rc == 0) {
             atomic_store_explicit(&current_topology, t, memory_order_release);
+            static pthread_once_t stats_once = PTHREAD_ONCE_INIT;
+            pthread_once(&stats_once, stats_arm_at_exit);
+        }
         else
             loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
     }
@@ -40,10 +45,16 @@ int loci_init(void)
     return rc;
 }
 
+/* Layers go in reverse order of their dependencies: allocators hold heaps,
+ * heaps hold targets of the topology. */
 void loci_fini(void)
 {
     pthread_mutex_lock(&init_lock);
     topo_t *t = atomic_exchange(&current_topology, NULL);
+    if (t) {
+        allocator_fini();
+        pool_fini();
+    }
     pthread_mutex_unlock(&init_lock);
     topo_free(t);
 }

@@ -2,6 +2,17 @@
  * Providers: where extents of memory come from. Each is a const ops table;
  * the pool above never knows which one it talks to. Every kernel call that
  * places memory (mmap, mbind, move_pages, memfd, userfaultfd) lives below here.
+ *
+ * Common rules for every provider:
+ *  - alloc returns zero-filled memory (fresh pages), readable and writable by
+ *    the CPU, aligned as asked; the provider keeps any bookkeeping it needs
+ *    (fds, file names) out of band, never inside the extent.
+ *  - free/purge/move/flush/populate are called with exactly the range alloc
+ *    returned (free) or a page-aligned sub-range of it (the others).
+ *  - Errors return a negative LOCI_E* code (NULL for alloc) with
+ *    loci_last_error() saying what was asked and what to change.
+ *  - A place with `simulated` set (injected topology) is recorded, not
+ *    applied: memory is mapped, no NUMA policy is set, nothing is moved.
  */
 #ifndef LOCI_PROVIDER_H
 #define LOCI_PROVIDER_H
@@ -32,19 +43,44 @@ typedef struct {
     bool simulated;                          /* injected topology: record, do not mbind */
 } place_t;
 
+/** True when the placement must hold or fail: a real (not simulated) bind.
+ *  The pool then checks the nodes' free memory before mapping and populates
+ *  new memory at once, so that a full node gives ENOMEM, not the OOM killer. */
+static inline bool place_is_strict(const place_t *p)
+{
+    return p->policy == PLACE_BIND && !p->simulated;
+}
+
+/** Set node `node` in p->nodemask (ignored outside 0..PLACE_MAX_NODES-1). */
+static inline void place_add_node(place_t *p, int node)
+{
+    if (node >= 0 && node < PLACE_MAX_NODES)
+        p->nodemask[node / 64] |= 1ull << (node % 64);
+}
+
 typedef struct provider_ops {
     const char *name; /* "numa", "file", "shm", ... */
     /** Map `size` bytes (a multiple of the page size) aligned to `alignment`
-     *  (a power of two >= page size), placed per `place`. NULL + loci__fail. */
+     *  (a power of two >= page size), placed per `place`. Zero-filled.
+     *  NULL + loci__fail. */
     void *(*alloc)(const place_t *place, size_t size, size_t alignment);
     /** Unmap an extent returned by alloc. */
     int (*free)(void *addr, size_t size);
     /** Optional (NULL = cannot): move the extent's pages to `to`, same addresses. */
     int (*move)(void *addr, size_t size, const place_t *to);
-    /** Give the pages back to the OS, keep the range reserved and placed. */
+    /** Give the pages back to the OS, keep the range reserved and placed.
+     *  The range reads as zeros afterwards. */
     int (*purge)(void *addr, size_t size);
     /** Optional: make the extent's contents durable (file tiers). */
     int (*flush)(void *addr, size_t size);
+    /* --- added by the pool work (optional, NULL = not supported) --------- */
+    /** Optional: fault the range in now, placed per the extent's policy, so a
+     *  full node answers LOCI_ENOMEM here instead of killing on first touch. */
+    int (*populate)(void *addr, size_t size);
+    /** Optional: bytes `place` can still get before the kernel must fail or
+     *  kill (NUMA: MemFree of the nodes; file tier: free space of the file
+     *  system). LOCI_ENOTSUP when unknown for this placement. */
+    int (*available)(const place_t *place, uint64_t *bytes);
 } provider_ops_t;
 
 extern const provider_ops_t provider_numa;
@@ -54,5 +90,15 @@ extern const provider_ops_t provider_shm;
 /** The provider serving a target and access mode (numa for NUMA targets,
  *  shm for shareable NUMA memory, file for file tiers). NULL if none can. */
 const provider_ops_t *provider_for(const struct loci_target *t, bool shared);
+
+/** The memfd behind an shm extent containing `addr`, and the offset of `addr`
+ *  in it: another process maps it through /proc/<pid>/fd/<fd> or an fd passed
+ *  over a socket. The fd stays owned by loci (do not close it) and lives until
+ *  the extent is freed. LOCI_ENOENT when addr is in no shm extent. */
+int provider_shm_fd(const void *addr, size_t *offset);
+
+/** The file behind a file-tier extent containing `addr` (into buf) and the
+ *  offset of `addr` in it. LOCI_ENOENT when addr is in no file extent. */
+int provider_file_path(const void *addr, char *buf, size_t buflen, size_t *offset);
 
 #endif

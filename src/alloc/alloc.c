@@ -1,0 +1,128 @@
+/*
+ * The allocation functions of loci.h. The fast path is one call into the
+ * pool on the allocator's best heap; everything else (a full target, the
+ * intent's fallback) is in alloc_slow().
+ */
+#include "alloc/allocator.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PLAIN, ZEROED, ALIGNED };
+
+static void *heap_alloc(pool_heap_t *h, int how, size_t align, size_t n, size_t size)
+{
+    switch (how) {
+    case ZEROED: return pool_calloc(h, n, size);
+    case ALIGNED: return pool_aligned_alloc(h, align, size);
+    default: return pool_alloc(h, size);
+    }
+}
+
+/* The best target was full (or its heap could not be made): apply the
+ * intent's fallback. Errors other than "full" are returned as they are. */
+__attribute__((noinline)) static void *alloc_slow(loci_allocator_t *a, int how, size_t align, size_t n,
+                                                  size_t size)
+{
+    if (errno != ENOMEM)
+        return NULL;
+    const resolution_t *r = &a->res;
+    switch (r->fallback) {
+    case FALLBACK_NEXT:
+        for (int i = 1; i < r->ncandidates; i++) {
+            pool_heap_t *h = allocator_heap(a, i);
+            void *p = h ? heap_alloc(h, how, align, n, size) : NULL;
+            if (p) {
+                loci__log(LOCI_LOG_INFO, "intent \"%s\": %s full, placed %zu bytes on %s", a->intent,
+                          r->candidates[0]->name, size, r->candidates[i]->name);
+                return p;
+            }
+        }
+        break;
+    case FALLBACK_DEFAULT: {
+        loci_allocator_t *local = allocator_get("");
+        void *p = local && local != a ? heap_alloc(local->primary, how, align, n, size) : NULL;
+        if (p)
+            return p;
+        break;
+    }
+    case FALLBACK_ABORT:
+        fprintf(stderr, "loci: intent \"%s\": cannot allocate %zu bytes: %s (fallback=abort)\n", a->intent,
+                size, loci_last_error());
+        abort();
+    case FALLBACK_NULL:
+        break;
+    }
+    char candidates[512] = "";
+    for (int i = 0; i < r->ncandidates; i++) {
+        size_t used = strlen(candidates);
+        snprintf(candidates + used, sizeof candidates - used, "%s%s", i ? ", " : "", r->candidates[i]->name);
+    }
+    return loci__fail_null(LOCI_ENOMEM,
+                           "intent \"%s\": no room for %zu bytes on %s (fallback=%s); free memory there, "
+                           "or allow other targets (fallback=next/default, fewer constraints)",
+                           a->intent, size, candidates,
+                           r->fallback == FALLBACK_NULL ? "null" : r->fallback == FALLBACK_DEFAULT ? "default" : "next");
+}
+
+static void *alloc_with(loci_allocator_t *a, int how, size_t align, size_t n, size_t size)
+{
+    if (LOCI_UNLIKELY(!a))
+        return loci__fail_null(LOCI_EINVAL, "NULL allocator; create one with loci_allocator_create(intent)");
+    void *p = heap_alloc(a->primary, how, align, n, size);
+    return LOCI_LIKELY(p != NULL) ? p : alloc_slow(a, how, align, n, size);
+}
+
+void *loci_alloc(loci_allocator_t *a, size_t size) { return alloc_with(a, PLAIN, 0, 0, size); }
+
+void *loci_calloc(loci_allocator_t *a, size_t n, size_t size)
+{
+    size_t total;
+    if (__builtin_mul_overflow(n, size, &total))
+        return loci__fail_null(LOCI_ENOMEM, "loci_calloc(%zu, %zu): the size overflows", n, size);
+    return alloc_with(a, ZEROED, 0, n, size);
+}
+
+void *loci_aligned_alloc(loci_allocator_t *a, size_t alignment, size_t size)
+{
+    if (alignment == 0 || (alignment & (alignment - 1)))
+        return loci__fail_null(LOCI_EINVAL, "alignment %zu is not a power of two (e.g. 64, 4096, 2097152)",
+                               alignment);
+    return alloc_with(a, ALIGNED, alignment, 0, size);
+}
+
+void *loci_realloc(void *ptr, size_t size)
+{
+    if (!ptr)
+        return loci_alloc(allocator_get(""), size);
+    if (size == 0) {
+        loci_free(ptr);
+        return NULL;
+    }
+    pool_heap_t *h = pool_heap_of(ptr);
+    if (!h || pool_usable_size(ptr) == 0)
+        return loci__fail_null(LOCI_EINVAL, "loci_realloc(%p): not a live loci block", ptr);
+    void *p = pool_realloc(ptr, size);
+    if (p || errno != ENOMEM)
+        return p;
+    /* its heap is full: move it wherever its allocator's fallback allows */
+    loci_allocator_t *owner = pool_heap_owner(h);
+    if (!owner || !(p = loci_alloc(owner, size)))
+        return NULL;
+    size_t old = pool_usable_size(ptr);
+    memcpy(p, ptr, old < size ? old : size);
+    pool_free(ptr);
+    return p;
+}
+
+void loci_free(void *ptr) { pool_free(ptr); }
+
+size_t loci_usable_size(const void *ptr) { return ptr ? pool_usable_size(ptr) : 0; }
+
+const loci_target_t *loci_ptr_target(const void *ptr)
+{
+    const loci_target_t *t = ptr ? pool_target_of(ptr) : NULL;
+    return t ? t : loci__fail_null(LOCI_ENOENT, "%p is not memory loci allocated", ptr);
+}

@@ -1,0 +1,40 @@
+/*
+ * Allocator objects: a resolved intent plus one pool heap per candidate
+ * target (made when first needed). Shared by the allocation functions, the
+ * arenas and the front ends.
+ */
+#ifndef LOCI_ALLOCATOR_H
+#define LOCI_ALLOCATOR_H
+
+#include "intent/intent.h"
+#include "pool/pool.h"
+
+#include <stdatomic.h>
+
+struct loci_allocator {
+    char intent[INTENT_MAX_TEXT]; /* canonical text */
+    resolution_t res;
+    pool_heap_t *primary;         /* heap of the best candidate: the fast path */
+    _Atomic(pool_heap_t *) heaps[RESOLVE_MAX_CANDIDATES];
+    struct loci_allocator *next;  /* in the cache */
+};
+
+/** The cached allocator for `intent` from the calling thread's initiator. */
+loci_allocator_t *allocator_get(const char *intent);
+
+/** The heap of candidate i, created on first use; NULL + loci__fail. */
+pool_heap_t *allocator_heap(loci_allocator_t *a, int i);
+
+/** How a candidate's extents are placed (policy, nodes, provider flags). */
+void allocator_place(const resolution_t *res, int i, place_t *out);
+
+/** Visit every allocator made so far (for stats). */
+void allocator_foreach(void (*fn)(loci_allocator_t *a, void *arg), void *arg);
+
+/** With LOCI_STATS=1, print the statistics at exit (called once by init). */
+void stats_arm_at_exit(void);
+
+/** Forget every allocator (loci_fini; the pool's heaps go with pool_fini). */
+void allocator_fini(void);
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * Free fast path: the page map gives the slab, the block's state byte says
+ * it is live, the block goes on the calling thread's cache for its heap —
+ * whichever thread allocated it. Anything unusual (big blocks, foreign
+ * pointers, double frees, a full cache, a page-map leaf this thread has not
+ * used yet) leaves the fast path by a tail call.
+ */
+#include "pool/pool_internal.h"
+
+/* Report a bad free without changing anything. */
+static int bad_free(const void *p, const char *why)
+{
+    loci__log(LOCI_LOG_WARN, "free(%p): %s; ignored", p, why);
+    return loci__fail(LOCI_EINVAL, "free(%p): %s", p, why);
+}
+
+/* Big blocks and everything wrong. */
+static __attribute__((noinline)) int free_other(void *p, uintptr_t e)
+{
+    if (p == NULL)
+        return 0;
+    large_t *d = pm_large(e);
+    if (d) {
+        if ((uintptr_t)p != d->base)
+            return bad_free(p, "points inside a block, not at its start");
+        uint8_t live = 1;
+        if (!atomic_compare_exchange_strong(&d->live, &live, 0))
+            return bad_free(p, "double free");
+        return pool__free_large(d, p);
+    }
+    slab_t *s = pm_slab(e);
+    if (!s)
+        return bad_free(p, "not a pointer loci allocated (or its memory was already given back)");
+    uintptr_t off = (uintptr_t)p - s->base;
+    if (off % s->bsize || off / s->bsize >= s->nblocks)
+        return bad_free(p, "points inside a block, not at its start");
+    return bad_free(p, "double free (the block is not live)");
+}
+
+/* A small block: check it is live, mark it free, cache it. Only a block's
+ * start has a live state byte, so interior pointers fail the same test. */
+static inline int free_block(void *p, uintptr_t e)
+{
+    slab_t *s = (slab_t *)(e & PM_PTR_MASK);
+    uintptr_t off = pm_offset(e, (uintptr_t)p);
+    _Atomic uint8_t *st = pm_state(e, off);
+    if (LOCI_UNLIKELY(pm_misaligned(e, off) | (atomic_load_explicit(st, memory_order_relaxed) ^ BLOCK_LIVE)))
+        return free_other(p, e);
+    atomic_store_explicit(st, BLOCK_FREE, memory_order_relaxed);
+    tcache_t *tc = pool__tl.last;
+    if (LOCI_LIKELY(atomic_load_explicit(&tc->heap, memory_order_relaxed) == s->heap)) {
+        tbin_t *b = &tc->bins[s->cls];
+        uint32_t n = bin_count(b);
+        if (LOCI_LIKELY(n < b->cap)) {
+            b->slots[n] = (tentry_t){p, st};
+            bin_set_count(b, n + 1);
+            return 0;
+        }
+    }
+    return pool__free_small_slow(s, p, st);
+}
+
+/* Any pointer: look it up through the page map's root. */
+static __attribute__((noinline)) int free_lookup(void *p)
+{
+    uintptr_t e = pool__pagemap_entry_slow((uintptr_t)p);
+    if ((e & PM_TAG_MASK) == DESC_SLAB)
+        return free_block(p, e);
+    return free_other(p, e);
+}
+
+int pool_free(void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (LOCI_LIKELY((a >> (SLICE_SHIFT + PM_LEAF_BITS)) + 1 == pool__tl.leaf_key)) {
+        uintptr_t e = atomic_load_explicit(&pool__tl.leaf[pm_index(a)], memory_order_acquire);
+        if (LOCI_LIKELY((e & PM_TAG_MASK) == DESC_SLAB))
+            return free_block(p, e);
+        return free_other(p, e);
+    }
+    return free_lookup(p);
+}

@@ -1,0 +1,151 @@
+/*
+ * Heaps: creation and destruction, the registry of live heaps (ids for the
+ * thread caches, per-target stats, pool_fini), collection and iteration.
+ */
+#include "pool/pool_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+pthread_mutex_t pool__registry = PTHREAD_MUTEX_INITIALIZER;
+pool_heap_t *pool__heaps;
+static pool_heap_t **by_id; /* registry lock */
+static uint32_t nids;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+/* Lowest free id (registry lock held); UINT32_MAX when out of memory. */
+static uint32_t id_take(pool_heap_t *h)
+{
+    for (uint32_t i = 0; i < nids; i++)
+        if (!by_id[i]) {
+            by_id[i] = h;
+            return i;
+        }
+    uint32_t n = nids ? 2 * nids : 16;
+    pool_heap_t **v = realloc(by_id, n * sizeof *v);
+    if (!v)
+        return UINT32_MAX;
+    memset(v + nids, 0, (n - nids) * sizeof *v);
+    by_id = v;
+    uint32_t id = nids;
+    nids = n;
+    by_id[id] = h;
+    return id;
+}
+
+pool_heap_t *pool_heap_create(const provider_ops_t *ops, const place_t *place, void *owner)
+{
+    if (!ops || !place || !ops->alloc || !ops->free)
+        return loci__fail_null(LOCI_EINVAL, "pool_heap_create: a provider and a place are required");
+    pthread_once(&init_once, pool__classes_init);
+    size_t size = (sizeof(pool_heap_t) + 63) & ~(size_t)63;
+    pool_heap_t *h = aligned_alloc(64, size);
+    if (!h)
+        return loci__fail_null(LOCI_ENOMEM, "out of memory for a heap");
+    memset(h, 0, size);
+    h->ops = ops;
+    h->place = *place;
+    h->owner = owner;
+    h->strict = place_is_strict(place);
+    h->purgeable = ops->purge != NULL && !place->pinned; /* locked pages cannot be dropped */
+    /* Short critical sections: spin a little before sleeping. */
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+    pthread_mutex_init(&h->lock, &attr);
+    for (unsigned c = 0; c < NCLASSES; c++)
+        pthread_mutex_init(&h->cls[c].lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+    pthread_mutex_lock(&pool__registry);
+    h->id = id_take(h);
+    h->acct = pool__account_get(place->target);
+    bool ok = h->id != UINT32_MAX && (h->acct || !place->target);
+    if (ok) {
+        h->next = pool__heaps;
+        if (pool__heaps)
+            pool__heaps->prev = h;
+        pool__heaps = h;
+    } else if (h->id != UINT32_MAX) {
+        by_id[h->id] = NULL;
+    }
+    pthread_mutex_unlock(&pool__registry);
+    if (!ok) {
+        free(h);
+        return loci__fail_null(LOCI_ENOMEM, "out of memory for a heap");
+    }
+    return h;
+}
+
+void pool_heap_destroy(pool_heap_t *h)
+{
+    if (!h)
+        return;
+    pthread_mutex_lock(&pool__registry);
+    if (h->acct) {
+        uint64_t allocs, frees, in_use;
+        pool__heap_counts(h, &allocs, &frees, &in_use);
+        h->acct->retired_allocs += allocs;
+        h->acct->retired_frees += frees;
+    }
+    pool__tcache_detach_all(h);
+    by_id[h->id] = NULL;
+    if (h->prev)
+        h->prev->next = h->next;
+    else
+        pool__heaps = h->next;
+    if (h->next)
+        h->next->prev = h->prev;
+    pthread_mutex_unlock(&pool__registry);
+
+    pthread_mutex_lock(&h->lock);
+    pool__larges_release(h);
+    pool__segments_release(h);
+    pthread_mutex_unlock(&h->lock);
+    for (unsigned c = 0; c < NCLASSES; c++)
+        pthread_mutex_destroy(&h->cls[c].lock);
+    pthread_mutex_destroy(&h->lock);
+    free(h);
+}
+
+void *pool_heap_owner(const pool_heap_t *h) { return h ? h->owner : NULL; }
+const place_t *pool_heap_place(const pool_heap_t *h) { return h ? &h->place : NULL; }
+const provider_ops_t *pool_heap_ops(const pool_heap_t *h) { return h ? h->ops : NULL; }
+
+void pool_heap_collect(pool_heap_t *h)
+{
+    tlocal_t *tl = &pool__tl;
+    if (h->id < tl->n && tl->v[h->id] && atomic_load_explicit(&tl->v[h->id]->heap, memory_order_relaxed) == h)
+        pool__tcache_flush(tl->v[h->id]);
+    pool__decay(h, true);
+}
+
+int pool_heap_foreach_extent(pool_heap_t *h, int (*cb)(void *base, size_t size, void *arg), void *arg)
+{
+    int rc = 0;
+    pthread_mutex_lock(&h->lock);
+    for (segment_t *g = h->segments; g && rc == 0; g = g->next)
+        rc = cb((void *)g->base, POOL_SEGMENT_SIZE, arg);
+    for (large_t *d = h->larges; d && rc == 0; d = d->next)
+        rc = cb((void *)d->base, d->size, arg);
+    pthread_mutex_unlock(&h->lock);
+    return rc;
+}
+
+void pool_fini(void)
+{
+    for (;;) {
+        pthread_mutex_lock(&pool__registry);
+        pool_heap_t *h = pool__heaps;
+        pthread_mutex_unlock(&pool__registry);
+        if (!h)
+            break;
+        pool_heap_destroy(h);
+    }
+    pthread_mutex_lock(&pool__registry);
+    pool__accounts_free();
+    free(by_id);
+    by_id = NULL;
+    nids = 0;
+    pthread_mutex_unlock(&pool__registry);
+}

@@ -1,0 +1,408 @@
+/*
+ * What crosses files inside the pool: the out-of-band metadata structures,
+ * the page map, size classes and the per-thread caches. Only src/pool/ sees
+ * this; other layers use pool.h.
+ *
+ *   heap ──┬─ class[c]: lock, partial slabs, empty slabs (decaying)
+ *          ├─ segments (4 MiB extents of 64 KiB slices; slabs are runs of slices)
+ *          └─ large extents (one block each)
+ *   page map: slice (64 KiB) → slab or large descriptor, 2-level radix
+ *   thread cache (per thread, per heap): per class a stack of
+ *          {block, its state byte}; pop/push without locks or atomics.
+ *
+ * Block state lives in a byte array beside the slab (BLOCK_LIVE / BLOCK_FREE):
+ * free checks and clears it (double free detection), alloc sets it. Which
+ * free blocks are still in the slab (not in any cache) is a bitmap under the
+ * class lock.
+ */
+#ifndef LOCI_POOL_INTERNAL_H
+#define LOCI_POOL_INTERNAL_H
+
+#include "pool/pool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SLICE_SHIFT 16
+#define SLICE_SIZE ((size_t)1 << SLICE_SHIFT)
+#define SEG_SLICES (POOL_SEGMENT_SIZE / SLICE_SIZE) /* 64: one bit each in segment->used */
+#define NCLASSES 104                                /* 8 B ... 256 KiB */
+#define MAGIC_SHIFT 40                              /* block index = offset * magic >> 40 */
+
+typedef _Atomic uint64_t counter_t;
+
+/* --- size classes (classes.c) -------------------------------------------- */
+/* 8..128 B in steps of 8, then 8 classes per doubling up to 256 KiB. */
+
+extern uint32_t pool_class_size[NCLASSES];
+extern uint16_t pool_class_slices[NCLASSES]; /* slab size in slices */
+extern uint16_t pool_class_cap[NCLASSES];    /* thread cache capacity */
+extern size_t pool_page_size;
+
+static inline unsigned pool_size_class(size_t size)
+{
+    if (size <= 128)
+        return size ? (unsigned)((size - 1) >> 3) : 0;
+    unsigned b = 63u - (unsigned)__builtin_clzll(size - 1); /* 2^b < size <= 2^(b+1) */
+    return 16 + (b - 7) * 8 + (unsigned)((size - 1) >> (b - 3)) - 8;
+}
+
+void pool__classes_init(void);
+
+/* --- descriptors ---------------------------------------------------------- */
+
+enum { DESC_SLAB = 1, DESC_LARGE = 2 };
+enum { BLOCK_FREE = 0, BLOCK_LIVE = 1 };
+/* Where a slab is: on no list (all its blocks out), on its class's partial
+ * or empty list, or owned by one thread's cache (which refills from it
+ * alone, so threads do not share slabs' metadata lines). */
+enum { SLAB_UNUSED = 0, SLAB_FULL, SLAB_PARTIAL, SLAB_EMPTY, SLAB_OWNED };
+
+struct segment;
+
+/* A run of slices holding blocks of one class, with its metadata in DRAM:
+ * this descriptor, then one state byte per `1 << shift` bytes of the slab
+ * (shift: the largest power of two dividing the block size, so every block
+ * start has its own byte and no interior address shares it), then the
+ * bitmap. The first fields are what pool_free reads without a lock; they
+ * are set before the slab enters the page map and stay fixed while it is
+ * there. */
+typedef struct slab {
+    pool_heap_t *heap;
+    uint8_t cls;
+    uint8_t shift;
+    uint16_t nslices;
+    uint32_t bsize;
+    uint32_t nblocks;
+    uint32_t first; /* first slice in the segment */
+    uint64_t magic; /* ceil(2^40 / bsize): block index = offset * magic >> 40 */
+    uintptr_t base;
+    struct segment *seg;
+    uint64_t *avail; /* bit per block, set: in the slab (not live, not cached) */
+    /* --- under the class lock, on a cache line of its own --- */
+    uint32_t navail __attribute__((aligned(64)));
+    uint32_t scan; /* first bitmap word that may have a bit */
+    struct slab *next, *prev;
+    uint64_t empty_since; /* ms, set when navail reached nblocks */
+    uint8_t where;        /* SLAB_* list it is on */
+    _Atomic uint8_t state[] __attribute__((aligned(64))); /* BLOCK_LIVE / BLOCK_FREE per unit */
+} slab_t;
+
+/* A dedicated extent holding one big block. */
+typedef struct large {
+    uint8_t kind; /* DESC_LARGE */
+    _Atomic uint8_t live;
+    uintptr_t base;
+    size_t size;
+    pool_heap_t *heap;
+    struct large *next, *prev; /* heap->larges, under heap->lock */
+} large_t;
+
+/* A 4 MiB extent cut into 64 KiB slices; slabs are runs of slices. */
+typedef struct segment {
+    uintptr_t base;
+    uint64_t used; /* bit per slice, under heap->lock */
+    struct segment *next, *prev;
+    slab_t *slabs[SEG_SLICES]; /* the slab starting at slice i, or NULL */
+} segment_t;
+
+/* --- thread caches (tcache.c) --------------------------------------------- */
+
+typedef struct {
+    void *p;
+    _Atomic uint8_t *state;
+} tentry_t;
+
+/* One size class in a thread's cache: a stack of freed blocks, and a run
+ * of consecutive blocks claimed from a slab in one go (handed out by
+ * bumping, so fresh memory costs one lock per slab, not per batch). The
+ * counts are written by the owning thread only (and read by stats). */
+typedef struct {
+    _Atomic uint32_t count;   /* blocks on the stack */
+    uint32_t cap;             /* 0: slots not allocated yet */
+    tentry_t *slots;          /* stack: slots[count-1] is the next block given */
+    _Atomic uint32_t run_n;   /* blocks left in the run */
+    uint32_t run_step;        /* state bytes from one block of the run to the next */
+    uintptr_t run_p;          /* next block of the run */
+    _Atomic uint8_t *run_st;  /* its state byte */
+    uintptr_t run_bsize;
+    counter_t nalloc;         /* blocks handed out by this thread (stats) */
+    struct slab *own;         /* the slab this cache refills from (class lock) */
+} tbin_t;
+
+static inline uint32_t bin_count(const tbin_t *b)
+{
+    return atomic_load_explicit((_Atomic uint32_t *)&b->count, memory_order_relaxed);
+}
+
+static inline void bin_set_count(tbin_t *b, uint32_t n)
+{
+    atomic_store_explicit(&b->count, n, memory_order_relaxed);
+}
+
+static inline uint32_t run_count(const tbin_t *b)
+{
+    return atomic_load_explicit((_Atomic uint32_t *)&b->run_n, memory_order_relaxed);
+}
+
+typedef struct tcache {
+    _Atomic(pool_heap_t *) heap; /* NULL once detached (heap destroyed) */
+    struct tcache *next, *prev;  /* in heap->tcaches, under the registry lock */
+    /* blocks (and bytes) this thread took out of slabs minus those it put
+     * back, live or cached: wrap below zero when other threads return them */
+    counter_t held_blocks, held_bytes;
+    tbin_t bins[NCLASSES];
+} tcache_t;
+
+typedef struct {
+    tcache_t *last; /* the cache used last (never NULL: a dummy with no heap) */
+    uintptr_t leaf_key;       /* page-map root slot of the leaf below (+1; 0 = none) */
+    _Atomic uintptr_t *leaf;  /* the page-map leaf used last (leaves are never freed) */
+    tcache_t **v;   /* indexed by heap id */
+    uint32_t n;
+    uint32_t ticks; /* slow paths taken (the decay clock is read every 8th) */
+    uint8_t dead;   /* thread exiting: no caches any more */
+    uint8_t keyed;
+} tlocal_t;
+
+extern __thread tlocal_t pool__tl __attribute__((tls_model("initial-exec")));
+
+/* Slow path of pool__tcache_of: by heap id, attaching a cache on first use;
+ * NULL when the thread cannot have one (exiting, out of memory). */
+tcache_t *pool__tcache_find(pool_heap_t *h);
+/* Registry lock held: drop every cache of h (heap being destroyed). */
+void pool__tcache_detach_all(pool_heap_t *h);
+/* Return the cached blocks of tc to its heap (registry lock held, or the
+ * owning thread with its heap alive). */
+void pool__tcache_flush(tcache_t *tc);
+/* Registry lock held: allocations, frees and bytes in use of h. */
+void pool__heap_counts(const pool_heap_t *h, uint64_t *allocs, uint64_t *frees, uint64_t *in_use);
+/* Registry lock held: return all blocks of tc to its heap and unlink it. */
+void pool__tcache_release(tcache_t *tc);
+
+/* Counters written by one thread only: plain load and store, no lock prefix. */
+static inline void counter_inc(counter_t *c)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+static inline void counter_add(counter_t *c, int64_t d)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + (uint64_t)d, memory_order_relaxed);
+}
+
+static inline uint64_t counter_get(const counter_t *c)
+{
+    return atomic_load_explicit((counter_t *)c, memory_order_relaxed);
+}
+
+/* --- per-target accounts (account.c) --------------------------------------- */
+
+typedef struct account {
+    const struct loci_target *target;
+    counter_t charged, peak, mapped, nextents, nextents_total, purges; /* peak: of charged */
+    uint64_t retired_allocs, retired_frees; /* of destroyed heaps, registry lock */
+    pthread_mutex_t lock;                   /* the node free-memory estimate */
+    uint64_t free_seen, charged_seen, seen_ms;
+    struct account *next;
+} account_t;
+
+/* Registry lock held. NULL target: NULL (nothing to account). */
+account_t *pool__account_get(const struct loci_target *t);
+account_t *pool__account_find(const struct loci_target *t);
+/* Charge bytes to h's target before committing memory: cap and node checks.
+ * 0 or LOCI_ENOMEM with a message naming the target. */
+int pool__charge(pool_heap_t *h, size_t bytes);
+void pool__uncharge(pool_heap_t *h, size_t bytes);
+/* Blocks (and bytes) taken out of slabs and large extents (> 0) or put back
+ * (< 0), live or cached: on tc's counters, or the heap's when tc is NULL.
+ * Live = held - cached; frees = allocations - live. */
+void pool__held_add(pool_heap_t *h, tcache_t *tc, int64_t bytes, int64_t blocks);
+/* Bytes of slabs and dedicated extents (committed), with its high-water mark. */
+void pool__committed_add(pool_heap_t *h, int64_t bytes);
+void pool__mapped_add(pool_heap_t *h, int64_t bytes, int extents);
+void pool__accounts_free(void);
+
+/* --- heaps (heap.c) ---------------------------------------------------------- */
+
+typedef struct hclass {
+    pthread_mutex_t lock;
+    slab_t *partial;               /* some blocks available */
+    slab_t *empty, *empty_tail;    /* all blocks available; head = newest */
+    _Atomic uint32_t nempty;
+} __attribute__((aligned(64))) hclass_t;
+
+struct pool_heap {
+    uint32_t id; /* index of this heap's cache in every thread */
+    bool strict; /* place_is_strict: check node free memory, populate */
+    bool purgeable;
+    const provider_ops_t *ops;
+    void *owner;
+    account_t *acct;
+    place_t place;
+    pthread_mutex_t lock; /* segments, larges */
+    segment_t *segments;
+    large_t *larges;
+    tcache_t *tcaches;             /* registry lock */
+    struct pool_heap *next, *prev; /* registry list */
+    _Atomic uint64_t next_decay_ms;
+    counter_t committed, peak, mapped, nextents, nextents_total, purges;
+    /* outside thread caches (large blocks, no cache), and folded from finished caches */
+    counter_t allocs, held_blocks, held_bytes;
+    hclass_t cls[NCLASSES];
+};
+
+extern pthread_mutex_t pool__registry; /* heaps, ids, caches, accounts */
+extern pool_heap_t *pool__heaps;
+
+uint64_t pool__now_ms(void);
+extern _Atomic unsigned pool__purge_delay_ms;
+
+/* --- page map (pagemap.c) ---------------------------------------------------- */
+/* 48-bit addresses: 12 bits of root, 20 bits of leaf, 16 bits within a slice.
+ * Root slots hold the byte offset of their leaf from a shared all-zero leaf
+ * (so an empty slot needs no test); each thread also remembers the last leaf
+ * it used. An entry is 0 (nothing of loci's), or a descriptor pointer
+ * (bits 3..47) tagged with its kind in bits 0..1; slab entries also carry
+ * the slice's index in the slab (bits 48..55) and the slab's state shift
+ * (bits 56..61), so the state byte of an address needs no other load. */
+
+#define PM_ADDR_BITS 48
+#define PM_LEAF_BITS 20
+#define PM_ROOT_BITS (PM_ADDR_BITS - SLICE_SHIFT - PM_LEAF_BITS)
+#define PM_TAG_MASK ((uintptr_t)3)
+#define PM_PTR_MASK ((((uintptr_t)1 << PM_ADDR_BITS) - 1) & ~(uintptr_t)7)
+
+typedef _Atomic uintptr_t pm_entry_t;
+extern pm_entry_t pool__pm_zero_leaf[(size_t)1 << PM_LEAF_BITS];
+extern _Atomic uintptr_t pool__pm_root[(size_t)1 << PM_ROOT_BITS];
+
+static inline size_t pm_index(uintptr_t a)
+{
+    return (a >> SLICE_SHIFT) & (((uintptr_t)1 << PM_LEAF_BITS) - 1);
+}
+
+/* Page-map lookup through the root (and remember the leaf for this thread). */
+uintptr_t pool__pagemap_entry_slow(uintptr_t a);
+
+/* Tagged descriptor of the slice holding a, 0 when loci has nothing there. */
+static inline uintptr_t pool__pagemap_entry(uintptr_t a)
+{
+    if (LOCI_LIKELY((a >> (SLICE_SHIFT + PM_LEAF_BITS)) + 1 == pool__tl.leaf_key))
+        return atomic_load_explicit(&pool__tl.leaf[pm_index(a)], memory_order_acquire);
+    return pool__pagemap_entry_slow(a);
+}
+
+static inline slab_t *pm_slab(uintptr_t e) { return (e & PM_TAG_MASK) == DESC_SLAB ? (slab_t *)(e & PM_PTR_MASK) : NULL; }
+static inline large_t *pm_large(uintptr_t e) { return (e & PM_TAG_MASK) == DESC_LARGE ? (large_t *)(e & PM_PTR_MASK) : NULL; }
+
+/* Offset of address a in the slab of entry e (a slab entry). */
+static inline uintptr_t pm_offset(uintptr_t e, uintptr_t a)
+{
+    return ((e >> 48) & 0xff) << SLICE_SHIFT | (a & (SLICE_SIZE - 1));
+}
+
+/* The state byte for offset off of the slab of entry e. Only offsets that
+ * are multiples of 1 << shift may be block starts (see pm_misaligned). */
+static inline _Atomic uint8_t *pm_state(uintptr_t e, uintptr_t off)
+{
+    return &((slab_t *)(e & PM_PTR_MASK))->state[off >> (e >> 56)];
+}
+
+/* Nonzero when no block can start at offset off. */
+static inline uintptr_t pm_misaligned(uintptr_t e, uintptr_t off)
+{
+    return off & (((uintptr_t)1 << (e >> 56)) - 1);
+}
+
+static inline uintptr_t pm_slab_entry(const slab_t *s)
+{
+    return (uintptr_t)s | (uintptr_t)s->shift << 56 | DESC_SLAB;
+}
+
+/* Map the slices of [base, base+size) to entry, entry + step, entry + 2 step... */
+int pool__pagemap_set(uintptr_t base, size_t size, uintptr_t entry, uintptr_t step);
+void pool__pagemap_clear(uintptr_t base, size_t size);
+
+/* --- slabs and segments (slab.c) ---------------------------------------------- */
+
+/* Slow paths of the fast path in alloc.c / free.c. */
+void *pool__alloc_small_slow(pool_heap_t *h, unsigned cls);
+/* The block is already marked free; put it in a cache or its slab. */
+int pool__free_small_slow(slab_t *s, void *p, _Atomic uint8_t *state);
+/* Return n cached entries (of blocks marked free) to their slabs; tc is the
+ * cache they come from (its counters), NULL for none. */
+void pool__flush_entries(pool_heap_t *h, tcache_t *tc, unsigned cls, const tentry_t *e, unsigned n);
+/* Return the bin's run to its slab and give up the slab it owns. */
+void pool__bin_release(pool_heap_t *h, tcache_t *tc, unsigned cls, tbin_t *b);
+/* Retire empty slabs: all of them when force, else those past the delay. */
+void pool__decay(pool_heap_t *h, bool force);
+void pool__maybe_decay(pool_heap_t *h);
+/* Unmap every segment (heap destroy). */
+void pool__segments_release(pool_heap_t *h);
+
+/* --- dedicated extents (large.c) ------------------------------------------------ */
+
+void *pool__alloc_large(pool_heap_t *h, size_t size, size_t align);
+int pool__free_large(large_t *d, void *p);
+void pool__larges_release(pool_heap_t *h);
+
+/* --- the fast paths' shared pieces ---------------------------------------------- */
+
+/* The calling thread's cache for h. */
+static inline tcache_t *pool__tcache_of(pool_heap_t *h)
+{
+    tcache_t *tc = pool__tl.last;
+    if (LOCI_LIKELY(atomic_load_explicit(&tc->heap, memory_order_relaxed) == h))
+        return tc;
+    return pool__tcache_find(h);
+}
+
+/* Pop a block from the stack (which has n > 0). */
+static inline void *pool__bin_pop(tbin_t *b, uint32_t n)
+{
+    tentry_t e = b->slots[n - 1];
+    bin_set_count(b, n - 1);
+    atomic_store_explicit(e.state, BLOCK_LIVE, memory_order_relaxed);
+    counter_inc(&b->nalloc);
+    return e.p;
+}
+
+/* Take the next block of the run (which has r > 0). */
+static inline void *pool__run_take(tbin_t *b, uint32_t r)
+{
+    uintptr_t p = b->run_p;
+    _Atomic uint8_t *st = b->run_st;
+    b->run_p = p + b->run_bsize;
+    b->run_st = st + b->run_step;
+    atomic_store_explicit(&b->run_n, r - 1, memory_order_relaxed);
+    atomic_store_explicit(st, BLOCK_LIVE, memory_order_relaxed);
+    counter_inc(&b->nalloc);
+    return (void *)p;
+}
+
+static inline void *pool__alloc_class(pool_heap_t *h, unsigned c)
+{
+    tcache_t *tc = pool__tl.last;
+    if (LOCI_LIKELY(atomic_load_explicit(&tc->heap, memory_order_relaxed) == h)) {
+        tbin_t *b = &tc->bins[c];
+        uint32_t n = bin_count(b);
+        if (LOCI_LIKELY(n > 0))
+            return pool__bin_pop(b, n);
+        uint32_t r = run_count(b);
+        if (LOCI_LIKELY(r > 0))
+            return pool__run_take(b, r);
+    }
+    return pool__alloc_small_slow(h, c);
+}
+
+/* Index of the block containing address p of slab s (exact for offsets
+ * below 2^21 and sizes up to 2^18, which slabs never exceed). */
+static inline uint32_t pool__block_index(const slab_t *s, uintptr_t p)
+{
+    return (uint32_t)(((uint64_t)(p - s->base) * s->magic) >> MAGIC_SHIFT);
+}
+
+#endif

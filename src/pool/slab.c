@@ -1,0 +1,658 @@
+/*
+ * Slabs and segments: the slow paths between thread caches and memory.
+ *
+ *   refill:  class lock; take blocks from partial, then empty slabs, then a
+ *            new slab (slices from a segment, a new segment if needed).
+ *   flush:   class lock; blocks go back to their slabs' bitmaps; a slab whose
+ *            blocks are all back goes on the class's empty list, stamped.
+ *   decay:   empty slabs older than the purge delay are retired: their pages
+ *            purged through the provider, their slices returned to the
+ *            segment; a segment with no slab left is unmapped.
+ *
+ * Lock order: registry → class → heap (→ account). No function here touches
+ * the memory of a block.
+ */
+#include "pool/pool_internal.h"
+#include "units.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+_Atomic unsigned pool__purge_delay_ms = 100;
+
+uint64_t pool__now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+unsigned pool_set_purge_delay_ms(unsigned ms)
+{
+    return atomic_exchange(&pool__purge_delay_ms, ms);
+}
+
+/* --- slab lists (class lock held) -------------------------------------------- */
+
+static void list_push(slab_t **head, slab_t *s)
+{
+    s->prev = NULL;
+    s->next = *head;
+    if (*head)
+        (*head)->prev = s;
+    *head = s;
+}
+
+static void list_unlink(slab_t **head, slab_t *s)
+{
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        *head = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    s->next = s->prev = NULL;
+}
+
+/* Take s off whatever list it is on. */
+static void slab_unlist(hclass_t *hc, slab_t *s)
+{
+    if (s->where == SLAB_PARTIAL) {
+        list_unlink(&hc->partial, s);
+    } else if (s->where == SLAB_EMPTY) {
+        if (hc->empty_tail == s)
+            hc->empty_tail = s->prev;
+        list_unlink(&hc->empty, s);
+        atomic_fetch_sub_explicit(&hc->nempty, 1, memory_order_relaxed);
+    }
+    s->where = SLAB_FULL;
+}
+
+static void slab_make_empty(hclass_t *hc, slab_t *s, uint64_t now)
+{
+    slab_unlist(hc, s);
+    list_push(&hc->empty, s);
+    if (!hc->empty_tail)
+        hc->empty_tail = s;
+    s->where = SLAB_EMPTY;
+    s->empty_since = now;
+    atomic_fetch_add_explicit(&hc->nempty, 1, memory_order_relaxed);
+}
+
+static void slab_make_partial(hclass_t *hc, slab_t *s)
+{
+    slab_unlist(hc, s);
+    list_push(&hc->partial, s);
+    s->where = SLAB_PARTIAL;
+}
+
+/* --- segments (heap lock held) ------------------------------------------------ */
+
+/* First run of n clear bits in used, or -1. */
+static int find_run(uint64_t used, unsigned n)
+{
+    uint64_t m = n >= 64 ? ~0ull : (1ull << n) - 1;
+    for (unsigned i = 0; i + n <= 64;) {
+        uint64_t w = used & (m << i);
+        if (!w)
+            return (int)i;
+        i = 64u - (unsigned)__builtin_clzll(w);
+    }
+    return -1;
+}
+
+static uint64_t run_mask(unsigned first, unsigned n)
+{
+    return (n >= 64 ? ~0ull : (1ull << n) - 1) << first;
+}
+
+static void seg_link(pool_heap_t *h, segment_t *g)
+{
+    g->prev = NULL;
+    g->next = h->segments;
+    if (h->segments)
+        h->segments->prev = g;
+    h->segments = g;
+}
+
+static void seg_unlink(pool_heap_t *h, segment_t *g)
+{
+    if (g->prev)
+        g->prev->next = g->next;
+    else
+        h->segments = g->next;
+    if (g->next)
+        g->next->prev = g->prev;
+}
+
+static void seg_unmap(pool_heap_t *h, segment_t *g)
+{
+    h->ops->free((void *)g->base, POOL_SEGMENT_SIZE);
+    pool__mapped_add(h, -(int64_t)POOL_SEGMENT_SIZE, -1);
+    free(g);
+}
+
+/* n free slices: their segment, and the first slice in *first. */
+static segment_t *slices_take(pool_heap_t *h, unsigned n, unsigned *first)
+{
+    for (segment_t *g = h->segments; g; g = g->next) {
+        if ((unsigned)__builtin_popcountll(~g->used) < n)
+            continue;
+        int i = find_run(g->used, n);
+        if (i >= 0) {
+            g->used |= run_mask((unsigned)i, n);
+            *first = (unsigned)i;
+            return g;
+        }
+    }
+    void *base = h->ops->alloc(&h->place, POOL_SEGMENT_SIZE, SLICE_SIZE);
+    if (!base)
+        return NULL;
+    segment_t *g = calloc(1, sizeof *g);
+    if (!g) {
+        h->ops->free(base, POOL_SEGMENT_SIZE);
+        return loci__fail_null(LOCI_ENOMEM, "out of memory for segment metadata");
+    }
+    g->base = (uintptr_t)base;
+    seg_link(h, g);
+    pool__mapped_add(h, POOL_SEGMENT_SIZE, 1);
+    g->used = run_mask(0, n);
+    *first = 0;
+    return g;
+}
+
+/* Give slices back; unmap the segment when it holds no slab any more. The
+ * pages are purged first, while the slices are still ours, so that no new
+ * slab there can lose data to the purge. */
+static void slices_release(pool_heap_t *h, segment_t *g, unsigned first, unsigned n, bool purge)
+{
+    uint64_t mask = run_mask(first, n);
+    pthread_mutex_lock(&h->lock);
+    if ((g->used & ~mask) == 0) {
+        g->used = 0;
+        seg_unlink(h, g);
+        pthread_mutex_unlock(&h->lock);
+        seg_unmap(h, g);
+        return;
+    }
+    pthread_mutex_unlock(&h->lock);
+    if (purge && h->purgeable)
+        h->ops->purge((void *)(g->base + first * SLICE_SIZE), (size_t)n * SLICE_SIZE);
+    pthread_mutex_lock(&h->lock);
+    g->used &= ~mask;
+    bool gone = g->used == 0;
+    if (gone)
+        seg_unlink(h, g);
+    pthread_mutex_unlock(&h->lock);
+    if (gone)
+        seg_unmap(h, g);
+}
+
+/* --- slab life (class lock held) ---------------------------------------------- */
+
+static slab_t *slab_new(pool_heap_t *h, unsigned c)
+{
+    unsigned n = pool_class_slices[c];
+    size_t bytes = (size_t)n * SLICE_SIZE;
+    uint32_t bsize = pool_class_size[c];
+    unsigned shift = (unsigned)__builtin_ctz(bsize);
+    uint32_t nblocks = (uint32_t)(bytes / bsize), nwords = (nblocks + 63) / 64;
+    size_t nunits = bytes >> shift;
+    size_t state_bytes = (nunits + 7) & ~(size_t)7;
+    if (pool__charge(h, bytes) != 0)
+        return NULL;
+    /* Cache-line aligned, so that slabs of different threads share no line. */
+    size_t meta = (sizeof(slab_t) + state_bytes + nwords * sizeof(uint64_t) + 63) & ~(size_t)63;
+    slab_t *s = aligned_alloc(64, meta);
+    if (s)
+        memset(s, 0, meta);
+    if (!s || (uintptr_t)s >> PM_ADDR_BITS) {
+        free(s);
+        pool__uncharge(h, bytes);
+        return loci__fail_null(LOCI_ENOMEM, "out of memory for slab metadata");
+    }
+    unsigned first = 0;
+    pthread_mutex_lock(&h->lock);
+    segment_t *g = slices_take(h, n, &first);
+    pthread_mutex_unlock(&h->lock);
+    if (!g) {
+        free(s);
+        pool__uncharge(h, bytes);
+        return NULL;
+    }
+    s->heap = h;
+    s->cls = (uint8_t)c;
+    s->shift = (uint8_t)shift;
+    s->nslices = (uint16_t)n;
+    s->bsize = bsize;
+    s->nblocks = nblocks;
+    s->first = first;
+    s->magic = (((uint64_t)1 << MAGIC_SHIFT) + bsize - 1) / bsize;
+    s->base = g->base + first * SLICE_SIZE;
+    s->seg = g;
+    s->avail = (uint64_t *)((char *)s->state + state_bytes);
+    s->navail = nblocks;
+    s->where = SLAB_FULL;
+    for (uint32_t w = 0; w < nwords; w++)
+        s->avail[w] = ~0ull;
+    if (nblocks % 64)
+        s->avail[nwords - 1] = (1ull << (nblocks % 64)) - 1;
+    int rc = 0;
+    if (h->strict && h->ops->populate)
+        rc = h->ops->populate((void *)s->base, bytes);
+    if (rc == 0)
+        rc = pool__pagemap_set(s->base, bytes, pm_slab_entry(s), (uintptr_t)1 << 48);
+    if (rc != 0) {
+        slices_release(h, g, first, n, true);
+        free(s);
+        pool__uncharge(h, bytes);
+        errno = ENOMEM;
+        return NULL;
+    }
+    g->slabs[first] = s;
+    pool__committed_add(h, (int64_t)bytes);
+    return s;
+}
+
+/* Retire an empty slab: out of the page map, pages purged, slices returned. */
+static void slab_retire(pool_heap_t *h, hclass_t *hc, slab_t *s)
+{
+    size_t bytes = (size_t)s->nslices * SLICE_SIZE;
+    slab_unlist(hc, s);
+    pool__pagemap_clear(s->base, bytes);
+    s->seg->slabs[s->first] = NULL;
+    slices_release(h, s->seg, s->first, s->nslices, true);
+    free(s);
+    pool__uncharge(h, bytes);
+    pool__committed_add(h, -(int64_t)bytes);
+    atomic_fetch_add_explicit(&h->purges, 1, memory_order_relaxed);
+    if (h->acct)
+        atomic_fetch_add_explicit(&h->acct->purges, 1, memory_order_relaxed);
+}
+
+/* Retire the class's empty slabs older than the delay (all when force). */
+static void class_decay(pool_heap_t *h, hclass_t *hc, uint64_t now, bool force)
+{
+    unsigned delay = atomic_load_explicit(&pool__purge_delay_ms, memory_order_relaxed);
+    while (hc->empty_tail && (force || now - hc->empty_tail->empty_since >= delay))
+        slab_retire(h, hc, hc->empty_tail);
+}
+
+void pool__decay(pool_heap_t *h, bool force)
+{
+    uint64_t now = pool__now_ms();
+    for (unsigned c = 0; c < NCLASSES; c++) {
+        hclass_t *hc = &h->cls[c];
+        if (!atomic_load_explicit(&hc->nempty, memory_order_relaxed))
+            continue;
+        pthread_mutex_lock(&hc->lock);
+        class_decay(h, hc, now, force);
+        pthread_mutex_unlock(&hc->lock);
+    }
+}
+
+void pool__maybe_decay(pool_heap_t *h)
+{
+    /* Look at the clock on one slow path in 8 of each thread. */
+    if (++pool__tl.ticks & 7)
+        return;
+    uint64_t now = pool__now_ms();
+    uint64_t next = atomic_load_explicit(&h->next_decay_ms, memory_order_relaxed);
+    if (now < next)
+        return;
+    unsigned delay = atomic_load_explicit(&pool__purge_delay_ms, memory_order_relaxed);
+    if (!atomic_compare_exchange_strong(&h->next_decay_ms, &next, now + (delay / 2 ? delay / 2 : 1)))
+        return;
+    pool__decay(h, false);
+}
+
+/* --- blocks in and out of slabs (class lock held) ------------------------------ */
+
+static void bits_set(uint64_t *w, uint32_t from, uint32_t n)
+{
+    while (n) {
+        uint32_t b = from % 64, k = 64 - b < n ? 64 - b : n;
+        w[from / 64] |= (k == 64 ? ~0ull : ((1ull << k) - 1)) << b;
+        from += k;
+        n -= k;
+    }
+}
+
+/* The first available block of s and the blocks after it that are
+ * available too (at most max): taken out of the slab. */
+static uint32_t slab_take_run(slab_t *s, uint32_t max, uint32_t *first)
+{
+    uint32_t nwords = (s->nblocks + 63) / 64, w = s->scan;
+    while (!s->avail[w])
+        w++; /* navail > 0, and words before scan are empty */
+    uint32_t b = (uint32_t)__builtin_ctzll(s->avail[w]), start = w * 64 + b, n = 0;
+    while (n < max && w < nwords) {
+        uint64_t bits = s->avail[w] >> b;
+        uint32_t ones = bits == ~0ull >> b ? 64 - b : (uint32_t)__builtin_ctzll(~bits);
+        if (ones > max - n)
+            ones = max - n;
+        s->avail[w] &= ~((ones == 64 ? ~0ull : (1ull << ones) - 1) << b);
+        n += ones;
+        if (b + ones < 64)
+            break;
+        w++;
+        b = 0;
+    }
+    s->navail -= n;
+    while (s->scan < nwords && !s->avail[s->scan])
+        s->scan++;
+    if (s->scan == nwords)
+        s->scan = 0;
+    *first = start;
+    return n;
+}
+
+/* Up to n blocks of s into out[], from the top down (out[n-1] first), so
+ * the cache hands them out in address order. */
+static unsigned slab_take(slab_t *s, tentry_t *out, unsigned n)
+{
+    unsigned got = 0, shift = s->shift;
+    uint32_t nwords = (s->nblocks + 63) / 64, w = s->scan;
+    uintptr_t bsize = s->bsize;
+    while (got < n && s->navail > got) {
+        uint64_t bits = s->avail[w];
+        while (bits && got < n) {
+            uintptr_t off = (uintptr_t)(w * 64 + (uint32_t)__builtin_ctzll(bits)) * bsize;
+            bits &= bits - 1;
+            out[n - 1 - got].p = (void *)(s->base + off);
+            out[n - 1 - got].state = &s->state[off >> shift];
+            got++;
+        }
+        s->avail[w] = bits;
+        if (!bits)
+            w = w + 1 == nwords ? 0 : w + 1;
+    }
+    s->navail -= got;
+    s->scan = w;
+    return got;
+}
+
+/* After blocks were taken from s: move it between lists. */
+static void slab_taken(hclass_t *hc, slab_t *s)
+{
+    if (s->where == SLAB_OWNED)
+        return;
+    if (s->navail == 0)
+        slab_unlist(hc, s);
+    else if (s->where != SLAB_PARTIAL)
+        slab_make_partial(hc, s);
+}
+
+/* A thread's cache gives up its slab: back on the list its blocks say. */
+static void slab_disown(hclass_t *hc, slab_t *s, uint64_t *now)
+{
+    s->where = SLAB_FULL;
+    if (s->navail == s->nblocks) {
+        if (!*now)
+            *now = pool__now_ms();
+        slab_make_empty(hc, s, *now);
+    } else if (s->navail > 0) {
+        slab_make_partial(hc, s);
+    }
+}
+
+/* A slab with available blocks: partial first (fill them up), then empty
+ * ones (newest first), then a new one. */
+static slab_t *class_slab(pool_heap_t *h, hclass_t *hc, unsigned c)
+{
+    slab_t *s = hc->partial ? hc->partial : hc->empty;
+    return s ? s : slab_new(h, c);
+}
+
+/* Fill out[0..n) with up to n blocks of class c (from the top down; when
+ * fewer come, they are moved to the bottom). */
+static unsigned class_take(pool_heap_t *h, hclass_t *hc, unsigned c, tentry_t *out, unsigned n)
+{
+    unsigned got = 0;
+    while (got < n) {
+        slab_t *s = class_slab(h, hc, c);
+        if (!s)
+            break;
+        got += slab_take(s, out, n - got);
+        slab_taken(hc, s);
+    }
+    if (got && got < n)
+        memmove(out, out + (n - got), got * sizeof *out);
+    return got;
+}
+
+/* `added` blocks went back to s (their bits set): fix counts and lists. */
+static void slab_returned(hclass_t *hc, slab_t *s, uint32_t added, uint32_t scan, uint64_t *now)
+{
+    uint32_t old = s->navail;
+    s->navail = old + added;
+    if (scan < s->scan)
+        s->scan = scan;
+    if (s->where == SLAB_OWNED) /* its owner will use the blocks */
+        return;
+    if (s->navail == s->nblocks) {
+        if (!*now)
+            *now = pool__now_ms();
+        slab_make_empty(hc, s, *now);
+    } else if (old == 0) {
+        slab_make_partial(hc, s);
+    }
+}
+
+static void after_return(pool_heap_t *h, hclass_t *hc, uint64_t now)
+{
+    if (now && atomic_load_explicit(&pool__purge_delay_ms, memory_order_relaxed) == 0)
+        class_decay(h, hc, now, false);
+}
+
+void pool__flush_entries(pool_heap_t *h, tcache_t *tc, unsigned c, const tentry_t *e, unsigned n)
+{
+    hclass_t *hc = &h->cls[c];
+    uint64_t now = 0;
+    slab_t *s = NULL;
+    uintptr_t base = 0, span = 0;
+    uint32_t added = 0, scan = 0;
+    pthread_mutex_lock(&hc->lock);
+    for (unsigned i = 0; i < n; i++) {
+        uintptr_t p = (uintptr_t)e[i].p;
+        /* Neighbours in a cache are mostly from the same slab: count in
+         * registers and settle the slab when the next one starts. */
+        if (p - base >= span) {
+            if (s)
+                slab_returned(hc, s, added, scan, &now);
+            s = pm_slab(pool__pagemap_entry(p));
+            base = s->base;
+            span = (size_t)s->nslices * SLICE_SIZE;
+            added = 0;
+            scan = UINT32_MAX;
+        }
+        uint32_t idx = pool__block_index(s, p);
+        s->avail[idx / 64] |= 1ull << (idx % 64);
+        if (idx / 64 < scan)
+            scan = idx / 64;
+        added++;
+    }
+    if (s)
+        slab_returned(hc, s, added, scan, &now);
+    after_return(h, hc, now);
+    pthread_mutex_unlock(&hc->lock);
+    pool__held_add(h, tc, -(int64_t)n * pool_class_size[c], -(int64_t)n);
+}
+
+void pool__bin_release(pool_heap_t *h, tcache_t *tc, unsigned c, tbin_t *b)
+{
+    uint32_t n = run_count(b);
+    if (!n && !b->own)
+        return;
+    hclass_t *hc = &h->cls[c];
+    uint64_t now = 0;
+    pthread_mutex_lock(&hc->lock);
+    if (n) {
+        slab_t *s = pm_slab(pool__pagemap_entry(b->run_p));
+        uint32_t idx = pool__block_index(s, b->run_p);
+        bits_set(s->avail, idx, n);
+        slab_returned(hc, s, n, idx / 64, &now);
+    }
+    if (b->own)
+        slab_disown(hc, b->own, &now);
+    b->own = NULL;
+    after_return(h, hc, now);
+    pthread_mutex_unlock(&hc->lock);
+    atomic_store_explicit(&b->run_n, 0, memory_order_relaxed);
+    pool__held_add(h, tc, -(int64_t)n * pool_class_size[c], -(int64_t)n);
+}
+
+/* --- the slow paths of pool_alloc / pool_free ----------------------------------- */
+
+static bool bin_ready(tbin_t *b, unsigned c)
+{
+    if (b->slots)
+        return true;
+    b->slots = malloc(pool_class_cap[c] * sizeof *b->slots);
+    if (!b->slots)
+        return false;
+    b->cap = pool_class_cap[c];
+    return true;
+}
+
+/* Without a cache (thread exiting, no memory for one): one block, locked. */
+static void *alloc_direct(pool_heap_t *h, unsigned c)
+{
+    tentry_t e;
+    hclass_t *hc = &h->cls[c];
+    pthread_mutex_lock(&hc->lock);
+    unsigned got = class_take(h, hc, c, &e, 1);
+    pthread_mutex_unlock(&hc->lock);
+    if (!got)
+        return NULL;
+    atomic_store_explicit(e.state, BLOCK_LIVE, memory_order_relaxed);
+    pool__held_add(h, NULL, pool_class_size[c], 1);
+    atomic_fetch_add_explicit(&h->allocs, 1, memory_order_relaxed);
+    return e.p;
+}
+
+/* The stack and the run are empty: refill from the slab this cache owns
+ * (taking a new one when it has nothing left): a run of consecutive blocks,
+ * or, when the slab is too fragmented for one, a batch for the stack. */
+static void *refill(pool_heap_t *h, tcache_t *tc, tbin_t *b, unsigned c)
+{
+    hclass_t *hc = &h->cls[c];
+    uint32_t got = 0;
+    uint64_t now = 0;
+    pthread_mutex_lock(&hc->lock);
+    slab_t *s = b->own;
+    if (!s || s->navail == 0) {
+        if (s)
+            slab_disown(hc, s, &now);
+        b->own = s = class_slab(h, hc, c);
+        if (s) {
+            slab_unlist(hc, s);
+            s->where = SLAB_OWNED;
+        }
+    }
+    if (s) {
+        /* a run worth having: 16 blocks, or half a slab or a stack if less */
+        uint32_t first, min = 16;
+        if (min > s->nblocks / 2)
+            min = s->nblocks / 2;
+        if (min > b->cap / 2)
+            min = b->cap / 2;
+        uint32_t n = slab_take_run(s, s->nblocks, &first);
+        uintptr_t off = (uintptr_t)first * s->bsize;
+        if (n >= min) {
+            b->run_p = s->base + off;
+            b->run_st = &s->state[off >> s->shift];
+            b->run_bsize = s->bsize;
+            b->run_step = s->bsize >> s->shift;
+            atomic_store_explicit(&b->run_n, n, memory_order_relaxed);
+            got = n;
+        } else { /* a short run (n < cap / 2): onto the stack, with more of the slab */
+            uint32_t want = b->cap / 2;
+            for (uint32_t i = 0; i < n; i++, off += s->bsize) {
+                b->slots[want - 1 - i].p = (void *)(s->base + off);
+                b->slots[want - 1 - i].state = &s->state[off >> s->shift];
+            }
+            uint32_t more = s->navail ? slab_take(s, b->slots, want - n) : 0;
+            if (more < want - n) { /* close the gap */
+                memmove(b->slots, b->slots + (want - n - more), more * sizeof *b->slots);
+                memmove(b->slots + more, b->slots + (want - n), n * sizeof *b->slots);
+            }
+            got = more + n;
+            bin_set_count(b, got);
+        }
+    }
+    pthread_mutex_unlock(&hc->lock);
+    if (!got)
+        return NULL; /* the reason is in loci_last_error() */
+    pool__held_add(h, tc, (int64_t)got * pool_class_size[c], got);
+    pool__maybe_decay(h);
+    uint32_t n = bin_count(b);
+    return n ? pool__bin_pop(b, n) : pool__run_take(b, run_count(b));
+}
+
+void *pool__alloc_small_slow(pool_heap_t *h, unsigned c)
+{
+    tcache_t *tc = pool__tcache_of(h);
+    tbin_t *b = tc ? &tc->bins[c] : NULL;
+    if (!b || !bin_ready(b, c))
+        return alloc_direct(h, c);
+    uint32_t n = bin_count(b), r = run_count(b);
+    if (n) /* the cache was not the thread's last one */
+        return pool__bin_pop(b, n);
+    if (r)
+        return pool__run_take(b, r);
+    return refill(h, tc, b, c);
+}
+
+int pool__free_small_slow(slab_t *s, void *p, _Atomic uint8_t *state)
+{
+    pool_heap_t *h = s->heap;
+    unsigned c = s->cls;
+    tcache_t *tc = pool__tcache_of(h);
+    tbin_t *b = tc ? &tc->bins[c] : NULL;
+    if (!b || !bin_ready(b, c)) {
+        tentry_t e = {p, state};
+        pool__flush_entries(h, NULL, c, &e, 1);
+        return 0;
+    }
+    uint32_t count = bin_count(b);
+    if (count == b->cap) { /* full: the older half goes back to the slabs */
+        unsigned n = b->cap / 2 ? b->cap / 2 : 1;
+        pool__flush_entries(h, tc, c, b->slots, n);
+        memmove(b->slots, b->slots + n, (count - n) * sizeof *b->slots);
+        count -= n;
+        pool__maybe_decay(h);
+    }
+    b->slots[count] = (tentry_t){p, state};
+    bin_set_count(b, count + 1);
+    return 0;
+}
+
+/* --- heap destruction ------------------------------------------------------------ */
+
+void pool__segments_release(pool_heap_t *h)
+{
+    segment_t *g = h->segments;
+    h->segments = NULL;
+    while (g) {
+        segment_t *next = g->next;
+        for (unsigned i = 0; i < SEG_SLICES; i++) {
+            slab_t *s = g->slabs[i];
+            if (!s)
+                continue;
+            size_t bytes = (size_t)s->nslices * SLICE_SIZE;
+            pool__pagemap_clear(s->base, bytes);
+            pool__uncharge(h, bytes);
+            pool__committed_add(h, -(int64_t)bytes);
+            free(s);
+        }
+        seg_unmap(h, g);
+        g = next;
+    }
+    for (unsigned c = 0; c < NCLASSES; c++) {
+        h->cls[c].partial = h->cls[c].empty = h->cls[c].empty_tail = NULL;
+        atomic_store(&h->cls[c].nempty, 0);
+    }
+}

@@ -1,0 +1,186 @@
+/*
+ * Per-thread caches: for each heap a thread uses, a stack of free blocks per
+ * size class (pointers in DRAM, never links inside the blocks). The thread
+ * finds its cache for a heap at pool__tl.v[heap->id]; a cache whose heap was
+ * destroyed is detached (heap = NULL) and reused for the next heap with that
+ * id. At thread exit the caches go back to their heaps.
+ */
+#include "pool/pool_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static tcache_t no_cache; /* heap NULL: matches no heap */
+__thread tlocal_t pool__tl __attribute__((tls_model("initial-exec"))) = {.last = &no_cache};
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void thread_exit(void *arg);
+
+static void make_key(void)
+{
+    pthread_key_create(&exit_key, thread_exit);
+}
+
+static void tc_link(pool_heap_t *h, tcache_t *tc)
+{
+    tc->prev = NULL;
+    tc->next = h->tcaches;
+    if (h->tcaches)
+        h->tcaches->prev = tc;
+    h->tcaches = tc;
+}
+
+static void tc_unlink(pool_heap_t *h, tcache_t *tc)
+{
+    if (tc->prev)
+        tc->prev->next = tc->next;
+    else
+        h->tcaches = tc->next;
+    if (tc->next)
+        tc->next->prev = tc->prev;
+    tc->next = tc->prev = NULL;
+}
+
+static tcache_t *attach(pool_heap_t *h);
+
+tcache_t *pool__tcache_find(pool_heap_t *h)
+{
+    tlocal_t *tl = &pool__tl;
+    uint32_t id = h->id;
+    tcache_t *tc = id < tl->n ? tl->v[id] : NULL;
+    if (!tc || atomic_load_explicit(&tc->heap, memory_order_relaxed) != h)
+        tc = attach(h);
+    if (tc)
+        tl->last = tc;
+    return tc;
+}
+
+static tcache_t *attach(pool_heap_t *h)
+{
+    tlocal_t *tl = &pool__tl;
+    if (tl->dead)
+        return NULL;
+    uint32_t id = h->id;
+    if (id >= tl->n) {
+        uint32_t n = tl->n ? tl->n : 8;
+        while (n <= id)
+            n *= 2;
+        tcache_t **v = realloc(tl->v, n * sizeof *v);
+        if (!v)
+            return NULL;
+        memset(v + tl->n, 0, (n - tl->n) * sizeof *v);
+        tl->v = v;
+        tl->n = n;
+    }
+    if (!tl->keyed) {
+        pthread_once(&exit_once, make_key);
+        if (pthread_setspecific(exit_key, tl) != 0)
+            return NULL;
+        tl->keyed = 1;
+    }
+    tcache_t *tc = tl->v[id];
+    if (!tc) {
+        tc = calloc(1, sizeof *tc);
+        if (!tc)
+            return NULL;
+        tl->v[id] = tc;
+    }
+    pthread_mutex_lock(&pool__registry);
+    /* A cache left by a destroyed heap: its blocks went with that heap. */
+    for (unsigned c = 0; c < NCLASSES; c++) {
+        bin_set_count(&tc->bins[c], 0);
+        atomic_store_explicit(&tc->bins[c].run_n, 0, memory_order_relaxed);
+        tc->bins[c].own = NULL;
+        atomic_store_explicit(&tc->bins[c].nalloc, 0, memory_order_relaxed);
+    }
+    atomic_store_explicit(&tc->held_blocks, 0, memory_order_relaxed);
+    atomic_store_explicit(&tc->held_bytes, 0, memory_order_relaxed);
+    tc_link(h, tc);
+    atomic_store_explicit(&tc->heap, h, memory_order_relaxed);
+    pthread_mutex_unlock(&pool__registry);
+    return tc;
+}
+
+/* Fold a cache's counters into its heap (registry lock held). */
+static void fold_stats(pool_heap_t *h, tcache_t *tc)
+{
+    uint64_t na = 0;
+    for (unsigned c = 0; c < NCLASSES; c++) {
+        na += counter_get(&tc->bins[c].nalloc);
+        atomic_store_explicit(&tc->bins[c].nalloc, 0, memory_order_relaxed);
+    }
+    atomic_fetch_add_explicit(&h->allocs, na, memory_order_relaxed);
+    atomic_fetch_add_explicit(&h->held_blocks, counter_get(&tc->held_blocks), memory_order_relaxed);
+    atomic_fetch_add_explicit(&h->held_bytes, counter_get(&tc->held_bytes), memory_order_relaxed);
+    atomic_store_explicit(&tc->held_blocks, 0, memory_order_relaxed);
+    atomic_store_explicit(&tc->held_bytes, 0, memory_order_relaxed);
+}
+
+void pool__tcache_flush(tcache_t *tc)
+{
+    pool_heap_t *h = atomic_load_explicit(&tc->heap, memory_order_relaxed);
+    if (!h)
+        return;
+    for (unsigned c = 0; c < NCLASSES; c++) {
+        tbin_t *b = &tc->bins[c];
+        uint32_t n = bin_count(b);
+        if (n)
+            pool__flush_entries(h, tc, c, b->slots, n);
+        bin_set_count(b, 0);
+        pool__bin_release(h, tc, c, b);
+    }
+}
+
+void pool__tcache_release(tcache_t *tc)
+{
+    pool_heap_t *h = atomic_load_explicit(&tc->heap, memory_order_relaxed);
+    if (!h)
+        return;
+    pool__tcache_flush(tc);
+    fold_stats(h, tc);
+    tc_unlink(h, tc);
+    atomic_store_explicit(&tc->heap, NULL, memory_order_relaxed);
+}
+
+void pool__tcache_detach_all(pool_heap_t *h)
+{
+    while (h->tcaches) {
+        tcache_t *tc = h->tcaches;
+        fold_stats(h, tc);
+        tc_unlink(h, tc);
+        atomic_store_explicit(&tc->heap, NULL, memory_order_relaxed);
+    }
+}
+
+static void thread_exit(void *arg)
+{
+    tlocal_t *tl = &pool__tl;
+    tl->dead = 1; /* from here on this thread allocates and frees uncached */
+    tl->last = &no_cache;
+    pthread_mutex_lock(&pool__registry);
+    for (uint32_t i = 0; i < tl->n; i++) {
+        tcache_t *tc = tl->v[i];
+        if (!tc)
+            continue;
+        pool__tcache_release(tc);
+        for (unsigned c = 0; c < NCLASSES; c++)
+            free(tc->bins[c].slots);
+        free(tc);
+    }
+    pthread_mutex_unlock(&pool__registry);
+    free(tl->v);
+    tl->v = NULL;
+    tl->n = 0;
+}
+
+void pool_thread_flush(void)
+{
+    tlocal_t *tl = &pool__tl;
+    pthread_mutex_lock(&pool__registry);
+    for (uint32_t i = 0; i < tl->n; i++)
+        if (tl->v[i])
+            pool__tcache_flush(tl->v[i]);
+    pthread_mutex_unlock(&pool__registry);
+}

@@ -1,0 +1,38 @@
+/*
+ * Out-of-band records of the extents a provider handed out, keyed by address:
+ * what the file and shm providers must remember (fd, file name) without
+ * storing anything inside the memory. A sorted array under a mutex; only
+ * alloc/free/purge of whole extents touch it, never the allocation fast path.
+ */
+#ifndef LOCI_PROVIDER_EXTENTS_H
+#define LOCI_PROVIDER_EXTENTS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uintptr_t base;
+    size_t size;
+    int fd;           /* -1 when not kept open */
+    char *path;       /* owned by the table (malloc'd), or NULL */
+    unsigned flags;   /* provider-specific */
+} xrec_t;
+
+typedef struct {
+    pthread_mutex_t lock;
+    xrec_t *v;
+    size_t n, cap;
+} xtable_t;
+
+#define XTABLE_INIT {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0}
+
+/** Add a record (path is copied). 0 or LOCI_ENOMEM. */
+int xtable_add(xtable_t *t, const xrec_t *r);
+/** Remove the record starting at `base` into *out (caller frees out->path). */
+bool xtable_remove(xtable_t *t, uintptr_t base, xrec_t *out);
+/** Copy of the record containing addr; its path into pathbuf (may be NULL). */
+bool xtable_find(xtable_t *t, uintptr_t addr, xrec_t *out, char *pathbuf, size_t len);
+
+#endif

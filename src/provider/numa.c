@@ -1,0 +1,76 @@
+/*
+ * numa provider: anonymous private memory placed with mbind.
+ * alloc = mmap (aligned by over-map + trim) + mbind per policy (+ mlock when
+ * pinned); move = mbind(MOVE|STRICT); purge = MADV_DONTNEED (the policy
+ * stays with the mapping, so purged pages come back on the same nodes).
+ */
+#include "provider/vm.h"
+#include "units.h"
+
+#include <errno.h>
+#include <numaif.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static void *numa_alloc(const place_t *place, size_t size, size_t alignment)
+{
+    void *p = vm_map_aligned(size, alignment, -1, 0);
+    if (p == MAP_FAILED) {
+        char sz[32];
+        return loci__fail_null(LOCI_ENOMEM, "numa: mmap of %s failed: %s", units_format_size(size, sz, sizeof sz),
+                               strerror(errno));
+    }
+    int rc = vm_apply_policy(p, size, place, 0);
+    if (rc == 0 && place->pinned)
+        rc = vm_pin(p, size);
+    if (rc != 0) {
+        munmap(p, size);
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
+    return p;
+}
+
+static int numa_free(void *addr, size_t size)
+{
+    if (munmap(addr, size) != 0)
+        return loci__fail(LOCI_EINVAL, "numa: munmap(%p, %zu): %s", addr, size, strerror(errno));
+    vm_unmapped(addr, size);
+    return 0;
+}
+
+static int numa_move(void *addr, size_t size, const place_t *to)
+{
+    if (to->simulated)
+        return 0;
+    if (to->policy == PLACE_LOCAL) /* back to first touch; pages stay where they are */
+        return mbind(addr, size, MPOL_DEFAULT, NULL, 0, 0) == 0
+                   ? 0
+                   : loci__fail(LOCI_EINVAL, "numa: mbind(MPOL_DEFAULT): %s", strerror(errno));
+    return vm_apply_policy(addr, size, to, MPOL_MF_MOVE | MPOL_MF_STRICT);
+}
+
+static int numa_purge(void *addr, size_t size)
+{
+    if (madvise(addr, size, MADV_DONTNEED) != 0)
+        return loci__fail(LOCI_EINVAL, "numa: madvise(DONTNEED, %p, %zu): %s", addr, size, strerror(errno));
+    return 0;
+}
+
+static int numa_available(const place_t *place, uint64_t *bytes)
+{
+    if (place->simulated || place->policy == PLACE_LOCAL)
+        return LOCI_ENOTSUP;
+    return vm_nodes_free(place, bytes);
+}
+
+const provider_ops_t provider_numa = {
+    .name = "numa",
+    .alloc = numa_alloc,
+    .free = numa_free,
+    .move = numa_move,
+    .purge = numa_purge,
+    .flush = NULL,
+    .populate = vm_populate,
+    .available = numa_available,
+};

@@ -1,0 +1,112 @@
+/*
+ * shm provider: memory other processes of the node can map (access=node).
+ * alloc = memfd_create + ftruncate + mmap MAP_SHARED, then mbind like numa
+ * (shmem honours the mapping's policy). The memfd stays open, recorded out of
+ * band by address, so provider_shm_fd() can hand it to other processes
+ * (through /proc/<pid>/fd/<n> or SCM_RIGHTS).
+ */
+#include "provider/extents.h"
+#include "provider/vm.h"
+#include "units.h"
+
+#include <errno.h>
+#include <numaif.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef MADV_REMOVE
+#define MADV_REMOVE 9
+#endif
+
+static xtable_t shms = XTABLE_INIT;
+
+static void *shm_alloc(const place_t *place, size_t size, size_t alignment)
+{
+    char sz[32];
+    units_format_size(size, sz, sizeof sz);
+    int fd = memfd_create("loci-shm", MFD_CLOEXEC);
+    if (fd < 0)
+        return loci__fail_null(LOCI_ENOMEM, "shm: memfd_create for %s: %s", sz, strerror(errno));
+    if (ftruncate(fd, (off_t)size) != 0) {
+        int e = errno;
+        close(fd);
+        return loci__fail_null(LOCI_ENOMEM, "shm: ftruncate of a memfd to %s: %s", sz, strerror(e));
+    }
+    void *p = vm_map_aligned(size, alignment, fd, MAP_SHARED);
+    if (p == MAP_FAILED) {
+        int e = errno;
+        close(fd);
+        return loci__fail_null(LOCI_ENOMEM, "shm: mmap of a %s memfd: %s", sz, strerror(e));
+    }
+    int rc = vm_apply_policy(p, size, place, 0);
+    if (rc == 0 && place->pinned)
+        rc = vm_pin(p, size);
+    if (rc == 0)
+        rc = xtable_add(&shms, &(xrec_t){.base = (uintptr_t)p, .size = size, .fd = fd});
+    if (rc != 0) {
+        munmap(p, size);
+        close(fd);
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
+    return p;
+}
+
+static int shm_free(void *addr, size_t size)
+{
+    xrec_t r;
+    bool known = xtable_remove(&shms, (uintptr_t)addr, &r);
+    int rc = 0;
+    if (munmap(addr, size) != 0)
+        rc = loci__fail(LOCI_EINVAL, "shm: munmap(%p, %zu): %s", addr, size, strerror(errno));
+    else
+        vm_unmapped(addr, size);
+    if (!known)
+        return loci__fail(LOCI_EINVAL, "shm: %p is no extent of the shm provider", addr);
+    close(r.fd);
+    return rc;
+}
+
+static int shm_move(void *addr, size_t size, const place_t *to)
+{
+    if (to->simulated || to->policy == PLACE_LOCAL)
+        return 0;
+    return vm_apply_policy(addr, size, to, MPOL_MF_MOVE | MPOL_MF_STRICT);
+}
+
+/* Shared memory keeps its pages after MADV_DONTNEED; MADV_REMOVE frees them. */
+static int shm_purge(void *addr, size_t size)
+{
+    if (madvise(addr, size, MADV_REMOVE) != 0)
+        return loci__fail(LOCI_EINVAL, "shm: madvise(REMOVE, %p, %zu): %s", addr, size, strerror(errno));
+    return 0;
+}
+
+static int shm_available(const place_t *place, uint64_t *bytes)
+{
+    if (place->simulated || place->policy == PLACE_LOCAL)
+        return LOCI_ENOTSUP;
+    return vm_nodes_free(place, bytes);
+}
+
+int provider_shm_fd(const void *addr, size_t *offset)
+{
+    xrec_t r;
+    if (!xtable_find(&shms, (uintptr_t)addr, &r, NULL, 0))
+        return LOCI_ENOENT;
+    if (offset)
+        *offset = (uintptr_t)addr - r.base;
+    return r.fd;
+}
+
+const provider_ops_t provider_shm = {
+    .name = "shm",
+    .alloc = shm_alloc,
+    .free = shm_free,
+    .move = shm_move,
+    .purge = shm_purge,
+    .flush = NULL,
+    .populate = vm_populate,
+    .available = shm_available,
+};

@@ -1,0 +1,331 @@
+/* Virtual-memory primitives shared by the providers (see vm.h). */
+#include "provider/vm.h"
+#include "units.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <numaif.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef MPOL_PREFERRED_MANY
+#define MPOL_PREFERRED_MANY 5
+#endif
+#ifndef MPOL_WEIGHTED_INTERLEAVE
+#define MPOL_WEIGHTED_INTERLEAVE 6
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+size_t vm_page_size(void)
+{
+    static atomic_size_t page;
+    size_t p = atomic_load_explicit(&page, memory_order_relaxed);
+    if (LOCI_UNLIKELY(p == 0)) {
+        long v = sysconf(_SC_PAGESIZE);
+        p = v > 0 ? (size_t)v : 4096;
+        atomic_store_explicit(&page, p, memory_order_relaxed);
+    }
+    return p;
+}
+
+/* Where the next aligned mapping is tried first: just below the last one
+ * (the kernel maps top-down), so that most aligned mappings take one mmap
+ * instead of an over-sized one and two trims. */
+static _Atomic uintptr_t map_hint;
+
+static void *map_at_hint(size_t size, size_t align, int fd, int flags)
+{
+    uintptr_t hint = atomic_load_explicit(&map_hint, memory_order_relaxed);
+    if (hint < size + align || hint - size < ((uintptr_t)1 << 32))
+        return MAP_FAILED;
+    uintptr_t want = (hint - size) & ~(uintptr_t)(align - 1);
+    void *p = fd < 0 ? mmap((void *)want, size, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0)
+                     : mmap((void *)want, size, PROT_READ | PROT_WRITE, flags | MAP_FIXED_NOREPLACE, fd, 0);
+    if (p == MAP_FAILED)
+        return MAP_FAILED;
+    if (p != (void *)want) { /* a kernel without MAP_FIXED_NOREPLACE placed it elsewhere */
+        munmap(p, size);
+        return MAP_FAILED;
+    }
+    atomic_store_explicit(&map_hint, want, memory_order_relaxed);
+    return p;
+}
+
+void vm_unmapped(void *addr, size_t size)
+{
+    /* The lowest mapping went: the next one can take its place. */
+    uintptr_t a = (uintptr_t)addr;
+    atomic_compare_exchange_strong(&map_hint, &a, (uintptr_t)addr + size);
+}
+
+void *vm_map_aligned(size_t size, size_t align, int fd, int flags)
+{
+    size_t page = vm_page_size();
+    if (align < page)
+        align = page;
+    if (align > page) {
+        int e = errno;
+        void *p = map_at_hint(size, align, fd, flags);
+        if (p != MAP_FAILED)
+            return p;
+        errno = e;
+    }
+    size_t span = size + align - page;
+    if (span < size) {
+        errno = ENOMEM;
+        return MAP_FAILED;
+    }
+    void *res;
+    if (fd < 0)
+        res = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    else /* reserve the span, then put the file at the aligned spot */
+        res = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (res == MAP_FAILED)
+        return MAP_FAILED;
+    uintptr_t start = (uintptr_t)res, aligned = (start + align - 1) & ~(uintptr_t)(align - 1);
+    uintptr_t end = start + span, aend = aligned + size;
+    if (fd >= 0) {
+        void *f = mmap((void *)aligned, size, PROT_READ | PROT_WRITE, flags | MAP_FIXED, fd, 0);
+        if (f == MAP_FAILED) {
+            int e = errno;
+            munmap(res, span);
+            errno = e;
+            return MAP_FAILED;
+        }
+    }
+    if (aligned > start)
+        munmap(res, aligned - start);
+    if (end > aend)
+        munmap((void *)aend, end - aend);
+    if (align > page)
+        atomic_store_explicit(&map_hint, aligned, memory_order_relaxed);
+    return (void *)aligned;
+}
+
+const char *vm_nodemask_str(const uint64_t *mask, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < PLACE_MAX_NODES && n + 1 < len;) {
+        if (!(mask[i / 64] >> (i % 64) & 1)) {
+            i++;
+            continue;
+        }
+        int j = i;
+        while (j + 1 < PLACE_MAX_NODES && (mask[(j + 1) / 64] >> ((j + 1) % 64) & 1))
+            j++;
+        int w = j > i ? snprintf(buf + n, len - n, "%s%d-%d", n ? "," : "", i, j)
+                      : snprintf(buf + n, len - n, "%s%d", n ? "," : "", i);
+        if (w < 0 || (size_t)w >= len - n)
+            break;
+        n += (size_t)w;
+        i = j + 1;
+    }
+    if (n == 0)
+        snprintf(buf, len, "(none)");
+    return buf;
+}
+
+/* Highest node in the mask, -1 if empty. */
+static int mask_last(const uint64_t *mask)
+{
+    for (int w = PLACE_MAX_NODES / 64 - 1; w >= 0; w--)
+        if (mask[w])
+            return w * 64 + 63 - __builtin_clzll(mask[w]);
+    return -1;
+}
+
+static int mask_first(const uint64_t *mask)
+{
+    for (int w = 0; w < PLACE_MAX_NODES / 64; w++)
+        if (mask[w])
+            return w * 64 + __builtin_ctzll(mask[w]);
+    return -1;
+}
+
+/* --- one-time probes for policies newer kernels have --------------------- */
+
+enum { PROBE_UNKNOWN = 0, PROBE_YES, PROBE_NO };
+
+/* Try `mode` on a scratch page with the nodes this process may use. */
+static bool probe_mode(int mode)
+{
+    unsigned long allowed[PLACE_MAX_NODES / (8 * sizeof(unsigned long))] = {0};
+    if (get_mempolicy(NULL, allowed, PLACE_MAX_NODES, NULL, MPOL_F_MEMS_ALLOWED) != 0)
+        allowed[0] = 1;
+    size_t page = vm_page_size();
+    void *p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return false;
+    bool ok = mbind(p, page, mode, allowed, PLACE_MAX_NODES + 1, 0) == 0;
+    munmap(p, page);
+    return ok;
+}
+
+static bool kernel_has(int mode)
+{
+    static atomic_int preferred_many, weighted;
+    atomic_int *slot = mode == MPOL_PREFERRED_MANY ? &preferred_many : &weighted;
+    int v = atomic_load_explicit(slot, memory_order_relaxed);
+    if (v == PROBE_UNKNOWN) {
+        v = probe_mode(mode) ? PROBE_YES : PROBE_NO;
+        atomic_store_explicit(slot, v, memory_order_relaxed);
+        if (v == PROBE_NO)
+            loci__log(LOCI_LOG_INFO, "kernel lacks %s; using %s instead",
+                      mode == MPOL_PREFERRED_MANY ? "MPOL_PREFERRED_MANY" : "MPOL_WEIGHTED_INTERLEAVE",
+                      mode == MPOL_PREFERRED_MANY ? "MPOL_PREFERRED (first node)" : "MPOL_INTERLEAVE");
+    }
+    return v == PROBE_YES;
+}
+
+int vm_kernel_mode(place_policy_t policy)
+{
+    switch (policy) {
+    case PLACE_BIND: return MPOL_BIND;
+    case PLACE_PREFERRED: return kernel_has(MPOL_PREFERRED_MANY) ? MPOL_PREFERRED_MANY : MPOL_PREFERRED;
+    case PLACE_INTERLEAVE: return MPOL_INTERLEAVE;
+    case PLACE_WEIGHTED_INTERLEAVE:
+        return kernel_has(MPOL_WEIGHTED_INTERLEAVE) ? MPOL_WEIGHTED_INTERLEAVE : MPOL_INTERLEAVE;
+    default: return MPOL_DEFAULT;
+    }
+}
+
+static const char *mode_name(int mode)
+{
+    switch (mode) {
+    case MPOL_BIND: return "MPOL_BIND";
+    case MPOL_PREFERRED: return "MPOL_PREFERRED";
+    case MPOL_PREFERRED_MANY: return "MPOL_PREFERRED_MANY";
+    case MPOL_INTERLEAVE: return "MPOL_INTERLEAVE";
+    case MPOL_WEIGHTED_INTERLEAVE: return "MPOL_WEIGHTED_INTERLEAVE";
+    default: return "MPOL_DEFAULT";
+    }
+}
+
+int vm_apply_policy(void *addr, size_t size, const place_t *place, unsigned mflags)
+{
+    if (place->simulated || place->policy == PLACE_LOCAL)
+        return 0;
+    int last = mask_last(place->nodemask);
+    char nodes[128];
+    if (last < 0)
+        return loci__fail(LOCI_EINVAL, "placement with an empty NUMA node mask");
+    int mode = vm_kernel_mode(place->policy);
+    unsigned long mask[PLACE_MAX_NODES / (8 * sizeof(unsigned long))];
+    memcpy(mask, place->nodemask, sizeof mask);
+    if (mode == MPOL_PREFERRED && place->policy == PLACE_PREFERRED) {
+        /* Old kernels prefer one node: the first one given. */
+        int first = mask_first(place->nodemask);
+        memset(mask, 0, sizeof mask);
+        mask[first / 64] = 1ul << (first % 64);
+        last = first;
+    }
+    /* maxnode counts one more than the highest node (the kernel's historic off-by-one). */
+    if (mbind(addr, size, mode, mask, (unsigned long)last + 2, mflags) == 0)
+        return 0;
+    int e = errno;
+    vm_nodemask_str(place->nodemask, nodes, sizeof nodes);
+    char sz[32];
+    units_format_size(size, sz, sizeof sz);
+    switch (e) {
+    case ENOMEM:
+        return loci__fail(LOCI_ENOMEM, "mbind(%s, nodes %s) of %s: out of memory", mode_name(mode), nodes, sz);
+    case EPERM:
+        return loci__fail(LOCI_EPERM, "mbind(%s, nodes %s) of %s: not permitted (moving pages of shared memory needs CAP_SYS_NICE)",
+                          mode_name(mode), nodes, sz);
+    case EIO:
+        return loci__fail(LOCI_EIO, "mbind(%s, nodes %s) of %s: some pages could not be moved (in use or locked elsewhere)",
+                          mode_name(mode), nodes, sz);
+    default:
+        return loci__fail(LOCI_EINVAL, "mbind(%s, nodes %s) of %s failed: %s (are the nodes online and allowed by the cpuset?)",
+                          mode_name(mode), nodes, sz, strerror(e));
+    }
+}
+
+int vm_pin(void *addr, size_t size)
+{
+    /* The raw syscall: sanitizers replace mlock() with a no-op. */
+    if (syscall(SYS_mlock, addr, size) == 0)
+        return 0;
+    int e = errno;
+    struct rlimit rl = {0, 0};
+    getrlimit(RLIMIT_MEMLOCK, &rl);
+    char sz[32], lim[32];
+    units_format_size(size, sz, sizeof sz);
+    if (rl.rlim_cur == RLIM_INFINITY)
+        snprintf(lim, sizeof lim, "unlimited");
+    else
+        units_format_size(rl.rlim_cur, lim, sizeof lim);
+    if (e == EPERM || e == ENOMEM || e == EAGAIN)
+        return loci__fail(e == EPERM ? LOCI_EPERM : LOCI_ENOMEM,
+                          "pinned: mlock of %s failed (%s); RLIMIT_MEMLOCK is %s: raise it (ulimit -l, "
+                          "limits.conf memlock) or drop the `pinned` trait",
+                          sz, strerror(e), lim);
+    return loci__fail(LOCI_EINVAL, "pinned: mlock of %s failed: %s", sz, strerror(e));
+}
+
+int vm_populate(void *addr, size_t size)
+{
+    static atomic_int unsupported;
+    if (atomic_load_explicit(&unsupported, memory_order_relaxed))
+        return 0;
+    if (madvise(addr, size, MADV_POPULATE_WRITE) == 0)
+        return 0;
+    int e = errno;
+    if (e == EINVAL) { /* kernel before 5.14: pages come on first touch */
+        atomic_store_explicit(&unsupported, 1, memory_order_relaxed);
+        return 0;
+    }
+    char sz[32];
+    units_format_size(size, sz, sizeof sz);
+    if (e == ENOMEM || e == EFAULT || e == EHWPOISON)
+        return loci__fail(LOCI_ENOMEM, "populating %s of bound memory failed: the nodes are out of memory", sz);
+    return loci__fail(LOCI_EIO, "populating %s failed: %s", sz, strerror(e));
+}
+
+/* MemFree of one node from /sys/devices/system/node/nodeN/meminfo. */
+static int node_free(int node, uint64_t *bytes)
+{
+    char path[96], buf[4096];
+    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/meminfo", node);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return LOCI_ENOTSUP;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return LOCI_ENOTSUP;
+    buf[n] = '\0';
+    const char *m = strstr(buf, "MemFree:");
+    if (!m)
+        return LOCI_ENOTSUP;
+    *bytes = strtoull(m + 8, NULL, 10) * 1024;
+    return 0;
+}
+
+int vm_nodes_free(const place_t *place, uint64_t *bytes)
+{
+    uint64_t sum = 0;
+    int last = mask_last(place->nodemask);
+    if (last < 0)
+        return LOCI_ENOTSUP;
+    for (int i = 0; i <= last; i++) {
+        if (!(place->nodemask[i / 64] >> (i % 64) & 1))
+            continue;
+        uint64_t f;
+        if (node_free(i, &f) != 0)
+            return LOCI_ENOTSUP;
+        sum += f;
+    }
+    *bytes = sum;
+    return 0;
+}

@@ -1,0 +1,48 @@
+/*
+ * Virtual-memory primitives shared by the providers: aligned mappings, NUMA
+ * policy (mbind with one-time kernel probes), pinning, population, node free
+ * memory. Only providers include this; the pool never makes kernel calls.
+ */
+#ifndef LOCI_PROVIDER_VM_H
+#define LOCI_PROVIDER_VM_H
+
+#include "provider/provider.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** The system page size (cached). */
+size_t vm_page_size(void);
+
+/** Map `size` bytes aligned to `align` (power of two): anonymous private
+ *  memory when fd < 0, else `fd` from offset 0 with `flags` (MAP_SHARED...).
+ *  Over-maps and trims. Returns MAP_FAILED with errno set. */
+void *vm_map_aligned(size_t size, size_t align, int fd, int flags);
+
+/** Tell vm_map_aligned that [addr, addr+size) was unmapped (its space may
+ *  be reused by the next aligned mapping). */
+void vm_unmapped(void *addr, size_t size);
+
+/** Apply place->policy to [addr, addr+size) with mbind; `mflags` are
+ *  MPOL_MF_* flags (0 when mapping, MOVE|STRICT when moving). No-op for
+ *  PLACE_LOCAL and simulated places. 0 or LOCI_E* with loci__fail. */
+int vm_apply_policy(void *addr, size_t size, const place_t *place, unsigned mflags);
+
+/** mlock the range; on failure the message names RLIMIT_MEMLOCK. */
+int vm_pin(void *addr, size_t size);
+
+/** Fault the range in for writing (MADV_POPULATE_WRITE). 0 when the kernel
+ *  lacks it (nothing to do then), LOCI_ENOMEM when the memory is not there. */
+int vm_populate(void *addr, size_t size);
+
+/** Sum of MemFree over the nodes in place->nodemask, from sysfs. */
+int vm_nodes_free(const place_t *place, uint64_t *bytes);
+
+/** "0,2-3" for a node mask, into buf. Returns buf. */
+const char *vm_nodemask_str(const uint64_t *mask, char *buf, size_t len);
+
+/** Which policy the kernel really got for `policy` (after probing), for tests
+ *  and diagnostics: an MPOL_* mode. */
+int vm_kernel_mode(place_policy_t policy);
+
+#endif

@@ -1,0 +1,428 @@
+/* Providers on this machine: NUMA policies as the kernel reports them,
+ * move and purge, pinning, file tiers (0600 files that go away, refused
+ * directories, ENOSPC), shm memfds mapped a second time, provider_for. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "provider/provider.h"
+#include "provider/vm.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <numaif.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef MPOL_PREFERRED_MANY
+#define MPOL_PREFERRED_MANY 5
+#endif
+
+#define MB (1u << 20)
+
+static struct loci_target node0;
+
+static int setup(void **state)
+{
+    memset(&node0, 0, sizeof node0);
+    strcpy(node0.name, "dram0");
+    node0.numa_node = 0;
+    return 0;
+}
+
+static place_t place(place_policy_t policy)
+{
+    place_t p;
+    memset(&p, 0, sizeof p);
+    p.policy = policy;
+    p.target = &node0;
+    place_add_node(&p, 0);
+    return p;
+}
+
+static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+
+/* Policy of the mapping at p, as the kernel has it. */
+static int policy_at(void *p, unsigned long *mask)
+{
+    int mode = -1;
+    unsigned long m[PLACE_MAX_NODES / (8 * sizeof(unsigned long))] = {0};
+    assert_int_equal(get_mempolicy(&mode, m, PLACE_MAX_NODES + 1, p, MPOL_F_ADDR), 0);
+    if (mask)
+        *mask = m[0];
+    return mode;
+}
+
+/* move_pages(NULL nodes): each page's node in status; all must be on node 0. */
+static void assert_pages_on_node0(void *p, size_t len)
+{
+    size_t n = len / page_size();
+    void **pages = malloc(n * sizeof *pages);
+    int *status = malloc(n * sizeof *status);
+    for (size_t i = 0; i < n; i++)
+        pages[i] = (char *)p + i * page_size();
+    assert_int_equal(move_pages(0, n, pages, NULL, status, 0), 0);
+    for (size_t i = 0; i < n; i++)
+        if (status[i] != 0)
+            fail_msg("page %zu of %p: status %d", i, p, status[i]);
+    free(pages);
+    free(status);
+}
+
+static size_t resident_pages(void *p, size_t len)
+{
+    size_t n = len / page_size(), r = 0;
+    unsigned char *vec = malloc(n);
+    assert_int_equal(mincore(p, len, vec), 0);
+    for (size_t i = 0; i < n; i++)
+        r += vec[i] & 1;
+    free(vec);
+    return r;
+}
+
+/* ------------------------------------------------------------------ numa -- */
+
+static void numa_policies(void **state)
+{
+    struct {
+        place_policy_t policy;
+        int mode;
+    } cases[] = {
+        {PLACE_LOCAL, MPOL_DEFAULT},
+        {PLACE_BIND, MPOL_BIND},
+        {PLACE_PREFERRED, vm_kernel_mode(PLACE_PREFERRED)},
+        {PLACE_INTERLEAVE, MPOL_INTERLEAVE},
+        {PLACE_WEIGHTED_INTERLEAVE, vm_kernel_mode(PLACE_WEIGHTED_INTERLEAVE)},
+    };
+    /* this kernel (>= 5.15) has MPOL_PREFERRED_MANY: the probe must find it */
+    assert_true(cases[2].mode == MPOL_PREFERRED_MANY || cases[2].mode == MPOL_PREFERRED);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        place_t pl = place(cases[i].policy);
+        size_t align = i % 2 ? 2 * MB : page_size();
+        char *p = provider_numa.alloc(&pl, 4 * MB, align);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % align, 0);
+        for (size_t j = 0; j < 4 * MB; j++)
+            if (p[j])
+                fail_msg("fresh numa memory not zero");
+        memset(p, 1, 4 * MB);
+        unsigned long mask;
+        int mode = policy_at(p + MB, &mask);
+        assert_int_equal(mode, cases[i].mode);
+        if (mode != MPOL_DEFAULT)
+            assert_int_equal(mask & 1, 1);
+        assert_pages_on_node0(p, 4 * MB);
+        assert_int_equal(provider_numa.free(p, 4 * MB), 0);
+    }
+}
+
+static void numa_simulated_places_nothing(void **state)
+{
+    place_t pl = place(PLACE_BIND);
+    pl.simulated = true;
+    place_add_node(&pl, 7); /* a node this machine does not have */
+    char *p = provider_numa.alloc(&pl, MB, page_size());
+    assert_non_null(p);
+    assert_int_equal(policy_at(p, NULL), MPOL_DEFAULT);
+    assert_int_equal(provider_numa.move(p, MB, &pl), 0);
+    provider_numa.free(p, MB);
+}
+
+static void numa_bad_node_refused(void **state)
+{
+    place_t pl = place(PLACE_BIND);
+    memset(pl.nodemask, 0, sizeof pl.nodemask);
+    place_add_node(&pl, 900); /* no such node */
+    errno = 0;
+    assert_null(provider_numa.alloc(&pl, MB, page_size()));
+    assert_non_null(strstr(loci_last_error(), "mbind"));
+    assert_non_null(strstr(loci_last_error(), "900"));
+    memset(pl.nodemask, 0, sizeof pl.nodemask);
+    assert_null(provider_numa.alloc(&pl, MB, page_size()));
+    assert_non_null(strstr(loci_last_error(), "empty"));
+}
+
+static void numa_move_and_purge(void **state)
+{
+    place_t local = place(PLACE_LOCAL), bind = place(PLACE_BIND);
+    char *p = provider_numa.alloc(&local, 2 * MB, page_size());
+    memset(p, 0x42, 2 * MB);
+    assert_int_equal(provider_numa.move(p, 2 * MB, &bind), 0);
+    assert_int_equal(policy_at(p, NULL), MPOL_BIND);
+    assert_pages_on_node0(p, 2 * MB);
+    assert_int_equal(p[MB], 0x42); /* same addresses, same bytes */
+    assert_int_equal(resident_pages(p, 2 * MB), 2 * MB / page_size());
+    assert_int_equal(provider_numa.purge(p, 2 * MB), 0);
+    assert_int_equal(resident_pages(p, 2 * MB), 0);
+    assert_int_equal(policy_at(p, NULL), MPOL_BIND); /* the policy stays */
+    assert_int_equal(p[12345], 0);
+    assert_int_equal(vm_populate(p, 2 * MB), 0);
+    assert_int_equal(resident_pages(p, 2 * MB), 2 * MB / page_size());
+    assert_int_equal(provider_numa.move(p, 2 * MB, &local), 0);
+    provider_numa.free(p, 2 * MB);
+}
+
+static void numa_available(void **state)
+{
+    place_t bind = place(PLACE_BIND), local = place(PLACE_LOCAL);
+    uint64_t free_bytes = 0;
+    assert_int_equal(provider_numa.available(&bind, &free_bytes), 0);
+    assert_true(free_bytes > 16 * MB);
+    assert_int_equal(provider_numa.available(&local, &free_bytes), LOCI_ENOTSUP);
+}
+
+static void numa_pinned(void **state)
+{
+    place_t pl = place(PLACE_BIND);
+    pl.pinned = true;
+    char *p = provider_numa.alloc(&pl, MB, page_size());
+    if (!p) /* no privilege here: the message must say what to change */
+        assert_non_null(strstr(loci_last_error(), "RLIMIT_MEMLOCK"));
+    else {
+        assert_int_equal(resident_pages(p, MB), MB / page_size()); /* locked = faulted in */
+        provider_numa.free(p, MB);
+    }
+}
+
+/* In a child without CAP_IPC_LOCK and with RLIMIT_MEMLOCK at 0, pinning fails
+ * with a message naming the limit. */
+static void numa_pinned_refused(void **state)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+        struct __user_cap_data_struct data[2];
+        if (syscall(SYS_capget, &hdr, data) == 0) {
+            data[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+            syscall(SYS_capset, &hdr, data);
+        }
+        struct rlimit rl = {0, 0};
+        setrlimit(RLIMIT_MEMLOCK, &rl);
+        place_t pl = place(PLACE_LOCAL);
+        pl.pinned = true;
+        void *p = provider_numa.alloc(&pl, MB, page_size());
+        _exit(p == NULL && strstr(loci_last_error(), "RLIMIT_MEMLOCK") ? 0 : 1);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* ------------------------------------------------------------------ file -- */
+
+static char tier[256];
+static struct loci_target ssd;
+
+static place_t file_place(const char *dir)
+{
+    place_t p;
+    memset(&p, 0, sizeof p);
+    memset(&ssd, 0, sizeof ssd);
+    strcpy(ssd.name, "ssd0");
+    ssd.numa_node = -1;
+    ssd.kind = KIND_SSD;
+    ssd.path = (char *)dir;
+    p.target = &ssd;
+    return p;
+}
+
+static int count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static void make_tier(void)
+{
+    snprintf(tier, sizeof tier, "/tmp/loci-tier-XXXXXX");
+    assert_non_null(mkdtemp(tier));
+}
+
+static void file_extents_are_private_files(void **state)
+{
+    make_tier();
+    place_t pl = file_place(tier);
+    char *p = provider_file.alloc(&pl, 2 * MB, 2 * MB);
+    assert_non_null(p);
+    assert_int_equal((uintptr_t)p % (2 * MB), 0);
+    char path[4096];
+    size_t off = 1;
+    assert_int_equal(provider_file_path(p + 5000, path, sizeof path, &off), 0);
+    assert_int_equal(off, 5000);
+    assert_non_null(strstr(path, "/loci-"));
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(st.st_size, 2 * MB);
+    assert_true((size_t)st.st_blocks * 512 >= 2 * MB); /* space reserved */
+    assert_int_equal(p[100], 0);
+    strcpy(p + MB, "durable bytes");
+    assert_int_equal(provider_file.flush(p, 2 * MB), 0);
+    int fd = open(path, O_RDONLY);
+    char buf[16] = {0};
+    assert_int_equal(pread(fd, buf, 13, MB), 13);
+    close(fd);
+    assert_string_equal(buf, "durable bytes");
+    /* purge: pages and blocks dropped, file kept, contents zero */
+    assert_int_equal(provider_file.purge(p + MB, MB), 0);
+    assert_int_equal(p[MB], 0);
+    assert_int_equal(access(path, F_OK), 0);
+    char *q = provider_file.alloc(&pl, MB, page_size());
+    assert_int_equal(count_files(tier), 2);
+    assert_int_equal(provider_file.free(p, 2 * MB), 0);
+    assert_int_equal(access(path, F_OK), -1); /* gone with the extent */
+    assert_int_equal(provider_file.free(q, MB), 0);
+    assert_int_equal(count_files(tier), 0);
+    uint64_t avail = 0;
+    assert_int_equal(provider_file.available(&pl, &avail), 0);
+    assert_true(avail > 0);
+    assert_int_equal(rmdir(tier), 0);
+}
+
+static void file_refuses_unsafe_dirs(void **state)
+{
+    make_tier();
+    char link[300], plain[300], missing[300];
+    snprintf(link, sizeof link, "%s-link", tier);
+    snprintf(plain, sizeof plain, "%s/file", tier);
+    snprintf(missing, sizeof missing, "%s/missing", tier);
+    assert_int_equal(symlink(tier, link), 0);
+    close(open(plain, O_CREAT | O_WRONLY, 0600));
+
+    place_t pl = file_place(link);
+    errno = 0;
+    assert_null(provider_file.alloc(&pl, MB, page_size()));
+    assert_non_null(strstr(loci_last_error(), "symbolic link"));
+    assert_int_equal(errno, EPERM);
+
+    pl = file_place(plain);
+    assert_null(provider_file.alloc(&pl, MB, page_size()));
+    assert_non_null(strstr(loci_last_error(), "not a directory"));
+
+    pl = file_place(missing);
+    assert_null(provider_file.alloc(&pl, MB, page_size()));
+    assert_non_null(strstr(loci_last_error(), "does not exist"));
+
+    assert_int_equal(chmod(tier, 0777), 0);
+    pl = file_place(tier);
+    assert_null(provider_file.alloc(&pl, MB, page_size()));
+    assert_non_null(strstr(loci_last_error(), "writable by others"));
+    assert_int_equal(chmod(tier, 0700), 0);
+
+    if (geteuid() == 0) { /* root can give the directory away */
+        assert_int_equal(chown(tier, 12345, 12345), 0);
+        assert_null(provider_file.alloc(&pl, MB, page_size()));
+        assert_non_null(strstr(loci_last_error(), "owned by uid 12345"));
+        assert_int_equal(chown(tier, 0, 0), 0);
+    }
+    assert_int_equal(count_files(tier), 1); /* nothing created on refusal */
+    unlink(plain);
+    unlink(link);
+    rmdir(tier);
+}
+
+static void file_enospc_names_dir_and_size(void **state)
+{
+    char dir[] = "/dev/shm/loci-tier-XXXXXX"; /* tmpfs: a size limit answers at once */
+    if (!mkdtemp(dir))
+        skip();
+    place_t pl = file_place(dir);
+    errno = 0;
+    void *p = provider_file.alloc(&pl, (size_t)1 << 44, page_size()); /* 16 TiB */
+    assert_null(p);
+    assert_int_equal(errno, ENOSPC);
+    assert_non_null(strstr(loci_last_error(), dir));
+    assert_non_null(strstr(loci_last_error(), "16.0 TiB"));
+    assert_int_equal(count_files(dir), 0);
+    rmdir(dir);
+}
+
+/* ------------------------------------------------------------------- shm -- */
+
+static void shm_maps_again_through_proc(void **state)
+{
+    place_t pl = place(PLACE_BIND);
+    pl.shared = true;
+    char *p = provider_shm.alloc(&pl, 2 * MB, page_size());
+    assert_non_null(p);
+    assert_int_equal(policy_at(p, NULL), MPOL_BIND);
+    size_t off = 0;
+    int fd = provider_shm_fd(p + 4096, &off);
+    assert_true(fd >= 0);
+    assert_int_equal(off, 4096);
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    int fd2 = open(proc, O_RDWR);
+    assert_true(fd2 >= 0);
+    char *q = mmap(NULL, 2 * MB, PROT_READ | PROT_WRITE, MAP_SHARED, fd2, 0);
+    assert_true(q != MAP_FAILED);
+    close(fd2);
+    memset(p, 0, 2 * MB); /* fault every page in, under the bind policy */
+    strcpy(p + 1000, "from the first mapping");
+    assert_string_equal(q + 1000, "from the first mapping");
+    strcpy(q + MB, "and back");
+    assert_string_equal(p + MB, "and back");
+    assert_pages_on_node0(p, 2 * MB);
+    assert_int_equal(provider_shm.purge(p, 2 * MB), 0);
+    assert_int_equal(q[1000], 0); /* purged for every mapping */
+    munmap(q, 2 * MB);
+    assert_int_equal(provider_shm.free(p, 2 * MB), 0);
+    assert_int_equal(provider_shm_fd(p, NULL), LOCI_ENOENT);
+}
+
+static void providers_for_targets(void **state)
+{
+    struct loci_target t;
+    memset(&t, 0, sizeof t);
+    t.numa_node = 3;
+    assert_ptr_equal(provider_for(&t, false), &provider_numa);
+    assert_ptr_equal(provider_for(&t, true), &provider_shm);
+    t.path = "/tmp";
+    t.numa_node = -1;
+    assert_ptr_equal(provider_for(&t, false), &provider_file);
+    assert_ptr_equal(provider_for(&t, true), &provider_file);
+    t.path = NULL; /* a GPU: not served by these providers */
+    assert_null(provider_for(&t, false));
+    assert_null(provider_for(NULL, false));
+    assert_non_null(provider_numa.move);
+    assert_null(provider_file.move);
+    assert_null(provider_numa.flush);
+    assert_non_null(provider_file.flush);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(numa_policies),
+        cmocka_unit_test(numa_simulated_places_nothing),
+        cmocka_unit_test(numa_bad_node_refused),
+        cmocka_unit_test(numa_move_and_purge),
+        cmocka_unit_test(numa_available),
+        cmocka_unit_test(numa_pinned),
+        cmocka_unit_test(numa_pinned_refused),
+        cmocka_unit_test(file_extents_are_private_files),
+        cmocka_unit_test(file_refuses_unsafe_dirs),
+        cmocka_unit_test(file_enospc_names_dir_and_size),
+        cmocka_unit_test(shm_maps_again_through_proc),
+        cmocka_unit_test(providers_for_targets),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
