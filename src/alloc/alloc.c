@@ -28,6 +28,8 @@ __attribute__((noinline)) static void *alloc_slow(loci_allocator_t *a, int how, 
 {
     if (errno != ENOMEM)
         return NULL;
+    char reason[512]; /* why the best target said no: kept for the final message */
+    snprintf(reason, sizeof reason, "%s", loci_last_error());
     const resolution_t *r = &a->res;
     switch (r->fallback) {
     case FALLBACK_NEXT:
@@ -50,7 +52,7 @@ __attribute__((noinline)) static void *alloc_slow(loci_allocator_t *a, int how, 
     }
     case FALLBACK_ABORT:
         fprintf(stderr, "loci: intent \"%s\": cannot allocate %zu bytes: %s (fallback=abort)\n", a->intent,
-                size, loci_last_error());
+                size, reason);
         abort();
     case FALLBACK_NULL:
         break;
@@ -61,10 +63,10 @@ __attribute__((noinline)) static void *alloc_slow(loci_allocator_t *a, int how, 
         snprintf(candidates + used, sizeof candidates - used, "%s%s", i ? ", " : "", r->candidates[i]->name);
     }
     return loci__fail_null(LOCI_ENOMEM,
-                           "intent \"%s\": no room for %zu bytes on %s (fallback=%s); free memory there, "
-                           "or allow other targets (fallback=next/default, fewer constraints)",
+                           "intent \"%s\": no room for %zu bytes on %s (fallback=%s): %s",
                            a->intent, size, candidates,
-                           r->fallback == FALLBACK_NULL ? "null" : r->fallback == FALLBACK_DEFAULT ? "default" : "next");
+                           r->fallback == FALLBACK_NULL ? "null" : r->fallback == FALLBACK_DEFAULT ? "default" : "next",
+                           reason);
 }
 
 static void *alloc_with(loci_allocator_t *a, int how, size_t align, size_t n, size_t size)

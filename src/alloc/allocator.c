@@ -7,6 +7,7 @@
  */
 #include "alloc/allocator.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,8 +105,11 @@ pool_heap_t *allocator_heap(loci_allocator_t *a, int i)
 static loci_allocator_t *make(const intent_t *in, int initiator)
 {
     resolution_t res;
-    if (intent_resolve(in, &res) != 0)
+    int rc = intent_resolve(in, &res);
+    if (rc != 0) {
+        errno = loci__errno_of(rc);
         return NULL;
+    }
     loci_allocator_t *a = calloc(1, sizeof *a);
     if (!a)
         return loci__fail_null(LOCI_ENOMEM, "out of memory creating an allocator");
@@ -140,8 +144,10 @@ loci_allocator_t *allocator_get(const char *text)
         return a;
 
     intent_t in;
-    if (intent_parse(text, &in) != 0)
+    if (intent_parse(text, &in) != 0) {
+        errno = EINVAL;
         return NULL;
+    }
     pthread_rwlock_wrlock(&cache_lock);
     a = find_canonical(in.canonical, initiator);
     if (!a && (a = make(&in, initiator))) {
