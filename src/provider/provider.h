@@ -91,6 +91,10 @@ extern const provider_ops_t provider_shm;
  *  shm for shareable NUMA memory, file for file tiers). NULL if none can. */
 const provider_ops_t *provider_for(const struct loci_target *t, bool shared);
 
+/** Apply `place` as the calling task's memory policy (set_mempolicy): what
+ *  `loci run` does before exec. LOCI_ENOTSUP for simulated places. */
+int provider_set_task_policy(const place_t *place);
+
 /** The memfd behind an shm extent containing `addr`, and the offset of `addr`
  *  in it: another process maps it through /proc/<pid>/fd/<fd> or an fd passed
  *  over a socket. The fd stays owned by loci (do not close it) and lives until

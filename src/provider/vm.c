@@ -211,26 +211,38 @@ static const char *mode_name(int mode)
     }
 }
 
-int vm_apply_policy(void *addr, size_t size, const place_t *place, unsigned mflags)
+int vm_kernel_policy(const place_t *place, int *mode, unsigned long *mask, unsigned long *maxnode)
 {
-    if (place->simulated || place->policy == PLACE_LOCAL)
-        return 0;
     int last = mask_last(place->nodemask);
-    char nodes[128];
     if (last < 0)
         return loci__fail(LOCI_EINVAL, "placement with an empty NUMA node mask");
-    int mode = vm_kernel_mode(place->policy);
-    unsigned long mask[PLACE_MAX_NODES / (8 * sizeof(unsigned long))];
-    memcpy(mask, place->nodemask, sizeof mask);
-    if (mode == MPOL_PREFERRED && place->policy == PLACE_PREFERRED) {
+    *mode = vm_kernel_mode(place->policy);
+    memcpy(mask, place->nodemask, VM_MASK_LONGS * sizeof *mask);
+    if (*mode == MPOL_PREFERRED && place->policy == PLACE_PREFERRED) {
         /* Old kernels prefer one node: the first one given. */
         int first = mask_first(place->nodemask);
-        memset(mask, 0, sizeof mask);
+        memset(mask, 0, VM_MASK_LONGS * sizeof *mask);
         mask[first / 64] = 1ul << (first % 64);
         last = first;
     }
     /* maxnode counts one more than the highest node (the kernel's historic off-by-one). */
-    if (mbind(addr, size, mode, mask, (unsigned long)last + 2, mflags) == 0)
+    *maxnode = (unsigned long)last + 2;
+    return 0;
+}
+
+const char *vm_mode_name(int mode) { return mode_name(mode); }
+
+int vm_apply_policy(void *addr, size_t size, const place_t *place, unsigned mflags)
+{
+    if (place->simulated || place->policy == PLACE_LOCAL)
+        return 0;
+    int mode;
+    unsigned long mask[VM_MASK_LONGS], maxnode;
+    char nodes[128];
+    int rc = vm_kernel_policy(place, &mode, mask, &maxnode);
+    if (rc)
+        return rc;
+    if (mbind(addr, size, mode, mask, maxnode, mflags) == 0)
         return 0;
     int e = errno;
     vm_nodemask_str(place->nodemask, nodes, sizeof nodes);

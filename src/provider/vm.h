@@ -28,6 +28,15 @@ void vm_unmapped(void *addr, size_t size);
  *  PLACE_LOCAL and simulated places. 0 or LOCI_E* with loci__fail. */
 int vm_apply_policy(void *addr, size_t size, const place_t *place, unsigned mflags);
 
+#define VM_MASK_LONGS (PLACE_MAX_NODES / (8 * sizeof(unsigned long)))
+
+/** The MPOL_* mode, node mask (VM_MASK_LONGS longs) and maxnode argument the
+ *  kernel gets for `place` (probed once: PREFERRED_MANY, WEIGHTED_INTERLEAVE). */
+int vm_kernel_policy(const place_t *place, int *mode, unsigned long *mask, unsigned long *maxnode);
+
+/** "MPOL_BIND"... for messages. */
+const char *vm_mode_name(int mode);
+
 /** mlock the range; on failure the message names RLIMIT_MEMLOCK. */
 int vm_pin(void *addr, size_t size);
 

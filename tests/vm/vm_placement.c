@@ -9,6 +9,9 @@
  *                                    a request of the same size as "bandwidth=high" falls back to
  *                                    its next candidate, NEXT_NODE (smaller ones may still fit)
  *
+ *   vm_placement malloc NODE         64 MiB from plain malloc land on NODE: what `loci run`
+ *                                    promises for a program that knows nothing of loci
+ *
  * The process runs on CPU 0 (initiator node 0) so that "near=pe" and rankings are seen from
  * node 0 on every topology. Exit 0 ok, 1 a check failed, 2 setup error.
  */
@@ -111,12 +114,20 @@ int main(int argc, char **argv)
         return 2;
     }
     int rc;
-    if (argc == 4 && strcmp(argv[1], "place") == 0)
+    if (argc == 3 && strcmp(argv[1], "malloc") == 0) {
+        size_t size = 64 << 20;
+        char *p = malloc(size);
+        memset(p, 1, size);
+        rc = !pages_on_node("malloc under loci run", p, size, atoi(argv[2]));
+        if (!rc)
+            printf("ok   64 MiB of malloc on node %s\n", argv[2]);
+        free(p);
+    } else if (argc == 4 && strcmp(argv[1], "place") == 0)
         rc = place(argv[2], atoi(argv[3]));
     else if (argc == 4 && strcmp(argv[1], "fill") == 0)
         rc = fill(atoi(argv[2]), atoi(argv[3]));
     else {
-        fprintf(stderr, "usage: vm_placement place INTENT NODE | fill HBM_NODE NEXT_NODE\n");
+        fprintf(stderr, "usage: vm_placement place INTENT NODE | fill HBM_NODE NEXT_NODE | malloc NODE\n");
         return 2;
     }
     loci_fini();

@@ -13,6 +13,7 @@ static const struct {
 } commands[] = {
     {"info", cmd_info, "list this machine's memory targets [--json] [--from NODE]"},
     {"resolve", cmd_resolve, "rank this machine's targets for an intent \"<intent>\" [--json] [--from NODE]"},
+    {"run", cmd_run, "run a command with its memory placed by intent --intent \"<intent>\" -- cmd args..."},
     {"bench", cmd_bench, "measure bandwidth and latency of each target [--target NAME] [--save FILE]"},
 };
 
