@@ -1,7 +1,7 @@
 /*
  * The allocation functions of loci.h. The fast path is one call into the
  * pool on the allocator's best heap; everything else (a full target, the
- * intent's fallback) is in alloc_slow().
+ * intent's fallback) is in allocator_on_fail(), which the pool calls.
  */
 #include "alloc/allocator.h"
 
@@ -10,32 +10,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { PLAIN, ZEROED, ALIGNED };
-
-static void *heap_alloc(pool_heap_t *h, int how, size_t align, size_t n, size_t size)
+static void *heap_alloc(pool_heap_t *h, const pool_request_t *req)
 {
-    switch (how) {
-    case ZEROED: return pool_calloc(h, n, size);
-    case ALIGNED: return pool_aligned_alloc(h, align, size);
-    default: return pool_alloc(h, size);
+    switch (req->kind) {
+    case POOL_REQ_CALLOC: return pool_calloc(h, req->n, req->size);
+    case POOL_REQ_ALIGNED: return pool_aligned_alloc(h, req->align, req->size);
+    default: return pool_alloc(h, req->size);
     }
 }
 
-/* The best target was full (or its heap could not be made): apply the
- * intent's fallback. Errors other than "full" are returned as they are. */
-__attribute__((noinline)) static void *alloc_slow(loci_allocator_t *a, int how, size_t align, size_t n,
-                                                  size_t size)
+/* The pool calls this when an allocator's best heap cannot serve a request
+ * (installed by allocator_heap on candidate 0): apply the intent's fallback.
+ * Errors other than "full" are returned as they are. */
+void *allocator_on_fail(pool_heap_t *primary, const pool_request_t *req)
 {
     if (errno != ENOMEM)
         return NULL;
+    loci_allocator_t *a = pool_heap_owner(primary);
     char reason[512]; /* why the best target said no: kept for the final message */
     snprintf(reason, sizeof reason, "%s", loci_last_error());
     const resolution_t *r = &a->res;
+    size_t size = req->size * req->n;
     switch (r->fallback) {
     case FALLBACK_NEXT:
         for (int i = 1; i < r->ncandidates; i++) {
             pool_heap_t *h = allocator_heap(a, i);
-            void *p = h ? heap_alloc(h, how, align, n, size) : NULL;
+            void *p = h ? heap_alloc(h, req) : NULL;
             if (p) {
                 loci__log(LOCI_LOG_INFO, "intent \"%s\": %s full, placed %zu bytes on %s", a->intent,
                           r->candidates[0]->name, size, r->candidates[i]->name);
@@ -45,7 +45,7 @@ __attribute__((noinline)) static void *alloc_slow(loci_allocator_t *a, int how, 
         break;
     case FALLBACK_DEFAULT: {
         loci_allocator_t *local = allocator_get("");
-        void *p = local && local != a ? heap_alloc(local->primary, how, align, n, size) : NULL;
+        void *p = local && local != a ? heap_alloc(local->primary, req) : NULL;
         if (p)
             return p;
         break;
@@ -62,29 +62,32 @@ __attribute__((noinline)) static void *alloc_slow(loci_allocator_t *a, int how, 
         size_t used = strlen(candidates);
         snprintf(candidates + used, sizeof candidates - used, "%s%s", i ? ", " : "", r->candidates[i]->name);
     }
-    return loci__fail_null(LOCI_ENOMEM,
-                           "intent \"%s\": no room for %zu bytes on %s (fallback=%s): %s",
+    return loci__fail_null(LOCI_ENOMEM, "intent \"%s\": no room for %zu bytes on %s (fallback=%s): %s",
                            a->intent, size, candidates,
-                           r->fallback == FALLBACK_NULL ? "null" : r->fallback == FALLBACK_DEFAULT ? "default" : "next",
+                           r->fallback == FALLBACK_NULL      ? "null"
+                           : r->fallback == FALLBACK_DEFAULT ? "default"
+                                                             : "next",
                            reason);
 }
 
-static void *alloc_with(loci_allocator_t *a, int how, size_t align, size_t n, size_t size)
+static void *no_allocator(void)
 {
-    if (LOCI_UNLIKELY(!a))
-        return loci__fail_null(LOCI_EINVAL, "NULL allocator; create one with loci_allocator_create(intent)");
-    void *p = heap_alloc(a->primary, how, align, n, size);
-    return LOCI_LIKELY(p != NULL) ? p : alloc_slow(a, how, align, n, size);
+    return loci__fail_null(LOCI_EINVAL, "NULL allocator; create one with loci_allocator_create(intent)");
 }
 
-void *loci_alloc(loci_allocator_t *a, size_t size) { return alloc_with(a, PLAIN, 0, 0, size); }
+/* Fast paths: one call into the pool on the best heap; a full target comes
+ * back through allocator_on_fail. */
+void *loci_alloc(loci_allocator_t *a, size_t size)
+{
+    return LOCI_LIKELY(a != NULL) ? pool_alloc(a->primary, size) : no_allocator();
+}
 
 void *loci_calloc(loci_allocator_t *a, size_t n, size_t size)
 {
     size_t total;
     if (__builtin_mul_overflow(n, size, &total))
         return loci__fail_null(LOCI_ENOMEM, "loci_calloc(%zu, %zu): the size overflows", n, size);
-    return alloc_with(a, ZEROED, 0, n, size);
+    return a ? pool_calloc(a->primary, n, size) : no_allocator();
 }
 
 void *loci_aligned_alloc(loci_allocator_t *a, size_t alignment, size_t size)
@@ -92,7 +95,7 @@ void *loci_aligned_alloc(loci_allocator_t *a, size_t alignment, size_t size)
     if (alignment == 0 || (alignment & (alignment - 1)))
         return loci__fail_null(LOCI_EINVAL, "alignment %zu is not a power of two (e.g. 64, 4096, 2097152)",
                                alignment);
-    return alloc_with(a, ALIGNED, alignment, 0, size);
+    return a ? pool_aligned_alloc(a->primary, alignment, size) : no_allocator();
 }
 
 void *loci_realloc(void *ptr, size_t size)

@@ -95,8 +95,11 @@ pool_heap_t *allocator_heap(loci_allocator_t *a, int i)
         if (!ops)
             loci__fail(LOCI_ENOTSUP, "no provider can place memory on %s%s", place.target->name,
                        place.shared ? " shareably" : "");
-        else if ((h = pool_heap_create(ops, &place, a)))
+        else if ((h = pool_heap_create(ops, &place, a))) {
+            if (i == 0)
+                pool_heap_set_on_fail(h, allocator_on_fail);
             atomic_store_explicit(&a->heaps[i], h, memory_order_release);
+        }
     }
     pthread_mutex_unlock(&create_lock);
     return h;

@@ -25,6 +25,9 @@ loci_allocator_t *allocator_get(const char *intent);
 /** The heap of candidate i, created on first use; NULL + loci__fail. */
 pool_heap_t *allocator_heap(loci_allocator_t *a, int i);
 
+/** The pool's failure hook of an allocator's best heap: applies the fallback. */
+void *allocator_on_fail(pool_heap_t *primary, const pool_request_t *req);
+
 /** How a candidate's extents are placed (policy, nodes, provider flags). */
 void allocator_place(const resolution_t *res, int i, place_t *out);
 

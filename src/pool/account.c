@@ -74,7 +74,7 @@ static uint64_t margin_for(const struct loci_target *t)
 }
 
 /* Strict placement: is there room for `bytes` more on the nodes? */
-static int check_node_free(pool_heap_t *h, account_t *a, size_t bytes)
+static int check_node_free(account_t *a, const provider_ops_t *ops, const place_t *place, size_t bytes)
 {
     const struct loci_target *t = a->target;
     uint64_t margin = margin_for(t), now = pool__now_ms();
@@ -84,7 +84,7 @@ static int check_node_free(pool_heap_t *h, account_t *a, size_t bytes)
     uint64_t est = a->free_seen > used_since ? a->free_seen - used_since : 0;
     if (a->seen_ms == 0 || now - a->seen_ms > 50 || est < bytes + 2 * margin) {
         uint64_t f;
-        if (h->ops->available(&h->place, &f) != 0) {
+        if (ops->available(place, &f) != 0) {
             pthread_mutex_unlock(&a->lock);
             return 0; /* unknown: the kernel will have to say */
         }
@@ -104,13 +104,17 @@ static int check_node_free(pool_heap_t *h, account_t *a, size_t bytes)
                       "node's %s free; %s, so loci refuses (free memory on that node, allow fallback, or "
                       "ask for less)",
                       t->name, t->numa_node, want, mg, have,
-                      h->strict ? "bound memory there would wake the OOM killer"
+                      place_is_strict(place) ? "bound memory there would wake the OOM killer"
                                 : "preferred memory would spill to another node unrecorded");
 }
 
 int pool__charge(pool_heap_t *h, size_t bytes)
 {
-    account_t *a = h->acct;
+    return pool__charge_to(h->acct, h->ops, &h->place, bytes);
+}
+
+int pool__charge_to(account_t *a, const provider_ops_t *ops, const place_t *place, size_t bytes)
+{
     if (!a)
         return 0;
     const struct loci_target *t = a->target;
@@ -130,9 +134,9 @@ int pool__charge(pool_heap_t *h, size_t bytes)
         }
     } while (!atomic_compare_exchange_weak_explicit(&a->charged, &cur, cur + bytes, memory_order_relaxed,
                                                     memory_order_relaxed));
-    bool one_node = h->place.policy == PLACE_BIND || h->place.policy == PLACE_PREFERRED;
-    if (one_node && h->ops->available && t->numa_node >= 0) {
-        int rc = check_node_free(h, a, bytes);
+    bool one_node = place->policy == PLACE_BIND || place->policy == PLACE_PREFERRED;
+    if (one_node && ops->available && t->numa_node >= 0) {
+        int rc = check_node_free(a, ops, place, bytes);
         if (rc != 0) {
             atomic_fetch_sub_explicit(&a->charged, bytes, memory_order_relaxed);
             errno = ENOMEM;
@@ -144,8 +148,9 @@ int pool__charge(pool_heap_t *h, size_t bytes)
 
 void pool__uncharge(pool_heap_t *h, size_t bytes)
 {
-    if (h->acct)
-        atomic_fetch_sub_explicit(&h->acct->charged, bytes, memory_order_relaxed);
+    account_t *a = h->acct;
+    if (a)
+        atomic_fetch_sub_explicit(&a->charged, bytes, memory_order_relaxed);
 }
 
 static void peak_raise(counter_t *peak, uint64_t now)
@@ -172,8 +177,9 @@ void pool__committed_add(pool_heap_t *h, int64_t bytes)
     uint64_t now = atomic_fetch_add_explicit(&h->committed, (uint64_t)bytes, memory_order_relaxed) + (uint64_t)bytes;
     if (bytes > 0) {
         peak_raise(&h->peak, now);
-        if (h->acct)
-            peak_raise(&h->acct->peak, atomic_load_explicit(&h->acct->charged, memory_order_relaxed));
+        account_t *a = h->acct;
+        if (a)
+            peak_raise(&a->peak, atomic_load_explicit(&a->charged, memory_order_relaxed));
     }
 }
 
@@ -190,4 +196,23 @@ void pool__mapped_add(pool_heap_t *h, int64_t bytes, int extents)
         if (extents > 0)
             atomic_fetch_add_explicit(&a->nextents_total, (uint64_t)extents, memory_order_relaxed);
     }
+}
+
+void pool__account_move(pool_heap_t *h, account_t *to, uint64_t committed)
+{
+    account_t *from = h->acct;
+    if (from == to)
+        return;
+    uint64_t mapped = counter_get(&h->mapped), n = counter_get(&h->nextents);
+    if (from) {
+        atomic_fetch_sub_explicit(&from->charged, committed, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&from->mapped, mapped, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&from->nextents, n, memory_order_relaxed);
+    }
+    if (to) {
+        atomic_fetch_add_explicit(&to->mapped, mapped, memory_order_relaxed);
+        atomic_fetch_add_explicit(&to->nextents, n, memory_order_relaxed);
+        peak_raise(&to->peak, counter_get(&to->charged));
+    }
+    h->acct = to;
 }

@@ -1,18 +1,54 @@
 /*
- * Allocation fast path: size → class, the thread's cache for the heap, pop.
- * No lock, no atomic read-modify-write, no look at the block's memory.
- * Everything else (refill, big blocks, alignment, calloc, realloc) calls out.
+ * Allocation fast path: size → class, the thread's cache for the heap, pop
+ * (or bump through a run of fresh blocks). No lock, no atomic
+ * read-modify-write, no look at the block's memory. Everything else
+ * (refill, big blocks, alignment, calloc, realloc, failure) calls out.
  */
 #include "pool/pool_internal.h"
 
 #include <errno.h>
 #include <string.h>
 
+/* The heap could not serve the request: its failure hook may. */
+static __attribute__((noinline)) void *failed(pool_heap_t *h, pool_req_kind_t kind, size_t n, size_t size,
+                                              size_t align)
+{
+    pool_on_fail_fn fn = atomic_load_explicit(&h->on_fail, memory_order_acquire);
+    if (!fn)
+        return NULL;
+    pool_request_t req = {kind, size, n, align};
+    return fn(h, &req);
+}
+
+/* pool_alloc off its fast path: a refill, a big block, a failure. */
+static __attribute__((noinline)) void *alloc_slow(pool_heap_t *h, size_t size)
+{
+    void *p = size <= POOL_SMALL_MAX ? pool__alloc_small_slow(h, pool_size_class(size))
+                                     : pool__alloc_large(h, size, 0);
+    return LOCI_LIKELY(p != NULL) ? p : failed(h, POOL_REQ_ALLOC, 1, size, 0);
+}
+
 void *pool_alloc(pool_heap_t *h, size_t size)
 {
-    if (LOCI_LIKELY(size <= POOL_SMALL_MAX))
-        return pool__alloc_class(h, pool_size_class(size));
-    return pool__alloc_large(h, size, 0);
+    size_t s1 = size - 1; /* size 0 wraps around: the slow path serves it */
+    unsigned c;
+    if (LOCI_LIKELY(s1 < 128))
+        c = (unsigned)(s1 >> 3);
+    else if (LOCI_LIKELY(s1 < POOL_SMALL_MAX))
+        c = pool_size_class_big(s1);
+    else
+        return alloc_slow(h, size);
+    tcache_t *tc = pool__tl.last;
+    if (LOCI_LIKELY(atomic_load_explicit(&tc->heap, memory_order_relaxed) == h)) {
+        tbin_t *b = &tc->bins[c];
+        uint32_t n = bin_count(b);
+        if (LOCI_LIKELY(n > 0))
+            return pool__bin_pop(b, n);
+        uint32_t r = run_count(b);
+        if (LOCI_LIKELY(r > 0))
+            return pool__run_take(b, r);
+    }
+    return alloc_slow(h, size);
 }
 
 void *pool_calloc(pool_heap_t *h, size_t n, size_t size)
@@ -20,12 +56,13 @@ void *pool_calloc(pool_heap_t *h, size_t n, size_t size)
     size_t total;
     if (__builtin_mul_overflow(n, size, &total))
         return loci__fail_null(LOCI_ENOMEM, "calloc of %zu x %zu bytes overflows", n, size);
-    if (total > POOL_SMALL_MAX)
-        return pool__alloc_large(h, total, 0); /* fresh extents are zero-filled */
-    void *p = pool__alloc_class(h, pool_size_class(total));
-    if (p)
+    void *p;
+    if (total > POOL_SMALL_MAX) {
+        p = pool__alloc_large(h, total, 0); /* fresh extents are zero-filled */
+    } else if ((p = pool__alloc_class(h, pool_size_class(total)))) {
         memset(p, 0, total);
-    return p;
+    }
+    return p ? p : failed(h, POOL_REQ_CALLOC, n, size, 0);
 }
 
 /* Smallest size class >= size whose blocks are all aligned to align (slabs
@@ -46,12 +83,11 @@ void *pool_aligned_alloc(pool_heap_t *h, size_t align, size_t size)
 {
     if (align == 0 || (align & (align - 1)))
         return loci__fail_null(LOCI_EINVAL, "alignment %zu is not a power of two", align);
-    if (align <= 8)
+    if (align <= 8) /* every block is */
         return pool_alloc(h, size);
     int c = aligned_class(align, size);
-    if (c >= 0)
-        return pool__alloc_class(h, (unsigned)c);
-    return pool__alloc_large(h, size, align);
+    void *p = c >= 0 ? pool__alloc_class(h, (unsigned)c) : pool__alloc_large(h, size, align);
+    return p ? p : failed(h, POOL_REQ_ALIGNED, 1, size, align);
 }
 
 void *pool_realloc(void *p, size_t size)
@@ -70,7 +106,7 @@ void *pool_realloc(void *p, size_t size)
                   : size > usable / 2)
             return p;
     }
-    void *q = pool_alloc(h, size);
+    void *q = pool_alloc(h, size); /* the heap's failure hook applies */
     if (!q)
         return NULL;
     memcpy(q, p, size < usable ? size : usable);

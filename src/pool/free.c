@@ -38,45 +38,52 @@ static __attribute__((noinline)) int free_other(void *p, uintptr_t e)
 }
 
 /* A small block: check it is live, mark it free, cache it. Only a block's
- * start has a live state byte, so interior pointers fail the same test. */
-static inline int free_block(void *p, uintptr_t e)
+ * start has a live state byte, so interior pointers fail the same test.
+ * The heap and class come with the page-map entry: the slab descriptor is
+ * not read. */
+static inline __attribute__((always_inline)) int free_block(void *p, uintptr_t e, uintptr_t aux)
 {
-    slab_t *s = (slab_t *)(e & PM_PTR_MASK);
-    uintptr_t off = pm_offset(e, (uintptr_t)p);
-    _Atomic uint8_t *st = pm_state(e, off);
-    if (LOCI_UNLIKELY(pm_misaligned(e, off) | (atomic_load_explicit(st, memory_order_relaxed) ^ BLOCK_LIVE)))
+    uintptr_t off = (uintptr_t)p & (SLICE_SIZE - 1); /* in the slice */
+    unsigned shift = pm_shift(e);
+    uintptr_t unit = off >> shift;
+    _Atomic uint8_t *st = (_Atomic uint8_t *)(e & PM_PTR_MASK) + unit;
+    if (LOCI_UNLIKELY(unit << shift != off)) /* not where a block can start */
+        return free_other(p, e);
+    if (LOCI_UNLIKELY(atomic_load_explicit(st, memory_order_relaxed) != BLOCK_LIVE))
         return free_other(p, e);
     atomic_store_explicit(st, BLOCK_FREE, memory_order_relaxed);
     tcache_t *tc = pool__tl.last;
-    if (LOCI_LIKELY(atomic_load_explicit(&tc->heap, memory_order_relaxed) == s->heap)) {
-        tbin_t *b = &tc->bins[s->cls];
+    if (LOCI_LIKELY((uintptr_t)atomic_load_explicit(&tc->heap, memory_order_relaxed) == (aux & ~PM_CLS_MASK))) {
+        tbin_t *b = &tc->bins[aux & PM_CLS_MASK];
         uint32_t n = bin_count(b);
         if (LOCI_LIKELY(n < b->cap)) {
             b->slots[n] = (tentry_t){p, st};
             bin_set_count(b, n + 1);
+            counter_inc(&b->nfree);
             return 0;
         }
     }
-    return pool__free_small_slow(s, p, st);
+    return pool__free_small_slow(pm_slab(e), p, st);
 }
 
 /* Any pointer: look it up through the page map's root. */
+static inline __attribute__((always_inline)) int free_at(void *p, const pm_entry_t *x)
+{
+    uintptr_t e = atomic_load_explicit(&x->e, memory_order_acquire);
+    if (LOCI_LIKELY((e & PM_TAG_MASK) == DESC_SLAB))
+        return free_block(p, e, atomic_load_explicit(&x->aux, memory_order_relaxed));
+    return free_other(p, e);
+}
+
 static __attribute__((noinline)) int free_lookup(void *p)
 {
-    uintptr_t e = pool__pagemap_entry_slow((uintptr_t)p);
-    if ((e & PM_TAG_MASK) == DESC_SLAB)
-        return free_block(p, e);
-    return free_other(p, e);
+    return free_at(p, pool__pagemap_slot_slow((uintptr_t)p));
 }
 
 int pool_free(void *p)
 {
     uintptr_t a = (uintptr_t)p;
-    if (LOCI_LIKELY((a >> (SLICE_SHIFT + PM_LEAF_BITS)) + 1 == pool__tl.leaf_key)) {
-        uintptr_t e = atomic_load_explicit(&pool__tl.leaf[pm_index(a)], memory_order_acquire);
-        if (LOCI_LIKELY((e & PM_TAG_MASK) == DESC_SLAB))
-            return free_block(p, e);
-        return free_other(p, e);
-    }
+    if (LOCI_LIKELY(a >> (SLICE_SHIFT + PM_LEAF_BITS) == pool__tl.leaf_key))
+        return free_at(p, &pool__tl.leaf[pm_index(a)]);
     return free_lookup(p);
 }

@@ -39,8 +39,8 @@ pool_heap_t *pool_heap_create(const provider_ops_t *ops, const place_t *place, v
     if (!ops || !place || !ops->alloc || !ops->free)
         return loci__fail_null(LOCI_EINVAL, "pool_heap_create: a provider and a place are required");
     pthread_once(&init_once, pool__classes_init);
-    size_t size = (sizeof(pool_heap_t) + 63) & ~(size_t)63;
-    pool_heap_t *h = aligned_alloc(64, size);
+    size_t size = (sizeof(pool_heap_t) + 127) & ~(size_t)127;
+    pool_heap_t *h = aligned_alloc(128, size);
     if (!h)
         return loci__fail_null(LOCI_ENOMEM, "out of memory for a heap");
     memset(h, 0, size);
@@ -108,7 +108,14 @@ void pool_heap_destroy(pool_heap_t *h)
     free(h);
 }
 
+void pool_heap_set_on_fail(pool_heap_t *h, pool_on_fail_fn fn)
+{
+    atomic_store_explicit(&h->on_fail, fn, memory_order_release);
+}
+
 void *pool_heap_owner(const pool_heap_t *h) { return h ? h->owner : NULL; }
+void pool_heap_set_owner_kind(pool_heap_t *h, pool_owner_kind_t kind) { h->owner_kind = (uint8_t)kind; }
+pool_owner_kind_t pool_heap_owner_kind(const pool_heap_t *h) { return (pool_owner_kind_t)h->owner_kind; }
 const place_t *pool_heap_place(const pool_heap_t *h) { return h ? &h->place : NULL; }
 const provider_ops_t *pool_heap_ops(const pool_heap_t *h) { return h ? h->ops : NULL; }
 
@@ -129,6 +136,47 @@ int pool_heap_foreach_extent(pool_heap_t *h, int (*cb)(void *base, size_t size, 
     for (large_t *d = h->larges; d && rc == 0; d = d->next)
         rc = cb((void *)d->base, d->size, arg);
     pthread_mutex_unlock(&h->lock);
+    return rc;
+}
+
+int pool_heap_rebase(pool_heap_t *h, const provider_ops_t *ops, const place_t *place,
+                     int (*move)(void *base, size_t size, void *arg), void *arg)
+{
+    if (!ops || !ops->alloc || !ops->free || !place)
+        return loci__fail(LOCI_EINVAL, "pool_heap_rebase: a provider and a place are required");
+    pthread_mutex_lock(&pool__registry);
+    account_t *to = pool__account_get(place->target);
+    pthread_mutex_unlock(&pool__registry);
+    if (!to && place->target)
+        return loci__fail(LOCI_ENOMEM, "out of memory for the accounts of %s", place->target->name);
+    /* Class locks, then the heap lock: the order the slab paths take them. */
+    for (unsigned c = 0; c < NCLASSES; c++)
+        pthread_mutex_lock(&h->cls[c].lock);
+    pthread_mutex_lock(&h->lock);
+    uint64_t committed = counter_get(&h->committed);
+    int rc = to == h->acct ? 0 : pool__charge_to(to, ops, place, committed);
+    bool charged = rc == 0 && to != h->acct;
+    for (segment_t *g = h->segments; g && rc == 0; g = g->next)
+        rc = move((void *)g->base, POOL_SEGMENT_SIZE, arg);
+    for (large_t *d = h->larges; d && rc == 0; d = d->next)
+        rc = move((void *)d->base, d->size, arg);
+    if (rc == 0) {
+        pool__account_move(h, to, committed);
+        h->place = *place;
+        /* written only when they change: frees read them without a lock */
+        if (h->ops != ops)
+            h->ops = ops;
+        if (h->strict != place_is_strict(place))
+            h->strict = place_is_strict(place);
+        bool purgeable = ops->purge != NULL && !place->pinned;
+        if (h->purgeable != purgeable)
+            h->purgeable = purgeable;
+    } else if (charged) {
+        atomic_fetch_sub_explicit(&to->charged, committed, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&h->lock);
+    for (unsigned c = NCLASSES; c-- > 0;)
+        pthread_mutex_unlock(&h->cls[c].lock);
     return rc;
 }
 

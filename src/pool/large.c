@@ -50,13 +50,12 @@ void *pool__alloc_large(pool_heap_t *h, size_t size, size_t align)
     if (rc == 0 && h->strict && h->ops->populate)
         rc = h->ops->populate(p, bytes);
     if (rc == 0) {
-        d->kind = DESC_LARGE;
         atomic_store_explicit(&d->live, 1, memory_order_relaxed);
         d->base = (uintptr_t)p;
         d->size = bytes;
         d->heap = h;
         rc = (uintptr_t)d >> PM_ADDR_BITS ? loci__fail(LOCI_ENOMEM, "block metadata beyond 48-bit addresses")
-                                          : pool__pagemap_set(d->base, bytes, (uintptr_t)d | DESC_LARGE, 0);
+                                          : pool__pagemap_set(d->base, bytes, (uintptr_t)d | DESC_LARGE, 0, 0);
     }
     if (rc != 0) {
         free(d);
@@ -71,7 +70,6 @@ void *pool__alloc_large(pool_heap_t *h, size_t size, size_t align)
     pool__committed_add(h, (int64_t)bytes);
     pool__mapped_add(h, (int64_t)bytes, 1);
     pool__held_add(h, NULL, (int64_t)bytes, 1);
-    atomic_fetch_add_explicit(&h->allocs, 1, memory_order_relaxed);
     return p;
 }
 
@@ -80,15 +78,20 @@ int pool__free_large(large_t *d, void *p)
     pool_heap_t *h = d->heap;
     size_t bytes = d->size;
     pool__pagemap_clear(d->base, bytes);
+    /* Unlinked and uncharged in one step, with the provider read there too:
+     * pool_heap_rebase (under this lock) then sees the block either wholly
+     * in the heap or wholly out of it. */
     pthread_mutex_lock(&h->lock);
     large_unlink(h, d);
-    pthread_mutex_unlock(&h->lock);
-    int rc = h->ops->free(p, bytes);
-    free(d);
+    const provider_ops_t *ops = h->ops;
     pool__uncharge(h, bytes);
     pool__committed_add(h, -(int64_t)bytes);
     pool__mapped_add(h, -(int64_t)bytes, -1);
+    pthread_mutex_unlock(&h->lock);
+    int rc = ops->free(p, bytes);
+    free(d);
     pool__held_add(h, NULL, -(int64_t)bytes, -1);
+    atomic_fetch_add_explicit(&h->frees, 1, memory_order_relaxed);
     return rc;
 }
 

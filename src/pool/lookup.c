@@ -53,6 +53,9 @@ pool_heap_t *pool_heap_of(const void *p)
 
 const struct loci_target *pool_target_of(const void *p)
 {
+    /* through the account (one per target, read atomically): a heap being
+     * rebased to another target is seen on one or the other */
     pool_heap_t *h = pool_heap_of(p);
-    return h ? h->place.target : NULL;
+    account_t *a = h ? h->acct : NULL;
+    return a ? a->target : NULL;
 }

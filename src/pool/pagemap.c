@@ -1,11 +1,10 @@
 /*
  * The page map: O(1) pointer → descriptor for every 64 KiB slice loci maps.
- * A static root of 4096 slots, each the offset of a leaf of 2^20 entries
- * (8 MiB of address space, one per 64 GiB of address range, created on
- * demand, never freed; their untouched pages cost nothing). An empty root
- * slot points at a shared all-zero leaf that is never written. Entries are
- * set before a slab or extent is handed out and cleared before its memory
- * goes back.
+ * A static root of 16384 slots, each the offset of a leaf of 2^18 entries
+ * (16 GiB of address space each, created on demand, never freed; their
+ * untouched pages cost nothing). An empty root slot points at a shared
+ * all-zero leaf that is never written. Entries are set before a slab or
+ * extent is handed out and cleared before its memory goes back.
  */
 #include "pool/pool_internal.h"
 
@@ -25,17 +24,18 @@ static pm_entry_t *leaf_at(uintptr_t off)
 
 static pm_entry_t *leaf_for(uintptr_t a, bool create)
 {
-    _Atomic uintptr_t *slot = &pool__pm_root[a >> (SLICE_SHIFT + PM_LEAF_BITS)];
+    size_t key = a >> (SLICE_SHIFT + PM_LEAF_BITS);
+    _Atomic uintptr_t *slot = &pool__pm_root[key];
     uintptr_t off = atomic_load_explicit(slot, memory_order_acquire);
     if (off || !create)
         return off ? leaf_at(off) : NULL;
     pthread_mutex_lock(&leaf_lock);
     off = atomic_load_explicit(slot, memory_order_acquire);
     if (!off) {
-        /* calloc of 8 MiB is a fresh zeroed mapping: untouched parts stay free. */
+        /* calloc of 4 MiB is a fresh zeroed mapping: untouched parts stay free. */
         pm_entry_t *leaf = calloc((size_t)1 << PM_LEAF_BITS, sizeof *leaf);
         if (leaf) {
-            leaves[a >> (SLICE_SHIFT + PM_LEAF_BITS)] = leaf;
+            leaves[key] = leaf;
             off = (uintptr_t)leaf - (uintptr_t)pool__pm_zero_leaf;
             atomic_store_explicit(slot, off, memory_order_release);
         }
@@ -44,26 +44,21 @@ static pm_entry_t *leaf_for(uintptr_t a, bool create)
     return off ? leaf_at(off) : NULL;
 }
 
-uintptr_t pool__pagemap_entry_slow(uintptr_t a)
+const pm_entry_t *pool__pagemap_slot_slow(uintptr_t a)
 {
     if (a >> PM_ADDR_BITS)
-        return 0;
+        return &pool__pm_zero_leaf[0];
     uintptr_t key = a >> (SLICE_SHIFT + PM_LEAF_BITS);
     uintptr_t off = atomic_load_explicit(&pool__pm_root[key], memory_order_acquire);
     pm_entry_t *leaf = leaf_at(off);
     if (off) { /* a real leaf stays valid for ever: remember it */
         pool__tl.leaf = leaf;
-        pool__tl.leaf_key = key + 1;
+        pool__tl.leaf_key = key;
     }
-    return atomic_load_explicit(&leaf[pm_index(a)], memory_order_acquire);
+    return &leaf[pm_index(a)];
 }
 
-static size_t leaf_index(uintptr_t a)
-{
-    return (a >> SLICE_SHIFT) & (((uintptr_t)1 << PM_LEAF_BITS) - 1);
-}
-
-int pool__pagemap_set(uintptr_t base, size_t size, uintptr_t entry, uintptr_t step)
+int pool__pagemap_set(uintptr_t base, size_t size, uintptr_t e, uintptr_t step, uintptr_t aux)
 {
     uintptr_t end = base + size;
     if (end < base || (end - 1) >> PM_ADDR_BITS)
@@ -74,8 +69,10 @@ int pool__pagemap_set(uintptr_t base, size_t size, uintptr_t entry, uintptr_t st
             pool__pagemap_clear(base, a - base);
             return loci__fail(LOCI_ENOMEM, "out of memory for the page map");
         }
-        atomic_store_explicit(&leaf[leaf_index(a)], entry, memory_order_release);
-        entry += step;
+        pm_entry_t *x = &leaf[pm_index(a)];
+        atomic_store_explicit(&x->aux, aux, memory_order_relaxed);
+        atomic_store_explicit(&x->e, e, memory_order_release);
+        e += step;
     }
     return 0;
 }
@@ -84,7 +81,10 @@ void pool__pagemap_clear(uintptr_t base, size_t size)
 {
     for (uintptr_t a = base; a < base + size; a += SLICE_SIZE) {
         pm_entry_t *leaf = leaf_for(a, false);
-        if (leaf)
-            atomic_store_explicit(&leaf[leaf_index(a)], 0, memory_order_release);
+        if (leaf) {
+            pm_entry_t *x = &leaf[pm_index(a)];
+            atomic_store_explicit(&x->e, 0, memory_order_release);
+            atomic_store_explicit(&x->aux, 0, memory_order_relaxed);
+        }
     }
 }

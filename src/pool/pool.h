@@ -6,15 +6,28 @@
  *
  * A heap = (provider, place): memory of one target under one policy,
  * typically one per allocator object and target. Heaps are shared by all
- * threads; each thread keeps a small cache per heap so the common path takes
- * no lock. Any thread may free any pool pointer (pool_free needs no heap).
+ * threads; each thread keeps a cache per heap (per size class: a stack of
+ * freed blocks and a run of fresh ones, pointers in DRAM) so the common path
+ * takes no lock and no atomic read-modify-write. Any thread may free any
+ * pool pointer (pool_free needs no heap); the block joins the freeing
+ * thread's cache.
  *
  * Sizes: blocks up to POOL_SMALL_MAX come from size classes (8 B ... 256 KiB,
- * at most 12.5 % rounding above 128 B) carved from slabs in 4 MiB segments;
- * larger blocks get a dedicated extent, page-aligned, unmapped when freed.
+ * at most 12.5 % rounding above 128 B) carved from slabs (runs of 64 KiB
+ * slices of 4 MiB segments); larger blocks get a dedicated extent,
+ * page-aligned, unmapped when freed. A page map (64 KiB granularity) finds
+ * any pointer's slab or extent in O(1); a state byte per block start says
+ * whether it is live, which catches double and foreign frees.
+ *
+ * Memory goes back to the kernel (provider purge) when a slab has been empty
+ * for the purge delay, checked on the pool's slow paths, or at once with
+ * pool_heap_collect(). Every byte committed is first charged to the target
+ * (capacity cap, node free memory), see pool_alloc.
  *
  * Errors: pointer functions return NULL and set errno (ENOMEM, EINVAL) with
  * loci_last_error() explaining; int functions return 0 or a LOCI_E* code.
+ * Every function is thread-safe; a heap must not be used during or after
+ * its destruction.
  */
 #ifndef LOCI_POOL_H
 #define LOCI_POOL_H
@@ -46,8 +59,48 @@ void *pool_heap_owner(const pool_heap_t *h);
 const place_t *pool_heap_place(const pool_heap_t *h);
 const provider_ops_t *pool_heap_ops(const pool_heap_t *h);
 
+/** What a heap's owner is, so that a pointer's heap leads to an allocator or
+ *  an arena (loci_realloc, loci_arena_of). Heaps start as allocators'. */
+typedef enum { POOL_OWNER_ALLOCATOR = 0, POOL_OWNER_ARENA } pool_owner_kind_t;
+void pool_heap_set_owner_kind(pool_heap_t *h, pool_owner_kind_t kind);
+pool_owner_kind_t pool_heap_owner_kind(const pool_heap_t *h);
+
+/** Re-home h: its memory goes to `place` through `ops`, at the same addresses
+ *  (an arena moving to another target). First charges h's committed bytes to
+ *  place->target (its cap, and free memory on a NUMA node: LOCI_ENOMEM and
+ *  nothing done). Then, with every lock of h held (no slab or extent comes or
+ *  goes), calls move(base, size, arg) for each extent; the first nonzero
+ *  value stops the walk and is returned, h unchanged: `move` must undo what
+ *  it did before returning it. When all succeed, h maps new extents from
+ *  `ops` per `place` and its bytes count on the new target instead of the
+ *  old. No allocation from h may run meanwhile; frees may (they wait for the
+ *  walk when they need a lock of h). */
+int pool_heap_rebase(pool_heap_t *h, const provider_ops_t *ops, const place_t *place,
+                     int (*move)(void *base, size_t size, void *arg), void *arg);
+
+/** What an allocation that failed asked for (see pool_heap_set_on_fail). */
+typedef enum { POOL_REQ_ALLOC, POOL_REQ_CALLOC, POOL_REQ_ALIGNED } pool_req_kind_t;
+typedef struct {
+    pool_req_kind_t kind;
+    size_t size;  /* bytes (POOL_REQ_CALLOC: of one element) */
+    size_t n;     /* POOL_REQ_CALLOC: elements; else 1 */
+    size_t align; /* POOL_REQ_ALIGNED: the alignment; else 0 */
+} pool_request_t;
+
+/** Called on the allocating thread when pool_alloc / pool_calloc /
+ *  pool_aligned_alloc on h cannot serve a request (the target is full, its
+ *  provider failed...), with errno and loci_last_error() saying why. What it
+ *  returns is what the caller gets (a calloc's memory must be zeroed); NULL
+ *  keeps the failure. This is where an allocator applies its fallback
+ *  without a test on its own fast path: loci_alloc can be a tail call. */
+typedef void *(*pool_on_fail_fn)(pool_heap_t *h, const pool_request_t *req);
+
+/** Install (or with NULL remove) h's failure hook. Thread-safe. */
+void pool_heap_set_on_fail(pool_heap_t *h, pool_on_fail_fn fn);
+
 /** Give memory back now: flush the calling thread's cache for h and purge
- *  every empty slab (whatever its age), unmapping empty segments. */
+ *  every empty slab (whatever its age), unmapping empty segments. Other
+ *  threads' caches keep what they hold until they refill, flush or exit. */
 void pool_heap_collect(pool_heap_t *h);
 
 /** Call cb(base, size, arg) for each extent the heap has mapped (slab
@@ -60,14 +113,23 @@ int pool_heap_foreach_extent(pool_heap_t *h, int (*cb)(void *base, size_t size, 
 
 /** `size` bytes (size 0: a unique freeable pointer). Blocks are aligned to
  *  the largest power of two dividing their size class (so any type that fits
- *  is aligned), blocks above POOL_SMALL_MAX to the page. NULL + ENOMEM. */
+ *  is aligned), blocks above POOL_SMALL_MAX to the page.
+ *  Before memory is committed (a new slab, a big block) its bytes are charged
+ *  to the heap's target; the charge is refused when it would pass the
+ *  target's capacity cap (capacity from the config), or, for real NUMA
+ *  placement on one target (bind or preferred), leave less than a safety
+ *  margin of the nodes' free memory. Strict (bind) memory is also faulted
+ *  in at once, so a full node answers ENOMEM here, not with the OOM killer.
+ *  Failure: the heap's failure hook if any, else NULL + ENOMEM and
+ *  loci_last_error() naming the target, its cap or free memory, and usage. */
 void *pool_alloc(pool_heap_t *h, size_t size);
 
 /** n * size zeroed bytes; NULL + ENOMEM when n * size overflows. */
 void *pool_calloc(pool_heap_t *h, size_t n, size_t size);
 
-/** `size` bytes aligned to `align` (a power of two, any size up to the
- *  provider's limits; 2 MiB and more get a dedicated aligned extent).
+/** `size` bytes aligned to `align` (a power of two). Alignments up to 64 KiB
+ *  use a size class whose blocks all have it (when it wastes at most half a
+ *  block); others, and big sizes, get a dedicated extent aligned as asked.
  *  NULL + EINVAL when align is not a power of two. */
 void *pool_aligned_alloc(pool_heap_t *h, size_t align, size_t size);
 
@@ -103,7 +165,9 @@ const struct loci_target *pool_target_of(const void *p);
 
 /** Counters of a heap or a target. "Bytes" of blocks are usable bytes (the
  *  size class, or the page-rounded size of dedicated blocks), not the sizes
- *  asked for: the pool never stores requested sizes. */
+ *  asked for: the pool never stores requested sizes. Threads count in their
+ *  own caches and the reader sums them: exact when the heap is quiescent,
+ *  a consistent-enough snapshot while other threads allocate. */
 typedef struct {
     uint64_t bytes_in_use;    /* live blocks now (exact at the time of the call) */
     uint64_t bytes_committed; /* slabs and dedicated extents now: what is charged
@@ -113,7 +177,8 @@ typedef struct {
                                * of bytes_in_use); kept where memory is committed,
                                * off the allocation fast path */
     uint64_t bytes_mapped;    /* address space mapped: segments + dedicated extents */
-    uint64_t allocs, frees;   /* successful calls since creation */
+    uint64_t frees;           /* successful pool_free calls since creation */
+    uint64_t allocs;          /* successful allocations: frees + live blocks */
     uint64_t extents_mapped;  /* extents mapped now */
     uint64_t extents_total;   /* extents mapped since creation */
     uint64_t purges;          /* slabs given back to the OS */
@@ -130,12 +195,12 @@ int pool_stats_target(const struct loci_target *t, pool_stats_t *st);
 /* ------------------------------------------------------------- control -- */
 
 /** How long an empty slab stays ready for reuse before its pages are given
- *  back to the OS (default 100 ms; 0 = at once). Returns the old value. */
+ *  back to the OS (default 1 s; 0 = at once). Returns the old value. */
 unsigned pool_set_purge_delay_ms(unsigned ms);
 
-/** Safety margin kept free on a NUMA node under strict (bind) placement
- *  (default: 1/64 of the node's capacity, at least 32 MiB, at most 256 MiB).
- *  0 restores the default. */
+/** Safety margin kept free on a NUMA node under placement on one target
+ *  (bind or preferred; default: 1/64 of the node's capacity, at least
+ *  32 MiB, at most 256 MiB). 0 restores the default. */
 void pool_set_node_margin(uint64_t bytes);
 
 /** Flush the calling thread's caches of every heap back to the heaps. */

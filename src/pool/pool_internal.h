@@ -6,14 +6,16 @@
  *   heap ──┬─ class[c]: lock, partial slabs, empty slabs (decaying)
  *          ├─ segments (4 MiB extents of 64 KiB slices; slabs are runs of slices)
  *          └─ large extents (one block each)
- *   page map: slice (64 KiB) → slab or large descriptor, 2-level radix
- *   thread cache (per thread, per heap): per class a stack of
- *          {block, its state byte}; pop/push without locks or atomics.
+ *   page map: slice (64 KiB) → tagged slab or large descriptor, 2-level radix
+ *   thread cache (per thread, per heap), per class: a stack of freed
+ *          {block, its state byte}, a run of consecutive fresh blocks, and
+ *          the slab it refills from; pop/push/bump without locks or atomics.
  *
  * Block state lives in a byte array beside the slab (BLOCK_LIVE / BLOCK_FREE):
  * free checks and clears it (double free detection), alloc sets it. Which
  * free blocks are still in the slab (not in any cache) is a bitmap under the
- * class lock.
+ * class lock. All of it is DRAM the pool allocates with malloc; the managed
+ * memory is never read or written.
  */
 #ifndef LOCI_POOL_INTERNAL_H
 #define LOCI_POOL_INTERNAL_H
@@ -41,12 +43,19 @@ extern uint16_t pool_class_slices[NCLASSES]; /* slab size in slices */
 extern uint16_t pool_class_cap[NCLASSES];    /* thread cache capacity */
 extern size_t pool_page_size;
 
+/* Class of a size above 128 B and at most POOL_SMALL_MAX; s1 = size - 1. */
+static inline unsigned pool_size_class_big(size_t s1)
+{
+    unsigned b = 63u - (unsigned)__builtin_clzll(s1); /* 2^b < size <= 2^(b+1) */
+    return 16 + (b - 7) * 8 + (unsigned)(s1 >> (b - 3)) - 8;
+}
+
+/* Class of any size up to POOL_SMALL_MAX (0 is the smallest class). */
 static inline unsigned pool_size_class(size_t size)
 {
     if (size <= 128)
         return size ? (unsigned)((size - 1) >> 3) : 0;
-    unsigned b = 63u - (unsigned)__builtin_clzll(size - 1); /* 2^b < size <= 2^(b+1) */
-    return 16 + (b - 7) * 8 + (unsigned)((size - 1) >> (b - 3)) - 8;
+    return pool_size_class_big(size - 1);
 }
 
 void pool__classes_init(void);
@@ -62,13 +71,14 @@ enum { SLAB_UNUSED = 0, SLAB_FULL, SLAB_PARTIAL, SLAB_EMPTY, SLAB_OWNED };
 
 struct segment;
 
-/* A run of slices holding blocks of one class, with its metadata in DRAM:
- * this descriptor, then one state byte per `1 << shift` bytes of the slab
- * (shift: the largest power of two dividing the block size, so every block
- * start has its own byte and no interior address shares it), then the
- * bitmap. The first fields are what pool_free reads without a lock; they
- * are set before the slab enters the page map and stay fixed while it is
- * there. */
+/* A run of slices holding blocks of one class, with its metadata in DRAM
+ * (one cache-line-aligned allocation): this descriptor, then one state byte
+ * per `1 << shift` bytes of the slab (shift: the largest power of two
+ * dividing the block size, at most PM_MAX_SHIFT, so every block start has a
+ * byte of its own and no interior address that could pass for a start
+ * shares it), then the bitmap. The first fields are fixed while the slab is
+ * in the page map (set before it enters); the second line is under the
+ * class lock. */
 typedef struct slab {
     pool_heap_t *heap;
     uint8_t cls;
@@ -92,7 +102,6 @@ typedef struct slab {
 
 /* A dedicated extent holding one big block. */
 typedef struct large {
-    uint8_t kind; /* DESC_LARGE */
     _Atomic uint8_t live;
     uintptr_t base;
     size_t size;
@@ -128,7 +137,7 @@ typedef struct {
     uintptr_t run_p;          /* next block of the run */
     _Atomic uint8_t *run_st;  /* its state byte */
     uintptr_t run_bsize;
-    counter_t nalloc;         /* blocks handed out by this thread (stats) */
+    counter_t nfree;          /* blocks freed into this cache (stats) */
     struct slab *own;         /* the slab this cache refills from (class lock) */
 } tbin_t;
 
@@ -158,8 +167,8 @@ typedef struct tcache {
 
 typedef struct {
     tcache_t *last; /* the cache used last (never NULL: a dummy with no heap) */
-    uintptr_t leaf_key;       /* page-map root slot of the leaf below (+1; 0 = none) */
-    _Atomic uintptr_t *leaf;  /* the page-map leaf used last (leaves are never freed) */
+    uintptr_t leaf_key;       /* page-map root slot of the leaf below (UINTPTR_MAX: none) */
+    struct pm_entry *leaf;    /* the page-map leaf used last (leaves are never freed) */
     tcache_t **v;   /* indexed by heap id */
     uint32_t n;
     uint32_t ticks; /* slow paths taken (the decay clock is read every 8th) */
@@ -215,10 +224,15 @@ account_t *pool__account_find(const struct loci_target *t);
 /* Charge bytes to h's target before committing memory: cap and node checks.
  * 0 or LOCI_ENOMEM with a message naming the target. */
 int pool__charge(pool_heap_t *h, size_t bytes);
+/* The same for memory of account a placed per place by ops (a heap's next home). */
+int pool__charge_to(account_t *a, const provider_ops_t *ops, const place_t *place, size_t bytes);
+/* Every lock of h held: h's extents, and its `committed` bytes already
+ * charged to `to`, leave its account for `to` (pool_heap_rebase). */
+void pool__account_move(pool_heap_t *h, account_t *to, uint64_t committed);
 void pool__uncharge(pool_heap_t *h, size_t bytes);
 /* Blocks (and bytes) taken out of slabs and large extents (> 0) or put back
  * (< 0), live or cached: on tc's counters, or the heap's when tc is NULL.
- * Live = held - cached; frees = allocations - live. */
+ * Live = held - cached; allocations = frees + live. */
 void pool__held_add(pool_heap_t *h, tcache_t *tc, int64_t bytes, int64_t blocks);
 /* Bytes of slabs and dedicated extents (committed), with its high-water mark. */
 void pool__committed_add(pool_heap_t *h, int64_t bytes);
@@ -232,15 +246,19 @@ typedef struct hclass {
     slab_t *partial;               /* some blocks available */
     slab_t *empty, *empty_tail;    /* all blocks available; head = newest */
     _Atomic uint32_t nempty;
+    uint64_t refilled_ms;          /* last refill: the class is in use */
 } __attribute__((aligned(64))) hclass_t;
 
 struct pool_heap {
     uint32_t id; /* index of this heap's cache in every thread */
+    /* (128-aligned: page-map entries carry the heap with the class in its low bits) */
     bool strict; /* place_is_strict: check node free memory, populate */
     bool purgeable;
+    uint8_t owner_kind; /* pool_owner_kind_t */
     const provider_ops_t *ops;
     void *owner;
-    account_t *acct;
+    /* atomic: pool_heap_rebase switches it while other threads free */
+    _Atomic(account_t *) acct;
     place_t place;
     pthread_mutex_t lock; /* segments, larges */
     segment_t *segments;
@@ -248,11 +266,12 @@ struct pool_heap {
     tcache_t *tcaches;             /* registry lock */
     struct pool_heap *next, *prev; /* registry list */
     _Atomic uint64_t next_decay_ms;
+    _Atomic(pool_on_fail_fn) on_fail;
     counter_t committed, peak, mapped, nextents, nextents_total, purges;
     /* outside thread caches (large blocks, no cache), and folded from finished caches */
-    counter_t allocs, held_blocks, held_bytes;
+    counter_t frees, held_blocks, held_bytes;
     hclass_t cls[NCLASSES];
-};
+} __attribute__((aligned(128)));
 
 extern pthread_mutex_t pool__registry; /* heaps, ids, caches, accounts */
 extern pool_heap_t *pool__heaps;
@@ -261,21 +280,32 @@ uint64_t pool__now_ms(void);
 extern _Atomic unsigned pool__purge_delay_ms;
 
 /* --- page map (pagemap.c) ---------------------------------------------------- */
-/* 48-bit addresses: 12 bits of root, 20 bits of leaf, 16 bits within a slice.
+/* 48-bit addresses: 14 bits of root, 18 bits of leaf, 16 bits within a slice.
  * Root slots hold the byte offset of their leaf from a shared all-zero leaf
  * (so an empty slot needs no test); each thread also remembers the last leaf
- * it used. An entry is 0 (nothing of loci's), or a descriptor pointer
- * (bits 3..47) tagged with its kind in bits 0..1; slab entries also carry
- * the slice's index in the slab (bits 48..55) and the slab's state shift
- * (bits 56..61), so the state byte of an address needs no other load. */
+ * it used. An entry is two words:
+ *   e:   0 (nothing of loci's), or a pointer (bits 2..47) tagged with its
+ *        kind in bits 0..1: for a large block its descriptor; for a slab the
+ *        slab's state byte of the slice's first byte, with the slab's state
+ *        shift in bits 56..61 and the slice's index in the slab in bits
+ *        48..55, so the state byte of an address is one shift and one add
+ *        away, and the descriptor is known too (pm_slab);
+ *   aux: for slabs, the heap (128-aligned) | the size class: what pool_free
+ *        needs to find the thread's cache, without reading the descriptor.
+ * Writers set aux before e (release) and clear e first. */
 
 #define PM_ADDR_BITS 48
-#define PM_LEAF_BITS 20
+#define PM_LEAF_BITS 18
 #define PM_ROOT_BITS (PM_ADDR_BITS - SLICE_SHIFT - PM_LEAF_BITS)
 #define PM_TAG_MASK ((uintptr_t)3)
-#define PM_PTR_MASK ((((uintptr_t)1 << PM_ADDR_BITS) - 1) & ~(uintptr_t)7)
+#define PM_PTR_MASK ((((uintptr_t)1 << PM_ADDR_BITS) - 1) & ~(uintptr_t)3)
+#define PM_MAX_SHIFT 14 /* state units of at most 16 KiB: slice offsets of state stay 4-aligned */
+#define PM_CLS_MASK ((uintptr_t)127)
 
-typedef _Atomic uintptr_t pm_entry_t;
+typedef struct pm_entry {
+    _Atomic uintptr_t e, aux;
+} __attribute__((aligned(16))) pm_entry_t;
+
 extern pm_entry_t pool__pm_zero_leaf[(size_t)1 << PM_LEAF_BITS];
 extern _Atomic uintptr_t pool__pm_root[(size_t)1 << PM_ROOT_BITS];
 
@@ -284,46 +314,70 @@ static inline size_t pm_index(uintptr_t a)
     return (a >> SLICE_SHIFT) & (((uintptr_t)1 << PM_LEAF_BITS) - 1);
 }
 
-/* Page-map lookup through the root (and remember the leaf for this thread). */
-uintptr_t pool__pagemap_entry_slow(uintptr_t a);
+/* The entry of address a through the root (and remember the leaf for this
+ * thread); the all-zero entry when loci has nothing there. */
+const pm_entry_t *pool__pagemap_slot_slow(uintptr_t a);
+
+/* The page-map entry of address a (each thread remembers its last leaf). */
+static inline const pm_entry_t *pool__pagemap_slot(uintptr_t a)
+{
+    if (LOCI_LIKELY(a >> (SLICE_SHIFT + PM_LEAF_BITS) == pool__tl.leaf_key))
+        return &pool__tl.leaf[pm_index(a)];
+    return pool__pagemap_slot_slow(a);
+}
 
 /* Tagged descriptor of the slice holding a, 0 when loci has nothing there. */
 static inline uintptr_t pool__pagemap_entry(uintptr_t a)
 {
-    if (LOCI_LIKELY((a >> (SLICE_SHIFT + PM_LEAF_BITS)) + 1 == pool__tl.leaf_key))
-        return atomic_load_explicit(&pool__tl.leaf[pm_index(a)], memory_order_acquire);
-    return pool__pagemap_entry_slow(a);
+    return atomic_load_explicit(&pool__pagemap_slot(a)->e, memory_order_acquire);
 }
 
-static inline slab_t *pm_slab(uintptr_t e) { return (e & PM_TAG_MASK) == DESC_SLAB ? (slab_t *)(e & PM_PTR_MASK) : NULL; }
+static inline unsigned pm_shift(uintptr_t e) { return (unsigned)(e >> 56); }
+static inline unsigned pm_slice(uintptr_t e) { return (unsigned)(e >> 48) & 0xff; }
+
+/* The slab of a slab entry (NULL for others). */
+static inline slab_t *pm_slab(uintptr_t e)
+{
+    if ((e & PM_TAG_MASK) != DESC_SLAB)
+        return NULL;
+    uintptr_t st = (e & PM_PTR_MASK) - ((uintptr_t)pm_slice(e) << (SLICE_SHIFT - pm_shift(e)));
+    return (slab_t *)(st - offsetof(slab_t, state));
+}
+
 static inline large_t *pm_large(uintptr_t e) { return (e & PM_TAG_MASK) == DESC_LARGE ? (large_t *)(e & PM_PTR_MASK) : NULL; }
 
 /* Offset of address a in the slab of entry e (a slab entry). */
 static inline uintptr_t pm_offset(uintptr_t e, uintptr_t a)
 {
-    return ((e >> 48) & 0xff) << SLICE_SHIFT | (a & (SLICE_SIZE - 1));
+    return (uintptr_t)pm_slice(e) << SLICE_SHIFT | (a & (SLICE_SIZE - 1));
 }
 
 /* The state byte for offset off of the slab of entry e. Only offsets that
  * are multiples of 1 << shift may be block starts (see pm_misaligned). */
 static inline _Atomic uint8_t *pm_state(uintptr_t e, uintptr_t off)
 {
-    return &((slab_t *)(e & PM_PTR_MASK))->state[off >> (e >> 56)];
+    return &pm_slab(e)->state[off >> pm_shift(e)];
 }
 
 /* Nonzero when no block can start at offset off. */
 static inline uintptr_t pm_misaligned(uintptr_t e, uintptr_t off)
 {
-    return off & (((uintptr_t)1 << (e >> 56)) - 1);
+    return off & (((uintptr_t)1 << pm_shift(e)) - 1);
 }
 
+/* The entry of the first slice of s (the next ones: + pm_slab_step(s)). */
 static inline uintptr_t pm_slab_entry(const slab_t *s)
 {
-    return (uintptr_t)s | (uintptr_t)s->shift << 56 | DESC_SLAB;
+    return (uintptr_t)s->state | (uintptr_t)s->shift << 56 | DESC_SLAB;
 }
 
-/* Map the slices of [base, base+size) to entry, entry + step, entry + 2 step... */
-int pool__pagemap_set(uintptr_t base, size_t size, uintptr_t entry, uintptr_t step);
+static inline uintptr_t pm_slab_step(const slab_t *s)
+{
+    return ((uintptr_t)1 << 48) + ((uintptr_t)1 << (SLICE_SHIFT - s->shift));
+}
+
+/* Map the slices of [base, base+size) to (e, aux), (e + step, aux), ... */
+int pool__pagemap_set(uintptr_t base, size_t size, uintptr_t e, uintptr_t step, uintptr_t aux);
 void pool__pagemap_clear(uintptr_t base, size_t size);
 
 /* --- slabs and segments (slab.c) ---------------------------------------------- */
@@ -366,7 +420,6 @@ static inline void *pool__bin_pop(tbin_t *b, uint32_t n)
     tentry_t e = b->slots[n - 1];
     bin_set_count(b, n - 1);
     atomic_store_explicit(e.state, BLOCK_LIVE, memory_order_relaxed);
-    counter_inc(&b->nalloc);
     return e.p;
 }
 
@@ -379,7 +432,6 @@ static inline void *pool__run_take(tbin_t *b, uint32_t r)
     b->run_st = st + b->run_step;
     atomic_store_explicit(&b->run_n, r - 1, memory_order_relaxed);
     atomic_store_explicit(st, BLOCK_LIVE, memory_order_relaxed);
-    counter_inc(&b->nalloc);
     return (void *)p;
 }
 

@@ -1,10 +1,14 @@
 /*
  * Slabs and segments: the slow paths between thread caches and memory.
  *
- *   refill:  class lock; take blocks from partial, then empty slabs, then a
- *            new slab (slices from a segment, a new segment if needed).
+ *   refill:  class lock; from the slab this thread's cache owns (else it takes
+ *            a partial slab, an empty one, or a new one: slices from a
+ *            segment, a new segment if needed), claim the first run of
+ *            consecutive free blocks — a whole fresh slab in one go — or,
+ *            when the slab is fragmented, a batch for the cache's stack.
  *   flush:   class lock; blocks go back to their slabs' bitmaps; a slab whose
- *            blocks are all back goes on the class's empty list, stamped.
+ *            blocks are all back (and that no cache owns) goes on the class's
+ *            empty list, stamped.
  *   decay:   empty slabs older than the purge delay are retired: their pages
  *            purged through the provider, their slices returned to the
  *            segment; a segment with no slab left is unmapped.
@@ -20,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-_Atomic unsigned pool__purge_delay_ms = 100;
+_Atomic unsigned pool__purge_delay_ms = 1000;
 
 uint64_t pool__now_ms(void)
 {
@@ -198,6 +202,8 @@ static slab_t *slab_new(pool_heap_t *h, unsigned c)
     size_t bytes = (size_t)n * SLICE_SIZE;
     uint32_t bsize = pool_class_size[c];
     unsigned shift = (unsigned)__builtin_ctz(bsize);
+    if (shift > PM_MAX_SHIFT) /* bigger blocks just skip units: still one byte per start */
+        shift = PM_MAX_SHIFT;
     uint32_t nblocks = (uint32_t)(bytes / bsize), nwords = (nblocks + 63) / 64;
     size_t nunits = bytes >> shift;
     size_t state_bytes = (nunits + 7) & ~(size_t)7;
@@ -243,7 +249,7 @@ static slab_t *slab_new(pool_heap_t *h, unsigned c)
     if (h->strict && h->ops->populate)
         rc = h->ops->populate((void *)s->base, bytes);
     if (rc == 0)
-        rc = pool__pagemap_set(s->base, bytes, pm_slab_entry(s), (uintptr_t)1 << 48);
+        rc = pool__pagemap_set(s->base, bytes, pm_slab_entry(s), pm_slab_step(s), (uintptr_t)h | c);
     if (rc != 0) {
         slices_release(h, g, first, n, true);
         free(s);
@@ -272,10 +278,16 @@ static void slab_retire(pool_heap_t *h, hclass_t *hc, slab_t *s)
         atomic_fetch_add_explicit(&h->acct->purges, 1, memory_order_relaxed);
 }
 
-/* Retire the class's empty slabs older than the delay (all when force). */
+/* Retire the class's empty slabs older than the delay (all when force).
+ * A class still in use (refilled within the delay) keeps its empty slabs
+ * ten times longer: a workload that pauses and resumes, or frees and
+ * allocates in waves, finds its memory still there, while memory freed for
+ * good still goes back. */
 static void class_decay(pool_heap_t *h, hclass_t *hc, uint64_t now, bool force)
 {
-    unsigned delay = atomic_load_explicit(&pool__purge_delay_ms, memory_order_relaxed);
+    uint64_t delay = atomic_load_explicit(&pool__purge_delay_ms, memory_order_relaxed);
+    if (now - hc->refilled_ms < delay)
+        delay *= 10;
     while (hc->empty_tail && (force || now - hc->empty_tail->empty_since >= delay))
         slab_retire(h, hc, hc->empty_tail);
 }
@@ -529,7 +541,6 @@ static void *alloc_direct(pool_heap_t *h, unsigned c)
         return NULL;
     atomic_store_explicit(e.state, BLOCK_LIVE, memory_order_relaxed);
     pool__held_add(h, NULL, pool_class_size[c], 1);
-    atomic_fetch_add_explicit(&h->allocs, 1, memory_order_relaxed);
     return e.p;
 }
 
@@ -540,8 +551,9 @@ static void *refill(pool_heap_t *h, tcache_t *tc, tbin_t *b, unsigned c)
 {
     hclass_t *hc = &h->cls[c];
     uint32_t got = 0;
-    uint64_t now = 0;
+    uint64_t now = pool__now_ms();
     pthread_mutex_lock(&hc->lock);
+    hc->refilled_ms = now;
     slab_t *s = b->own;
     if (!s || s->navail == 0) {
         if (s)
@@ -615,6 +627,7 @@ int pool__free_small_slow(slab_t *s, void *p, _Atomic uint8_t *state)
     if (!b || !bin_ready(b, c)) {
         tentry_t e = {p, state};
         pool__flush_entries(h, NULL, c, &e, 1);
+        atomic_fetch_add_explicit(&h->frees, 1, memory_order_relaxed);
         return 0;
     }
     uint32_t count = bin_count(b);
@@ -627,6 +640,7 @@ int pool__free_small_slow(slab_t *s, void *p, _Atomic uint8_t *state)
     }
     b->slots[count] = (tentry_t){p, state};
     bin_set_count(b, count + 1);
+    counter_inc(&b->nfree);
     return 0;
 }
 

@@ -1,10 +1,10 @@
 /*
- * Stats. The fast paths count only allocations, per thread cache (plain
- * stores by the owning thread). The slow paths count, also per thread cache,
- * the blocks (and bytes) taken out of slabs and put back: live ones plus
- * those parked in caches. So
+ * Stats. The fast paths count only frees, per thread cache (plain stores by
+ * the owning thread; frees are the rarer half of the usual mix). The slow
+ * paths count, also per thread cache, the blocks (and bytes) taken out of
+ * slabs and put back: live ones plus those parked in caches. So
  *   bytes in use = held bytes - bytes in caches,
- *   frees        = allocations - live blocks.
+ *   allocations  = frees + live blocks.
  * Bytes are usable bytes (size classes, page-rounded dedicated blocks),
  * never the sizes asked for. The peak is that of committed bytes (slabs and
  * dedicated extents), kept where memory is committed.
@@ -15,14 +15,14 @@
 
 void pool__heap_counts(const pool_heap_t *h, uint64_t *allocs, uint64_t *frees, uint64_t *in_use)
 {
-    uint64_t na = counter_get(&h->allocs), cached_blocks = 0, cached_bytes = 0;
+    uint64_t nf = counter_get(&h->frees), cached_blocks = 0, cached_bytes = 0;
     uint64_t held_blocks = counter_get(&h->held_blocks), held_bytes = counter_get(&h->held_bytes);
     for (const tcache_t *tc = h->tcaches; tc; tc = tc->next) {
         held_blocks += counter_get(&tc->held_blocks);
         held_bytes += counter_get(&tc->held_bytes);
         for (unsigned c = 0; c < NCLASSES; c++) {
             uint64_t n = bin_count(&tc->bins[c]) + run_count(&tc->bins[c]);
-            na += counter_get(&tc->bins[c].nalloc);
+            nf += counter_get(&tc->bins[c].nfree);
             cached_blocks += n;
             cached_bytes += n * pool_class_size[c];
         }
@@ -30,8 +30,8 @@ void pool__heap_counts(const pool_heap_t *h, uint64_t *allocs, uint64_t *frees, 
     /* Counters of several threads read at slightly different instants:
      * exact when the heap is quiescent, never negative. */
     int64_t live = (int64_t)(held_blocks - cached_blocks), bytes = (int64_t)(held_bytes - cached_bytes);
-    *allocs = na;
-    *frees = live > 0 ? (na > (uint64_t)live ? na - (uint64_t)live : 0) : na;
+    *frees = nf;
+    *allocs = nf + (live > 0 ? (uint64_t)live : 0);
     *in_use = bytes > 0 ? (uint64_t)bytes : 0;
 }
 

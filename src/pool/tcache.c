@@ -1,9 +1,11 @@
 /*
- * Per-thread caches: for each heap a thread uses, a stack of free blocks per
- * size class (pointers in DRAM, never links inside the blocks). The thread
- * finds its cache for a heap at pool__tl.v[heap->id]; a cache whose heap was
- * destroyed is detached (heap = NULL) and reused for the next heap with that
- * id. At thread exit the caches go back to their heaps.
+ * Per-thread caches: for each heap a thread uses, per size class a stack of
+ * freed blocks, a run of fresh consecutive blocks, and the slab it refills
+ * from (pointers in DRAM, never links inside the blocks). The fast paths try
+ * the cache used last (pool__tl.last); otherwise the thread finds its cache
+ * for a heap at pool__tl.v[heap->id]. A cache whose heap was destroyed is
+ * detached (heap = NULL) and reused for the next heap with that id. At
+ * thread exit the caches go back to their heaps (blocks, runs, slabs).
  */
 #include "pool/pool_internal.h"
 
@@ -11,7 +13,7 @@
 #include <string.h>
 
 static tcache_t no_cache; /* heap NULL: matches no heap */
-__thread tlocal_t pool__tl __attribute__((tls_model("initial-exec"))) = {.last = &no_cache};
+__thread tlocal_t pool__tl __attribute__((tls_model("initial-exec"))) = {.last = &no_cache, .leaf_key = UINTPTR_MAX};
 
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
@@ -93,7 +95,7 @@ static tcache_t *attach(pool_heap_t *h)
         bin_set_count(&tc->bins[c], 0);
         atomic_store_explicit(&tc->bins[c].run_n, 0, memory_order_relaxed);
         tc->bins[c].own = NULL;
-        atomic_store_explicit(&tc->bins[c].nalloc, 0, memory_order_relaxed);
+        atomic_store_explicit(&tc->bins[c].nfree, 0, memory_order_relaxed);
     }
     atomic_store_explicit(&tc->held_blocks, 0, memory_order_relaxed);
     atomic_store_explicit(&tc->held_bytes, 0, memory_order_relaxed);
@@ -106,12 +108,12 @@ static tcache_t *attach(pool_heap_t *h)
 /* Fold a cache's counters into its heap (registry lock held). */
 static void fold_stats(pool_heap_t *h, tcache_t *tc)
 {
-    uint64_t na = 0;
+    uint64_t nf = 0;
     for (unsigned c = 0; c < NCLASSES; c++) {
-        na += counter_get(&tc->bins[c].nalloc);
-        atomic_store_explicit(&tc->bins[c].nalloc, 0, memory_order_relaxed);
+        nf += counter_get(&tc->bins[c].nfree);
+        atomic_store_explicit(&tc->bins[c].nfree, 0, memory_order_relaxed);
     }
-    atomic_fetch_add_explicit(&h->allocs, na, memory_order_relaxed);
+    atomic_fetch_add_explicit(&h->frees, nf, memory_order_relaxed);
     atomic_fetch_add_explicit(&h->held_blocks, counter_get(&tc->held_blocks), memory_order_relaxed);
     atomic_fetch_add_explicit(&h->held_bytes, counter_get(&tc->held_bytes), memory_order_relaxed);
     atomic_store_explicit(&tc->held_blocks, 0, memory_order_relaxed);

@@ -80,3 +80,22 @@ bool xtable_find(xtable_t *t, uintptr_t addr, xrec_t *out, char *pathbuf, size_t
     pthread_mutex_unlock(&t->lock);
     return found;
 }
+
+bool xtable_rekey(xtable_t *t, uintptr_t from, uintptr_t to)
+{
+    pthread_mutex_lock(&t->lock);
+    size_t i = upper(t, from);
+    bool found = i > 0 && t->v[i - 1].base == from;
+    if (found) { /* take it out and put it back where `to` sorts */
+        xrec_t r = t->v[i - 1];
+        memmove(&t->v[i - 1], &t->v[i], (t->n - i) * sizeof *t->v);
+        t->n--;
+        r.base = to;
+        size_t j = upper(t, to);
+        memmove(&t->v[j + 1], &t->v[j], (t->n - j) * sizeof *t->v);
+        t->v[j] = r;
+        t->n++;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return found;
+}

@@ -32,6 +32,9 @@ typedef struct {
 int xtable_add(xtable_t *t, const xrec_t *r);
 /** Remove the record starting at `base` into *out (caller frees out->path). */
 bool xtable_remove(xtable_t *t, uintptr_t base, xrec_t *out);
+/** The record starting at `from` now starts at `to` (its extent was
+ *  mremapped there). False when there is none. Never allocates. */
+bool xtable_rekey(xtable_t *t, uintptr_t from, uintptr_t to);
 /** Copy of the record containing addr; its path into pathbuf (may be NULL). */
 bool xtable_find(xtable_t *t, uintptr_t addr, xrec_t *out, char *pathbuf, size_t len);
 

@@ -151,10 +151,21 @@ static void *file_alloc(const place_t *place, size_t size, size_t alignment)
     return p;
 }
 
-static int file_free(void *addr, size_t size)
+/* Forget the extent at addr and remove its file. False when unknown. */
+static bool forget(void *addr)
 {
     xrec_t r;
-    bool known = xtable_remove(&files, (uintptr_t)addr, &r);
+    if (!xtable_remove(&files, (uintptr_t)addr, &r))
+        return false;
+    if (r.path && unlink(r.path) != 0 && errno != ENOENT)
+        loci__log(LOCI_LOG_WARN, "file tier: cannot remove %s: %s", r.path, strerror(errno));
+    free(r.path);
+    return true;
+}
+
+static int file_free(void *addr, size_t size)
+{
+    bool known = forget(addr);
     int rc = 0;
     if (munmap(addr, size) != 0)
         rc = loci__fail(LOCI_EINVAL, "file: munmap(%p, %zu): %s", addr, size, strerror(errno));
@@ -162,11 +173,25 @@ static int file_free(void *addr, size_t size)
         vm_unmapped(addr, size);
     if (!known)
         return loci__fail(LOCI_EINVAL, "file: %p is no extent of the file provider", addr);
-    if (r.path && unlink(r.path) != 0 && errno != ENOENT)
-        loci__log(LOCI_LOG_WARN, "file tier: cannot remove %s: %s", r.path, strerror(errno));
-    free(r.path);
     return rc;
 }
+
+/* A new file of the tier, filled from the extent and mapped over it. */
+static int file_adopt(void *addr, size_t size, const place_t *to)
+{
+    void *tmp = file_alloc(to, size, vm_page_size());
+    if (!tmp)
+        return errno == ENOSPC ? LOCI_ENOSPC : LOCI_EIO;
+    int rc = vm_replace(addr, tmp, size);
+    if (rc != 0) {
+        file_free(tmp, size);
+        return rc;
+    }
+    xtable_rekey(&files, (uintptr_t)tmp, (uintptr_t)addr);
+    return 0;
+}
+
+static void file_disown(void *addr, size_t size) { forget(addr); }
 
 /* Drop the pages and their blocks, then reserve the blocks again so that
  * reusing the range cannot hit ENOSPC (except on tmpfs, where a reservation
@@ -228,4 +253,6 @@ const provider_ops_t provider_file = {
     .flush = file_flush,
     .populate = vm_populate,
     .available = file_available,
+    .adopt = file_adopt,
+    .disown = file_disown,
 };

@@ -1,8 +1,9 @@
 /*
  * numa provider: anonymous private memory placed with mbind.
  * alloc = mmap (aligned by over-map + trim) + mbind per policy (+ mlock when
- * pinned); move = mbind(MOVE|STRICT); purge = MADV_DONTNEED (the policy
- * stays with the mapping, so purged pages come back on the same nodes).
+ * pinned); move = mbind(MOVE|STRICT), then every page's node checked;
+ * purge = MADV_DONTNEED (the policy stays with the mapping, so purged pages
+ * come back on the same nodes); adopt = a fresh mapping, a copy, mremap.
  */
 #include "provider/vm.h"
 #include "units.h"
@@ -47,7 +48,25 @@ static int numa_move(void *addr, size_t size, const place_t *to)
         return mbind(addr, size, MPOL_DEFAULT, NULL, 0, 0) == 0
                    ? 0
                    : loci__fail(LOCI_EINVAL, "numa: mbind(MPOL_DEFAULT): %s", strerror(errno));
-    return vm_apply_policy(addr, size, to, MPOL_MF_MOVE | MPOL_MF_STRICT);
+    /* mbind moves the pages and sets the policy future faults follow; then
+     * each page's node is checked, not taken on trust */
+    int rc = vm_apply_policy(addr, size, to, MPOL_MF_MOVE | MPOL_MF_STRICT);
+    return rc == 0 || rc == LOCI_EIO ? vm_check_placed(addr, size, to) : rc;
+}
+
+/* Anonymous memory placed per `to`, filled from the extent, mremapped over it. */
+static int numa_adopt(void *addr, size_t size, const place_t *to)
+{
+    void *tmp = numa_alloc(to, size, vm_page_size());
+    if (!tmp)
+        return LOCI_ENOMEM;
+    /* a full bound node says ENOMEM here rather than waking the OOM killer mid-copy */
+    int rc = place_is_strict(to) ? vm_populate(tmp, size) : 0;
+    if (rc == 0)
+        rc = vm_replace(addr, tmp, size);
+    if (rc != 0)
+        numa_free(tmp, size);
+    return rc;
 }
 
 static int numa_purge(void *addr, size_t size)
@@ -73,4 +92,6 @@ const provider_ops_t provider_numa = {
     .flush = NULL,
     .populate = vm_populate,
     .available = numa_available,
+    .adopt = numa_adopt,
+    .disown = NULL, /* nothing kept per extent */
 };

@@ -81,6 +81,20 @@ typedef struct provider_ops {
      *  kill (NUMA: MemFree of the nodes; file tier: free space of the file
      *  system). LOCI_ENOTSUP when unknown for this placement. */
     int (*available)(const place_t *place, uint64_t *bytes);
+    /* --- added by the arena work (optional, NULL = not supported) -------- */
+    /** Optional: take over [addr, addr+size), an extent another provider
+     *  mapped, keeping its addresses and contents (an arena moving between a
+     *  NUMA node and a file tier): map memory of this provider placed per
+     *  `to` elsewhere, copy the extent into it, then move that mapping over
+     *  the range in one mremap. Nothing may read or write the range
+     *  meanwhile: a store during the copy would be lost. On failure the
+     *  range is as it was. After a success the old provider's `disown`
+     *  must be called: the extent is now this provider's. */
+    int (*adopt)(void *addr, size_t size, const place_t *to);
+    /** Optional (NULL = keeps nothing per extent): forget an extent another
+     *  provider adopted. Its mapping is already replaced; drop what the
+     *  provider kept for it (file, fd, record). */
+    void (*disown)(void *addr, size_t size);
 } provider_ops_t;
 
 extern const provider_ops_t provider_numa;
@@ -100,6 +114,37 @@ int provider_set_task_policy(const place_t *place);
  *  over a socket. The fd stays owned by loci (do not close it) and lives until
  *  the extent is freed. LOCI_ENOENT when addr is in no shm extent. */
 int provider_shm_fd(const void *addr, size_t *offset);
+
+/* --- named segments (named.c) ---------------------------------------------
+ * Files of the calling user in a shared-memory directory that several
+ * processes map at the same address: what shared arenas are made of. */
+
+/** Create `path` (O_EXCL, O_NOFOLLOW, mode 0600) of `size` bytes and map it
+ *  shared, placed per `place` (NULL: kernel default) before any page is
+ *  touched. With seed 0 the kernel chooses the address; otherwise it is
+ *  chosen from `seed` in a region processes rarely use (so that others can
+ *  map it at the same address), falling back to the kernel's choice.
+ *  NULL + loci__fail: LOCI_EEXIST when path exists. */
+void *named_create(const char *path, size_t size, uint64_t seed, const place_t *place);
+
+/** Map the existing `path` shared: at exactly `at` (0: anywhere), refusing
+ *  with LOCI_EBUSY, and the mapping in the way, when that range is taken.
+ *  The file must be a regular file (no symbolic link) of the calling user
+ *  with mode 0600 (LOCI_EPERM otherwise; LOCI_ENOENT when absent). Its size
+ *  goes to *size. NULL + loci__fail. */
+void *named_open(const char *path, uintptr_t at, size_t *size);
+
+int named_unmap(void *addr, size_t size);
+
+/** Remove `path` if it is a file of the calling user (LOCI_ENOENT, LOCI_EPERM). */
+int named_unlink(const char *path);
+
+/** Give the pages of a page-aligned sub-range back (they read as zeros). */
+int named_purge(void *addr, size_t size);
+
+/** Fault a page-aligned sub-range in now, so that a full bound node answers
+ *  LOCI_ENOMEM instead of the OOM killer answering on first touch. */
+int named_populate(void *addr, size_t size);
 
 /** The file behind a file-tier extent containing `addr` (into buf) and the
  *  offset of `addr` in it. LOCI_ENOENT when addr is in no file extent. */

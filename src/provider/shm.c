@@ -53,10 +53,19 @@ static void *shm_alloc(const place_t *place, size_t size, size_t alignment)
     return p;
 }
 
-static int shm_free(void *addr, size_t size)
+/* Forget the extent at addr and close its memfd. False when unknown. */
+static bool forget(void *addr)
 {
     xrec_t r;
-    bool known = xtable_remove(&shms, (uintptr_t)addr, &r);
+    if (!xtable_remove(&shms, (uintptr_t)addr, &r))
+        return false;
+    close(r.fd);
+    return true;
+}
+
+static int shm_free(void *addr, size_t size)
+{
+    bool known = forget(addr);
     int rc = 0;
     if (munmap(addr, size) != 0)
         rc = loci__fail(LOCI_EINVAL, "shm: munmap(%p, %zu): %s", addr, size, strerror(errno));
@@ -64,7 +73,6 @@ static int shm_free(void *addr, size_t size)
         vm_unmapped(addr, size);
     if (!known)
         return loci__fail(LOCI_EINVAL, "shm: %p is no extent of the shm provider", addr);
-    close(r.fd);
     return rc;
 }
 
@@ -72,8 +80,28 @@ static int shm_move(void *addr, size_t size, const place_t *to)
 {
     if (to->simulated || to->policy == PLACE_LOCAL)
         return 0;
-    return vm_apply_policy(addr, size, to, MPOL_MF_MOVE | MPOL_MF_STRICT);
+    int rc = vm_apply_policy(addr, size, to, MPOL_MF_MOVE | MPOL_MF_STRICT);
+    return rc == 0 || rc == LOCI_EIO ? vm_check_placed(addr, size, to) : rc;
 }
+
+/* A new memfd placed per `to`, filled from the extent and mapped over it. */
+static int shm_adopt(void *addr, size_t size, const place_t *to)
+{
+    void *tmp = shm_alloc(to, size, vm_page_size());
+    if (!tmp)
+        return LOCI_ENOMEM;
+    int rc = place_is_strict(to) ? vm_populate(tmp, size) : 0;
+    if (rc == 0)
+        rc = vm_replace(addr, tmp, size);
+    if (rc != 0) {
+        shm_free(tmp, size);
+        return rc;
+    }
+    xtable_rekey(&shms, (uintptr_t)tmp, (uintptr_t)addr);
+    return 0;
+}
+
+static void shm_disown(void *addr, size_t size) { forget(addr); }
 
 /* Shared memory keeps its pages after MADV_DONTNEED; MADV_REMOVE frees them. */
 static int shm_purge(void *addr, size_t size)
@@ -109,4 +137,6 @@ const provider_ops_t provider_shm = {
     .flush = NULL,
     .populate = vm_populate,
     .available = shm_available,
+    .adopt = shm_adopt,
+    .disown = shm_disown,
 };

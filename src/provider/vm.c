@@ -341,3 +341,46 @@ int vm_nodes_free(const place_t *place, uint64_t *bytes)
     *bytes = sum;
     return 0;
 }
+
+int vm_check_placed(void *addr, size_t size, const place_t *place)
+{
+    if (place->simulated || place->policy == PLACE_LOCAL)
+        return 0;
+    enum { BATCH = 1024 }; /* pages per move_pages call */
+    void *pages[BATCH];
+    int status[BATCH];
+    size_t page = vm_page_size(), n = size / page, misplaced = 0;
+    int example = -1;
+    for (size_t i = 0; i < n; i += BATCH) {
+        unsigned long k = n - i < BATCH ? n - i : BATCH;
+        for (unsigned long j = 0; j < k; j++)
+            pages[j] = (char *)addr + (i + j) * page;
+        if (move_pages(0, k, pages, NULL, status, 0) != 0)
+            return loci__fail(LOCI_EIO, "move_pages (query) of %lu pages at %p: %s", k, pages[0], strerror(errno));
+        for (unsigned long j = 0; j < k; j++) {
+            int node = status[j]; /* negative: not faulted in (or no page): nothing to place */
+            if (node >= 0 && (node >= PLACE_MAX_NODES || !(place->nodemask[node / 64] >> (node % 64) & 1))) {
+                misplaced++;
+                example = node;
+            }
+        }
+    }
+    if (misplaced == 0)
+        return 0;
+    char nodes[128];
+    return loci__fail(LOCI_EIO, "%zu of the %zu pages at %p are still outside nodes %s (e.g. on node %d): "
+                                "pinned, shared with another process, or the nodes are full",
+                      misplaced, n, addr, vm_nodemask_str(place->nodemask, nodes, sizeof nodes), example);
+}
+
+int vm_replace(void *to, void *from, size_t size)
+{
+    memcpy(from, to, size);
+    if (mremap(from, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, to) == MAP_FAILED) {
+        char sz[32];
+        return loci__fail(LOCI_ENOMEM, "mremap of %s over %p: %s", units_format_size(size, sz, sizeof sz), to,
+                          strerror(errno));
+    }
+    vm_unmapped(from, size);
+    return 0;
+}

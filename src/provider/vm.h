@@ -37,6 +37,17 @@ int vm_kernel_policy(const place_t *place, int *mode, unsigned long *mask, unsig
 /** "MPOL_BIND"... for messages. */
 const char *vm_mode_name(int mode);
 
+/** After a move: LOCI_EIO, naming how many, when pages of the range are
+ *  resident outside place->nodemask (move_pages reports each page's node;
+ *  pages not faulted in yet count as placed: the policy will place them).
+ *  0 for PLACE_LOCAL and simulated places. */
+int vm_check_placed(void *addr, size_t size, const place_t *place);
+
+/** Put the mapping at `from` (size bytes, one mapping) in place of
+ *  [to, to+size), keeping to's contents: copy them, then mremap over the
+ *  range. On failure `to` is untouched and `from` still mapped. */
+int vm_replace(void *to, void *from, size_t size);
+
 /** mlock the range; on failure the message names RLIMIT_MEMLOCK. */
 int vm_pin(void *addr, size_t size);
 

@@ -232,10 +232,12 @@ static void fragmented_slabs(void **state)
         void *p[N];
         for (int i = 0; i < N; i++)
             p[i] = pool_alloc(h, sizes[k]);
-        for (int i = 0; i < N; i += 1 + (i % 3)) { /* holes of varying length */
-            pool_free(p[i]);
-            p[i] = NULL;
-        }
+        /* holes of 1 to 12 blocks, gaps of 1 to 3 */
+        for (int i = 0, run = 1; i < N; i += run + 1 + run % 3, run = run % 12 + 1)
+            for (int j = i; j < i + run && j < N; j++) {
+                pool_free(p[j]);
+                p[j] = NULL;
+            }
         pool_thread_flush(); /* the holes go back to the slabs' bitmaps */
         for (int i = 0; i < N; i++)
             if (!p[i])
@@ -420,6 +422,61 @@ static void capacity_cap_refuses(void **state)
     assert_int_equal(st.bytes_committed, 0);
 }
 
+static pool_heap_t *spill_to;
+static pool_request_t last_req;
+static int spills;
+
+static void *spill(pool_heap_t *h, const pool_request_t *req)
+{
+    assert_int_equal(errno, ENOMEM); /* why the heap said no is still there */
+    last_req = *req;
+    spills++;
+    switch (req->kind) {
+    case POOL_REQ_CALLOC: return pool_calloc(spill_to, req->n, req->size);
+    case POOL_REQ_ALIGNED: return pool_aligned_alloc(spill_to, req->align, req->size);
+    default: return pool_alloc(spill_to, req->size);
+    }
+}
+
+/* A full heap hands the request to its failure hook (an allocator's fallback). */
+static void failure_hook_spills(void **state)
+{
+    pool_heap_t *h = local_heap(&capped);
+    spill_to = local_heap(&dram);
+    void *fill[3];
+    for (int i = 0; i < 3; i++)
+        fill[i] = pool_alloc(h, 300000);
+    errno = 0;
+    assert_null(pool_alloc(h, 300000)); /* no hook yet: NULL, ENOMEM */
+    assert_int_equal(errno, ENOMEM);
+    pool_heap_set_on_fail(h, spill);
+    void *p = pool_alloc(h, 300000);
+    assert_non_null(p);
+    assert_ptr_equal(pool_heap_of(p), spill_to);
+    assert_int_equal(last_req.kind, POOL_REQ_ALLOC);
+    assert_int_equal(last_req.size, 300000);
+    unsigned char *z = pool_calloc(h, 1000, 400);
+    assert_non_null(z);
+    assert_int_equal(last_req.kind, POOL_REQ_CALLOC);
+    assert_int_equal(last_req.n, 1000);
+    for (int i = 0; i < 400000; i += 4096)
+        assert_int_equal(z[i], 0);
+    void *a = pool_aligned_alloc(h, 1u << 20, 300000);
+    assert_non_null(a);
+    assert_int_equal((uintptr_t)a % (1u << 20), 0);
+    assert_int_equal(last_req.kind, POOL_REQ_ALIGNED);
+    assert_int_equal(last_req.align, 1u << 20);
+    assert_int_equal(spills, 3);
+    pool_heap_set_on_fail(h, NULL);
+    pool_free(p);
+    pool_free(z);
+    pool_free(a);
+    for (int i = 0; i < 3; i++)
+        pool_free(fill[i]);
+    pool_heap_destroy(h);
+    pool_heap_destroy(spill_to);
+}
+
 static void strict_placement_checks_node_memory(void **state)
 {
     place_t pl = place_for(&dram, PLACE_BIND);
@@ -491,6 +548,40 @@ static void purge_waits_for_the_delay(void **state)
     pool_stats_heap(h, &st);
     assert_true(st.purges > 0);
     assert_int_equal(st.bytes_committed, 0);
+    pool_heap_destroy(h);
+    pool_set_purge_delay_ms(old);
+}
+
+/* A class that resumes allocating keeps its empty slabs (no refaulting on
+ * every burst); one left idle gives them back after the delay. */
+static void purge_spares_classes_in_use(void **state)
+{
+    unsigned old = pool_set_purge_delay_ms(20);
+    pool_heap_t *h = local_heap(&dram);
+    enum { N = 4000 };
+    void **p = malloc(N * sizeof *p);
+    pool_stats_t st;
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < N; i++)
+            p[i] = pool_alloc(h, 2000);
+        for (int i = 0; i < N; i++)
+            pool_free(p[i]);
+        pool_thread_flush();
+        usleep(60 * 1000); /* older than the delay, younger than 10 delays */
+    }
+    pool_stats_heap(h, &st);
+    assert_int_equal(st.purges, 0); /* the second burst found its slabs */
+    /* now leave that class idle, and work in another one */
+    for (int i = 0; i < 64 && st.purges == 0; i++) {
+        void *q = pool_alloc(h, 100);
+        pool_free(q);
+        pool_thread_flush(); /* next time round is a refill: a slow path */
+        if (i % 8 == 7)
+            usleep(15 * 1000);
+        pool_stats_heap(h, &st);
+    }
+    assert_true(st.purges > 0);
+    free(p);
     pool_heap_destroy(h);
     pool_set_purge_delay_ms(old);
 }
@@ -602,9 +693,11 @@ int main(void)
         cmocka_unit_test(bad_frees_change_nothing),
         cmocka_unit_test(stats_count_usable_bytes),
         cmocka_unit_test(capacity_cap_refuses),
+        cmocka_unit_test(failure_hook_spills),
         cmocka_unit_test(strict_placement_checks_node_memory),
         cmocka_unit_test(purge_after_frees),
         cmocka_unit_test(purge_waits_for_the_delay),
+        cmocka_unit_test(purge_spares_classes_in_use),
         cmocka_unit_test(destroy_frees_everything),
         cmocka_unit_test(many_heaps),
         cmocka_unit_test(heap_on_file_tier),

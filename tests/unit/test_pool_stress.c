@@ -16,7 +16,7 @@
 #include <string.h>
 
 #define THREADS 8
-#define OPS 4000
+#define OPS 6000
 #define QCAP 256
 
 typedef struct {
