@@ -38,7 +38,7 @@ stage() { # name, build dir, ctest label regex, cmake args...
 }
 
 mkdir -p build-ci
-stage "release build: unit, topologies, VM" build-ci/release 'unit|vm' -DCMAKE_BUILD_TYPE=RelWithDebInfo
+stage "release build: unit, topologies, VM, benchmark smoke runs" build-ci/release 'unit|vm|bench' -DCMAKE_BUILD_TYPE=RelWithDebInfo
 stage "ASan+UBSan: unit" build-ci/asan unit -DCMAKE_BUILD_TYPE=Debug -DLOCI_SANITIZE=address,undefined -DLOCI_BUILD_BENCH=OFF
 stage "TSan: unit" build-ci/tsan unit -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCI_SANITIZE=thread -DLOCI_BUILD_BENCH=OFF
 if [ -f tests/fuzz/CMakeLists.txt ]; then
