@@ -97,6 +97,11 @@ static const resolve_case_t cases[] = {
     {"xeonmax-2s", 0, "near=numa:3", "hbm1,dram0,hbm0,dram1"},
     {"xeonmax-2s", 0, "near=numa:3!", "hbm1"},
     {"xeonmax-2s", 0, "bandwidth=high,partition=interleave", "hbm0,dram0,dram1,hbm1"},
+    {"xeonmax-2s", 1, "bandwidth=high", "hbm1,dram1,dram0,hbm0"},
+    {"xeonmax-2s", 1, "latency=low", "dram1,hbm1,dram0,hbm0"},
+    {"xeonmax-2s", 0, "kind=cxl!", NONE},
+    {"xeonmax-2s", 0, "target=hbm1!", "hbm1"},
+    {"xeonmax-2s", 0, "latency=low!", NONE},
     /* DRAM + CXL expander: CXL 4x capacity, 2.5x latency, 0.3x bandwidth */
     {"cxl-expander", 0, "", "dram0"},
     {"cxl-expander", 0, "capacity=large", "cxl0,dram0"},
@@ -107,6 +112,15 @@ static const resolve_case_t cases[] = {
     {"cxl-expander", 0, "bandwidth=high!", NONE},
     {"cxl-expander", 0, "latency=low!", NONE},
     {"cxl-expander", 0, "capacity=large,fallback=null", "cxl0,dram0"},
+    {"cxl-expander", 0, "kind=cxl!", "cxl0"},
+    {"cxl-expander", 0, "kind=hbm!", NONE},
+    {"cxl-expander", 0, "target=cxl0", "cxl0,dram0"},
+    {"cxl-expander", 0, "near=pe", "dram0,cxl0"}, /* both local to the one socket: distance decides */
+    {"cxl-expander", 0, "capacity=large,latency=low", "cxl0,dram0"},
+    {"cxl-expander", 0, "latency=low,capacity=large", "dram0,cxl0"},
+    {"cxl-expander", 0, "persist,kind=ssd", "ssd0"},
+    {"cxl-expander", 0, "access=node,capacity=large", "cxl0,dram0"},
+    {"cxl-expander", 0, "use=cpu,kind=cxl", "cxl0,dram0"},
     /* Grace-Hopper: GPU memory is a CPU-less NUMA node of kind gpu */
     {"grace-hopper", 0, "", "dram0"},
     {"grace-hopper", 0, "bandwidth=high", "dram0"}, /* GPU memory only when asked for */
@@ -115,6 +129,14 @@ static const resolve_case_t cases[] = {
     {"grace-hopper", 0, "near=gpu", "dram0"},
     {"grace-hopper", 0, "near=gpu!,use=gpu", "gpu0"},
     {"grace-hopper", 0, "target=gpu0!", "gpu0"},
+    {"grace-hopper", 0, "use=gpu:0", "gpu0"},
+    {"grace-hopper", 0, "use=gpu,bandwidth=high!", NONE}, /* 400 GB/s from the CPU: not above LPDDR */
+    {"grace-hopper", 0, "latency=low", "dram0"},
+    {"grace-hopper", 0, "capacity=large", "dram0"},
+    {"grace-hopper", 0, "kind=hbm!", NONE},
+    {"grace-hopper", 0, "near=gpu!", "dram0"},
+    {"grace-hopper", 0, "use=cpu,kind=gpu", "gpu0,dram0"},
+    {"grace-hopper", 0, "persist", "ssd0"},
     /* 2 sockets, the NIC on socket 1 */
     {"nic-socket1", 0, "near=nic", "dram1,dram0"},
     {"nic-socket1", 0, "near=nic!", "dram1"},
@@ -126,6 +148,12 @@ static const resolve_case_t cases[] = {
     {"nic-socket1", 0, "bandwidth=high,near=nic", "dram0,dram1"}, /* earlier hints weigh more */
     {"nic-socket1", 0, "near=nic,bandwidth=high", "dram1,dram0"},
     {"nic-socket1", 0, "access=global", "ssd0"},
+    {"nic-socket1", 0, "", "dram0,dram1"},
+    {"nic-socket1", 1, "", "dram1,dram0"},
+    {"nic-socket1", 1, "near=nic", "dram1,dram0"},
+    {"nic-socket1", 0, "near=gpu!", NONE},
+    {"nic-socket1", 0, "target=dram1", "dram1,dram0"},
+    {"nic-socket1", 1, "latency=low", "dram1,dram0"},
 };
 
 static void expected_resolutions(void **state)
