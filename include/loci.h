@@ -66,6 +66,13 @@ int loci_init(void);
  *  A later call to any function initialises again. */
 void loci_fini(void);
 
+/** The intent LOCI_CONFIG maps a front end's name to: `key` in section
+ *  `section`, e.g. ("omp", "high_bw") for `[omp] high_bw = kind=hbm!`
+ *  (docs/OPENMP.md). *origin (when origin is not NULL) gets "file:line".
+ *  NULL + errno ENOENT when the config says nothing there (the front end's
+ *  built-in default applies), or loci_init's error. */
+const char *loci_config_intent(const char *section, const char *key, const char **origin);
+
 /* --------------------------------------------------------------- targets -- */
 
 /** A memory target: one NUMA node, one file tier, one GPU's memory. */
@@ -194,6 +201,23 @@ size_t loci_usable_size(const void *ptr);
 /** The target a loci block lives on, NULL (errno ENOENT) if ptr is not loci's. */
 const loci_target_t *loci_ptr_target(const void *ptr);
 
+/** Place memory that loci did not allocate (an MPI window, a shared segment)
+ *  per `intent`, as an allocator would place its own: bind the pages of
+ *  [addr, addr+len), rounded out to whole pages, to the NUMA target the
+ *  intent resolves to from the calling thread (constraints bind, hints
+ *  prefer; a target without room for len bytes gives way per the intent's
+ *  fallback). Pages not touched yet land there when first touched; in a
+ *  shared mapping of tmpfs, SysV or memfd memory the policy belongs to the
+ *  memory, so this holds for every process that maps it. Pages already
+ *  present that only this process maps are moved. The memory is not loci's
+ *  afterwards either: loci_ptr_target() does not know it, and whoever
+ *  allocated it frees it. With an injected topology nothing is applied.
+ *  Returns 0, or LOCI_EINVAL (malformed intent; addr NULL; part of the
+ *  range unmapped), LOCI_ENOENT (nothing satisfies the intent), LOCI_ENOTSUP
+ *  (it resolves to a file tier or GPU: only NUMA memory can be bound),
+ *  LOCI_ENOMEM (fallback=null and no room), with loci_last_error(). */
+int loci_place_range(void *addr, size_t len, const char *intent);
+
 /* ----------------------------------------------------------------- stats -- */
 
 /** Counters of what loci placed: per allocator and per target. */
@@ -210,9 +234,222 @@ int loci_allocator_stats(const loci_allocator_t *a, loci_stats_t *out);
 /** Counters of all memory loci placed on target t. */
 int loci_target_stats(const loci_target_t *t, loci_stats_t *out);
 
-/** Print a table of the counters per allocator and per target on f.
- *  LOCI_STATS=1 in the environment prints it on stderr at exit. */
+/** Print a table of the counters per allocator and per target on f (and of
+ *  each paged chunk cache, see loci_nvm_stats). LOCI_STATS=1 in the
+ *  environment prints it on stderr at exit. */
 void loci_stats_print(FILE *f);
+
+/* ---------------------------------------------------------------- arenas -- */
+/*
+ * Arenas (SICM): data that "travels together", placed and moved as a whole;
+ * docs/ARENAS.md. An arena has memory of its own: its blocks never share a
+ * page with another arena's or an allocator's, so moving it moves exactly
+ * its data. It lives on one target at a time (the best candidate of its
+ * intent, bound there) and does not spill to another when that is full.
+ * loci_free, loci_realloc, loci_usable_size and loci_ptr_target work on
+ * arena blocks; loci_realloc keeps a block in its arena.
+ */
+
+/** An arena. Handles stay valid until loci_arena_destroy or loci_fini. */
+typedef struct loci_arena loci_arena_t;
+
+/** Create an arena on the target `intent` resolves to (as
+ *  loci_allocator_create; NULL or "" = the calling thread's local DRAM).
+ *  max_bytes caps the usable bytes of its live blocks (0 = unbounded): an
+ *  allocation that would pass it returns NULL with ENOMEM. NULL + errno
+ *  (EINVAL: malformed intent; ENOENT: unsatisfiable; ENOTSUP: the target
+ *  cannot hold an arena, e.g. GPU memory) and loci_last_error(). */
+loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes);
+
+/** `size` bytes in arena ar (size 0: a unique pointer to free). NULL + ENOMEM
+ *  when the target is full or max_bytes would be passed. Waits while the
+ *  arena is being moved. */
+void *loci_arena_alloc(loci_arena_t *ar, size_t size);
+
+/** `size` bytes aligned to `alignment` (a power of two; NULL + EINVAL otherwise). */
+void *loci_arena_aligned_alloc(loci_arena_t *ar, size_t alignment, size_t size);
+
+/** Move every page of arena ar to target dst, keeping every address; later
+ *  allocations go to dst too. Returns once the pages are there, checked page
+ *  by page.
+ *  - NUMA node to NUMA node: other threads may keep reading and writing the
+ *    arena's data meanwhile (allocations in it wait).
+ *  - NUMA node to a file tier (e.g. "ssd0") or back: the memory is copied and
+ *    remapped over the same range, so nothing may touch the arena's data
+ *    during the move; if another thread is inside the arena (allocating,
+ *    moving) the move is refused with LOCI_EBUSY.
+ *  Errors, with nothing moved: LOCI_EINVAL (NULL argument), LOCI_ENOTSUP
+ *  (shared arena, or no way to move there keeping addresses), LOCI_ENOMEM /
+ *  LOCI_ENOSPC (dst cannot hold the arena). When an extent fails midway
+ *  (LOCI_EIO: e.g. pages shared with another process), the extents already
+ *  moved are moved back; loci_last_error() says so, or names what could not
+ *  be moved back. The arena then still counts as on its old target, and
+ *  moving it again finishes the job. */
+int loci_arena_move(loci_arena_t *ar, const loci_target_t *dst);
+
+/** A move running on a thread of its own (loci_arena_move_async). */
+typedef struct loci_arena_move loci_arena_move_t;
+
+/** Start loci_arena_move(ar, dst) in the background and return at once.
+ *  What loci_arena_move refuses before moving anything (bad arguments, a
+ *  shared arena, an impossible destination) gives NULL + errno here; any
+ *  other outcome comes from loci_arena_move_wait, which must be called once
+ *  for every move started. */
+loci_arena_move_t *loci_arena_move_async(loci_arena_t *ar, const loci_target_t *dst);
+
+/** 1 when the move has finished (loci_arena_move_wait will not block), 0
+ *  while it runs; LOCI_EINVAL for NULL. */
+int loci_arena_move_done(const loci_arena_move_t *m);
+
+/** Wait for the move, release m, and return what loci_arena_move would have
+ *  (with its message in loci_last_error()). */
+int loci_arena_move_wait(loci_arena_move_t *m);
+
+/** The arena whose memory contains ptr (any address inside one of its
+ *  blocks), or NULL + ENOENT. O(1) for private arenas. */
+loci_arena_t *loci_arena_of(const void *ptr);
+
+/** The target arena ar lives on now. */
+const loci_target_t *loci_arena_target(const loci_arena_t *ar);
+
+/** Counters of arena ar (for a shared arena: of all its processes). */
+int loci_arena_stats(const loci_arena_t *ar, loci_stats_t *out);
+
+/** Release arena ar and everything allocated in it: its blocks must not be
+ *  used any more, nor ar. Waits for its moves to end. For a shared arena:
+ *  detaches this process; in the process that created it, also removes its
+ *  name (processes still attached keep their mapping). NULL is fine. */
+void loci_arena_destroy(loci_arena_t *ar);
+
+/* Shared arenas (SICM §2.5): one arena for the processes of a job on one
+ * node, which trust each other. Its data is mapped at the same address in
+ * every process, so pointers stored in it stay valid; any process can
+ * allocate and free in it. Its bookkeeping is in a shared segment of its
+ * own, never in the data, under a robust process-shared lock: a process
+ * killed while holding it does not stop the others. Both segments are files
+ * of the calling user, mode 0600, in $LOCI_SHM_DIR (default /dev/shm):
+ * only the same user can attach. Shared arenas stay on the NUMA node they
+ * were created on. */
+
+/** Create shared arena `name` (letters, digits, '.', '_', '-'; no '/', no
+ *  "..", at most 64) on the NUMA node `intent` resolves to, with room for
+ *  max_bytes (required: the address range is reserved at that size).
+ *  NULL + errno: EEXIST (the name is taken: attach, or remove a stale one
+ *  with loci_arena_unlink_shared), EINVAL, ENOTSUP (not a NUMA node). */
+loci_arena_t *loci_arena_create_shared(const char *name, const char *intent, size_t max_bytes);
+
+/** Attach shared arena `name` created by another process of the same user
+ *  (attaching twice in one process gives the same handle; destroy it as
+ *  often). NULL + errno: ENOENT (no such arena), EPERM (not the caller's,
+ *  a link, or not mode 0600), EBUSY (its address range is taken in this
+ *  process: loci_last_error() names what is there), EINVAL (bad name). */
+loci_arena_t *loci_arena_attach(const char *name);
+
+/** Remove the name of shared arena `name` (e.g. left by a crashed job):
+ *  processes attached keep it, none can attach any more. LOCI_ENOENT,
+ *  LOCI_EPERM (another user's), LOCI_EINVAL (bad name). */
+int loci_arena_unlink_shared(const char *name);
+
+/* ------------------------------------------------------------------- nvm -- */
+/*
+ * SSD and other file tiers as a memory partition (NVMalloc); docs/NVM.md.
+ *
+ * A file tier holds memory in one of two modes, chosen by the intent:
+ *  - mode=mmap (the default): files mapped MAP_SHARED; the kernel's page
+ *    cache decides what stays in DRAM.
+ *  - mode=paged[,cache=SIZE][,chunk=SIZE]: loci's own DRAM cache of
+ *    cache=SIZE bytes (default 64 MiB) in chunks of chunk=SIZE (default
+ *    256 KiB), filled on page faults (userfaultfd); evicting a chunk writes
+ *    back only its dirty pages. The store file is read and written with
+ *    O_DIRECT, so DRAM held stays within the cache size plus a few chunks.
+ *    Allocations with the same target, cache and chunk share one cache.
+ *    Needs userfaultfd: without the permission, mode=paged falls back to
+ *    mode=mmap with a warning, and mode=paged! fails saying what to allow.
+ *    Paged memory is private to the process and is not inherited by fork().
+ *
+ * Memory from loci_alloc on a file tier lives until freed. Persistent named
+ * regions below outlive the process: NVMalloc's variables with a lifetime.
+ */
+
+/** Flags of loci_persist_open. */
+enum {
+    LOCI_CREATE = 1u << 0,   /**< create the region, zero-filled, if it does not exist */
+    LOCI_READONLY = 1u << 1, /**< map it read-only: stores to it fault (SIGSEGV) */
+    LOCI_SHARED = 1u << 2,   /**< other processes may have it open at the same time */
+};
+
+/** Map the persistent region `name` ([A-Za-z0-9_.-], at most 128 characters,
+ *  no "..", not starting with '.' or '-'), the file "<tier dir>/<name>.region"
+ *  of the first file tier `intent` resolves to (NULL or "" = "persist": the
+ *  default tier ssd0). Its mode (mmap or paged, cache, chunk) comes from the
+ *  intent too.
+ *
+ *  `size` is rounded up to the page size. Creating (LOCI_CREATE, when the
+ *  region is missing) needs size > 0 and reserves the space at once
+ *  (LOCI_ENOSPC when the tier is full). Opening an existing region needs its
+ *  size, or 0 to take it as it is; loci_persist_size() tells it.
+ *
+ *  Opening locks the region: a writer without LOCI_SHARED has it to itself;
+ *  LOCI_SHARED or LOCI_READONLY openers may be many. Read-only and shared
+ *  openings use mode=mmap, so that every process maps the same single copy in
+ *  the page cache (mode=paged! with LOCI_SHARED is refused).
+ *
+ *  Returns the address, or NULL + errno (EINVAL: bad name, size or flags;
+ *  ENOENT: no such region without LOCI_CREATE; EBUSY: open elsewhere in a
+ *  conflicting way; EPERM: a tier directory or file that is not safely yours;
+ *  ENOSPC) with loci_last_error() saying what to change. */
+void *loci_persist_open(const char *name, size_t size, const char *intent, unsigned flags);
+
+/** Make the region's contents durable: data written before this call
+ *  survives a crash of the process or the machine. addr: any address in it. */
+int loci_persist_sync(void *addr);
+
+/** Sync (unless read-only) and unmap the region; its file stays. */
+int loci_persist_close(void *addr);
+
+/** Delete the region `name` of the tier `intent` resolves to (as in
+ *  loci_persist_open). LOCI_EBUSY while this or another process has it open,
+ *  LOCI_ENOENT when there is none. */
+int loci_persist_remove(const char *name, const char *intent);
+
+/** Size in bytes of the open region containing addr, 0 if none. */
+size_t loci_persist_size(const void *addr);
+
+/** Read [addr, addr+len) into DRAM now (paged: its chunks fill the cache, at
+ *  most the cache's size; mmap: asynchronous readahead). addr is any loci
+ *  memory or region; nothing happens for memory not on a file tier.
+ *  LOCI_EINVAL when the range is not inside one loci block or region. */
+int loci_nvm_prefetch(const void *addr, size_t len);
+
+/** Write what changed in [addr, addr+len) back to the tier and make it
+ *  durable (paged: the dirty pages, in runs; mmap: msync). Reports a failed
+ *  write-back of that memory since the last call (LOCI_EIO, LOCI_ENOSPC). */
+int loci_nvm_flush(const void *addr, size_t len);
+
+/** Write [addr, addr+len) back and drop it from DRAM (the loci cache and the
+ *  kernel's page cache): the next access reads it from the tier again. */
+int loci_nvm_evict(const void *addr, size_t len);
+
+/** Counters of a paged chunk cache. */
+typedef struct {
+    uint64_t cache_bytes;    /**< the DRAM budget (cache=) */
+    uint64_t resident_bytes; /**< DRAM holding chunks now */
+    uint64_t resident_peak;  /**< high-water mark of resident_bytes */
+    uint64_t faults;         /**< missing-page faults loci served */
+    uint64_t hits;           /**< faults and prefetches that found their chunk in the cache */
+    uint64_t misses;         /**< chunks filled (read from the store, or zeros never written) */
+    uint64_t prefetched;     /**< of those, filled by loci_nvm_prefetch */
+    uint64_t pages_dirtied;  /**< first writes to clean pages: each page made dirty once */
+    uint64_t bytes_read;     /**< read from the store */
+    uint64_t bytes_written;  /**< written to the store */
+    uint64_t writebacks;     /**< store writes (runs of adjacent dirty pages) */
+    uint64_t evictions;      /**< chunks dropped from DRAM */
+} loci_nvm_stats_t;
+
+/** Counters of the cache serving the paged memory at addr, or with addr NULL
+ *  the sum over every cache this process had. LOCI_ENOENT when addr is not
+ *  paged memory. */
+int loci_nvm_stats(const void *addr, loci_nvm_stats_t *out);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
  * intent's fallback) is in allocator_on_fail(), which the pool calls.
  */
 #include "alloc/allocator.h"
+#include "arena/arena.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -106,6 +107,9 @@ void *loci_realloc(void *ptr, size_t size)
         loci_free(ptr);
         return NULL;
     }
+    loci_arena_t *ar = arena_of_block(ptr); /* arena blocks stay in their arena, under its max_bytes */
+    if (ar)
+        return arena_realloc(ar, ptr, size);
     pool_heap_t *h = pool_heap_of(ptr);
     if (!h || pool_usable_size(ptr) == 0)
         return loci__fail_null(LOCI_EINVAL, "loci_realloc(%p): not a live loci block", ptr);
@@ -122,12 +126,28 @@ void *loci_realloc(void *ptr, size_t size)
     return p;
 }
 
-void loci_free(void *ptr) { pool_free(ptr); }
+/* Shared arenas have an allocator of their own: looked up only while one
+ * is attached in this process. */
+void loci_free(void *ptr)
+{
+    if (LOCI_UNLIKELY(arena_shared_any()) && arena_shared_free(ptr))
+        return;
+    pool_free(ptr);
+}
 
-size_t loci_usable_size(const void *ptr) { return ptr ? pool_usable_size(ptr) : 0; }
+size_t loci_usable_size(const void *ptr)
+{
+    if (!ptr)
+        return 0;
+    size_t n = pool_usable_size(ptr);
+    return n || !arena_shared_any() ? n : arena_shared_usable(ptr);
+}
 
 const loci_target_t *loci_ptr_target(const void *ptr)
 {
     const loci_target_t *t = ptr ? pool_target_of(ptr) : NULL;
+    loci_arena_t *ar = !t && ptr && arena_shared_any() ? arena_shared_of(ptr) : NULL;
+    if (ar)
+        t = loci_arena_target(ar);
     return t ? t : loci__fail_null(LOCI_ENOENT, "%p is not memory loci allocated", ptr);
 }

@@ -62,8 +62,12 @@ void allocator_place(const resolution_t *res, int i, place_t *out)
     out->pinned = res->pinned;
     out->shared = res->access != ACCESS_PROCESS;
     out->simulated = (tg->flags & LOCI_TARGET_SIMULATED) != 0;
-    if (tg->numa_node < 0)
+    if (tg->numa_node < 0) {
+        out->file_mode = res->mode != MODE_PAGED ? FILE_MMAP : res->mode_forced ? FILE_PAGED_ONLY : FILE_PAGED;
+        out->cache = res->cache;
+        out->chunk = res->chunk;
         return;
+    }
     if (res->partition == PARTITION_INTERLEAVE) {
         /* pages round-robin over every NUMA candidate */
         out->policy = PLACE_INTERLEAVE;
@@ -91,7 +95,7 @@ pool_heap_t *allocator_heap(loci_allocator_t *a, int i)
     if (!h) {
         place_t place;
         allocator_place(&a->res, i, &place);
-        const provider_ops_t *ops = provider_for(place.target, place.shared);
+        const provider_ops_t *ops = provider_for_place(&place);
         if (!ops)
             loci__fail(LOCI_ENOTSUP, "no provider can place memory on %s%s", place.target->name,
                        place.shared ? " shareably" : "");

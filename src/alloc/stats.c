@@ -3,6 +3,7 @@
  * counters, this file adds them up and prints them (LOCI_STATS=1 at exit).
  */
 #include "alloc/allocator.h"
+#include "nvm/nvm.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -67,6 +68,7 @@ void loci_stats_print(FILE *f)
             fprintf(f, "  %-36s %-8s %14" PRIu64 " %14" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
                     t->targets[i].name, "", st.bytes_in_use, st.bytes_peak, st.allocations, st.frees);
     }
+    nvm_stats_print(f);
 }
 
 static void print_at_exit(void) { loci_stats_print(stderr); }

@@ -4,6 +4,8 @@
  * fixed config is picked up; the failure message is repeated to every caller.
  */
 #include "alloc/allocator.h"
+#include "nvm/nvm.h"
+#include "arena/arena.h"
 #include "pool/pool.h"
 #include "topo/topo.h"
 
@@ -45,13 +47,15 @@ int loci_init(void)
     return rc;
 }
 
-/* Layers go in reverse order of their dependencies: allocators hold heaps,
- * heaps hold targets of the topology. */
+/* Layers go in reverse order of their dependencies: arenas and allocators
+ * hold heaps, heaps hold targets of the topology. */
 void loci_fini(void)
 {
     pthread_mutex_lock(&init_lock);
     topo_t *t = atomic_exchange(&current_topology, NULL);
     if (t) {
+        nvm_fini(); /* regions are no heaps: synced and closed first */
+        arena_fini();
         allocator_fini();
         pool_fini();
     }

@@ -87,6 +87,7 @@ typedef struct {
     intent_partition_t partition;
     intent_access_t access;
     intent_mode_t mode;
+    bool mode_forced;   /* mode=...! : no other mode will do */
     bool persist, pinned;
     uint64_t align, cache, chunk; /* 0 = default */
 } resolution_t;

@@ -10,11 +10,12 @@
  *    INTENT_MAX_TEXT (raw text, whitespace included) and INTENT_MAX_TERMS (terms counted
  *    by commas) are checked on the raw text before any term is parsed.
  *  - One '!' at the very end of a term makes it a constraint; a '!' elsewhere is an error.
- *  - Traits (fallback, align, partition, pinned, mode, cache, chunk) configure the
+ *  - Traits (fallback, align, partition, pinned, cache, chunk) configure the
  *    allocation and rank nothing: a '!' on them is accepted and means the same, so it is
  *    dropped (constraint = false, no '!' in the canonical text). The other keys keep it.
  *    What a term does to resolution is the resolver's business (resolve.c): there,
- *    requirements (use=, access=, persist, mode=) filter with or without '!'.
+ *    requirements (use=, access=, persist, mode=) filter with or without '!'; on mode=
+ *    the '!' also forbids falling back to another mode where the one asked cannot run.
  *  - Sizes (align, cache, chunk): digits, an optional fraction, and an optional unit that
  *    units_parse_size accepts ("4096", "64KiB", "1.5G", "2MB"); computed exactly in 64 bits,
  *    more than 2^64-1 bytes is an error. align: a power of two (>= 1); chunk: a non-zero
@@ -138,7 +139,7 @@ static const struct key_spec keys[TERM_KEY_COUNT] = {
                     "align=N, a power of two in bytes, e.g. 64, 4KiB, 2MiB"},
     [TERM_PARTITION] = {"partition", ARG_WORD, true, WORDS(partition_words), NULL},
     [TERM_PINNED] = {"pinned", ARG_NONE, true, NULL, 0, "pinned takes no value: pinned"},
-    [TERM_MODE] = {"mode", ARG_WORD, true, WORDS(mode_words), NULL},
+    [TERM_MODE] = {"mode", ARG_WORD, false, WORDS(mode_words), NULL},
     [TERM_CACHE] = {"cache", ARG_SIZE, true, NULL, 0,
                     "cache=SIZE, more than 0 bytes, e.g. 256MiB, 4GiB"},
     [TERM_CHUNK] = {"chunk", ARG_SIZE, true, NULL, 0,

@@ -344,7 +344,10 @@ static void apply_traits(const intent_t *in, resolution_t *out)
         case TERM_FALLBACK: out->fallback = term->v.fallback; break;
         case TERM_PARTITION: out->partition = term->v.partition; break;
         case TERM_ACCESS: out->access = term->v.access; break;
-        case TERM_MODE: out->mode = term->v.mode; break;
+        case TERM_MODE:
+            out->mode = term->v.mode;
+            out->mode_forced = term->constraint;
+            break;
         case TERM_PERSIST: out->persist = true; break;
         case TERM_PINNED: out->pinned = true; break;
         case TERM_ALIGN: out->align = term->size; break;

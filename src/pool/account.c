@@ -153,14 +153,6 @@ void pool__uncharge(pool_heap_t *h, size_t bytes)
         atomic_fetch_sub_explicit(&a->charged, bytes, memory_order_relaxed);
 }
 
-static void peak_raise(counter_t *peak, uint64_t now)
-{
-    uint64_t p = atomic_load_explicit(peak, memory_order_relaxed);
-    while (now > p && !atomic_compare_exchange_weak_explicit(peak, &p, now, memory_order_relaxed,
-                                                             memory_order_relaxed))
-        ;
-}
-
 void pool__held_add(pool_heap_t *h, tcache_t *tc, int64_t bytes, int64_t blocks)
 {
     if (tc) { /* the owning thread's own counters: no shared cache line */
@@ -176,10 +168,10 @@ void pool__committed_add(pool_heap_t *h, int64_t bytes)
 {
     uint64_t now = atomic_fetch_add_explicit(&h->committed, (uint64_t)bytes, memory_order_relaxed) + (uint64_t)bytes;
     if (bytes > 0) {
-        peak_raise(&h->peak, now);
+        pool__peak_raise(&h->peak, now);
         account_t *a = h->acct;
         if (a)
-            peak_raise(&a->peak, atomic_load_explicit(&a->charged, memory_order_relaxed));
+            pool__peak_raise(&a->peak, atomic_load_explicit(&a->charged, memory_order_relaxed));
     }
 }
 
@@ -212,7 +204,7 @@ void pool__account_move(pool_heap_t *h, account_t *to, uint64_t committed)
     if (to) {
         atomic_fetch_add_explicit(&to->mapped, mapped, memory_order_relaxed);
         atomic_fetch_add_explicit(&to->nextents, n, memory_order_relaxed);
-        peak_raise(&to->peak, counter_get(&to->charged));
+        pool__peak_raise(&to->peak, counter_get(&to->charged));
     }
     h->acct = to;
 }

@@ -24,7 +24,7 @@ static __attribute__((noinline)) void *failed(pool_heap_t *h, pool_req_kind_t ki
 static __attribute__((noinline)) void *alloc_slow(pool_heap_t *h, size_t size)
 {
     void *p = size <= POOL_SMALL_MAX ? pool__alloc_small_slow(h, pool_size_class(size))
-                                     : pool__alloc_large(h, size, 0);
+                                     : pool__alloc_large(h, size, 0, false);
     return LOCI_LIKELY(p != NULL) ? p : failed(h, POOL_REQ_ALLOC, 1, size, 0);
 }
 
@@ -58,7 +58,7 @@ void *pool_calloc(pool_heap_t *h, size_t n, size_t size)
         return loci__fail_null(LOCI_ENOMEM, "calloc of %zu x %zu bytes overflows", n, size);
     void *p;
     if (total > POOL_SMALL_MAX) {
-        p = pool__alloc_large(h, total, 0); /* fresh extents are zero-filled */
+        p = pool__alloc_large(h, total, 0, true);
     } else if ((p = pool__alloc_class(h, pool_size_class(total)))) {
         memset(p, 0, total);
     }
@@ -86,7 +86,7 @@ void *pool_aligned_alloc(pool_heap_t *h, size_t align, size_t size)
     if (align <= 8) /* every block is */
         return pool_alloc(h, size);
     int c = aligned_class(align, size);
-    void *p = c >= 0 ? pool__alloc_class(h, (unsigned)c) : pool__alloc_large(h, size, align);
+    void *p = c >= 0 ? pool__alloc_class(h, (unsigned)c) : pool__alloc_large(h, size, align, false);
     return p ? p : failed(h, POOL_REQ_ALIGNED, 1, size, align);
 }
 

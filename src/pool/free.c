@@ -63,7 +63,7 @@ static inline __attribute__((always_inline)) int free_block(void *p, uintptr_t e
             return 0;
         }
     }
-    return pool__free_small_slow(pm_slab(e), p, st);
+    return pool__free_small_slow(aux, p, st);
 }
 
 /* Any pointer: look it up through the page map's root. */

@@ -5,6 +5,7 @@
 #include "pool/pool_internal.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,9 +55,12 @@ pool_heap_t *pool_heap_create(const provider_ops_t *ops, const place_t *place, v
     pthread_mutexattr_init(&attr);
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
     pthread_mutex_init(&h->lock, &attr);
-    for (unsigned c = 0; c < NCLASSES; c++)
+    for (unsigned c = 0; c < NCLASSES; c++) {
         pthread_mutex_init(&h->cls[c].lock, &attr);
+        atomic_init(&h->cls[c].oldest_ms, UINT64_MAX);
+    }
     pthread_mutexattr_destroy(&attr);
+    atomic_init(&h->window_ms, pool__now_ms());
     pthread_mutex_lock(&pool__registry);
     h->id = id_take(h);
     h->acct = pool__account_get(place->target);
@@ -124,7 +128,7 @@ void pool_heap_collect(pool_heap_t *h)
     tlocal_t *tl = &pool__tl;
     if (h->id < tl->n && tl->v[h->id] && atomic_load_explicit(&tl->v[h->id]->heap, memory_order_relaxed) == h)
         pool__tcache_flush(tl->v[h->id]);
-    pool__decay(h, true);
+    pool__collect(h);
 }
 
 int pool_heap_foreach_extent(pool_heap_t *h, int (*cb)(void *base, size_t size, void *arg), void *arg)
@@ -135,6 +139,8 @@ int pool_heap_foreach_extent(pool_heap_t *h, int (*cb)(void *base, size_t size, 
         rc = cb((void *)g->base, POOL_SEGMENT_SIZE, arg);
     for (large_t *d = h->larges; d && rc == 0; d = d->next)
         rc = cb((void *)d->base, d->size, arg);
+    if (rc == 0)
+        rc = pool__lcache_foreach(h, cb, arg);
     pthread_mutex_unlock(&h->lock);
     return rc;
 }
@@ -149,10 +155,16 @@ int pool_heap_rebase(pool_heap_t *h, const provider_ops_t *ops, const place_t *p
     pthread_mutex_unlock(&pool__registry);
     if (!to && place->target)
         return loci__fail(LOCI_ENOMEM, "out of memory for the accounts of %s", place->target->name);
-    /* Class locks, then the heap lock: the order the slab paths take them. */
-    for (unsigned c = 0; c < NCLASSES; c++)
-        pthread_mutex_lock(&h->cls[c].lock);
+    /* The heap lock keeps extents from coming or going, and the committed
+     * bytes still: frees uncharge under it (slices_release, pool__free_large),
+     * and no allocation runs (the caller's promise). Freed big extents kept
+     * for reuse need not travel: they are unmapped first. */
+    pool__lcache_drop(h);
     pthread_mutex_lock(&h->lock);
+    /* purges of retiring slabs or cached extents, started outside the lock,
+     * finish first */
+    while (atomic_load_explicit(&h->npurging, memory_order_acquire))
+        sched_yield();
     uint64_t committed = counter_get(&h->committed);
     int rc = to == h->acct ? 0 : pool__charge_to(to, ops, place, committed);
     bool charged = rc == 0 && to != h->acct;
@@ -160,6 +172,8 @@ int pool_heap_rebase(pool_heap_t *h, const provider_ops_t *ops, const place_t *p
         rc = move((void *)g->base, POOL_SEGMENT_SIZE, arg);
     for (large_t *d = h->larges; d && rc == 0; d = d->next)
         rc = move((void *)d->base, d->size, arg);
+    if (rc == 0) /* extents cached since the drop above */
+        rc = pool__lcache_foreach(h, move, arg);
     if (rc == 0) {
         pool__account_move(h, to, committed);
         h->place = *place;
@@ -175,8 +189,6 @@ int pool_heap_rebase(pool_heap_t *h, const provider_ops_t *ops, const place_t *p
         atomic_fetch_sub_explicit(&to->charged, committed, memory_order_relaxed);
     }
     pthread_mutex_unlock(&h->lock);
-    for (unsigned c = NCLASSES; c-- > 0;)
-        pthread_mutex_unlock(&h->cls[c].lock);
     return rc;
 }
 

@@ -15,14 +15,30 @@
  * Sizes: blocks up to POOL_SMALL_MAX come from size classes (8 B ... 256 KiB,
  * at most 12.5 % rounding above 128 B) carved from slabs (runs of 64 KiB
  * slices of 4 MiB segments); larger blocks get a dedicated extent,
- * page-aligned, unmapped when freed. A page map (64 KiB granularity) finds
- * any pointer's slab or extent in O(1); a state byte per block start says
- * whether it is live, which catches double and foreign frees.
+ * page-aligned. A page map (64 KiB granularity) finds any pointer's slab or
+ * extent in O(1); a state byte per block start says whether it is live,
+ * which catches double and foreign frees.
  *
- * Memory goes back to the kernel (provider purge) when a slab has been empty
- * for the purge delay, checked on the pool's slow paths, or at once with
- * pool_heap_collect(). Every byte committed is first charged to the target
- * (capacity cap, node free memory), see pool_alloc.
+ * Retention: memory freed is kept resident for reuse (faulting pages in
+ * again costs far more than keeping them), within limits, and goes back to
+ * the kernel (provider purge, unmap) after sustained frees:
+ *  - empty slabs, and freed dedicated extents (in a per-heap extent cache,
+ *    out of the page map, reused for a block of the same size to 1/8 more),
+ *    stay ready, still charged to the target;
+ *  - budget: a heap keeps at most max(64 MiB, half its recent peak of bytes
+ *    in use) that way; past it the oldest go at once;
+ *  - age: what stayed unused for the purge delay (10 s by default,
+ *    pool_set_purge_delay_ms) goes back — a class still refilling keeps its
+ *    empty slabs up to ten delays; a cached extent is purged, then unmapped
+ *    one delay later;
+ *  - pool_heap_collect() gives everything back at once, and so does a charge
+ *    that would fail (capacity cap, node free memory) before failing;
+ *  - pinned heaps never purge pages: they unmap, or keep, whole extents.
+ * The checks run on the pool's slow paths (refills, full caches, big blocks),
+ * never on the fast paths, and release a bounded amount each time; a heap
+ * left idle keeps what it retains until its next slow path or collect.
+ * Every byte committed is first charged to the target (capacity cap, node
+ * free memory), see pool_alloc.
  *
  * Errors: pointer functions return NULL and set errno (ENOMEM, EINVAL) with
  * loci_last_error() explaining; int functions return 0 or a LOCI_E* code.
@@ -68,13 +84,13 @@ pool_owner_kind_t pool_heap_owner_kind(const pool_heap_t *h);
 /** Re-home h: its memory goes to `place` through `ops`, at the same addresses
  *  (an arena moving to another target). First charges h's committed bytes to
  *  place->target (its cap, and free memory on a NUMA node: LOCI_ENOMEM and
- *  nothing done). Then, with every lock of h held (no slab or extent comes or
- *  goes), calls move(base, size, arg) for each extent; the first nonzero
- *  value stops the walk and is returned, h unchanged: `move` must undo what
- *  it did before returning it. When all succeed, h maps new extents from
- *  `ops` per `place` and its bytes count on the new target instead of the
- *  old. No allocation from h may run meanwhile; frees may (they wait for the
- *  walk when they need a lock of h). */
+ *  nothing done). Then, under the heap lock (no extent comes or goes),
+ *  calls move(base, size, arg) for each extent; the first nonzero value
+ *  stops the walk and is returned, h unchanged: `move` must undo what it did
+ *  before returning it. When all succeed, h maps new extents from `ops` per
+ *  `place` and its bytes count on the new target instead of the old. No
+ *  allocation from h may run meanwhile; frees may (those that give memory
+ *  back wait for the walk). */
 int pool_heap_rebase(pool_heap_t *h, const provider_ops_t *ops, const place_t *place,
                      int (*move)(void *base, size_t size, void *arg), void *arg);
 
@@ -98,9 +114,10 @@ typedef void *(*pool_on_fail_fn)(pool_heap_t *h, const pool_request_t *req);
 /** Install (or with NULL remove) h's failure hook. Thread-safe. */
 void pool_heap_set_on_fail(pool_heap_t *h, pool_on_fail_fn fn);
 
-/** Give memory back now: flush the calling thread's cache for h and purge
- *  every empty slab (whatever its age), unmapping empty segments. Other
- *  threads' caches keep what they hold until they refill, flush or exit. */
+/** Give memory back now: flush the calling thread's cache for h, purge
+ *  every empty slab (whatever its age), unmapping empty segments, and unmap
+ *  the freed extents h keeps for reuse. Other threads' caches keep what they
+ *  hold until they refill, flush or exit. */
 void pool_heap_collect(pool_heap_t *h);
 
 /** Call cb(base, size, arg) for each extent the heap has mapped (slab
@@ -172,16 +189,17 @@ typedef struct {
     uint64_t bytes_in_use;    /* live blocks now (exact at the time of the call) */
     uint64_t bytes_committed; /* slabs and dedicated extents now: what is charged
                                * to the target (>= bytes_in_use: includes free
-                               * blocks in slabs and thread caches) */
+                               * blocks in slabs and thread caches, empty slabs
+                               * and freed extents kept for reuse) */
     uint64_t bytes_peak;      /* high-water mark of bytes_committed (so >= the peak
                                * of bytes_in_use); kept where memory is committed,
                                * off the allocation fast path */
     uint64_t bytes_mapped;    /* address space mapped: segments + dedicated extents */
     uint64_t frees;           /* successful pool_free calls since creation */
     uint64_t allocs;          /* successful allocations: frees + live blocks */
-    uint64_t extents_mapped;  /* extents mapped now */
+    uint64_t extents_mapped;  /* extents mapped now (cached freed ones too) */
     uint64_t extents_total;   /* extents mapped since creation */
-    uint64_t purges;          /* slabs given back to the OS */
+    uint64_t purges;          /* slabs and cached extents given back to the OS */
 } pool_stats_t;
 
 /** Counters of one heap. */
@@ -194,8 +212,13 @@ int pool_stats_target(const struct loci_target *t, pool_stats_t *st);
 
 /* ------------------------------------------------------------- control -- */
 
-/** How long an empty slab stays ready for reuse before its pages are given
- *  back to the OS (default 1 s; 0 = at once). Returns the old value. */
+/** How long retained memory (an empty slab, a freed big extent) may stay
+ *  unused before its pages go back to the OS (default 10 s; a size class
+ *  still refilling keeps its empty slabs ten times longer; a purged extent
+ *  is unmapped one delay later). Within it, each heap still keeps at most
+ *  max(64 MiB, half its recent peak in use). 0 = retain nothing: slabs go
+ *  back as they empty, freed extents are unmapped at once. Returns the old
+ *  value. */
 unsigned pool_set_purge_delay_ms(unsigned ms);
 
 /** Safety margin kept free on a NUMA node under placement on one target

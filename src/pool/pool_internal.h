@@ -3,9 +3,10 @@
  * the page map, size classes and the per-thread caches. Only src/pool/ sees
  * this; other layers use pool.h.
  *
- *   heap ──┬─ class[c]: lock, partial slabs, empty slabs (decaying)
+ *   heap ──┬─ class[c]: lock, partial slabs, empty slabs (retained, oldest at the tail)
  *          ├─ segments (4 MiB extents of 64 KiB slices; slabs are runs of slices)
- *          └─ large extents (one block each)
+ *          ├─ large extents (one block each)
+ *          └─ extent cache: freed large extents kept mapped for reuse (heap lock)
  *   page map: slice (64 KiB) → tagged slab or large descriptor, 2-level radix
  *   thread cache (per thread, per heap), per class: a stack of freed
  *          {block, its state byte}, a run of consecutive fresh blocks, and
@@ -100,13 +101,18 @@ typedef struct slab {
     _Atomic uint8_t state[] __attribute__((aligned(64))); /* BLOCK_LIVE / BLOCK_FREE per unit */
 } slab_t;
 
-/* A dedicated extent holding one big block. */
+/* A dedicated extent holding one big block, or, freed, waiting in its
+ * heap's extent cache (out of the page map then). */
 typedef struct large {
     _Atomic uint8_t live;
+    uint8_t purged; /* cached: its pages were given back (reads as zeros) */
+    uint8_t busy;   /* cached: being purged (not to be taken), heap lock */
     uintptr_t base;
     size_t size;
     pool_heap_t *heap;
-    struct large *next, *prev; /* heap->larges, under heap->lock */
+    struct large *next, *prev;   /* heap->larges, or a cache age list; under heap->lock */
+    struct large *bnext, *bprev; /* cached: its size bin */
+    uint64_t since;              /* cached: ms when cached (or purged) */
 } large_t;
 
 /* A 4 MiB extent cut into 64 KiB slices; slabs are runs of slices. */
@@ -207,6 +213,15 @@ static inline uint64_t counter_get(const counter_t *c)
     return atomic_load_explicit((counter_t *)c, memory_order_relaxed);
 }
 
+/* Raise a high-water mark to now (any thread). */
+static inline void pool__peak_raise(counter_t *peak, uint64_t now)
+{
+    uint64_t p = atomic_load_explicit(peak, memory_order_relaxed);
+    while (now > p && !atomic_compare_exchange_weak_explicit(peak, &p, now, memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+
 /* --- per-target accounts (account.c) --------------------------------------- */
 
 typedef struct account {
@@ -226,8 +241,8 @@ account_t *pool__account_find(const struct loci_target *t);
 int pool__charge(pool_heap_t *h, size_t bytes);
 /* The same for memory of account a placed per place by ops (a heap's next home). */
 int pool__charge_to(account_t *a, const provider_ops_t *ops, const place_t *place, size_t bytes);
-/* Every lock of h held: h's extents, and its `committed` bytes already
- * charged to `to`, leave its account for `to` (pool_heap_rebase). */
+/* Heap lock held: h's extents, and its `committed` bytes already charged
+ * to `to`, leave its account for `to` (pool_heap_rebase). */
 void pool__account_move(pool_heap_t *h, account_t *to, uint64_t committed);
 void pool__uncharge(pool_heap_t *h, size_t bytes);
 /* Blocks (and bytes) taken out of slabs and large extents (> 0) or put back
@@ -246,8 +261,12 @@ typedef struct hclass {
     slab_t *partial;               /* some blocks available */
     slab_t *empty, *empty_tail;    /* all blocks available; head = newest */
     _Atomic uint32_t nempty;
-    uint64_t refilled_ms;          /* last refill: the class is in use */
+    _Atomic uint64_t refilled_ms;  /* last refill: the class is in use */
+    _Atomic uint64_t oldest_ms;    /* empty_since of empty_tail; UINT64_MAX when none */
 } __attribute__((aligned(64))) hclass_t;
+
+/* The extent cache's size bins: 8 per doubling from one page (4 KiB) up. */
+#define LC_BINS (8 * (48 - 12))
 
 struct pool_heap {
     uint32_t id; /* index of this heap's cache in every thread */
@@ -265,11 +284,20 @@ struct pool_heap {
     large_t *larges;
     tcache_t *tcaches;             /* registry lock */
     struct pool_heap *next, *prev; /* registry list */
-    _Atomic uint64_t next_decay_ms;
     _Atomic(pool_on_fail_fn) on_fail;
     counter_t committed, peak, mapped, nextents, nextents_total, purges;
     /* outside thread caches (large blocks, no cache), and folded from finished caches */
     counter_t frees, held_blocks, held_bytes;
+    /* retention (slab.c): bytes kept ready for reuse (empty slabs, resident
+     * cached extents), the peaks of bytes in use (committed - retained) in
+     * this window and the last, and the decay clock */
+    _Atomic uint64_t retained, peak_cur, peak_prev, window_ms, next_decay_ms;
+    _Atomic uint32_t npurging; /* purges in flight outside the locks (rebase waits) */
+    /* extent cache (large.c), under lock: age lists (head newest) of resident
+     * and purged extents, and size bins */
+    _Atomic uint32_t lc_count;
+    large_t *lc_res, *lc_res_tail, *lc_pur, *lc_pur_tail;
+    large_t *lc_bin[LC_BINS];
     hclass_t cls[NCLASSES];
 } __attribute__((aligned(128)));
 
@@ -384,24 +412,50 @@ void pool__pagemap_clear(uintptr_t base, size_t size);
 
 /* Slow paths of the fast path in alloc.c / free.c. */
 void *pool__alloc_small_slow(pool_heap_t *h, unsigned cls);
-/* The block is already marked free; put it in a cache or its slab. */
-int pool__free_small_slow(slab_t *s, void *p, _Atomic uint8_t *state);
+/* The block is already marked free; put it in a cache or its slab. aux:
+ * its page-map entry's second word (heap | class). */
+int pool__free_small_slow(uintptr_t aux, void *p, _Atomic uint8_t *state);
 /* Return n cached entries (of blocks marked free) to their slabs; tc is the
  * cache they come from (its counters), NULL for none. */
 void pool__flush_entries(pool_heap_t *h, tcache_t *tc, unsigned cls, const tentry_t *e, unsigned n);
 /* Return the bin's run to its slab and give up the slab it owns. */
 void pool__bin_release(pool_heap_t *h, tcache_t *tc, unsigned cls, tbin_t *b);
-/* Retire empty slabs: all of them when force, else those past the delay. */
-void pool__decay(pool_heap_t *h, bool force);
+/* Retire every empty slab and drop the extent cache (pool_heap_collect). */
+void pool__collect(pool_heap_t *h);
+/* On slow paths: now and then, retire what has been unused too long or
+ * exceeds the budget, a bounded amount each time. */
 void pool__maybe_decay(pool_heap_t *h);
+/* Bytes kept ready for reuse: change, budget, and note that bytes in use grew. */
+static inline void pool__retained_add(pool_heap_t *h, int64_t bytes)
+{
+    atomic_fetch_add_explicit(&h->retained, (uint64_t)bytes, memory_order_relaxed);
+}
+uint64_t pool__retain_budget(pool_heap_t *h);
+void pool__note_in_use(pool_heap_t *h);
+/* Over budget: release the oldest retained things, at most max of them. */
+void pool__retain_trim(pool_heap_t *h, unsigned max);
+/* A charge failed: release everything retained (other classes than `held`,
+ * whose lock the caller holds, only if their locks are free). True when
+ * something was released (worth charging again). */
+bool pool__reclaim(pool_heap_t *h, int held);
 /* Unmap every segment (heap destroy). */
 void pool__segments_release(pool_heap_t *h);
 
 /* --- dedicated extents (large.c) ------------------------------------------------ */
 
-void *pool__alloc_large(pool_heap_t *h, size_t size, size_t align);
+/* A big block (zero: its bytes read as zeros, for calloc). */
+void *pool__alloc_large(pool_heap_t *h, size_t size, size_t align, bool zero);
 int pool__free_large(large_t *d, void *p);
 void pool__larges_release(pool_heap_t *h);
+/* The extent cache (no lock held): purge resident extents unused for the
+ * delay and unmap those purged a delay ago (at most max); purge the oldest
+ * resident extent if it was cached at or before `before` (ms); unmap all.
+ * Each returns how many extents it released. */
+unsigned pool__lcache_decay(pool_heap_t *h, uint64_t now, uint64_t delay, unsigned max);
+unsigned pool__lcache_purge_oldest(pool_heap_t *h, uint64_t before);
+unsigned pool__lcache_drop(pool_heap_t *h);
+/* Heap lock held: call cb for each cached extent (rebase, foreach). */
+int pool__lcache_foreach(pool_heap_t *h, int (*cb)(void *base, size_t size, void *arg), void *arg);
 
 /* --- the fast paths' shared pieces ---------------------------------------------- */
 

@@ -1,5 +1,6 @@
 /*
- * Slabs and segments: the slow paths between thread caches and memory.
+ * Slabs and segments: the slow paths between thread caches and memory, and
+ * the retention policy that decides when memory goes back to the kernel.
  *
  *   refill:  class lock; from the slab this thread's cache owns (else it takes
  *            a partial slab, an empty one, or a new one: slices from a
@@ -8,10 +9,35 @@
  *            when the slab is fragmented, a batch for the cache's stack.
  *   flush:   class lock; blocks go back to their slabs' bitmaps; a slab whose
  *            blocks are all back (and that no cache owns) goes on the class's
- *            empty list, stamped.
- *   decay:   empty slabs older than the purge delay are retired: their pages
- *            purged through the provider, their slices returned to the
- *            segment; a segment with no slab left is unmapped.
+ *            empty list, stamped: it is *retained*, resident and ready.
+ *   retire:  an empty slab leaves its class and the page map (class lock),
+ *            then, with no class lock held, its pages are purged through the
+ *            provider and its slices returned to the segment; a segment with
+ *            no slab left is unmapped.
+ *
+ * Retention. Faulting pages in again costs far more than keeping them, so
+ * empty slabs (and freed big extents, see large.c) stay resident, within
+ * limits:
+ *  - budget: a heap retains at most max(64 MiB, half its recent peak of
+ *    bytes in use), in use = committed - retained, the peak taken over the
+ *    current and the previous window of one purge delay. Past the budget the
+ *    oldest retained things go first (slabs and cached extents alike), right
+ *    where a slab goes empty or an extent is cached.
+ *  - age: an empty slab that stayed unused for the purge delay (default 10 s,
+ *    pool_set_purge_delay_ms) is retired, once its class has not refilled
+ *    for that long either; a class still refilling keeps its empty slabs up
+ *    to ten delays. So memory freed for good goes back within seconds, while
+ *    a workload that comes back to a size finds its slabs still resident.
+ *  - delay 0: nothing is retained; slabs are retired as they go empty.
+ *  - pool_heap_collect: everything retained goes back at once; a failed
+ *    charge (capacity cap, node free memory) does the same and retries.
+ *  - pinned heaps retire slabs but never purge pages (locked memory).
+ * The fast paths never look at any of this. The age and budget checks run on
+ * slow paths (a refill, a full cache), the clock read on one in 8 of them,
+ * the heap's decay clock then due at most every delay / 8 (<= 1 s), and each
+ * check releases a bounded number of slabs or extents (RETAIN_STEP). Purges,
+ * unmaps and their system calls run with no class lock held, so other
+ * threads keep allocating meanwhile.
  *
  * Lock order: registry → class → heap (→ account). No function here touches
  * the memory of a block.
@@ -24,7 +50,16 @@
 #include <string.h>
 #include <time.h>
 
-_Atomic unsigned pool__purge_delay_ms = 1000;
+_Atomic unsigned pool__purge_delay_ms = 10000;
+
+#define RETAIN_FLOOR ((uint64_t)64 << 20) /* a heap may always retain this much */
+#define RETAIN_STEP 8u                    /* slabs or extents released per check at most */
+
+/* ms from t to now, 0 when t is later (clocks read on other threads) */
+static inline uint64_t age_ms(uint64_t now, uint64_t t)
+{
+    return now > t ? now - t : 0;
+}
 
 uint64_t pool__now_ms(void)
 {
@@ -60,16 +95,26 @@ static void list_unlink(slab_t **head, slab_t *s)
     s->next = s->prev = NULL;
 }
 
+static void class_set_oldest(hclass_t *hc)
+{
+    atomic_store_explicit(&hc->oldest_ms, hc->empty_tail ? hc->empty_tail->empty_since : UINT64_MAX,
+                          memory_order_relaxed);
+}
+
 /* Take s off whatever list it is on. */
 static void slab_unlist(hclass_t *hc, slab_t *s)
 {
     if (s->where == SLAB_PARTIAL) {
         list_unlink(&hc->partial, s);
     } else if (s->where == SLAB_EMPTY) {
-        if (hc->empty_tail == s)
+        bool tail = hc->empty_tail == s;
+        if (tail)
             hc->empty_tail = s->prev;
         list_unlink(&hc->empty, s);
+        if (tail)
+            class_set_oldest(hc);
         atomic_fetch_sub_explicit(&hc->nempty, 1, memory_order_relaxed);
+        pool__retained_add(s->heap, -(int64_t)((size_t)s->nslices * SLICE_SIZE));
     }
     s->where = SLAB_FULL;
 }
@@ -78,11 +123,14 @@ static void slab_make_empty(hclass_t *hc, slab_t *s, uint64_t now)
 {
     slab_unlist(hc, s);
     list_push(&hc->empty, s);
-    if (!hc->empty_tail)
-        hc->empty_tail = s;
     s->where = SLAB_EMPTY;
     s->empty_since = now;
+    if (!hc->empty_tail) {
+        hc->empty_tail = s;
+        class_set_oldest(hc);
+    }
     atomic_fetch_add_explicit(&hc->nempty, 1, memory_order_relaxed);
+    pool__retained_add(s->heap, (int64_t)((size_t)s->nslices * SLICE_SIZE));
 }
 
 static void slab_make_partial(hclass_t *hc, slab_t *s)
@@ -131,6 +179,7 @@ static void seg_unlink(pool_heap_t *h, segment_t *g)
         g->next->prev = g->prev;
 }
 
+/* Heap destruction: the segment goes, whatever it holds. */
 static void seg_unmap(pool_heap_t *h, segment_t *g)
 {
     h->ops->free((void *)g->base, POOL_SEGMENT_SIZE);
@@ -167,31 +216,43 @@ static segment_t *slices_take(pool_heap_t *h, unsigned n, unsigned *first)
     return g;
 }
 
-/* Give slices back; unmap the segment when it holds no slab any more. The
- * pages are purged first, while the slices are still ours, so that no new
- * slab there can lose data to the purge. */
-static void slices_release(pool_heap_t *h, segment_t *g, unsigned first, unsigned n, bool purge)
+/* Give slices back, with the `charged` bytes of the slab they held (uncharged
+ * under the heap lock, so that pool_heap_rebase sees them wholly in the heap
+ * or wholly out); unmap the segment when it holds no slab any more. The pages
+ * are purged first, while the slices are still ours, so that no new slab
+ * there can lose data to the purge; no lock is held meanwhile (npurging tells
+ * pool_heap_rebase to wait for it). */
+static void slices_release(pool_heap_t *h, segment_t *g, unsigned first, unsigned n, size_t charged)
 {
     uint64_t mask = run_mask(first, n);
+    const provider_ops_t *purge = NULL;
     pthread_mutex_lock(&h->lock);
-    if ((g->used & ~mask) == 0) {
-        g->used = 0;
-        seg_unlink(h, g);
+    if ((g->used & ~mask) != 0 && h->purgeable) {
+        purge = h->ops;
+        atomic_fetch_add_explicit(&h->npurging, 1, memory_order_relaxed);
+    }
+    if (purge) {
         pthread_mutex_unlock(&h->lock);
-        seg_unmap(h, g);
-        return;
+        purge->purge((void *)(g->base + first * SLICE_SIZE), (size_t)n * SLICE_SIZE);
+        atomic_fetch_sub_explicit(&h->npurging, 1, memory_order_release);
+        pthread_mutex_lock(&h->lock);
+    }
+    g->used &= ~mask;
+    if (charged) {
+        pool__uncharge(h, charged);
+        pool__committed_add(h, -(int64_t)charged);
+    }
+    bool gone = g->used == 0;
+    const provider_ops_t *ops = h->ops;
+    if (gone) {
+        seg_unlink(h, g);
+        pool__mapped_add(h, -(int64_t)POOL_SEGMENT_SIZE, -1);
     }
     pthread_mutex_unlock(&h->lock);
-    if (purge && h->purgeable)
-        h->ops->purge((void *)(g->base + first * SLICE_SIZE), (size_t)n * SLICE_SIZE);
-    pthread_mutex_lock(&h->lock);
-    g->used &= ~mask;
-    bool gone = g->used == 0;
-    if (gone)
-        seg_unlink(h, g);
-    pthread_mutex_unlock(&h->lock);
-    if (gone)
-        seg_unmap(h, g);
+    if (gone) {
+        ops->free((void *)g->base, POOL_SEGMENT_SIZE);
+        free(g);
+    }
 }
 
 /* --- slab life (class lock held) ---------------------------------------------- */
@@ -207,7 +268,8 @@ static slab_t *slab_new(pool_heap_t *h, unsigned c)
     uint32_t nblocks = (uint32_t)(bytes / bsize), nwords = (nblocks + 63) / 64;
     size_t nunits = bytes >> shift;
     size_t state_bytes = (nunits + 7) & ~(size_t)7;
-    if (pool__charge(h, bytes) != 0)
+    /* a failed charge first gives back what the heap retains, then retries */
+    if (pool__charge(h, bytes) != 0 && !(pool__reclaim(h, (int)c) && pool__charge(h, bytes) == 0))
         return NULL;
     /* Cache-line aligned, so that slabs of different threads share no line. */
     size_t meta = (sizeof(slab_t) + state_bytes + nwords * sizeof(uint64_t) + 63) & ~(size_t)63;
@@ -251,7 +313,7 @@ static slab_t *slab_new(pool_heap_t *h, unsigned c)
     if (rc == 0)
         rc = pool__pagemap_set(s->base, bytes, pm_slab_entry(s), pm_slab_step(s), (uintptr_t)h | c);
     if (rc != 0) {
-        slices_release(h, g, first, n, true);
+        slices_release(h, g, first, n, 0);
         free(s);
         pool__uncharge(h, bytes);
         errno = ENOMEM;
@@ -262,47 +324,177 @@ static slab_t *slab_new(pool_heap_t *h, unsigned c)
     return s;
 }
 
-/* Retire an empty slab: out of the page map, pages purged, slices returned. */
-static void slab_retire(pool_heap_t *h, hclass_t *hc, slab_t *s)
+/* Retiring an empty slab, first step (class lock held): out of its class
+ * and the page map. Its memory is still the heap's until slab_release. */
+static void slab_detach(hclass_t *hc, slab_t *s)
 {
-    size_t bytes = (size_t)s->nslices * SLICE_SIZE;
     slab_unlist(hc, s);
-    pool__pagemap_clear(s->base, bytes);
+    pool__pagemap_clear(s->base, (size_t)s->nslices * SLICE_SIZE);
     s->seg->slabs[s->first] = NULL;
-    slices_release(h, s->seg, s->first, s->nslices, true);
+}
+
+/* Second step, with no class lock held: pages purged, slices returned. */
+static void slab_release(pool_heap_t *h, slab_t *s)
+{
+    slices_release(h, s->seg, s->first, s->nslices, (size_t)s->nslices * SLICE_SIZE);
     free(s);
-    pool__uncharge(h, bytes);
-    pool__committed_add(h, -(int64_t)bytes);
     atomic_fetch_add_explicit(&h->purges, 1, memory_order_relaxed);
-    if (h->acct)
-        atomic_fetch_add_explicit(&h->acct->purges, 1, memory_order_relaxed);
+    account_t *a = atomic_load_explicit(&h->acct, memory_order_relaxed);
+    if (a)
+        atomic_fetch_add_explicit(&a->purges, 1, memory_order_relaxed);
 }
 
-/* Retire the class's empty slabs older than the delay (all when force).
- * A class still in use (refilled within the delay) keeps its empty slabs
- * ten times longer: a workload that pauses and resumes, or frees and
- * allocates in waves, finds its memory still there, while memory freed for
- * good still goes back. */
-static void class_decay(pool_heap_t *h, hclass_t *hc, uint64_t now, bool force)
+/* Class lock held: detach the class's empty slabs that have been unused for
+ * `delay` (all of them with delay 0), oldest first, at most max, into out[].
+ * A class still in use (refilled within the delay) keeps its empty slabs ten
+ * times longer: a workload that pauses and resumes, or frees and allocates
+ * in waves, finds its memory still there, while memory freed for good still
+ * goes back. */
+static unsigned class_expire(hclass_t *hc, uint64_t now, uint64_t delay, slab_t **out, unsigned max)
 {
-    uint64_t delay = atomic_load_explicit(&pool__purge_delay_ms, memory_order_relaxed);
-    if (now - hc->refilled_ms < delay)
+    unsigned n = 0;
+    if (delay && age_ms(now, atomic_load_explicit(&hc->refilled_ms, memory_order_relaxed)) < delay)
         delay *= 10;
-    while (hc->empty_tail && (force || now - hc->empty_tail->empty_since >= delay))
-        slab_retire(h, hc, hc->empty_tail);
+    while (n < max && hc->empty_tail && age_ms(now, hc->empty_tail->empty_since) >= delay) {
+        out[n] = hc->empty_tail;
+        slab_detach(hc, out[n++]);
+    }
+    return n;
 }
 
-void pool__decay(pool_heap_t *h, bool force)
+/* Retire every empty slab of class c (the caller holds its lock when held). */
+static unsigned class_flush_empty(pool_heap_t *h, unsigned c, bool held)
 {
-    uint64_t now = pool__now_ms();
+    hclass_t *hc = &h->cls[c];
+    slab_t *out[RETAIN_STEP];
+    unsigned total = 0, n;
+    do {
+        if (!held)
+            pthread_mutex_lock(&hc->lock);
+        n = class_expire(hc, 0, 0, out, RETAIN_STEP);
+        if (!held)
+            pthread_mutex_unlock(&hc->lock);
+        for (unsigned i = 0; i < n; i++)
+            slab_release(h, out[i]);
+        total += n;
+    } while (n == RETAIN_STEP);
+    return total;
+}
+
+/* --- retention: budget and age ----------------------------------------------- */
+
+uint64_t pool__retain_budget(pool_heap_t *h)
+{
+    uint64_t a = atomic_load_explicit(&h->peak_cur, memory_order_relaxed);
+    uint64_t b = atomic_load_explicit(&h->peak_prev, memory_order_relaxed);
+    uint64_t half = (a > b ? a : b) / 2;
+    return half > RETAIN_FLOOR ? half : RETAIN_FLOOR;
+}
+
+static uint64_t in_use(pool_heap_t *h)
+{
+    uint64_t c = counter_get(&h->committed), r = atomic_load_explicit(&h->retained, memory_order_relaxed);
+    return c > r ? c - r : 0;
+}
+
+void pool__note_in_use(pool_heap_t *h)
+{
+    pool__peak_raise(&h->peak_cur, in_use(h));
+}
+
+static bool over_budget(pool_heap_t *h)
+{
+    return atomic_load_explicit(&h->retained, memory_order_relaxed) > pool__retain_budget(h);
+}
+
+void pool__retain_trim(pool_heap_t *h, unsigned max)
+{
+    for (unsigned i = 0; i < max && over_budget(h); i++) {
+        /* the oldest retained thing: a class's oldest empty slab, or the
+         * cache's oldest resident extent */
+        unsigned best = NCLASSES;
+        uint64_t t = UINT64_MAX;
+        for (unsigned c = 0; c < NCLASSES; c++) {
+            uint64_t o = atomic_load_explicit(&h->cls[c].oldest_ms, memory_order_relaxed);
+            if (o < t) {
+                t = o;
+                best = c;
+            }
+        }
+        if (pool__lcache_purge_oldest(h, t))
+            continue;
+        if (best == NCLASSES)
+            break;
+        hclass_t *hc = &h->cls[best];
+        pthread_mutex_lock(&hc->lock);
+        slab_t *s = hc->empty_tail;
+        if (s)
+            slab_detach(hc, s);
+        pthread_mutex_unlock(&hc->lock);
+        if (s)
+            slab_release(h, s);
+    }
+}
+
+bool pool__reclaim(pool_heap_t *h, int held)
+{
+    unsigned n = pool__lcache_drop(h);
     for (unsigned c = 0; c < NCLASSES; c++) {
+        if (!atomic_load_explicit(&h->cls[c].nempty, memory_order_relaxed))
+            continue;
+        if ((int)c == held) {
+            n += class_flush_empty(h, c, true);
+        } else if (held < 0) {
+            n += class_flush_empty(h, c, false);
+        } else if (pthread_mutex_trylock(&h->cls[c].lock) == 0) {
+            /* another class's lock while holding ours: only if free (no deadlock) */
+            n += class_flush_empty(h, c, true);
+            pthread_mutex_unlock(&h->cls[c].lock);
+        }
+    }
+    return n > 0;
+}
+
+void pool__collect(pool_heap_t *h)
+{
+    for (unsigned c = 0; c < NCLASSES; c++)
+        if (atomic_load_explicit(&h->cls[c].nempty, memory_order_relaxed))
+            class_flush_empty(h, c, false);
+    pool__lcache_drop(h);
+}
+
+/* One decay check: a new peak window when one delay has passed, then what
+ * has been unused too long, then what exceeds the budget; at most
+ * RETAIN_STEP slabs or extents in all. Returns how many went. */
+static unsigned decay_step(pool_heap_t *h, uint64_t now, uint64_t delay)
+{
+    uint64_t w = atomic_load_explicit(&h->window_ms, memory_order_relaxed);
+    if (age_ms(now, w) >= (delay ? delay : 1) && atomic_compare_exchange_strong(&h->window_ms, &w, now)) {
+        atomic_store_explicit(&h->peak_prev, atomic_load_explicit(&h->peak_cur, memory_order_relaxed),
+                              memory_order_relaxed);
+        atomic_store_explicit(&h->peak_cur, in_use(h), memory_order_relaxed);
+    }
+    unsigned done = 0;
+    slab_t *out[RETAIN_STEP];
+    for (unsigned c = 0; c < NCLASSES && done < RETAIN_STEP; c++) {
         hclass_t *hc = &h->cls[c];
-        if (!atomic_load_explicit(&hc->nempty, memory_order_relaxed))
+        if (!atomic_load_explicit(&hc->nempty, memory_order_relaxed) ||
+            age_ms(now, atomic_load_explicit(&hc->oldest_ms, memory_order_relaxed)) < delay)
             continue;
         pthread_mutex_lock(&hc->lock);
-        class_decay(h, hc, now, force);
+        unsigned n = class_expire(hc, now, delay, out, RETAIN_STEP - done);
         pthread_mutex_unlock(&hc->lock);
+        for (unsigned i = 0; i < n; i++)
+            slab_release(h, out[i]);
+        done += n;
     }
+    if (done < RETAIN_STEP && atomic_load_explicit(&h->lc_count, memory_order_relaxed))
+        done += pool__lcache_decay(h, now, delay, RETAIN_STEP - done);
+    if (done < RETAIN_STEP && over_budget(h)) {
+        pool__retain_trim(h, RETAIN_STEP - done);
+        done = RETAIN_STEP; /* look again soon */
+    }
+    return done;
 }
 
 void pool__maybe_decay(pool_heap_t *h)
@@ -314,10 +506,13 @@ void pool__maybe_decay(pool_heap_t *h)
     uint64_t next = atomic_load_explicit(&h->next_decay_ms, memory_order_relaxed);
     if (now < next)
         return;
-    unsigned delay = atomic_load_explicit(&pool__purge_delay_ms, memory_order_relaxed);
-    if (!atomic_compare_exchange_strong(&h->next_decay_ms, &next, now + (delay / 2 ? delay / 2 : 1)))
+    uint64_t delay = atomic_load_explicit(&pool__purge_delay_ms, memory_order_relaxed);
+    uint64_t period = delay / 8;
+    period = period < 1 ? 1 : period > 1000 ? 1000 : period;
+    if (!atomic_compare_exchange_strong(&h->next_decay_ms, &next, now + period))
         return;
-    pool__decay(h, false);
+    if (decay_step(h, now, delay) >= RETAIN_STEP) /* more to do: at the next check */
+        atomic_store_explicit(&h->next_decay_ms, now, memory_order_relaxed);
 }
 
 /* --- blocks in and out of slabs (class lock held) ------------------------------ */
@@ -453,10 +648,17 @@ static void slab_returned(hclass_t *hc, slab_t *s, uint32_t added, uint32_t scan
     }
 }
 
-static void after_return(pool_heap_t *h, hclass_t *hc, uint64_t now)
+/* After a return that left slabs of class c empty (now set), class lock
+ * released: with no delay they go at once; past the budget, the oldest
+ * retained things go (a few: the next returns and checks do the rest). */
+static void after_return(pool_heap_t *h, unsigned c, uint64_t now)
 {
-    if (now && atomic_load_explicit(&pool__purge_delay_ms, memory_order_relaxed) == 0)
-        class_decay(h, hc, now, false);
+    if (!now)
+        return;
+    if (atomic_load_explicit(&pool__purge_delay_ms, memory_order_relaxed) == 0)
+        class_flush_empty(h, c, false);
+    else if (over_budget(h))
+        pool__retain_trim(h, RETAIN_STEP / 2);
 }
 
 void pool__flush_entries(pool_heap_t *h, tcache_t *tc, unsigned c, const tentry_t *e, unsigned n)
@@ -488,9 +690,9 @@ void pool__flush_entries(pool_heap_t *h, tcache_t *tc, unsigned c, const tentry_
     }
     if (s)
         slab_returned(hc, s, added, scan, &now);
-    after_return(h, hc, now);
     pthread_mutex_unlock(&hc->lock);
     pool__held_add(h, tc, -(int64_t)n * pool_class_size[c], -(int64_t)n);
+    after_return(h, c, now);
 }
 
 void pool__bin_release(pool_heap_t *h, tcache_t *tc, unsigned c, tbin_t *b)
@@ -510,10 +712,10 @@ void pool__bin_release(pool_heap_t *h, tcache_t *tc, unsigned c, tbin_t *b)
     if (b->own)
         slab_disown(hc, b->own, &now);
     b->own = NULL;
-    after_return(h, hc, now);
     pthread_mutex_unlock(&hc->lock);
     atomic_store_explicit(&b->run_n, 0, memory_order_relaxed);
     pool__held_add(h, tc, -(int64_t)n * pool_class_size[c], -(int64_t)n);
+    after_return(h, c, now);
 }
 
 /* --- the slow paths of pool_alloc / pool_free ----------------------------------- */
@@ -539,6 +741,7 @@ static void *alloc_direct(pool_heap_t *h, unsigned c)
     pthread_mutex_unlock(&hc->lock);
     if (!got)
         return NULL;
+    pool__note_in_use(h);
     atomic_store_explicit(e.state, BLOCK_LIVE, memory_order_relaxed);
     pool__held_add(h, NULL, pool_class_size[c], 1);
     return e.p;
@@ -552,8 +755,9 @@ static void *refill(pool_heap_t *h, tcache_t *tc, tbin_t *b, unsigned c)
     hclass_t *hc = &h->cls[c];
     uint32_t got = 0;
     uint64_t now = pool__now_ms();
+    bool fresh = false;
     pthread_mutex_lock(&hc->lock);
-    hc->refilled_ms = now;
+    atomic_store_explicit(&hc->refilled_ms, now, memory_order_relaxed);
     slab_t *s = b->own;
     if (!s || s->navail == 0) {
         if (s)
@@ -562,6 +766,7 @@ static void *refill(pool_heap_t *h, tcache_t *tc, tbin_t *b, unsigned c)
         if (s) {
             slab_unlist(hc, s);
             s->where = SLAB_OWNED;
+            fresh = true;
         }
     }
     if (s) {
@@ -599,6 +804,8 @@ static void *refill(pool_heap_t *h, tcache_t *tc, tbin_t *b, unsigned c)
     if (!got)
         return NULL; /* the reason is in loci_last_error() */
     pool__held_add(h, tc, (int64_t)got * pool_class_size[c], got);
+    if (fresh) /* an empty or new slab came into use */
+        pool__note_in_use(h);
     pool__maybe_decay(h);
     uint32_t n = bin_count(b);
     return n ? pool__bin_pop(b, n) : pool__run_take(b, run_count(b));
@@ -618,10 +825,10 @@ void *pool__alloc_small_slow(pool_heap_t *h, unsigned c)
     return refill(h, tc, b, c);
 }
 
-int pool__free_small_slow(slab_t *s, void *p, _Atomic uint8_t *state)
+int pool__free_small_slow(uintptr_t aux, void *p, _Atomic uint8_t *state)
 {
-    pool_heap_t *h = s->heap;
-    unsigned c = s->cls;
+    pool_heap_t *h = (pool_heap_t *)(aux & ~PM_CLS_MASK);
+    unsigned c = (unsigned)(aux & PM_CLS_MASK);
     tcache_t *tc = pool__tcache_of(h);
     tbin_t *b = tc ? &tc->bins[c] : NULL;
     if (!b || !bin_ready(b, c)) {
@@ -668,5 +875,7 @@ void pool__segments_release(pool_heap_t *h)
     for (unsigned c = 0; c < NCLASSES; c++) {
         h->cls[c].partial = h->cls[c].empty = h->cls[c].empty_tail = NULL;
         atomic_store(&h->cls[c].nempty, 0);
+        atomic_store(&h->cls[c].oldest_ms, UINT64_MAX);
     }
+    atomic_store(&h->retained, 0);
 }

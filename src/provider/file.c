@@ -1,27 +1,24 @@
 /*
- * file provider: memory-mapped files in a file tier directory (ssd, pmem).
- * Each extent is its own file "loci-<pid>-<n>-<random>", created 0600 with
+ * file provider (mode=mmap): memory-mapped files in a file tier directory
+ * (ssd, pmem); the kernel's page cache decides what stays in DRAM. Each
+ * extent is its own file "loci-<pid>-<n>-<random>", created 0600 with
  * O_CREAT|O_EXCL|O_NOFOLLOW, its space reserved with posix_fallocate, mapped
- * MAP_SHARED (MAP_SYNC on DAX file systems), and unlinked when freed. The file
- * name of each extent is kept out of band in a table keyed by address.
+ * MAP_SHARED (MAP_SYNC on DAX file systems), and unlinked when freed. A
+ * persistent region is its named file, kept open (it holds the region's
+ * lock) and kept when unmapped. The file of each extent is recorded out of
+ * band in a table keyed by address.
  */
 #include "provider/extents.h"
+#include "provider/tier.h"
 #include "provider/vm.h"
 #include "units.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/random.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <sys/vfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifndef MAP_SHARED_VALIDATE
@@ -37,121 +34,86 @@
 #define FALLOC_FL_PUNCH_HOLE 0x02
 #endif
 
-enum { XF_TMPFS = 1, XF_DAX = 2 };
+enum { XF_TMPFS = 1, XF_DAX = 2, XF_NAMED = 4 };
 
 static xtable_t files = XTABLE_INIT;
-static atomic_ulong file_counter;
 
-/* The tier directory must be a real directory of ours that others cannot write. */
-static int check_dir(const struct loci_target *t, const char *dir)
+/* DAX file systems take MAP_SYNC (stores durable after a cache flush);
+ * others reject it, and a plain shared mapping is what they offer. */
+static void *map_file(int fd, size_t size, size_t alignment, bool readonly, unsigned *flags)
 {
-    const char *tier = t && t->name[0] ? t->name : "file tier";
-    struct stat st;
-    if (lstat(dir, &st) != 0) {
-        if (errno == ENOENT)
-            return loci__fail(LOCI_ENOENT, "%s: directory %s does not exist (create it with mode 0700, "
-                                           "or point LOCI_STORE_DIR / the config at one)", tier, dir);
-        return loci__fail(LOCI_EIO, "%s: cannot stat %s: %s", tier, dir, strerror(errno));
-    }
-    if (S_ISLNK(st.st_mode))
-        return loci__fail(LOCI_EPERM, "%s: %s is a symbolic link; loci refuses it (give the real directory)",
-                          tier, dir);
-    if (!S_ISDIR(st.st_mode))
-        return loci__fail(LOCI_EINVAL, "%s: %s is not a directory", tier, dir);
-    if (st.st_uid != geteuid())
-        return loci__fail(LOCI_EPERM, "%s: %s is owned by uid %u, not by you (uid %u); use a directory of your own",
-                          tier, dir, (unsigned)st.st_uid, (unsigned)geteuid());
-    if (st.st_mode & S_IWOTH)
-        return loci__fail(LOCI_EPERM, "%s: %s is writable by others (mode %03o); `chmod o-w %s` or use another directory",
-                          tier, dir, (unsigned)(st.st_mode & 07777), dir);
-    return 0;
-}
-
-static uint64_t random64(void)
-{
-    uint64_t r;
-    if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r)
-        return r;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    r = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)&ts ^ (uint64_t)ts.tv_sec;
-    return r ^ (r >> 29);
-}
-
-/* Create a fresh file of ours in dir: its path into `path`, the fd returned. */
-static int create_file(const char *dir, char *path, size_t len)
-{
-    for (int tries = 0; tries < 8; tries++) {
-        snprintf(path, len, "%s/loci-%ld-%lu-%016llx", dir, (long)getpid(),
-                 atomic_fetch_add_explicit(&file_counter, 1, memory_order_relaxed),
-                 (unsigned long long)random64());
-        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd >= 0 || errno != EEXIST)
-            return fd;
-    }
-    errno = EEXIST;
-    return -1;
-}
-
-static void *file_alloc(const place_t *place, size_t size, size_t alignment)
-{
-    const char *dir = place->target ? place->target->path : NULL;
-    if (!dir || !*dir)
-        return loci__fail_null(LOCI_EINVAL, "file provider: target %s has no directory",
-                               place->target ? place->target->name : "(none)");
-    int rc = check_dir(place->target, dir);
-    if (rc != 0) {
-        errno = loci__errno_of(rc);
-        return NULL;
-    }
-    char path[4096], sz[32];
-    units_format_size(size, sz, sizeof sz);
-    int fd = create_file(dir, path, sizeof path);
-    if (fd < 0)
-        return loci__fail_null(errno == ENOSPC ? LOCI_ENOSPC : LOCI_EIO, "%s: cannot create a file in %s: %s",
-                               place->target->name, dir, strerror(errno));
-    void *p = MAP_FAILED;
-    int err = posix_fallocate(fd, 0, (off_t)size);
-    if (err != 0) {
-        unlink(path);
-        close(fd);
-        if (err == ENOSPC || err == EDQUOT)
-            return loci__fail_null(LOCI_ENOSPC, "%s: no space for %s in %s (posix_fallocate: %s); free space there "
-                                                "or choose another tier", place->target->name, sz, dir, strerror(err));
-        return loci__fail_null(LOCI_EIO, "%s: posix_fallocate of %s in %s: %s", place->target->name, sz, dir,
-                               strerror(err));
-    }
-    unsigned flags = 0;
-    struct statfs fs;
-    if (fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC)
-        flags |= XF_TMPFS;
-    /* DAX file systems take MAP_SYNC (stores durable after a cache flush);
-     * others reject it, and a plain shared mapping is what they offer. */
-    p = vm_map_aligned(size, alignment, fd, MAP_SHARED_VALIDATE | MAP_SYNC);
+    if (readonly) /* read-only regions need no alignment beyond the page */
+        return mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+    void *p = vm_map_aligned(size, alignment, fd, MAP_SHARED_VALIDATE | MAP_SYNC);
     if (p != MAP_FAILED)
-        flags |= XF_DAX;
+        *flags |= XF_DAX;
     else if (errno == EOPNOTSUPP || errno == EINVAL)
         p = vm_map_aligned(size, alignment, fd, MAP_SHARED);
-    int map_errno = errno;
-    close(fd);
-    if (p == MAP_FAILED) {
-        unlink(path);
-        return loci__fail_null(LOCI_ENOMEM, "%s: mmap of %s from %s: %s", place->target->name, sz, path,
-                               strerror(map_errno));
-    }
-    rc = place->pinned ? vm_pin(p, size) : 0;
+    return p;
+}
+
+/* Map fd and record it. `path`: a temporary file, unlinked on failure and
+ * when freed; NULL: a named region, whose fd is kept. fd is taken over. */
+static void *map_and_record(const place_t *place, int fd, const char *path, size_t size, size_t alignment,
+                            bool readonly)
+{
+    unsigned flags = (tier_in_memory(fd) ? XF_TMPFS : 0) | (path ? 0 : XF_NAMED);
+    char sz[32];
+    void *p = map_file(fd, size, alignment, readonly, &flags);
+    int rc = 0;
+    if (p == MAP_FAILED)
+        rc = loci__fail(LOCI_ENOMEM, "%s: mmap of %s: %s", place->target->name, units_format_size(size, sz, sizeof sz),
+                        strerror(errno));
+    if (rc == 0 && place->pinned)
+        rc = vm_pin(p, size);
     if (rc == 0)
-        rc = xtable_add(&files, &(xrec_t){.base = (uintptr_t)p, .size = size, .fd = -1, .path = path, .flags = flags});
+        rc = xtable_add(&files, &(xrec_t){.base = (uintptr_t)p, .size = size, .fd = path ? -1 : fd,
+                                          .path = (char *)path, .flags = flags});
+    if (path || rc != 0)
+        close(fd);
     if (rc != 0) {
-        munmap(p, size);
-        unlink(path);
+        if (p != MAP_FAILED)
+            munmap(p, size);
+        if (path)
+            unlink(path);
         errno = loci__errno_of(rc);
         return NULL;
     }
     return p;
 }
 
-/* Forget the extent at addr and remove its file. False when unknown. */
+static void *file_alloc(const place_t *place, size_t size, size_t alignment)
+{
+    char path[4096];
+    int fd = tier_create(place->target, 0, path, sizeof path);
+    int rc = fd < 0 ? fd : tier_reserve(place->target, fd, size);
+    if (rc != 0) {
+        if (fd >= 0) {
+            unlink(path);
+            close(fd);
+        }
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
+    return map_and_record(place, fd, path, size, alignment, false);
+}
+
+static void *file_open(const place_t *place, const char *name, size_t *size, unsigned flags)
+{
+    uint64_t sz = *size;
+    int fd = tier_open_region(place, name, flags, 0, &sz);
+    if (fd < 0) {
+        errno = loci__errno_of(fd);
+        return NULL;
+    }
+    void *p = map_and_record(place, fd, NULL, (size_t)sz, vm_page_size(), flags & LOCI_READONLY);
+    if (p)
+        *size = (size_t)sz;
+    return p;
+}
+
+/* Forget the extent at addr: its record, its temporary file, its fd.
+ * False when addr is no extent of ours. */
 static bool forget(void *addr)
 {
     xrec_t r;
@@ -159,6 +121,8 @@ static bool forget(void *addr)
         return false;
     if (r.path && unlink(r.path) != 0 && errno != ENOENT)
         loci__log(LOCI_LOG_WARN, "file tier: cannot remove %s: %s", r.path, strerror(errno));
+    if (r.fd >= 0)
+        close(r.fd);
     free(r.path);
     return true;
 }
@@ -176,7 +140,8 @@ static int file_free(void *addr, size_t size)
     return rc;
 }
 
-/* A new file of the tier, filled from the extent and mapped over it. */
+/* An arena moving here: a new file of the tier, filled from the extent and
+ * mapped over it (provider.h, adopt). */
 static int file_adopt(void *addr, size_t size, const place_t *to)
 {
     void *tmp = file_alloc(to, size, vm_page_size());
@@ -193,29 +158,39 @@ static int file_adopt(void *addr, size_t size, const place_t *to)
 
 static void file_disown(void *addr, size_t size) { forget(addr); }
 
+/* The extent containing addr, with an fd on its file (*close_it: the
+ * caller closes it). -1 with loci__fail when addr is no file extent. */
+static int extent_fd(void *addr, xrec_t *r, bool *close_it)
+{
+    char path[4096];
+    if (!xtable_find(&files, (uintptr_t)addr, r, path, sizeof path))
+        return loci__fail(LOCI_EINVAL, "file: %p is no extent of the file provider", addr);
+    *close_it = r->fd < 0;
+    int fd = r->fd >= 0 ? r->fd : open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    return fd >= 0 ? fd : loci__fail(LOCI_EIO, "file: cannot open %s: %s", path, strerror(errno));
+}
+
 /* Drop the pages and their blocks, then reserve the blocks again so that
  * reusing the range cannot hit ENOSPC (except on tmpfs, where a reservation
  * would be memory). */
 static int file_purge(void *addr, size_t size)
 {
     xrec_t r;
-    char path[4096];
-    if (!xtable_find(&files, (uintptr_t)addr, &r, path, sizeof path))
-        return loci__fail(LOCI_EINVAL, "file: %p is no extent of the file provider", addr);
+    bool close_it;
+    int fd = extent_fd(addr, &r, &close_it);
+    if (fd == LOCI_EINVAL)
+        return fd;
     off_t off = (off_t)((uintptr_t)addr - r.base);
-    int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    int rc = 0;
     if (fd >= 0 && fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, (off_t)size) == 0) {
         if (!(r.flags & XF_TMPFS))
             (void)fallocate(fd, 0, off, (off_t)size);
-        close(fd);
-        return 0;
+    } else if (madvise(addr, size, MADV_DONTNEED) != 0) { /* no hole punching here: at least drop the pages */
+        rc = loci__fail(LOCI_EIO, "file: purge of %p: %s", addr, strerror(errno));
     }
-    if (fd >= 0)
+    if (fd >= 0 && close_it)
         close(fd);
-    /* No hole punching here: at least drop the mapped pages. */
-    if (madvise(addr, size, MADV_DONTNEED) != 0)
-        return loci__fail(LOCI_EIO, "file: purge of %p in %s: %s", addr, path, strerror(errno));
-    return 0;
+    return rc;
 }
 
 static int file_flush(void *addr, size_t size)
@@ -225,13 +200,29 @@ static int file_flush(void *addr, size_t size)
     return 0;
 }
 
-static int file_available(const place_t *place, uint64_t *bytes)
+static int file_prefetch(void *addr, size_t size)
 {
-    struct statvfs sv;
-    if (!place->target || !place->target->path || statvfs(place->target->path, &sv) != 0)
-        return LOCI_ENOTSUP;
-    *bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
+    if (madvise(addr, size, MADV_WILLNEED) != 0)
+        return loci__fail(LOCI_EINVAL, "file: madvise(WILLNEED, %p, %zu): %s", addr, size, strerror(errno));
     return 0;
+}
+
+/* Written back, unmapped from this process, then out of the page cache. */
+static int file_evict(void *addr, size_t size)
+{
+    xrec_t r;
+    bool close_it;
+    int fd = extent_fd(addr, &r, &close_it);
+    if (fd < 0)
+        return fd;
+    int rc = file_flush(addr, size);
+    if (rc == 0 && madvise(addr, size, MADV_DONTNEED) != 0)
+        rc = loci__fail(LOCI_EINVAL, "file: madvise(DONTNEED, %p, %zu): %s", addr, size, strerror(errno));
+    if (rc == 0)
+        posix_fadvise(fd, (off_t)((uintptr_t)addr - r.base), (off_t)size, POSIX_FADV_DONTNEED);
+    if (close_it)
+        close(fd);
+    return rc;
 }
 
 int provider_file_path(const void *addr, char *buf, size_t buflen, size_t *offset)
@@ -252,7 +243,11 @@ const provider_ops_t provider_file = {
     .purge = file_purge,
     .flush = file_flush,
     .populate = vm_populate,
-    .available = file_available,
+    .available = tier_available,
+    .prefetch = file_prefetch,
+    .evict = file_evict,
+    .open = file_open,
+    .remove = tier_remove_region,
     .adopt = file_adopt,
     .disown = file_disown,
 };

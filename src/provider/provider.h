@@ -33,6 +33,14 @@ typedef enum {
 
 #define PLACE_MAX_NODES 1024
 
+/** How a file tier holds memory (intent mode=): mapped through the kernel's
+ *  page cache, or paged through loci's own DRAM chunk cache (provider_paged). */
+typedef enum {
+    FILE_MMAP = 0,   /* mode=mmap, or no mode */
+    FILE_PAGED,      /* mode=paged: mmap instead where paging cannot run */
+    FILE_PAGED_ONLY  /* mode=paged!: paged or nothing */
+} file_mode_t;
+
 /** Where and how an extent is placed. */
 typedef struct {
     place_policy_t policy;
@@ -41,6 +49,8 @@ typedef struct {
     bool pinned;                             /* mlock the extent */
     bool shared;                             /* must be mappable by other processes (shm) */
     bool simulated;                          /* injected topology: record, do not mbind */
+    file_mode_t file_mode;                   /* file tiers: page cache or chunk cache */
+    uint64_t cache, chunk;                   /* paged: DRAM budget, chunk size (0 = 64 MiB, 256 KiB) */
 } place_t;
 
 /** True when the placement must hold or fail: a real (not simulated) bind.
@@ -95,19 +105,46 @@ typedef struct provider_ops {
      *  provider adopted. Its mapping is already replaced; drop what the
      *  provider kept for it (file, fd, record). */
     void (*disown)(void *addr, size_t size);
+    /* --- added for the NVM partition (optional, NULL = not supported) ---- */
+    /** Optional: bring the range into DRAM ahead of use. */
+    int (*prefetch)(void *addr, size_t size);
+    /** Optional: write the range back to its file (without waiting for it to
+     *  be durable) and drop it from DRAM; the next access reads it again. */
+    int (*evict)(void *addr, size_t size);
+    /** Optional: map the persistent region `name` of place->target (file
+     *  tiers). flags: LOCI_CREATE, LOCI_READONLY, LOCI_SHARED. *size: the size
+     *  wanted (a page multiple; 0 = as it is), then its size. free() unmaps
+     *  it and keeps the file. NULL + loci__fail. */
+    void *(*open)(const place_t *place, const char *name, size_t *size, unsigned flags);
+    /** Optional: delete the persistent region `name` of place->target. */
+    int (*remove)(const place_t *place, const char *name);
 } provider_ops_t;
 
 extern const provider_ops_t provider_numa;
 extern const provider_ops_t provider_file;
 extern const provider_ops_t provider_shm;
+extern const provider_ops_t provider_paged;
 
 /** The provider serving a target and access mode (numa for NUMA targets,
  *  shm for shareable NUMA memory, file for file tiers). NULL if none can. */
 const provider_ops_t *provider_for(const struct loci_target *t, bool shared);
 
+/** The provider for a place: provider_for(), except that file tiers asked
+ *  for mode=paged get provider_paged — unless paging cannot run here (no
+ *  userfaultfd permission, shareable or pinned memory) and the mode was not
+ *  forced with `!`: then file (mmap), with a warning saying why, once. */
+const provider_ops_t *provider_for_place(const place_t *place);
+
 /** Apply `place` as the calling task's memory policy (set_mempolicy): what
  *  `loci run` does before exec. LOCI_ENOTSUP for simulated places. */
 int provider_set_task_policy(const place_t *place);
+
+/** Apply `place` to memory mapped by someone else (loci_place_range): mbind
+ *  [addr, addr+size) rounded out to whole pages, moving the pages already
+ *  there (those other processes map too only with CAP_SYS_NICE), and mlock
+ *  it when pinned. No-op for simulated and PLACE_LOCAL places. 0 or LOCI_E*
+ *  with loci__fail. */
+int provider_place_range(void *addr, size_t size, const place_t *place);
 
 /** The memfd behind an shm extent containing `addr`, and the offset of `addr`
  *  in it: another process maps it through /proc/<pid>/fd/<fd> or an fd passed
@@ -120,19 +157,19 @@ int provider_shm_fd(const void *addr, size_t *offset);
  * processes map at the same address: what shared arenas are made of. */
 
 /** Create `path` (O_EXCL, O_NOFOLLOW, mode 0600) of `size` bytes and map it
- *  shared, placed per `place` (NULL: kernel default) before any page is
- *  touched. With seed 0 the kernel chooses the address; otherwise it is
- *  chosen from `seed` in a region processes rarely use (so that others can
- *  map it at the same address), falling back to the kernel's choice.
- *  NULL + loci__fail: LOCI_EEXIST when path exists. */
-void *named_create(const char *path, size_t size, uint64_t seed, const place_t *place);
+ *  shared into *addr, placed per `place` (NULL: kernel default) before any
+ *  page is touched. With seed 0 the kernel chooses the address; otherwise it
+ *  is chosen from `seed` in a region processes rarely use (so that others
+ *  can map it at the same address), falling back to the kernel's choice.
+ *  0, or LOCI_E* with loci__fail (LOCI_EEXIST when path exists). */
+int named_create(const char *path, size_t size, uint64_t seed, const place_t *place, void **addr);
 
-/** Map the existing `path` shared: at exactly `at` (0: anywhere), refusing
- *  with LOCI_EBUSY, and the mapping in the way, when that range is taken.
- *  The file must be a regular file (no symbolic link) of the calling user
- *  with mode 0600 (LOCI_EPERM otherwise; LOCI_ENOENT when absent). Its size
- *  goes to *size. NULL + loci__fail. */
-void *named_open(const char *path, uintptr_t at, size_t *size);
+/** Map the existing `path` shared into *addr: at exactly `at` (0: anywhere),
+ *  refusing with LOCI_EBUSY, and the mapping in the way, when that range is
+ *  taken. The file must be a regular file (no symbolic link) of the calling
+ *  user with mode 0600 (LOCI_EPERM otherwise; LOCI_ENOENT when absent). Its
+ *  size goes to *size. 0 or LOCI_E* with loci__fail. */
+int named_open(const char *path, uintptr_t at, void **addr, size_t *size);
 
 int named_unmap(void *addr, size_t size);
 
@@ -149,5 +186,20 @@ int named_populate(void *addr, size_t size);
 /** The file behind a file-tier extent containing `addr` (into buf) and the
  *  offset of `addr` in it. LOCI_ENOENT when addr is in no file extent. */
 int provider_file_path(const void *addr, char *buf, size_t buflen, size_t *offset);
+
+/** Counters of the chunk cache serving the paged memory at addr, or with
+ *  addr NULL of all caches, past and present, added up. LOCI_ENOENT when
+ *  addr is not paged memory. */
+int provider_paged_stats(const void *addr, loci_nvm_stats_t *out);
+
+/** Call fn for each live chunk cache: its target, budget, chunk size and counters. */
+void provider_paged_foreach_cache(void (*fn)(const struct loci_target *t, size_t budget, size_t chunk,
+                                             const loci_nvm_stats_t *st, void *arg),
+                                  void *arg);
+
+/** Dirty whole chunks on a first write instead of single pages, in caches
+ *  created from now on: NVMalloc without its write optimisation, for
+ *  benchmarks and tests. Returns the previous setting. */
+bool provider_paged_whole_chunks(bool on);
 
 #endif

@@ -11,7 +11,12 @@
  *   bandwidth = 400GB/s  read bandwidth from `initiator`
  *   latency = 150ns      idle latency from `initiator`
  *   initiator = N        node the figures are seen from (default: the nearest node with CPUs)
+ *
+ *   [omp]                the OpenMP front end's memory spaces (docs/OPENMP.md): one intent
+ *   high_bw = kind=hbm!  each for default, large_cap, const, high_bw, low_lat. Placement
+ *                        terms only: the front end adds the allocator's traits itself.
  */
+#include "intent/intent.h"
 #include "topo/sources.h"
 #include "units.h"
 
@@ -34,11 +39,26 @@ typedef struct {
     unsigned seen;     /* bit per key, to refuse a key given twice */
 } config_entry_t;
 
+/* Front-end sections: a front end's own names for places, each mapped to an
+ * intent. The front end reads them with loci_config_intent(). */
+static const struct frontend_section {
+    const char *name;
+    const char *const keys[8];
+    const char *expected; /* for messages */
+} frontend_sections[] = {
+    {"omp", {"default", "large_cap", "const", "high_bw", "low_lat"},
+     "default, large_cap, const, high_bw or low_lat"},
+};
+enum { FRONTEND_SECTIONS = sizeof frontend_sections / sizeof *frontend_sections };
+
 struct topo_config {
     char path[512];
     topo_source_t source;
     config_entry_t *entries;
     int n, cap;
+    topo_frontend_t *frontend;
+    int nfrontend, capfrontend;
+    int frontend_line[FRONTEND_SECTIONS]; /* of each [section] header, 0 = none */
     /* parse state */
     int line;
     config_entry_t *current;
@@ -88,12 +108,38 @@ static bool parse_int(const char *v, int *out)
     return true;
 }
 
+static const struct frontend_section *frontend_section(const char *section)
+{
+    char word[32], extra[2];
+    if (sscanf(section, "%31s %1s", word, extra) != 1)
+        return NULL;
+    for (int i = 0; i < FRONTEND_SECTIONS; i++)
+        if (strcasecmp(word, frontend_sections[i].name) == 0)
+            return &frontend_sections[i];
+    return NULL;
+}
+
+static int begin_frontend(topo_config_t *c, const struct frontend_section *fs)
+{
+    int *first = &c->frontend_line[fs - frontend_sections];
+    if (c->source != SRC_CONFIG)
+        return config_fail(c, c->line, "[%s] belongs in the LOCI_CONFIG file, not in saved measurements",
+                           fs->name);
+    if (*first)
+        return config_fail(c, c->line, "duplicate section [%s] (first at line %d)", fs->name, *first);
+    *first = c->line;
+    return 1;
+}
+
 static int begin_section(topo_config_t *c, const char *section)
 {
+    const struct frontend_section *fs = frontend_section(section);
+    if (fs)
+        return begin_frontend(c, fs);
     char word[32], name[64], extra[2];
     int n = sscanf(section, "%31s %63s %1s", word, name, extra);
     if (n != 2 || strcmp(word, "target") != 0)
-        return config_fail(c, c->line, "[%s]: unknown section; expected [target NAME]", section);
+        return config_fail(c, c->line, "[%s]: unknown section; expected [target NAME] or [omp]", section);
     if (!valid_name(name))
         return config_fail(c, c->line,
                            "[target %s]: a target name is 1-15 letters, digits, '-' or '_' (e.g. hbm0)",
@@ -185,6 +231,48 @@ static int on_entry(void *user, const char *section, const char *name, const cha
                        e->name, name);
 }
 
+/* `key = intent` in a front-end section: a known key, once, and an intent
+ * that parses and only says where (traits belong to the front end). */
+static int frontend_key(topo_config_t *c, const struct frontend_section *fs, const char *key,
+                        const char *value)
+{
+    int k = 0;
+    while (fs->keys[k] && strcasecmp(fs->keys[k], key) != 0)
+        k++;
+    if (!fs->keys[k])
+        return config_fail(c, c->line, "[%s]: unknown key '%s'; expected %s", fs->name, key, fs->expected);
+    for (int i = 0; i < c->nfrontend; i++)
+        if (strcmp(c->frontend[i].section, fs->name) == 0 && strcmp(c->frontend[i].key, fs->keys[k]) == 0)
+            return config_fail(c, c->line, "[%s]: '%s' given twice", fs->name, fs->keys[k]);
+    intent_t in;
+    if (intent_parse(value, &in) != 0)
+        return config_fail(c, c->line, "[%s] %s = %s: %s", fs->name, fs->keys[k], value, loci_last_error());
+    static const intent_key_t traits[] = {TERM_FALLBACK, TERM_ALIGN, TERM_PARTITION, TERM_PINNED};
+    for (size_t i = 0; i < sizeof traits / sizeof *traits; i++)
+        if (intent_find(&in, traits[i]))
+            return config_fail(c, c->line,
+                               "[%s] %s = %s: give only where the memory is; fallback, align, partition "
+                               "and pinned are allocator traits the program sets",
+                               fs->name, fs->keys[k], value);
+    if (c->nfrontend == c->capfrontend) {
+        int cap = c->capfrontend ? 2 * c->capfrontend : 8;
+        topo_frontend_t *f = realloc(c->frontend, (size_t)cap * sizeof *f);
+        if (!f)
+            return config_fail(c, c->line, "out of memory");
+        c->frontend = f;
+        c->capfrontend = cap;
+    }
+    topo_frontend_t *f = &c->frontend[c->nfrontend];
+    *f = (topo_frontend_t){.intent = strdup(value)};
+    if (!f->intent)
+        return config_fail(c, c->line, "out of memory");
+    c->nfrontend++;
+    snprintf(f->section, sizeof f->section, "%s", fs->name);
+    snprintf(f->key, sizeof f->key, "%s", fs->keys[k]);
+    snprintf(f->origin, sizeof f->origin, "%s:%d", c->path, c->line);
+    return 1;
+}
+
 /* inih hands us lines through this reader, which is how we know line numbers:
  * a new section starts on the line being read when the handler sees it. */
 static char *read_counted_line(char *str, int num, void *stream)
@@ -225,6 +313,9 @@ static int on_key(void *user, const char *section, const char *name, const char 
     topo_config_t *c = user;
     if (c->failed)
         return 1;
+    const struct frontend_section *fs = frontend_section(section);
+    if (fs)
+        return frontend_key(c, fs, name, value);
     c->current = NULL;
     char word[32], tname[64];
     if (sscanf(section, "%31s %63s", word, tname) == 2)
@@ -254,7 +345,8 @@ int topo_config_load(const char *path, topo_source_t source, topo_config_t **out
         c->line = 0;
         int bad = ini_parse_stream(read_counted_line, c, on_key, c);
         if (bad > 0 && !c->failed)
-            config_fail(c, bad, "not an INI line; expected 'key = value', '[target NAME]' or '# comment'");
+            config_fail(c, bad,
+                        "not an INI line; expected 'key = value', '[target NAME]', '[omp]' or '# comment'");
         rc = c->failed ? LOCI_ECONFIG : 0;
     }
     fclose(c->file);
@@ -280,6 +372,9 @@ void topo_config_free(topo_config_t *c)
     for (int i = 0; i < c->n; i++)
         free(c->entries[i].path);
     free(c->entries);
+    for (int i = 0; i < c->nfrontend; i++)
+        free(c->frontend[i].intent);
+    free(c->frontend);
     free(c);
 }
 
@@ -358,8 +453,33 @@ static void list_names(topo_t *t, char *buf, size_t len)
     }
 }
 
+/* The topology keeps its own copy of the front-end sections: the config is
+ * freed after discovery, loci_config_intent() answers until loci_fini. */
+static int copy_frontend(const topo_config_t *c, topo_t *t)
+{
+    if (!c->nfrontend)
+        return 0;
+    topo_frontend_t *f = calloc((size_t)c->nfrontend, sizeof *f);
+    if (!f)
+        return loci__fail(LOCI_ENOMEM, "out of memory reading %s", c->path);
+    for (int i = 0; i < c->nfrontend; i++) {
+        f[i] = c->frontend[i];
+        if (!(f[i].intent = strdup(c->frontend[i].intent))) {
+            while (i--)
+                free(f[i].intent);
+            free(f);
+            return loci__fail(LOCI_ENOMEM, "out of memory reading %s", c->path);
+        }
+    }
+    t->frontend = f;
+    t->nfrontend = c->nfrontend;
+    return 0;
+}
+
 int topo_config_apply_named(const topo_config_t *c, topo_t *t)
 {
+    if (copy_frontend(c, t) != 0)
+        return LOCI_ENOMEM;
     for (int i = 0; i < c->n; i++) {
         const config_entry_t *e = &c->entries[i];
         struct loci_target *named = find_named(t, e->name);
@@ -407,4 +527,25 @@ int topo_config_apply_named(const topo_config_t *c, topo_t *t)
         }
     }
     return 0;
+}
+
+const char *loci_config_intent(const char *section, const char *key, const char **origin)
+{
+    if (origin)
+        *origin = NULL;
+    if (!section || !key)
+        return loci__fail_null(LOCI_EINVAL, "loci_config_intent: NULL section or key");
+    int rc = loci__ensure_init();
+    if (rc) { /* loci_last_error() already says why */
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
+    const topo_t *t = topo_get();
+    for (int i = 0; i < t->nfrontend; i++)
+        if (strcasecmp(t->frontend[i].section, section) == 0 && strcasecmp(t->frontend[i].key, key) == 0) {
+            if (origin)
+                *origin = t->frontend[i].origin;
+            return t->frontend[i].intent;
+        }
+    return loci__fail_null(LOCI_ENOENT, "LOCI_CONFIG gives no [%s] %s", section, key);
 }

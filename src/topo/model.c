@@ -76,5 +76,8 @@ void topo_free(topo_t *t)
     free(t->nodes);
     free(t->distance);
     free(t->devices);
+    for (int i = 0; i < t->nfrontend; i++)
+        free(t->frontend[i].intent);
+    free(t->frontend);
     free(t);
 }

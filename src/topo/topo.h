@@ -86,6 +86,13 @@ struct loci_target {
     uint64_t near_devices;     /* bit i set: topo->devices[i] is local to this target */
 };
 
+/* One `key = intent` line of a front-end section of LOCI_CONFIG ([omp]). */
+typedef struct {
+    char section[16], key[16];
+    char *intent;
+    char origin[560];          /* "file:line" */
+} topo_frontend_t;
+
 typedef struct topo {
     struct loci_target *targets;
     int ntargets;
@@ -97,6 +104,8 @@ typedef struct topo {
     int ndevices;
     bool simulated;            /* loaded from LOCI_TOPOLOGY */
     char origin[256];          /* "this machine" or the XML path */
+    topo_frontend_t *frontend; /* front-end sections of LOCI_CONFIG (config.c) */
+    int nfrontend;
 } topo_t;
 
 /* --- construction (topo/discover.c drives the sources in trust order) ---- */

@@ -302,13 +302,17 @@ static void test_traits_ignore_bang(void **state)
 {
     (void)state;
     /* Traits rank nothing: their '!' means the same as none, so it is dropped. */
-    const intent_t *in = ok("fallback=null!,align=64!,partition=blocked!,pinned!,mode=mmap!,"
+    const intent_t *in = ok("fallback=null!,align=64!,partition=blocked!,pinned!,"
                             "cache=1G!,chunk=64K!");
-    assert_int_equal(in->nterms, 7);
+    assert_int_equal(in->nterms, 6);
     for (int i = 0; i < in->nterms; i++)
         assert_false(in->terms[i].constraint);
-    assert_string_equal(in->canonical, "fallback=null,align=64,partition=blocked,pinned,mode=mmap,"
+    assert_string_equal(in->canonical, "fallback=null,align=64,partition=blocked,pinned,"
                                        "cache=1073741824,chunk=65536");
+    /* mode= is a requirement: its '!' (no other mode will do) is kept */
+    in = ok("mode=paged!");
+    assert_true(in->terms[0].constraint);
+    assert_string_equal(in->canonical, "mode=paged!");
 }
 
 static void test_whitespace_and_case(void **state)

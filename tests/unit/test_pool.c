@@ -207,11 +207,70 @@ static void large_blocks(void **state)
     for (int i = 0; i < 4; i++) {
         assert_int_equal(((unsigned char *)blocks[i])[sizes[i] - 1], i + 1);
         assert_int_equal(pool_free(blocks[i]), 0);
-        assert_false(mapped(blocks[i], page)); /* unmapped at once */
+        /* kept mapped for reuse, but no block of loci's any more */
+        assert_null(pool_heap_of(blocks[i]));
+        assert_null(pool_target_of(blocks[i]));
+        assert_int_equal(pool_usable_size(blocks[i]), 0);
+        assert_int_equal(pool_free(blocks[i]), LOCI_EINVAL);
     }
     pool_stats_heap(h, &st);
-    assert_int_equal(st.extents_mapped, 0);
+    assert_int_equal(st.extents_mapped, 4); /* in the extent cache */
     assert_int_equal(st.bytes_in_use, 0);
+    pool_heap_collect(h); /* gives them back */
+    pool_stats_heap(h, &st);
+    assert_int_equal(st.extents_mapped, 0);
+    assert_int_equal(st.bytes_committed, 0);
+    for (int i = 0; i < 4; i++)
+        assert_false(mapped(blocks[i], page));
+    /* with no purge delay nothing is kept: unmapped at once */
+    unsigned old = pool_set_purge_delay_ms(0);
+    void *b = pool_alloc(h, 1u << 20);
+    assert_int_equal(pool_free(b), 0);
+    assert_false(mapped(b, page));
+    pool_set_purge_delay_ms(old);
+    pool_heap_destroy(h);
+}
+
+/* Freed big extents wait in the heap's cache: the next big block of a size
+ * that fits (up to 1/8 larger) takes one without mapping anything. */
+static void large_extents_are_reused(void **state)
+{
+    pool_heap_t *h = local_heap(&dram);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char *p = pool_alloc(h, 1u << 20);
+    memset(p, 0xcd, 1u << 20);
+    pool_stats_t st;
+    pool_stats_heap(h, &st);
+    uint64_t total = st.extents_total;
+    assert_int_equal(pool_free(p), 0);
+    unsigned char *q = pool_alloc(h, (1u << 20) - 1000); /* the same page-rounded size */
+    assert_ptr_equal(q, p);
+    assert_int_equal(pool_usable_size(q), 1u << 20);
+    assert_ptr_equal(pool_heap_of(q + 5000), h);
+    assert_ptr_equal(pool_target_of(q), &dram);
+    pool_stats_heap(h, &st);
+    assert_int_equal(st.extents_total, total); /* nothing new mapped */
+    assert_int_equal(st.bytes_in_use, 1u << 20);
+    assert_int_equal(pool_free(q), 0);
+    /* calloc of a reused extent still reads zeros */
+    unsigned char *z = pool_calloc(h, 1, 1u << 20);
+    assert_ptr_equal(z, p);
+    for (size_t i = 0; i < (1u << 20); i += 512)
+        assert_int_equal(z[i], 0);
+    assert_int_equal(pool_free(z), 0);
+    /* too big a slack: a new extent */
+    unsigned char *r = pool_alloc(h, 600000);
+    assert_ptr_not_equal(r, p);
+    assert_int_equal(pool_usable_size(r), (600000 + page - 1) & ~(page - 1));
+    /* alignment asked beyond what the cached extent has: not reused unless it fits */
+    void *a = pool_aligned_alloc(h, 4u << 20, 1u << 20);
+    assert_int_equal((uintptr_t)a % (4u << 20), 0);
+    assert_int_equal(pool_free(a), 0);
+    assert_int_equal(pool_free(r), 0);
+    pool_heap_collect(h);
+    pool_stats_heap(h, &st);
+    assert_int_equal(st.bytes_committed, 0);
+    assert_int_equal(st.extents_mapped, 0);
     pool_heap_destroy(h);
 }
 
@@ -586,6 +645,110 @@ static void purge_spares_classes_in_use(void **state)
     pool_set_purge_delay_ms(old);
 }
 
+/* Empty slabs are kept resident for reuse, but within a budget: at most
+ * max(64 MiB, half the recent peak in use); past it, sustained frees give
+ * the memory back to the kernel at once, whatever the delay. */
+static void sustained_frees_give_memory_back(void **state)
+{
+    unsigned old = pool_set_purge_delay_ms(60000);
+    pool_heap_t *h = local_heap(&dram);
+    enum { N = 2560, SZ = 65536 }; /* 160 MiB in use at the peak */
+    void **p = malloc(N * sizeof *p);
+    for (int i = 0; i < N; i++) {
+        p[i] = pool_alloc(h, SZ);
+        assert_non_null(p[i]);
+        memset(p[i], 0x33, SZ);
+    }
+    size_t rss1 = rss_bytes();
+    for (int i = 0; i < N; i++)
+        pool_free(p[i]);
+    pool_thread_flush();
+    size_t rss2 = rss_bytes();
+    pool_stats_t st;
+    pool_stats_heap(h, &st);
+    assert_true(st.purges > 0);
+    assert_true(st.bytes_committed <= (84u << 20)); /* the budget (80 MiB) and a slab */
+    assert_true(rss2 + (64u << 20) < rss1);         /* the rest went back */
+    /* what is kept is reused: the same burst again maps nothing new */
+    uint64_t total = st.extents_total;
+    for (int i = 0; i < N / 4; i++)
+        p[i] = pool_alloc(h, SZ);
+    pool_stats_heap(h, &st);
+    assert_int_equal(st.extents_total, total);
+    for (int i = 0; i < N / 4; i++)
+        pool_free(p[i]);
+    pool_heap_collect(h);
+    pool_stats_heap(h, &st);
+    assert_int_equal(st.bytes_committed, 0);
+    free(p);
+    pool_heap_destroy(h);
+    pool_set_purge_delay_ms(old);
+}
+
+/* Cached big extents age like empty slabs: purged after the delay, then
+ * unmapped after another. */
+static void cached_extents_age(void **state)
+{
+    unsigned old = pool_set_purge_delay_ms(20);
+    pool_heap_t *h = local_heap(&dram);
+    unsigned char *b = pool_alloc(h, 3u << 20);
+    memset(b, 1, 3u << 20);
+    pool_free(b);
+    unsigned char vec;
+    assert_int_equal(mincore(b, 4096, &vec), 0);
+    assert_true(vec & 1); /* cached, resident */
+    bool purged = false;
+    for (int i = 0; i < 500 && mapped(b, 4096); i++) {
+        void *q = pool_alloc(h, 100);
+        pool_free(q);
+        pool_thread_flush(); /* next time round is a refill: a slow path */
+        usleep(2000);
+        purged |= mincore(b, 4096, &vec) == 0 && !(vec & 1);
+    }
+    assert_true(purged);            /* first its pages went */
+    assert_false(mapped(b, 4096)); /* then the extent */
+    pool_heap_destroy(h);
+    pool_set_purge_delay_ms(old);
+}
+
+/* What a heap retains stays charged to its target, but never makes a capped
+ * target refuse: a charge that fails gives it back first. */
+static void retained_memory_yields_to_the_cap(void **state)
+{
+    pool_heap_t *h = local_heap(&capped);
+    void *b[3];
+    for (int i = 0; i < 3; i++) {
+        b[i] = pool_alloc(h, 300000);
+        assert_non_null(b[i]);
+    }
+    for (int i = 0; i < 3; i++)
+        pool_free(b[i]); /* cached, still charged */
+    pool_stats_t st;
+    pool_stats_target(&capped, &st);
+    assert_true(st.bytes_committed >= 900000);
+    void *big = pool_alloc(h, 700000); /* none fits: the cache makes room */
+    assert_non_null(big);
+    pool_free(big);
+    pool_heap_collect(h);
+    /* empty slabs: 7 slabs of 4 KiB blocks (896 KiB), freed, kept empty */
+    void *s[224];
+    for (int i = 0; i < 224; i++) {
+        s[i] = pool_alloc(h, 4000);
+        assert_non_null(s[i]);
+    }
+    for (int i = 0; i < 224; i++)
+        pool_free(s[i]);
+    pool_thread_flush();
+    pool_stats_target(&capped, &st);
+    assert_true(st.bytes_committed >= 800000);
+    big = pool_alloc(h, 700000);
+    assert_non_null(big);
+    pool_free(big);
+    pool_heap_destroy(h);
+    pool_stats_target(&capped, &st);
+    assert_int_equal(st.bytes_committed, 0);
+}
+
 static int count_extent(void *base, size_t size, void *arg)
 {
     size_t *acc = arg;
@@ -688,6 +851,7 @@ int main(void)
         cmocka_unit_test(calloc_zero_and_overflow),
         cmocka_unit_test(realloc_semantics),
         cmocka_unit_test(large_blocks),
+        cmocka_unit_test(large_extents_are_reused),
         cmocka_unit_test(fragmented_slabs),
         cmocka_unit_test(lookups),
         cmocka_unit_test(bad_frees_change_nothing),
@@ -698,6 +862,9 @@ int main(void)
         cmocka_unit_test(purge_after_frees),
         cmocka_unit_test(purge_waits_for_the_delay),
         cmocka_unit_test(purge_spares_classes_in_use),
+        cmocka_unit_test(sustained_frees_give_memory_back),
+        cmocka_unit_test(cached_extents_age),
+        cmocka_unit_test(retained_memory_yields_to_the_cap),
         cmocka_unit_test(destroy_frees_everything),
         cmocka_unit_test(many_heaps),
         cmocka_unit_test(heap_on_file_tier),

@@ -1,0 +1,60 @@
+/*
+ * bench_nvm — NVMalloc §IV on loci's SSD partition (DESIGN.md §7): random
+ * byte writes (Table VII), STREAM triad per placement (Fig. 2), out-of-core
+ * tiled matrix multiply (Tables IV-V) and a sort twice the cache's size
+ * (Table VI). Each part prints a table on stdout and adds rows to the JSON.
+ */
+#ifndef BENCH_NVM_H
+#define BENCH_NVM_H
+
+#include "loci.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+#define GiB ((size_t)1 << 30)
+
+typedef struct {
+    bool quick;       /* a smoke run: small sizes, one repeat */
+    int repeats;      /* timed repeats per cell (median) */
+    FILE *json;       /* rows go there (a JSON array), or NULL */
+    const char *tier; /* ssd0's directory */
+} bench_opts_t;
+
+double bench_now(void);
+double bench_median(double *v, int n);
+
+/** "[  12.3 s] part: ..." on stderr. */
+void bench_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** Bytes this process read from and wrote to storage (/proc/self/io). */
+void bench_io(uint64_t *read_bytes, uint64_t *write_bytes);
+
+/** Sequential O_DIRECT read of the whole file at path in 1 MiB requests: MB/s. */
+double bench_raw_read_mbps(const char *path);
+
+/** The file of a persistent region of ssd0: "<tier>/<name>.region". */
+void bench_region_path(const bench_opts_t *o, const char *name, char *buf, size_t len);
+
+/** All paged caches' counters now (loci_nvm_stats(NULL)). */
+loci_nvm_stats_t bench_nvm(void);
+
+/** Append one JSON object (the text between the braces, printf-style). */
+void bench_json(const bench_opts_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** Pages of [p, p+len) resident in DRAM (mincore). */
+size_t bench_resident(const void *p, size_t len);
+
+/** Exit with a message when a loci call failed. */
+void *bench_check(void *p, const char *what);
+
+int bench_randwrite(const bench_opts_t *o);
+int bench_stream(const bench_opts_t *o);
+int bench_matmul(const bench_opts_t *o);
+int bench_sort(const bench_opts_t *o);
+
+#endif

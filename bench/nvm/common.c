@@ -1,0 +1,123 @@
+/* Timing, I/O counters, raw bandwidth and output shared by the parts. */
+#include "bench.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void bench_progress(const char *fmt, ...)
+{
+    static double start;
+    if (start == 0)
+        start = bench_now();
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "[%7.1f s] ", bench_now() - start);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void bench_io(uint64_t *read_bytes, uint64_t *write_bytes)
+{
+    FILE *f = fopen("/proc/self/io", "r");
+    char line[128];
+    unsigned long long v;
+    *read_bytes = *write_bytes = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (sscanf(line, "read_bytes: %llu", &v) == 1)
+            *read_bytes = v;
+        else if (sscanf(line, "write_bytes: %llu", &v) == 1)
+            *write_bytes = v;
+    }
+    if (f)
+        fclose(f);
+}
+
+double bench_raw_read_mbps(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECT);
+    if (fd < 0) {
+        perror(path);
+        exit(1);
+    }
+    size_t block = MiB, total = 0;
+    void *buf = aligned_alloc(4096, block);
+    double t = bench_now();
+    ssize_t n;
+    while ((n = read(fd, buf, block)) > 0)
+        total += (size_t)n;
+    t = bench_now() - t;
+    free(buf);
+    close(fd);
+    return (double)total / t / 1e6;
+}
+
+void bench_region_path(const bench_opts_t *o, const char *name, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/%s.region", o->tier, name);
+}
+
+loci_nvm_stats_t bench_nvm(void)
+{
+    loci_nvm_stats_t st;
+    loci_nvm_stats(NULL, &st);
+    return st;
+}
+
+void bench_json(const bench_opts_t *o, const char *fmt, ...)
+{
+    static bool first = true;
+    if (!o->json)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(first ? "\n  {" : ",\n  {", o->json);
+    vfprintf(o->json, fmt, ap);
+    fputc('}', o->json);
+    va_end(ap);
+    first = false;
+}
+
+size_t bench_resident(const void *p, size_t len)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page, r = 0;
+    unsigned char *vec = malloc(n);
+    if (vec && mincore((void *)((uintptr_t)p & ~(page - 1)), len, vec) == 0)
+        for (size_t i = 0; i < n; i++)
+            r += vec[i] & 1;
+    free(vec);
+    return r;
+}
+
+void *bench_check(void *p, const char *what)
+{
+    if (!p) {
+        fprintf(stderr, "bench_nvm: %s failed: %s\n", what, loci_last_error());
+        exit(1);
+    }
+    return p;
+}

@@ -1,0 +1,82 @@
+/*
+ * MPI_Win_allocate / MPI_Win_allocate_shared: the MPI library allocates the
+ * window as usual (so its flavour, shared-memory fast paths and
+ * MPI_Win_free stay the library's), then each process binds its part by
+ * intent before anyone touches it. A shared window's memory is a tmpfs
+ * segment: the binding belongs to the memory, so it holds in every process
+ * of the node that maps it.
+ *
+ * Both calls are collective: a process whose intent is refused must not
+ * leave the others waiting inside MPI, so the processes agree first (and
+ * again after placing) and all return the same error.
+ */
+#include "shim.h"
+
+#include <loci.h>
+#include <stdio.h>
+
+/* Every process's verdict: the worst error class and whether any asked
+ * for placement. false if the communicator itself is unusable. */
+static bool agree(MPI_Comm comm, int *errclass, int *asked)
+{
+    int mine[2] = {*errclass, *asked}, all[2];
+    if (PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+        return false;
+    *errclass = all[0];
+    *asked = all[1];
+    return true;
+}
+
+int shim_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win,
+                      bool shared)
+{
+    shim_check_abi();
+    const char *fn = shared ? "MPI_Win_allocate_shared" : "MPI_Win_allocate";
+    if (comm == MPI_COMM_NULL) /* MPI reports it in its own way */
+        return shared ? PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win)
+                      : PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+    shim_request_t req;
+    int err = shim_request(fn, info, &req);
+    if (err == MPI_SUCCESS && req.intent && !loci_allocator_create(req.intent)) {
+        shim_say(fn, "%s=\"%s\": %s", req.from, req.given, loci_last_error());
+        err = MPI_ERR_INFO_VALUE;
+    }
+    int mine = err, asked = req.intent != NULL;
+    if (!agree(comm, &err, &asked))
+        return MPI_ERR_COMM; /* the allreduce raised it already */
+    if (err != MPI_SUCCESS) {
+        if (mine == MPI_SUCCESS)
+            shim_say(fn, "another process's placement request was refused: no window created");
+        return shim_raise(comm, err);
+    }
+
+    int rc = shared ? PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win)
+                    : PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+    if (rc != MPI_SUCCESS || !asked)
+        return rc;
+    /* PMPI_*allocate* succeeded everywhere (it is collective), so all place or agree to fail together */
+    int placed = req.intent ? loci_place_range(*(void **)baseptr, (size_t)size, req.intent) : 0;
+    err = placed ? shim_class_of(placed) : MPI_SUCCESS;
+    if (placed)
+        shim_say(fn, "placing %lld bytes by %s=\"%s\": %s", (long long)size, req.from, req.given, loci_last_error());
+    mine = err;
+    if (!agree(comm, &err, &asked))
+        return MPI_ERR_COMM;
+    if (err == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    if (mine == MPI_SUCCESS)
+        shim_say(fn, "another process could not place its part: window freed");
+    PMPI_Win_free(win);
+    return shim_raise(comm, err);
+}
+
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    return shim_win_allocate(size, disp_unit, info, comm, baseptr, win, false);
+}
+
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                            MPI_Win *win)
+{
+    return shim_win_allocate(size, disp_unit, info, comm, baseptr, win, true);
+}

@@ -1,0 +1,252 @@
+/*
+ * Private arenas: creation, allocation under max_bytes, realloc, destroy,
+ * and the list of every arena that loci_fini empties.
+ *
+ * max_bytes caps the usable bytes of live blocks. Frees take no arena lock,
+ * so they cannot subtract: `used` only grows, and when it would pass the cap
+ * the arena recounts its live bytes from the pool with allocations stopped
+ * (the write lock) and tries once more. Far from the cap that costs one
+ * atomic add per allocation.
+ */
+#include "arena/arena.h"
+#include "units.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static loci_arena_t *arenas;
+
+loci_arena_t *arena_new(const char *intent, const struct loci_target *t, size_t max_bytes)
+{
+    loci_arena_t *ar = calloc(1, sizeof *ar);
+    if (!ar)
+        return loci__fail_null(LOCI_ENOMEM, "out of memory creating an arena");
+    snprintf(ar->intent, sizeof ar->intent, "%s", intent);
+    atomic_init(&ar->target, t);
+    ar->max_bytes = max_bytes;
+    /* A move must not starve behind a stream of allocations. */
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&ar->lock, &attr);
+    pthread_rwlockattr_destroy(&attr);
+    pthread_mutex_init(&ar->async_lock, NULL);
+    pthread_cond_init(&ar->async_done, NULL);
+    return ar;
+}
+
+void arena_free(loci_arena_t *ar)
+{
+    pthread_rwlock_destroy(&ar->lock);
+    pthread_mutex_destroy(&ar->async_lock);
+    pthread_cond_destroy(&ar->async_done);
+    free(ar);
+}
+
+void arena_register(loci_arena_t *ar)
+{
+    pthread_mutex_lock(&registry_lock);
+    ar->prev = NULL;
+    ar->next = arenas;
+    if (arenas)
+        arenas->prev = ar;
+    arenas = ar;
+    pthread_mutex_unlock(&registry_lock);
+}
+
+void arena_unregister(loci_arena_t *ar)
+{
+    pthread_mutex_lock(&registry_lock);
+    if (ar->prev)
+        ar->prev->next = ar->next;
+    else
+        arenas = ar->next;
+    if (ar->next)
+        ar->next->prev = ar->prev;
+    pthread_mutex_unlock(&registry_lock);
+}
+
+void arena_place(const struct loci_target *t, bool pinned, bool shareable, place_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->target = t;
+    out->pinned = pinned;
+    out->shared = shareable;
+    out->simulated = (t->flags & LOCI_TARGET_SIMULATED) != 0;
+    if (t->numa_node >= 0) {
+        out->policy = PLACE_BIND;
+        place_add_node(out, t->numa_node);
+    }
+}
+
+loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)
+{
+    if (loci__ensure_init())
+        return NULL;
+    intent_t in;
+    resolution_t res;
+    int rc = intent_parse(intent, &in);
+    if (rc == 0)
+        rc = intent_resolve(&in, &res);
+    if (rc != 0) {
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
+    const struct loci_target *t = res.candidates[0];
+    bool shareable = res.access != ACCESS_PROCESS;
+    const provider_ops_t *ops = provider_for(t, shareable);
+    if (!ops || !(t->flags & LOCI_TARGET_CPU_ACCESSIBLE))
+        return loci__fail_null(LOCI_ENOTSUP, "arena for intent \"%s\": its target %s cannot hold an arena "
+                                             "(arenas live on NUMA nodes and file tiers)", in.canonical, t->name);
+    loci_arena_t *ar = arena_new(in.canonical, t, max_bytes);
+    if (!ar)
+        return NULL;
+    ar->pinned = res.pinned;
+    ar->shareable = shareable;
+    ar->ops = ops;
+    arena_place(t, ar->pinned, shareable, &ar->place);
+    if (!(ar->heap = pool_heap_create(ops, &ar->place, ar))) {
+        arena_free(ar);
+        return NULL;
+    }
+    pool_heap_set_owner_kind(ar->heap, POOL_OWNER_ARENA);
+    arena_register(ar);
+    return ar;
+}
+
+/* ---- allocation ---------------------------------------------------------- */
+
+static void *heap_alloc(loci_arena_t *ar, size_t align, size_t size)
+{
+    return align ? pool_aligned_alloc(ar->heap, align, size) : pool_alloc(ar->heap, size);
+}
+
+/* Count p against max_bytes; over the cap, p goes back and false. */
+static bool budget_take(loci_arena_t *ar, void *p)
+{
+    size_t u = pool_usable_size(p);
+    if (atomic_fetch_add_explicit(&ar->used, u, memory_order_relaxed) + u <= ar->max_bytes)
+        return true;
+    atomic_fetch_sub_explicit(&ar->used, u, memory_order_relaxed);
+    pool_free(p);
+    return false;
+}
+
+/* Slow path: the cap looked passed. Recount with allocations stopped, then
+ * try once more. */
+static __attribute__((noinline)) void *alloc_recount(loci_arena_t *ar, size_t align, size_t size)
+{
+    pool_stats_t st;
+    pthread_rwlock_wrlock(&ar->lock);
+    if (pool_stats_heap(ar->heap, &st) == 0)
+        atomic_store_explicit(&ar->used, st.bytes_in_use, memory_order_relaxed);
+    pthread_rwlock_unlock(&ar->lock);
+
+    pthread_rwlock_rdlock(&ar->lock);
+    void *p = heap_alloc(ar, align, size);
+    bool over = p && !budget_take(ar, p);
+    size_t used = atomic_load_explicit(&ar->used, memory_order_relaxed);
+    pthread_rwlock_unlock(&ar->lock);
+    if (!over)
+        return p;
+    char cap[32], inuse[32];
+    return loci__fail_null(LOCI_ENOMEM, "arena \"%s\": %zu more bytes would pass its max_bytes of %s (%s in use); "
+                                        "free some of its blocks or create it with a larger max_bytes",
+                           ar->intent, size, units_format_size(ar->max_bytes, cap, sizeof cap),
+                           units_format_size(used, inuse, sizeof inuse));
+}
+
+static void *arena_alloc_with(loci_arena_t *ar, size_t align, size_t size)
+{
+    if (LOCI_UNLIKELY(!ar))
+        return loci__fail_null(LOCI_EINVAL, "NULL arena; create one with loci_arena_create(intent, max_bytes)");
+    if (ar->sh)
+        return arena_shared_alloc(ar, align, size);
+    pthread_rwlock_rdlock(&ar->lock);
+    void *p = heap_alloc(ar, align, size);
+    bool over = p && ar->max_bytes && !budget_take(ar, p);
+    pthread_rwlock_unlock(&ar->lock);
+    return LOCI_LIKELY(!over) ? p : alloc_recount(ar, align, size);
+}
+
+void *loci_arena_alloc(loci_arena_t *ar, size_t size) { return arena_alloc_with(ar, 0, size); }
+
+void *loci_arena_aligned_alloc(loci_arena_t *ar, size_t alignment, size_t size)
+{
+    if (alignment == 0 || (alignment & (alignment - 1)))
+        return loci__fail_null(LOCI_EINVAL, "alignment %zu is not a power of two (e.g. 64, 4096, 2097152)",
+                               alignment);
+    return arena_alloc_with(ar, alignment, size);
+}
+
+void *arena_realloc(loci_arena_t *ar, void *p, size_t size)
+{
+    size_t old = ar->sh ? arena_shared_usable(p) : pool_usable_size(p);
+    if (!old)
+        return loci__fail_null(LOCI_EINVAL, "loci_realloc(%p): not a live block of its arena", p);
+    if (size <= old && size > old / 2) /* fits, and moving would give back little */
+        return p;
+    void *q = arena_alloc_with(ar, 0, size);
+    if (!q)
+        return NULL;
+    memcpy(q, p, size < old ? size : old);
+    loci_free(p);
+    return q;
+}
+
+/* ---- queries and destruction ---------------------------------------------- */
+
+const loci_target_t *loci_arena_target(const loci_arena_t *ar)
+{
+    if (!ar)
+        return loci__fail_null(LOCI_EINVAL, "loci_arena_target: NULL arena");
+    return atomic_load_explicit(&((loci_arena_t *)ar)->target, memory_order_acquire);
+}
+
+int loci_arena_stats(const loci_arena_t *ar, loci_stats_t *out)
+{
+    if (!ar || !out)
+        return loci__fail(LOCI_EINVAL, "loci_arena_stats: NULL argument");
+    if (ar->sh)
+        return arena_shared_stats(ar, out);
+    pool_stats_t st;
+    int rc = pool_stats_heap(ar->heap, &st);
+    if (rc == 0)
+        *out = (loci_stats_t){st.bytes_in_use, st.bytes_peak, st.allocs, st.frees};
+    return rc;
+}
+
+static void destroy(loci_arena_t *ar)
+{
+    arena_async_drain(ar);
+    if (ar->sh) {
+        arena_shared_destroy(ar);
+        return;
+    }
+    arena_unregister(ar);
+    /* no allocation or move may be running into what goes away */
+    pthread_rwlock_wrlock(&ar->lock);
+    pool_heap_destroy(ar->heap);
+    pthread_rwlock_unlock(&ar->lock);
+    arena_free(ar);
+}
+
+void loci_arena_destroy(loci_arena_t *ar)
+{
+    if (ar)
+        destroy(ar);
+}
+
+void arena_fini(void)
+{
+    for (;;) {
+        pthread_mutex_lock(&registry_lock);
+        loci_arena_t *ar = arenas;
+        pthread_mutex_unlock(&registry_lock);
+        if (!ar)
+            break;
+        destroy(ar);
+    }
+}

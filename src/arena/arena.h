@@ -1,0 +1,182 @@
+/*
+ * Arenas (SICM, DESIGN.md §2): data that travels together.
+ *
+ * A private arena is one pool heap of its own on one target, bound there:
+ * its extents never share a page with anything else's, so moving it moves
+ * exactly its data (move.c), and any pointer into it leads back to it
+ * through the page map (lookup.c). A shared arena is a named segment mapped
+ * at the same address in every process of a job, with its own allocator
+ * whose bookkeeping lives in a second, shared metadata segment (shared.c,
+ * shared_heap.c).
+ *
+ * Locking: an arena's rwlock is held for reading by allocations and for
+ * writing by moves, max_bytes recounts and destroy, so an allocation waits
+ * for a move and never sees half of one. Frees take no arena lock.
+ */
+#ifndef LOCI_ARENA_H
+#define LOCI_ARENA_H
+
+#include "intent/intent.h"
+#include "pool/pool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/types.h>
+
+typedef struct shared_arena shared_arena_t;
+
+struct loci_arena {
+    _Atomic(const struct loci_target *) target; /* where it lives now */
+    char intent[INTENT_MAX_TEXT];               /* canonical text, for messages */
+    size_t max_bytes;                           /* 0 = unbounded */
+    pthread_rwlock_t lock;
+    /* --- private arenas (sh == NULL) --- */
+    pool_heap_t *heap;
+    const provider_ops_t *ops; /* under lock */
+    place_t place;             /* under lock */
+    bool pinned, shareable;    /* from the intent: kept across moves */
+    /* Usable bytes handed out since the last exact count: >= the live bytes,
+     * since frees do not subtract (they take no arena lock). Recounted from
+     * the pool when max_bytes would be passed. */
+    _Atomic size_t used;
+    /* --- shared arenas --- */
+    shared_arena_t *sh;
+    /* --- asynchronous moves still running (destroy waits for them) --- */
+    pthread_mutex_t async_lock;
+    pthread_cond_t async_done;
+    unsigned async_pending;
+    struct loci_arena *next, *prev; /* every arena, for loci_fini */
+};
+
+/* --- arena.c -------------------------------------------------------------- */
+
+/** A zeroed arena with its locks, for `intent` on target t (not registered). */
+loci_arena_t *arena_new(const char *intent, const struct loci_target *t, size_t max_bytes);
+/** Free what arena_new made. */
+void arena_free(loci_arena_t *ar);
+/** Add to / remove from the list loci_fini empties. */
+void arena_register(loci_arena_t *ar);
+void arena_unregister(loci_arena_t *ar);
+/** How a private arena on t is placed: bound to t's node (an arena is where
+ *  loci_arena_target says), pinned and shareable as its intent asked. */
+void arena_place(const struct loci_target *t, bool pinned, bool shareable, place_t *out);
+/** Resize a block of arena ar (loci_realloc), within ar and its max_bytes. */
+void *arena_realloc(loci_arena_t *ar, void *p, size_t size);
+/** Destroy every arena (loci_fini, before the pool goes). */
+void arena_fini(void);
+
+/* --- lookup.c ------------------------------------------------------------- */
+
+/** The arena whose memory contains p (interior pointers too), or NULL. */
+loci_arena_t *arena_of_block(const void *p);
+
+/* --- move.c / move_async.c ------------------------------------------------ */
+
+/** What loci_arena_move refuses before touching anything (bad arguments, a
+ *  shared arena, no provider can move there): 0 or LOCI_E* with a message. */
+int arena_move_check(const loci_arena_t *ar, const struct loci_target *dst);
+/** The move itself (checked first): takes the arena lock for writing. */
+int arena_move(loci_arena_t *ar, const struct loci_target *dst);
+/** Block until no asynchronous move of ar is running (destroy). */
+void arena_async_drain(loci_arena_t *ar);
+
+/* --- shared.c: shared arenas in this process -------------------------------- */
+
+#define SHARED_NAME_MAX 64
+
+typedef struct sh_meta sh_meta_t;
+
+/* A shared arena as this process holds it. */
+struct shared_arena {
+    sh_meta_t *meta; /* the metadata segment (shared_heap.c) */
+    size_t meta_size;
+    char *data;      /* the data segment, at the same address in every process */
+    size_t data_size;
+    char name[SHARED_NAME_MAX + 1];
+    pid_t creator;   /* the process that created it: it removes the names; 0 when attached */
+    unsigned refs;   /* handles of this process (attaching twice gives the same arena) */
+};
+
+/** Number of shared arenas attached in this process: while 0, loci_free and
+ *  friends skip the shared-arena lookups altogether. */
+extern _Atomic unsigned arena__nshared;
+
+static inline bool arena_shared_any(void)
+{
+    return atomic_load_explicit(&arena__nshared, memory_order_relaxed) != 0;
+}
+
+/** The attached shared arena whose data contains p, or NULL. */
+loci_arena_t *arena_shared_of(const void *p);
+void *arena_shared_alloc(loci_arena_t *ar, size_t align, size_t size);
+/** True when p is in a shared arena: then it was freed, or its bad free
+ *  reported; false when p is no shared arena's (nothing done). */
+bool arena_shared_free(void *p);
+size_t arena_shared_usable(const void *p);
+int arena_shared_stats(const loci_arena_t *ar, loci_stats_t *out);
+/** Detach this process (the creating process also removes the names). */
+void arena_shared_destroy(loci_arena_t *ar);
+
+/* --- shared_heap.c: the allocator of a shared arena ------------------------------
+ * All of its state is in the metadata segment (sh_meta_t, below), which every
+ * attached process maps; the data segment holds nothing but user data. One
+ * process-shared robust mutex guards it. Every change is journaled first, so
+ * that when a process dies holding the lock the next one to take it (seeing
+ * EOWNERDEAD) rolls the change back (an allocation the dead process never
+ * got) or forward (a free it had started), recounts, and goes on. */
+
+#define SH_PAGE 4096u      /* the shared allocator's page, whatever the system's */
+#define SH_NCLASSES 24     /* size classes 16 B ... 2 KiB; larger: runs of pages */
+#define SH_WORDS 4         /* bitmap words per page (256 blocks of 16 B) */
+#define SH_MAX_PAGES ((1u << 28) - 1)
+
+enum { SH_OP_NONE = 0, SH_OP_ALLOC_SMALL, SH_OP_FREE_SMALL, SH_OP_ALLOC_RUN, SH_OP_FREE_RUN };
+
+typedef struct {
+    uint32_t op;   /* SH_OP_* in progress */
+    uint32_t page; /* the slab page, or the first page of the run */
+    uint32_t n;    /* run: its pages; small alloc: 1 when the slab page was free */
+    uint32_t bit;  /* small: the block's index in its page */
+} sh_journal_t;
+
+/* The metadata segment: this header, then uint32_t pages[npages] (page
+ * states), then uint64_t bits[npages][SH_WORDS] (live blocks of slab pages). */
+struct sh_meta {
+    uint64_t magic;
+    uint32_t version;
+    _Atomic uint32_t ready;   /* set last by the creator */
+    uint64_t meta_size, data_base, data_size, npages;
+    uint32_t uid;
+    uint32_t populate;        /* fault new pages in at once (a bound node) */
+    char target[16];          /* the target's name */
+    char intent[INTENT_MAX_TEXT];
+    pthread_mutex_t lock;     /* PTHREAD_PROCESS_SHARED | PTHREAD_MUTEX_ROBUST */
+    /* --- under the lock --- */
+    sh_journal_t journal;
+    uint64_t in_use, peak, allocs, frees, free_pages;
+    /* hints only (checked before use, reset by recovery) */
+    uint32_t cur[SH_NCLASSES];          /* slab page + 1 being filled */
+    uint32_t partial[SH_NCLASSES][16];  /* slab pages that got room back */
+    uint32_t npartial[SH_NCLASSES];
+    uint64_t scan;                      /* where to look for free pages */
+};
+
+/** Bytes of the metadata segment for `data_size` bytes of data. */
+size_t shheap_meta_size(size_t data_size);
+/** Set up a fresh (zeroed) metadata segment; `ready` is left to the caller.
+ *  populate: fault pages in as they are handed out (a bound node then says
+ *  ENOMEM instead of waking the OOM killer). */
+int shheap_init(sh_meta_t *m, size_t meta_size, uintptr_t data_base, size_t data_size, bool populate);
+/** Whether an attached segment's header is one this code can use. */
+bool shheap_valid(const sh_meta_t *m, size_t meta_size);
+/** Take the lock, repairing the state when its last holder died. */
+int shheap_lock(sh_meta_t *m);
+void shheap_unlock(sh_meta_t *m);
+/** NULL + loci__fail (LOCI_ENOMEM when full) */
+void *shheap_alloc(sh_meta_t *m, size_t align, size_t size);
+/** LOCI_EINVAL for a pointer that is not a live block start (nothing changes). */
+int shheap_free(sh_meta_t *m, void *p);
+size_t shheap_usable(sh_meta_t *m, const void *p);
+void shheap_stats(sh_meta_t *m, loci_stats_t *out);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * Moving a private arena to another target, its addresses unchanged.
+ *
+ * NUMA node → NUMA node: the provider's `move` on every extent (mbind with
+ * MPOL_MF_MOVE, then every page's node checked), and the heap re-homed so
+ * that later extents are mapped on the destination. The kernel migrates
+ * pages under running threads, so other threads may keep reading and
+ * writing the data; allocations in the arena wait.
+ *
+ * NUMA node ↔ file tier: the destination provider `adopt`s each extent (a
+ * copy, then an mremap over the same range). A store during the copy would
+ * be lost, so the arena must be idle: if another thread is inside it (an
+ * allocation, another move), the move is refused with LOCI_EBUSY.
+ *
+ * When an extent fails, those already moved are moved back. What cannot be
+ * moved back is named in the message, and the arena still counts as on its
+ * old target, where new extents keep going: moving it again finishes it.
+ */
+#include "arena/arena.h"
+#include "units.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    void *base;
+    size_t size;
+} span_t;
+
+typedef struct {
+    const provider_ops_t *from_ops, *to_ops;
+    place_t from, to;
+    bool remap;                 /* providers differ: adopt, not move */
+    span_t *done;               /* extents moved so far */
+    size_t ndone, cap;
+    void *failed_at;            /* the extent that failed, NULL before any did */
+    size_t failed_size;
+    char why[512];              /* its provider's message */
+    size_t stuck, stuck_bytes;  /* extents that could not be moved back */
+    void *first_stuck;
+} move_t;
+
+/* One extent to the destination (back = false) or back to the source. */
+static int shift(move_t *m, void *base, size_t size, bool back)
+{
+    const provider_ops_t *into = back ? m->from_ops : m->to_ops, *out = back ? m->to_ops : m->from_ops;
+    const place_t *where = back ? &m->from : &m->to;
+    if (!m->remap)
+        return into->move(base, size, where);
+    int rc = into->adopt(base, size, where);
+    if (rc == 0 && out->disown)
+        out->disown(base, size);
+    return rc;
+}
+
+static void roll_back(move_t *m)
+{
+    /* a failed move may have moved part of its extent; a failed adopt changed nothing */
+    span_t failed = {m->failed_at, m->failed_size};
+    for (size_t i = m->ndone + !m->remap; i-- > 0;) {
+        span_t s = i < m->ndone ? m->done[i] : failed;
+        if (shift(m, s.base, s.size, true) != 0) {
+            m->stuck++;
+            m->stuck_bytes += s.size;
+            m->first_stuck = s.base;
+        }
+    }
+}
+
+/* pool_heap_rebase's callback: move one extent, or undo them all. */
+static int move_extent(void *base, size_t size, void *arg)
+{
+    move_t *m = arg;
+    if (m->ndone == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 64;
+        span_t *v = realloc(m->done, cap * sizeof *v);
+        if (!v)
+            return loci__fail(LOCI_ENOMEM, "out of memory listing the extents of a move");
+        m->done = v;
+        m->cap = cap;
+    }
+    int rc = shift(m, base, size, false);
+    if (rc == 0) {
+        m->done[m->ndone++] = (span_t){base, size};
+        return 0;
+    }
+    m->failed_at = base;
+    m->failed_size = size;
+    snprintf(m->why, sizeof m->why, "%s", loci_last_error());
+    roll_back(m);
+    return rc;
+}
+
+int arena_move_check(const loci_arena_t *ar, const struct loci_target *dst)
+{
+    if (!ar || !dst)
+        return loci__fail(LOCI_EINVAL, "loci_arena_move: NULL %s (targets come from loci_target_by_name)",
+                          ar ? "target" : "arena");
+    if (ar->sh)
+        return loci__fail(LOCI_ENOTSUP, "arena \"%s\" is shared: it stays on the node it was created on "
+                                        "(other processes map its pages)", ar->intent);
+    const struct loci_target *from = loci_arena_target(ar);
+    const provider_ops_t *from_ops = provider_for(from, ar->shareable), *to_ops = provider_for(dst, ar->shareable);
+    if (!to_ops || !(dst->flags & LOCI_TARGET_CPU_ACCESSIBLE))
+        return loci__fail(LOCI_ENOTSUP, "cannot move an arena to %s: arenas live on NUMA nodes and file tiers",
+                          dst->name);
+    bool can = from_ops == to_ops ? to_ops->move != NULL : to_ops->adopt && from_ops->adopt;
+    if (!can)
+        return loci__fail(LOCI_ENOTSUP, "cannot move an arena from %s to %s keeping its addresses: the %s "
+                                        "provider cannot %s", from->name, dst->name, to_ops->name,
+                          from_ops == to_ops ? "move pages" : "take over another provider's memory");
+    return 0;
+}
+
+/* Refuse when the destination has less room than the arena's memory. */
+static int check_room(loci_arena_t *ar, const move_t *m, const struct loci_target *dst)
+{
+    pool_stats_t st;
+    uint64_t avail;
+    if (pool_stats_heap(ar->heap, &st) != 0 || !m->to_ops->available ||
+        m->to_ops->available(&m->to, &avail) != 0)
+        return 0; /* unknown: the providers will say */
+    /* an adopted extent is copied whole; a moved one only has its resident pages */
+    uint64_t need = m->remap ? st.bytes_mapped : st.bytes_committed;
+    if (avail >= need)
+        return 0;
+    char n[32], a[32];
+    return loci__fail(LOCI_ENOMEM, "%s has %s free, the arena needs %s there", dst->name,
+                      units_format_size(avail, a, sizeof a), units_format_size(need, n, sizeof n));
+}
+
+static int report(loci_arena_t *ar, const move_t *m, int rc, const struct loci_target *from,
+                  const struct loci_target *dst)
+{
+    char why[600], sz[32], stuck[32];
+    snprintf(why, sizeof why, "%s", m->failed_at ? m->why : loci_last_error());
+    const char *head = "cannot move arena";
+    if (!m->failed_at) /* refused before anything moved */
+        return loci__fail(rc, "%s \"%s\" from %s to %s: %s", head, ar->intent, from->name, dst->name, why);
+    units_format_size(m->failed_size, sz, sizeof sz);
+    if (m->stuck == 0)
+        return loci__fail(rc, "%s \"%s\" from %s to %s: the extent at %p (%s) failed: %s; the %zu extents "
+                              "moved before it were moved back: the arena is still wholly on %s",
+                          head, ar->intent, from->name, dst->name, m->failed_at, sz, why, m->ndone, from->name);
+    units_format_size(m->stuck_bytes, stuck, sizeof stuck);
+    return loci__fail(rc, "%s \"%s\" from %s to %s: the extent at %p (%s) failed: %s; then %zu extents (%s, "
+                          "one at %p) could not be moved back and stay on %s; the arena still counts as on %s, "
+                          "where its new memory goes: move it again to finish",
+                      head, ar->intent, from->name, dst->name, m->failed_at, sz, why, m->stuck, stuck,
+                      m->first_stuck, dst->name, from->name);
+}
+
+int arena_move(loci_arena_t *ar, const struct loci_target *dst)
+{
+    int rc = arena_move_check(ar, dst);
+    if (rc != 0)
+        return rc;
+    const provider_ops_t *to_ops = provider_for(dst, ar->shareable);
+    bool idle = provider_for(loci_arena_target(ar), ar->shareable) != to_ops;
+    if (!idle)
+        pthread_rwlock_wrlock(&ar->lock);
+    else if (pthread_rwlock_trywrlock(&ar->lock) != 0)
+        return loci__fail(LOCI_EBUSY, "cannot move arena \"%s\" to %s now: other threads are using it (allocating "
+                                      "or moving it), and a move between a NUMA node and a file tier remaps "
+                                      "its memory, which needs the arena idle; retry when they are done",
+                          ar->intent, dst->name);
+    const struct loci_target *from = loci_arena_target(ar);
+    move_t m = {.from_ops = ar->ops, .to_ops = to_ops, .from = ar->place, .remap = ar->ops != to_ops};
+    arena_place(dst, ar->pinned, ar->shareable, &m.to);
+    if (from != dst && (rc = check_room(ar, &m, dst)) == 0)
+        rc = pool_heap_rebase(ar->heap, to_ops, &m.to, move_extent, &m);
+    if (from != dst && rc == 0) {
+        ar->ops = to_ops;
+        ar->place = m.to;
+        atomic_store_explicit(&ar->target, dst, memory_order_release);
+    }
+    pthread_rwlock_unlock(&ar->lock);
+    free(m.done);
+    return rc == 0 ? 0 : report(ar, &m, rc, from, dst);
+}
+
+int loci_arena_move(loci_arena_t *ar, const loci_target_t *dst) { return arena_move(ar, dst); }

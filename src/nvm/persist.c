@@ -1,0 +1,248 @@
+/*
+ * Persistent named regions (NVMalloc's variables with a lifetime beyond the
+ * run): "<tier dir>/<name>.region", mapped by the provider the intent's mode
+ * picks. Names are plain file names, checked here before any path is made;
+ * the providers check the directory and the file (tier.c). The regions open
+ * in this process are listed here, so that sync, close and the range calls
+ * find them by any address inside.
+ */
+#include "alloc/allocator.h"
+#include "nvm/nvm.h"
+#include "units.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NAME_MAX_LEN 128
+
+typedef struct region {
+    char name[NAME_MAX_LEN + 1];
+    const struct loci_target *target;
+    void *base;
+    size_t size;
+    const provider_ops_t *ops;
+    unsigned flags;
+    struct region *next;
+} region_t;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static region_t *open_regions;
+
+static int check_name(const char *name)
+{
+    if (!name)
+        return loci__fail(LOCI_EINVAL, "region name is NULL");
+    size_t n = strlen(name);
+    if (n == 0 || n > NAME_MAX_LEN)
+        return loci__fail(LOCI_EINVAL, "region name \"%.40s%s\" has %zu characters; give 1 to %d", name,
+                          n > 40 ? "..." : "", n, NAME_MAX_LEN);
+    if (name[0] == '.' || name[0] == '-')
+        return loci__fail(LOCI_EINVAL, "region name \"%s\" starts with '%c'; start it with a letter or digit", name,
+                          name[0]);
+    if (strstr(name, ".."))
+        return loci__fail(LOCI_EINVAL, "region name \"%s\" contains \"..\"", name);
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                  c == '_' || c == '-';
+        if (!ok)
+            return loci__fail(LOCI_EINVAL, "region name \"%s\": character '%c' at %zu is not allowed (letters, "
+                                           "digits, '.', '_' and '-' only: a name is a file name, never a path)",
+                              name, c == '\0' ? '?' : c, i + 1);
+    }
+    return 0;
+}
+
+/* The file tier the intent places on, how, and its provider. */
+static int resolve_tier(const char *intent, unsigned flags, place_t *place, const provider_ops_t **ops)
+{
+    const char *text = intent && *intent ? intent : "persist";
+    loci_allocator_t *a = allocator_get(text);
+    if (!a)
+        return errno == EINVAL ? LOCI_EINVAL : LOCI_ENOENT; /* the resolver said why */
+    int i = 0;
+    while (i < a->res.ncandidates && !(a->res.candidates[i]->flags & LOCI_TARGET_PERSISTENT && a->res.candidates[i]->path))
+        i++;
+    if (i == a->res.ncandidates)
+        return loci__fail(LOCI_EINVAL, "intent \"%s\" places nothing on a file tier (its best target is %s); a "
+                                       "persistent region needs one: add persist or kind=ssd", text,
+                          a->res.candidates[0]->name);
+    allocator_place(&a->res, i, place);
+    /* Shared and read-only openings map the single copy in the page cache;
+     * only mode=paged! keeps a private cache (refused for LOCI_SHARED). */
+    if (place->file_mode == FILE_PAGED && (flags & (LOCI_SHARED | LOCI_READONLY)))
+        place->file_mode = FILE_MMAP;
+    *ops = provider_for_place(place);
+    if (!*ops || !(*ops)->open)
+        return loci__fail(LOCI_ENOTSUP, "%s cannot hold persistent regions", place->target->name);
+    return 0;
+}
+
+static region_t *containing(const void *addr)
+{
+    for (region_t *r = open_regions; r; r = r->next)
+        if ((uintptr_t)addr - (uintptr_t)r->base < r->size)
+            return r;
+    return NULL;
+}
+
+static void *fail_open(int rc)
+{
+    errno = loci__errno_of(rc);
+    return NULL;
+}
+
+void *loci_persist_open(const char *name, size_t size, const char *intent, unsigned flags)
+{
+    int rc = loci__ensure_init();
+    if (rc == 0)
+        rc = check_name(name);
+    if (rc != 0)
+        return fail_open(rc);
+    if (flags & ~(unsigned)(LOCI_CREATE | LOCI_READONLY | LOCI_SHARED))
+        return loci__fail_null(LOCI_EINVAL, "region \"%s\": unknown flags 0x%x (LOCI_CREATE, LOCI_READONLY, "
+                                            "LOCI_SHARED)", name, flags);
+    if ((flags & LOCI_CREATE) && (flags & LOCI_READONLY))
+        return loci__fail_null(LOCI_EINVAL, "region \"%s\": LOCI_CREATE with LOCI_READONLY would make a region "
+                                            "of zeros nobody can write; create it writable first", name);
+    if ((flags & LOCI_CREATE) && size == 0)
+        return loci__fail_null(LOCI_EINVAL, "region \"%s\": size 0; creating a region needs its size", name);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (size > SIZE_MAX / 2)
+        return loci__fail_null(LOCI_EINVAL, "region \"%s\": size %zu is beyond any address space", name, size);
+    size = (size + page - 1) & ~(page - 1);
+    place_t place;
+    const provider_ops_t *ops;
+    if ((rc = resolve_tier(intent, flags, &place, &ops)) != 0)
+        return fail_open(rc);
+    uint64_t capacity = place.target->capacity.value;
+    if ((flags & LOCI_CREATE) && capacity && size > capacity) {
+        char sz[32], cap[32];
+        return loci__fail_null(LOCI_ENOSPC, "region \"%s\": %s is more than %s holds in all (%s); choose "
+                                            "another tier or a smaller size", name,
+                               units_format_size(size, sz, sizeof sz), place.target->name,
+                               units_format_size(capacity, cap, sizeof cap));
+    }
+    region_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return loci__fail_null(LOCI_ENOMEM, "out of memory opening region \"%s\"", name);
+    snprintf(r->name, sizeof r->name, "%s", name);
+    pthread_mutex_lock(&lock);
+    r->base = ops->open(&place, name, &size, flags);
+    if (r->base) {
+        r->target = place.target;
+        r->size = size;
+        r->ops = ops;
+        r->flags = flags;
+        r->next = open_regions;
+        open_regions = r;
+    }
+    pthread_mutex_unlock(&lock);
+    void *p = r->base;
+    if (!p)
+        free(r);
+    return p;
+}
+
+/* The open region containing addr, or NULL with a message. */
+static region_t *find(const void *addr, const char *op)
+{
+    pthread_mutex_lock(&lock);
+    region_t *r = containing(addr);
+    pthread_mutex_unlock(&lock);
+    if (!r)
+        loci__fail(LOCI_EINVAL, "%s: %p is in no open persistent region", op, addr);
+    return r;
+}
+
+int loci_persist_sync(void *addr)
+{
+    region_t *r = find(addr, "loci_persist_sync");
+    if (!r)
+        return LOCI_EINVAL;
+    return r->flags & LOCI_READONLY ? 0 : r->ops->flush(r->base, r->size);
+}
+
+static int close_region(region_t *r)
+{
+    int rc = r->flags & LOCI_READONLY ? 0 : r->ops->flush(r->base, r->size);
+    int f = r->ops->free(r->base, r->size);
+    free(r);
+    return rc ? rc : f;
+}
+
+int loci_persist_close(void *addr)
+{
+    pthread_mutex_lock(&lock);
+    region_t **p = &open_regions;
+    while (*p && (uintptr_t)addr - (uintptr_t)(*p)->base >= (*p)->size)
+        p = &(*p)->next;
+    region_t *r = *p;
+    if (r)
+        *p = r->next;
+    pthread_mutex_unlock(&lock);
+    if (!r)
+        return loci__fail(LOCI_EINVAL, "loci_persist_close: %p is in no open persistent region", addr);
+    return close_region(r);
+}
+
+int loci_persist_remove(const char *name, const char *intent)
+{
+    int rc = loci__ensure_init();
+    if (rc == 0)
+        rc = check_name(name);
+    place_t place;
+    const provider_ops_t *ops;
+    if (rc == 0)
+        rc = resolve_tier(intent, 0, &place, &ops);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&lock);
+    for (region_t *r = open_regions; r && rc == 0; r = r->next)
+        if (r->target == place.target && strcmp(r->name, name) == 0)
+            rc = loci__fail(LOCI_EBUSY, "region \"%s\" is open in this process; loci_persist_close it first", name);
+    if (rc == 0)
+        rc = ops->remove(&place, name);
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+size_t loci_persist_size(const void *addr)
+{
+    pthread_mutex_lock(&lock);
+    region_t *r = containing(addr);
+    size_t size = r ? r->size : 0;
+    pthread_mutex_unlock(&lock);
+    return size;
+}
+
+bool nvm_region_of(const void *addr, void **base, size_t *size, const provider_ops_t **ops)
+{
+    pthread_mutex_lock(&lock);
+    region_t *r = containing(addr);
+    if (r) {
+        *base = r->base;
+        *size = r->size;
+        *ops = r->ops;
+    }
+    pthread_mutex_unlock(&lock);
+    return r != NULL;
+}
+
+void nvm_fini(void)
+{
+    pthread_mutex_lock(&lock);
+    region_t *r = open_regions;
+    open_regions = NULL;
+    pthread_mutex_unlock(&lock);
+    while (r) {
+        region_t *next = r->next;
+        if (close_region(r) != 0)
+            loci__log(LOCI_LOG_WARN, "closing a persistent region at exit: %s", loci_last_error());
+        r = next;
+    }
+}

@@ -1,0 +1,650 @@
+/*
+ * The DRAM chunk cache of the paged provider (NVMalloc §III-D). A fixed
+ * number of slots (budget / chunk) is all the DRAM it holds, plus a few
+ * bounce buffers; regions of the same target, budget and chunk size share it.
+ *
+ *  - A missing page faults: its whole chunk is read from the store into a
+ *    bounce buffer and installed write-protected (UFFDIO_COPY), evicting the
+ *    least recently faulted chunk when no slot is free.
+ *  - The first write to a clean page faults again: the page is marked dirty
+ *    and unprotected (the rest of the chunk too for a sequential writer, the
+ *    whole chunk with whole_chunks).
+ *  - Eviction write-protects the chunk (writers wait), writes only the dirty
+ *    pages, merged into runs, and drops the chunk (MADV_DONTNEED) so that
+ *    the next access faults again.
+ *  - A fault right after the two chunks before it (a sequential reader)
+ *    queues the next chunks for the fault-handling threads to read ahead.
+ *
+ * Loads from resident pages never reach loci, so "least recently used" means
+ * least recently faulted — as in NVMalloc, whose FUSE cache sat below the
+ * kernel's page cache. One mutex guards the slots; store I/O and copies run
+ * outside it, with the slot marked busy (filling, writing, evicting) so that
+ * others wait on the condition variable.
+ */
+#include "provider/paged.h"
+#include "provider/vm.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define NBOUNCE 4    /* chunk-sized buffers: store reads land there before UFFDIO_COPY */
+#define WINDOW 8     /* chunks read ahead of a sequential reader (at most a quarter of the cache) */
+#define NIL (-1)
+
+typedef enum { SLOT_FREE, SLOT_FILLING, SLOT_RESIDENT, SLOT_WRITING, SLOT_EVICTING } slot_state_t;
+
+typedef struct {
+    paged_region_t *region; /* NULL when free */
+    uint64_t chunk;         /* index in the region */
+    slot_state_t state;
+    int prev, next;         /* LRU (resident and writing slots), or the free list (next) */
+    int hnext;              /* hash chain */
+    uint64_t *dirty;        /* a bit per page of the chunk */
+} slot_t;
+
+struct chunk_cache {
+    pthread_mutex_t lock;
+    pthread_cond_t changed; /* a slot changed state, a bounce buffer came back */
+    const struct loci_target *target;
+    size_t budget, chunk, page;
+    unsigned pages;         /* per chunk */
+    unsigned words;         /* of a dirty bitmap */
+    int uffd;
+    bool whole_chunks;
+    slot_t *slots;
+    int nslots;
+    int lru;                /* sentinel index (nslots): lru.next is the most recent */
+    int free;               /* free list head */
+    int *heads;             /* hash buckets */
+    unsigned nbuckets;
+    uint64_t *bits;         /* backing of the dirty bitmaps */
+    void *bounce[NBOUNCE];
+    unsigned bounce_used;   /* bit per buffer */
+    loci_nvm_stats_t st;    /* counters; resident_bytes follows the slots */
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static bool bit(const uint64_t *b, uint64_t i) { return b[i / 64] >> (i % 64) & 1; }
+static void bit_set(uint64_t *b, uint64_t i) { b[i / 64] |= 1ull << (i % 64); }
+static void bit_clear(uint64_t *b, uint64_t i) { b[i / 64] &= ~(1ull << (i % 64)); }
+
+static uintptr_t chunk_addr(const paged_region_t *r, uint64_t chunk) { return r->base + chunk * r->cache->chunk; }
+
+static size_t chunk_len(const paged_region_t *r, uint64_t chunk)
+{
+    size_t left = r->size - chunk * r->cache->chunk;
+    return left < r->cache->chunk ? left : r->cache->chunk;
+}
+
+static unsigned bucket(const chunk_cache_t *c, const paged_region_t *r, uint64_t chunk)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)r >> 4) * 0x9E3779B97F4A7C15ull ^ chunk * 0xC2B2AE3D27D4EB4Full;
+    return (unsigned)((h ^ (h >> 29)) & (c->nbuckets - 1));
+}
+
+static slot_t *lookup(chunk_cache_t *c, const paged_region_t *r, uint64_t chunk)
+{
+    for (int i = c->heads[bucket(c, r, chunk)]; i != NIL; i = c->slots[i].hnext)
+        if (c->slots[i].region == r && c->slots[i].chunk == chunk)
+            return &c->slots[i];
+    return NULL;
+}
+
+static int index_of(const chunk_cache_t *c, const slot_t *s) { return (int)(s - c->slots); }
+
+static void hash_insert(chunk_cache_t *c, slot_t *s)
+{
+    int *head = &c->heads[bucket(c, s->region, s->chunk)];
+    s->hnext = *head;
+    *head = index_of(c, s);
+}
+
+static void hash_remove(chunk_cache_t *c, slot_t *s)
+{
+    int *p = &c->heads[bucket(c, s->region, s->chunk)];
+    while (*p != index_of(c, s))
+        p = &c->slots[*p].hnext;
+    *p = s->hnext;
+}
+
+static slot_t *node(chunk_cache_t *c, int i) { return &c->slots[i]; } /* i == nslots: the sentinel */
+
+static void lru_unlink(chunk_cache_t *c, slot_t *s)
+{
+    node(c, s->prev)->next = s->next;
+    node(c, s->next)->prev = s->prev;
+}
+
+static void lru_push(chunk_cache_t *c, slot_t *s) /* most recent */
+{
+    slot_t *head = node(c, c->lru);
+    s->prev = c->lru;
+    s->next = head->next;
+    node(c, head->next)->prev = index_of(c, s);
+    head->next = index_of(c, s);
+}
+
+/* A fault in the resident (or writing) chunk of s: it is the most recent now. */
+static void touch(chunk_cache_t *c, slot_t *s)
+{
+    lru_unlink(c, s);
+    lru_push(c, s);
+}
+
+static bool any_dirty(const chunk_cache_t *c, const slot_t *s)
+{
+    for (unsigned w = 0; w < c->words; w++)
+        if (s->dirty[w])
+            return true;
+    return false;
+}
+
+static bool busy(const slot_t *s)
+{
+    return s->state == SLOT_FILLING || s->state == SLOT_WRITING || s->state == SLOT_EVICTING;
+}
+
+static void wait_change(chunk_cache_t *c) { pthread_cond_wait(&c->changed, &c->lock); }
+
+/* A bounce buffer, waiting for one when all are in use. */
+static void *take_bounce(chunk_cache_t *c)
+{
+    while (c->bounce_used == (1u << NBOUNCE) - 1)
+        wait_change(c);
+    unsigned i = (unsigned)__builtin_ctz(~c->bounce_used);
+    c->bounce_used |= 1u << i;
+    return c->bounce[i];
+}
+
+static void give_bounce(chunk_cache_t *c, void *buf)
+{
+    for (unsigned i = 0; i < NBOUNCE; i++)
+        if (c->bounce[i] == buf)
+            c->bounce_used &= ~(1u << i);
+    pthread_cond_broadcast(&c->changed);
+}
+
+static void record_error(paged_region_t *r, int rc)
+{
+    int none = 0;
+    atomic_compare_exchange_strong(&r->error, &none, rc);
+}
+
+/* ---- dirty pages and write-back ------------------------------------------ */
+
+/* Is page `p` of chunk `chunk` of r dirty in the cache (p < 0: counted back
+ * into the chunks before)? */
+static bool page_dirty(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, long p)
+{
+    for (; p < 0; p += (long)c->pages) {
+        if (chunk == 0)
+            return false;
+        chunk--;
+    }
+    slot_t *s = lookup(c, r, chunk);
+    return s && s->state != SLOT_FILLING && bit(s->dirty, (uint64_t)p);
+}
+
+/* A write to the page at addr: dirty it (or its chunk) and let the writer
+ * go on. Under the lock, so that a write-back cannot clear the bit between.
+ * A sequential writer (the two pages before are dirty) gets the rest of the
+ * chunk at once instead of a fault per page; pages it then leaves alone are
+ * written back unchanged, which costs I/O, never data. */
+static void mark_dirty(chunk_cache_t *c, slot_t *s, uintptr_t addr, bool dontwake)
+{
+    paged_region_t *r = s->region;
+    uintptr_t base = chunk_addr(r, s->chunk);
+    unsigned first = (unsigned)((addr - base) / c->page), n = 1, npages = (unsigned)(chunk_len(r, s->chunk) / c->page);
+    if (c->whole_chunks)
+        first = 0;
+    if (c->whole_chunks || (page_dirty(c, r, s->chunk, (long)first - 1) && page_dirty(c, r, s->chunk, (long)first - 2)))
+        n = npages - first;
+    for (unsigned p = first; p < first + n; p++)
+        if (!bit(s->dirty, p)) {
+            bit_set(s->dirty, p);
+            c->st.pages_dirtied++;
+        }
+    if (uffd_unprotect(c->uffd, (void *)(base + first * c->page), n * c->page, dontwake) != 0)
+        loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
+}
+
+/* The next run of set bits in b[0..n) from *p: its start, and *p past it. */
+static bool next_run(const uint64_t *b, unsigned n, unsigned *p, unsigned *start)
+{
+    while (*p < n && !bit(b, *p))
+        (*p)++;
+    if (*p == n)
+        return false;
+    *start = *p;
+    while (*p < n && bit(b, *p))
+        (*p)++;
+    return true;
+}
+
+/* Write the dirty pages of s back in runs (lock held; dropped during the
+ * I/O, s being busy). Evicting: the whole chunk is write-protected first so
+ * that no store can slip in before it is dropped. Flushing: the runs are,
+ * so that the next store to them dirties them again. */
+static void write_back(chunk_cache_t *c, slot_t *s, bool evict)
+{
+    paged_region_t *r = s->region;
+    uintptr_t base = chunk_addr(r, s->chunk);
+    size_t len = chunk_len(r, s->chunk);
+    unsigned npages = (unsigned)(len / c->page), p = 0, first;
+    uint64_t snap[c->words];
+    memcpy(snap, s->dirty, sizeof snap);
+    memset(s->dirty, 0, sizeof snap);
+    int rc = evict && !r->readonly ? uffd_protect(c->uffd, (void *)base, len) : 0;
+    while (!evict && rc == 0 && next_run(snap, npages, &p, &first))
+        rc = uffd_protect(c->uffd, (void *)(base + first * c->page), (p - first) * c->page);
+    if (rc != 0) /* a store could slip past the write-back: say so */
+        loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
+    pthread_mutex_unlock(&c->lock);
+
+    uint64_t written = 0, runs = 0;
+    for (p = 0; next_run(snap, npages, &p, &first);) {
+        size_t off = (size_t)first * c->page, n = (size_t)(p - first) * c->page;
+        int w = r->store->ops->write(r->store, base - r->base + off, (void *)(base + off), n);
+        if (w != 0) {
+            loci__log(LOCI_LOG_ERROR, "mode=paged: write-back failed, %zu bytes lost: %s", n, loci_last_error());
+            record_error(r, w);
+        } else {
+            written += n;
+            runs++;
+        }
+    }
+    if (evict && madvise((void *)base, len, MADV_DONTNEED) != 0)
+        loci__log(LOCI_LOG_ERROR, "mode=paged: madvise(DONTNEED) of a chunk: %s", strerror(errno));
+
+    pthread_mutex_lock(&c->lock);
+    if (written && r->fresh) /* the store holds data for it now */
+        bit_clear(r->fresh, s->chunk);
+    c->st.bytes_written += written;
+    c->st.writebacks += runs;
+}
+
+/* Evict s (lock held, s resident): written back, dropped, out of the hash;
+ * the caller owns the free slot afterwards. */
+static void evict(chunk_cache_t *c, slot_t *s)
+{
+    s->state = SLOT_EVICTING;
+    lru_unlink(c, s);
+    write_back(c, s, true);
+    hash_remove(c, s);
+    s->region = NULL;
+    s->state = SLOT_FREE;
+    c->st.evictions++;
+    c->st.resident_bytes -= c->chunk;
+    pthread_cond_broadcast(&c->changed);
+}
+
+static void push_free(chunk_cache_t *c, slot_t *s)
+{
+    s->next = c->free;
+    c->free = index_of(c, s);
+}
+
+/* ---- filling -------------------------------------------------------------- */
+
+/* A slot for chunk `chunk` of r, hashed and FILLING (lock held). NULL when
+ * the caller must look again: it waited, or someone took the chunk meanwhile. */
+static slot_t *claim(chunk_cache_t *c, paged_region_t *r, uint64_t chunk)
+{
+    slot_t *s = NULL;
+    if (c->free != NIL) {
+        s = &c->slots[c->free];
+        c->free = s->next;
+    } else {
+        for (int i = node(c, c->lru)->prev; i != c->lru; i = c->slots[i].prev)
+            if (c->slots[i].state == SLOT_RESIDENT) {
+                s = &c->slots[i];
+                break;
+            }
+        if (!s) { /* every slot busy: wait for one */
+            wait_change(c);
+            return NULL;
+        }
+        evict(c, s);
+        if (lookup(c, r, chunk)) {
+            push_free(c, s);
+            return NULL;
+        }
+    }
+    s->region = r;
+    s->chunk = chunk;
+    s->state = SLOT_FILLING;
+    memset(s->dirty, 0, c->words * sizeof *s->dirty);
+    hash_insert(c, s);
+    c->st.resident_bytes += c->chunk;
+    if (c->st.resident_bytes > c->st.resident_peak)
+        c->st.resident_peak = c->st.resident_bytes;
+    return s;
+}
+
+/* Read s's chunk and install it (lock held, dropped for the I/O). `f`: the
+ * fault that asked for it, whose thread writes (dirty its page at once). */
+static void fill(chunk_cache_t *c, slot_t *s, const uffd_fault_t *f)
+{
+    paged_region_t *r = s->region;
+    uintptr_t base = chunk_addr(r, s->chunk);
+    size_t len = chunk_len(r, s->chunk);
+    bool fresh = r->fresh && bit(r->fresh, s->chunk);
+    void *buf = take_bounce(c);
+    pthread_mutex_unlock(&c->lock);
+
+    int rc = 0;
+    if (fresh)
+        memset(buf, 0, len);
+    else if ((rc = r->store->ops->read(r->store, base - r->base, buf, len)) != 0) {
+        loci__log(LOCI_LOG_ERROR, "mode=paged: reading a chunk failed, it reads as zeros: %s", loci_last_error());
+        record_error(r, rc);
+        memset(buf, 0, len);
+    }
+    rc = uffd_copy(c->uffd, (void *)base, buf, len, !r->readonly);
+
+    pthread_mutex_lock(&c->lock);
+    give_bounce(c, buf);
+    if (rc != 0) { /* the faulting thread will fault again and retry */
+        loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
+        hash_remove(c, s);
+        s->region = NULL;
+        s->state = SLOT_FREE;
+        c->st.resident_bytes -= c->chunk;
+        push_free(c, s);
+    } else {
+        s->state = SLOT_RESIDENT;
+        lru_push(c, s);
+        c->st.misses++;
+        if (!fresh)
+            c->st.bytes_read += len;
+        if (f && f->write)
+            mark_dirty(c, s, f->addr, true);
+    }
+    uffd_wake(c->uffd, (void *)base, len);
+    pthread_cond_broadcast(&c->changed);
+}
+
+/* A missing page in a resident chunk: mostly a fault that raced with the
+ * chunk's fill; else the page was dropped behind loci's back (an
+ * application's madvise) and comes back from the store. */
+static void refault_page(chunk_cache_t *c, slot_t *s, const uffd_fault_t *f)
+{
+    paged_region_t *r = s->region;
+    uintptr_t page = f->addr & ~(uintptr_t)(c->page - 1);
+    unsigned char resident = 0;
+    if (mincore((void *)page, c->page, &resident) == 0 && !(resident & 1)) {
+        bit_clear(s->dirty, (page - chunk_addr(r, s->chunk)) / c->page); /* its data is gone */
+        void *buf = aligned_alloc(c->page, c->page); /* rare: I/O under the lock keeps s as it is */
+        int rc = buf ? r->store->ops->read(r->store, page - r->base, buf, c->page) : LOCI_ENOMEM;
+        if (rc == 0 && (rc = uffd_copy(c->uffd, (void *)page, buf, c->page, !r->readonly)) == 0)
+            c->st.bytes_read += c->page;
+        else
+            loci__log(LOCI_LOG_ERROR, "mode=paged: refilling a page: %s", loci_last_error());
+        free(buf);
+    }
+    if (f->write && !r->readonly)
+        mark_dirty(c, s, f->addr, true);
+    uffd_wake(c->uffd, (void *)page, c->page);
+}
+
+/* A fault in chunk `chunk` right after the two before it (cached): a
+ * sequential reader (one cached neighbour happens by chance under random
+ * access). Have the chunks after it read in parallel (lock held). */
+static void plan_readahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk)
+{
+    if (chunk < 2 || !lookup(c, r, chunk - 1) || !lookup(c, r, chunk - 2))
+        return;
+    uint64_t window = (uint64_t)(c->nslots / 4 < WINDOW ? c->nslots / 4 : WINDOW);
+    for (uint64_t k = chunk + 1; k <= chunk + window && k < r->nchunks; k++)
+        if (!lookup(c, r, k))
+            paged_readahead(r, k);
+}
+
+void cache_fault(paged_region_t *r, const uffd_fault_t *f)
+{
+    chunk_cache_t *c = r->cache;
+    uint64_t chunk = (f->addr - r->base) / c->chunk;
+    bool planned = false;
+    pthread_mutex_lock(&c->lock);
+    if (!f->wp)
+        c->st.faults++;
+    for (;;) {
+        slot_t *s = lookup(c, r, chunk);
+        if (!s) {
+            if (f->wp) { /* evicted since: the writer faults again on the missing page */
+                uffd_wake(c->uffd, (void *)(f->addr & ~(uintptr_t)(c->page - 1)), c->page);
+                break;
+            }
+            if ((s = claim(c, r, chunk))) {
+                plan_readahead(c, r, chunk);
+                fill(c, s, f);
+                break;
+            }
+            continue;
+        }
+        if (s->state == SLOT_FILLING && !f->wp && !planned) { /* caught up with the readahead: keep it ahead */
+            plan_readahead(c, r, chunk);
+            planned = true;
+        }
+        if (s->state == SLOT_FILLING || s->state == SLOT_EVICTING) {
+            wait_change(c);
+            continue;
+        }
+        touch(c, s);
+        if (f->wp) {
+            mark_dirty(c, s, f->addr, false);
+            break;
+        }
+        c->st.hits++;
+        refault_page(c, s, f);
+        break;
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- ranges ----------------------------------------------------------------- */
+
+/* Chunk `chunk` of r in the cache, filled now if missing (lock held). */
+static void fill_ahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk)
+{
+    for (;;) {
+        if (lookup(c, r, chunk)) {
+            c->st.hits++;
+            return;
+        }
+        slot_t *s = claim(c, r, chunk);
+        if (s) {
+            fill(c, s, NULL);
+            c->st.prefetched++;
+            return;
+        }
+    }
+}
+
+int cache_prefetch(paged_region_t *r, uintptr_t addr, size_t len)
+{
+    chunk_cache_t *c = r->cache;
+    uint64_t first = (addr - r->base) / c->chunk, last = (addr + len - 1 - r->base) / c->chunk;
+    pthread_mutex_lock(&c->lock);
+    for (uint64_t k = first; k <= last; k++)
+        fill_ahead(c, r, k);
+    pthread_mutex_unlock(&c->lock);
+    return 0;
+}
+
+void cache_readahead(paged_region_t *r, uint64_t chunk)
+{
+    chunk_cache_t *c = r->cache;
+    pthread_mutex_lock(&c->lock);
+    if (!atomic_load(&r->leaving) && !lookup(c, r, chunk))
+        fill_ahead(c, r, chunk);
+    pthread_mutex_unlock(&c->lock);
+}
+
+int cache_writeback(paged_region_t *r, uintptr_t addr, size_t len, bool drop)
+{
+    chunk_cache_t *c = r->cache;
+    uint64_t first = (addr - r->base) / c->chunk, last = (addr + len - 1 - r->base) / c->chunk;
+    pthread_mutex_lock(&c->lock);
+    for (uint64_t k = first; k <= last;) {
+        slot_t *s = lookup(c, r, k);
+        if (s && busy(s)) {
+            wait_change(c);
+            continue;
+        }
+        if (s && drop) {
+            evict(c, s);
+            push_free(c, s);
+        } else if (s && any_dirty(c, s)) {
+            s->state = SLOT_WRITING;
+            write_back(c, s, false);
+            s->state = SLOT_RESIDENT;
+            pthread_cond_broadcast(&c->changed);
+        }
+        k++;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return atomic_exchange(&r->error, 0);
+}
+
+int cache_purge(paged_region_t *r, uintptr_t addr, size_t len)
+{
+    chunk_cache_t *c = r->cache;
+    uintptr_t end = addr + len;
+    int rc = 0;
+    pthread_mutex_lock(&c->lock);
+    for (uint64_t k = (addr - r->base) / c->chunk; chunk_addr(r, k) < end;) {
+        uintptr_t cb = chunk_addr(r, k), ce = cb + chunk_len(r, k);
+        uintptr_t from = addr > cb ? addr : cb, to = end < ce ? end : ce;
+        slot_t *s = lookup(c, r, k);
+        if (s && busy(s)) {
+            wait_change(c);
+            continue;
+        }
+        if (s) { /* the purged pages are not written back; the others are */
+            for (uintptr_t p = from; p < to; p += c->page)
+                bit_clear(s->dirty, (p - cb) / c->page);
+            evict(c, s);
+            push_free(c, s);
+        }
+        /* Under the lock: nobody refills the chunk from the old data meanwhile. */
+        if (from == cb && to == ce && r->fresh)
+            bit_set(r->fresh, k);
+        else {
+            int e = r->store->ops->discard(r->store, from - r->base, to - from);
+            rc = rc ? rc : e;
+        }
+        k++;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+void cache_forget(paged_region_t *r)
+{
+    chunk_cache_t *c = r->cache;
+    pthread_mutex_lock(&c->lock);
+    for (int i = 0; i < c->nslots;) {
+        slot_t *s = &c->slots[i];
+        if (s->region == r && busy(s)) {
+            wait_change(c);
+            i = 0;
+            continue;
+        }
+        if (s->region == r) {
+            lru_unlink(c, s);
+            hash_remove(c, s);
+            s->region = NULL;
+            s->state = SLOT_FREE;
+            c->st.resident_bytes -= c->chunk;
+            push_free(c, s);
+        }
+        i++;
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- life and counters ---------------------------------------------------- */
+
+chunk_cache_t *cache_create(const struct loci_target *t, size_t budget, size_t chunk, int uffd, bool whole_chunks)
+{
+    chunk_cache_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return loci__fail_null(LOCI_ENOMEM, "out of memory creating a chunk cache");
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->changed, NULL);
+    c->target = t;
+    c->budget = budget;
+    c->chunk = chunk;
+    c->page = vm_page_size();
+    c->pages = (unsigned)(chunk / c->page);
+    c->words = (c->pages + 63) / 64;
+    c->uffd = uffd;
+    c->whole_chunks = whole_chunks;
+    c->nslots = (int)(budget / chunk);
+    c->lru = c->nslots;
+    for (c->nbuckets = 16; c->nbuckets < 2u * (unsigned)c->nslots; c->nbuckets *= 2)
+        ;
+    c->slots = calloc((size_t)c->nslots + 1, sizeof *c->slots);
+    c->heads = malloc(c->nbuckets * sizeof *c->heads);
+    c->bits = calloc((size_t)c->nslots * c->words, sizeof *c->bits);
+    bool ok = c->slots && c->heads && c->bits;
+    for (unsigned i = 0; ok && i < NBOUNCE; i++) /* mapped now, paged in on first use */
+        ok = (c->bounce[i] = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) != MAP_FAILED;
+    if (!ok) {
+        cache_destroy(c);
+        return loci__fail_null(LOCI_ENOMEM, "out of memory creating a chunk cache of %zu slots", (size_t)c->nslots);
+    }
+    for (unsigned b = 0; b < c->nbuckets; b++)
+        c->heads[b] = NIL;
+    c->free = NIL;
+    for (int i = c->nslots - 1; i >= 0; i--) {
+        c->slots[i].dirty = c->bits + (size_t)i * c->words;
+        push_free(c, &c->slots[i]);
+    }
+    c->slots[c->lru].prev = c->slots[c->lru].next = c->lru;
+    c->st.cache_bytes = budget;
+    return c;
+}
+
+void cache_destroy(chunk_cache_t *c)
+{
+    if (!c)
+        return;
+    for (unsigned i = 0; i < NBOUNCE; i++)
+        if (c->bounce[i] && c->bounce[i] != MAP_FAILED)
+            munmap(c->bounce[i], c->chunk);
+    pthread_mutex_destroy(&c->lock);
+    pthread_cond_destroy(&c->changed);
+    free(c->slots);
+    free(c->heads);
+    free(c->bits);
+    free(c);
+}
+
+void cache_stats(chunk_cache_t *c, loci_nvm_stats_t *out)
+{
+    pthread_mutex_lock(&c->lock);
+    const loci_nvm_stats_t *s = &c->st;
+    out->cache_bytes += s->cache_bytes;
+    out->resident_bytes += s->resident_bytes;
+    out->resident_peak += s->resident_peak;
+    out->faults += s->faults;
+    out->hits += s->hits;
+    out->misses += s->misses;
+    out->prefetched += s->prefetched;
+    out->pages_dirtied += s->pages_dirtied;
+    out->bytes_read += s->bytes_read;
+    out->bytes_written += s->bytes_written;
+    out->writebacks += s->writebacks;
+    out->evictions += s->evictions;
+    pthread_mutex_unlock(&c->lock);
+}
+
+const struct loci_target *cache_target(const chunk_cache_t *c) { return c->target; }
+size_t cache_chunk(const chunk_cache_t *c) { return c->chunk; }
+size_t cache_budget(const chunk_cache_t *c) { return c->budget; }

@@ -1,0 +1,417 @@
+/*
+ * paged provider (mode=paged): anonymous memory whose pages loci fills from a
+ * store on fault, through its own DRAM chunk cache (chunk_cache.c) instead of
+ * the kernel's page cache. Each extent is a region with its own store: a
+ * nameless O_DIRECT file in the tier directory, its space reserved at once so
+ * that writing back never meets a full disk; a persistent region's store is
+ * its named file. Regions of the same target, cache size and chunk size share
+ * one cache, made with the first of them and freed with the last.
+ */
+#include "provider/paged.h"
+#include "provider/tier.h"
+#include "provider/vm.h"
+#include "units.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define DEFAULT_CACHE ((size_t)64 << 20) /* NVMalloc's FUSE cache */
+#define DEFAULT_CHUNK ((size_t)256 << 10) /* NVMalloc's chunk */
+#define MAX_CHUNK ((size_t)64 << 20)
+#define MIN_CHUNKS 8 /* one instruction may touch 4 pages (source and target across page ends), per thread */
+
+typedef struct cache_ref {
+    chunk_cache_t *cache;
+    unsigned regions;
+    struct cache_ref *next;
+} cache_ref_t;
+
+/* The region table (sorted by base) and the caches, under one lock. */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t region_idle = PTHREAD_COND_INITIALIZER; /* a region lost its last user */
+static paged_region_t **regions;
+static size_t nregions, cap;
+static cache_ref_t *caches;
+static loci_nvm_stats_t retired; /* counters of the caches gone */
+static _Atomic bool whole_chunks;
+
+/* ---- the region table ---------------------------------------------------- */
+
+/* Index of the first region with base > addr. */
+static size_t upper(uintptr_t addr)
+{
+    size_t lo = 0, hi = nregions;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (regions[mid]->base <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static paged_region_t *find(uintptr_t addr)
+{
+    size_t i = upper(addr);
+    return i > 0 && addr - regions[i - 1]->base < regions[i - 1]->size ? regions[i - 1] : NULL;
+}
+
+paged_region_t *paged_region_get(uintptr_t addr)
+{
+    pthread_mutex_lock(&table_lock);
+    paged_region_t *r = find(addr);
+    if (r)
+        atomic_fetch_add(&r->users, 1);
+    pthread_mutex_unlock(&table_lock);
+    return r;
+}
+
+void paged_region_hold(paged_region_t *r) { atomic_fetch_add(&r->users, 1); }
+
+void paged_region_put(paged_region_t *r)
+{
+    if (atomic_fetch_sub(&r->users, 1) > 1)
+        return;
+    pthread_mutex_lock(&table_lock); /* withdraw() may be waiting for this */
+    pthread_cond_broadcast(&region_idle);
+    pthread_mutex_unlock(&table_lock);
+}
+
+/* The region of an extent the caller owns (it cannot go away meanwhile). */
+static paged_region_t *owned(void *addr, const char *op)
+{
+    pthread_mutex_lock(&table_lock);
+    paged_region_t *r = find((uintptr_t)addr);
+    pthread_mutex_unlock(&table_lock);
+    if (!r)
+        loci__fail(LOCI_EINVAL, "paged: %s of %p, which is no paged memory", op, addr);
+    return r;
+}
+
+static int insert(paged_region_t *r)
+{
+    if (nregions == cap) {
+        size_t n = cap ? 2 * cap : 16;
+        paged_region_t **v = realloc(regions, n * sizeof *v);
+        if (!v)
+            return loci__fail(LOCI_ENOMEM, "out of memory recording a paged region");
+        regions = v;
+        cap = n;
+    }
+    size_t i = upper(r->base);
+    memmove(&regions[i + 1], &regions[i], (nregions - i) * sizeof *regions);
+    regions[i] = r;
+    nregions++;
+    return 0;
+}
+
+/* Out of the table, once no fault handler uses it any more (lock held). */
+static void withdraw(paged_region_t *r)
+{
+    size_t i = upper(r->base) - 1;
+    memmove(&regions[i], &regions[i + 1], (nregions - i - 1) * sizeof *regions);
+    nregions--;
+    atomic_store(&r->leaving, true);
+    while (atomic_load(&r->users) > 0)
+        pthread_cond_wait(&region_idle, &table_lock);
+}
+
+/* ---- caches ---------------------------------------------------------------- */
+
+/* The cache sizes a place asks for, checked. */
+static int cache_sizes(const place_t *place, size_t *budget, size_t *chunk)
+{
+    char b[32], c[32];
+    *chunk = place->chunk ? (size_t)place->chunk : DEFAULT_CHUNK;
+    *budget = place->cache ? (size_t)place->cache : DEFAULT_CACHE;
+    if (*chunk % vm_page_size() != 0 || *chunk > MAX_CHUNK)
+        return loci__fail(LOCI_EINVAL, "mode=paged: chunk=%s must be a multiple of the page size (%zu) and at "
+                                       "most %s", units_format_size(*chunk, c, sizeof c), vm_page_size(),
+                          units_format_size(MAX_CHUNK, b, sizeof b));
+    *budget -= *budget % *chunk;
+    if (*budget / *chunk < MIN_CHUNKS)
+        return loci__fail(LOCI_EINVAL, "mode=paged: cache=%s holds %zu chunks of %s; give it at least %d "
+                                       "(cache >= %d x chunk)", units_format_size(place->cache ? place->cache : DEFAULT_CACHE, b, sizeof b),
+                          *budget / *chunk, units_format_size(*chunk, c, sizeof c), MIN_CHUNKS, MIN_CHUNKS);
+    return 0;
+}
+
+/* The cache for (target, budget, chunk), made when missing (lock held). */
+static chunk_cache_t *cache_get(const place_t *place, size_t budget, size_t chunk, int uffd)
+{
+    for (cache_ref_t *c = caches; c; c = c->next)
+        if (cache_target(c->cache) == place->target && cache_budget(c->cache) == budget &&
+            cache_chunk(c->cache) == chunk) {
+            c->regions++;
+            return c->cache;
+        }
+    cache_ref_t *c = malloc(sizeof *c);
+    if (!c)
+        return loci__fail_null(LOCI_ENOMEM, "out of memory creating a chunk cache");
+    c->cache = cache_create(place->target, budget, chunk, uffd, atomic_load(&whole_chunks));
+    if (!c->cache) {
+        free(c);
+        return NULL;
+    }
+    c->regions = 1;
+    c->next = caches;
+    caches = c;
+    return c->cache;
+}
+
+static void cache_put(chunk_cache_t *cache)
+{
+    for (cache_ref_t **p = &caches; *p; p = &(*p)->next)
+        if ((*p)->cache == cache) {
+            if (--(*p)->regions > 0)
+                return;
+            cache_ref_t *c = *p;
+            *p = c->next;
+            cache_stats(cache, &retired); /* its history stays in the totals */
+            retired.cache_bytes -= cache_budget(cache);
+            cache_destroy(cache);
+            free(c);
+            return;
+        }
+}
+
+/* ---- regions ---------------------------------------------------------------- */
+
+/* A child of fork() has none of the regions (MADV_DONTFORK) nor the caches'
+ * threads: it starts with empty tables (the parent's are left, unreachable). */
+static void reset_in_child(void)
+{
+    pthread_mutex_init(&table_lock, NULL);
+    pthread_cond_init(&region_idle, NULL);
+    regions = NULL;
+    nregions = cap = 0;
+    caches = NULL;
+}
+
+static void watch_forks(void) { pthread_atfork(NULL, NULL, reset_in_child); }
+
+static void region_free(paged_region_t *r)
+{
+    if (r->store)
+        r->store->ops->close(r->store);
+    free(r->fresh);
+    free(r);
+}
+
+/* A region of `size` bytes over the tier file fd (taken over), unmapped yet.
+ * `named`: a persistent region, whose chunks all hold data. */
+static paged_region_t *region_new(const place_t *place, int fd, size_t size, size_t chunk, bool named, bool readonly)
+{
+    char what[300];
+    snprintf(what, sizeof what, "%s store of %s", place->target->name, named ? "a region" : "paged memory");
+    uint64_t nchunks = (size + chunk - 1) / chunk, words = (nchunks + 63) / 64;
+    paged_region_t *r = calloc(1, sizeof *r);
+    store_t *store = r ? store_file_open(fd, size, what) : NULL;
+    uint64_t *fresh = named || !store ? NULL : malloc(words * sizeof *fresh);
+    if (!r || !store || (!named && !fresh)) {
+        if (store)
+            store->ops->close(store);
+        else
+            close(fd);
+        free(r);
+        return loci__fail_null(LOCI_ENOMEM, "out of memory creating a paged region");
+    }
+    if (fresh) /* nothing written yet: every chunk is zeros */
+        memset(fresh, 0xff, words * sizeof *fresh);
+    r->size = size;
+    r->store = store;
+    r->nchunks = nchunks;
+    r->fresh = fresh;
+    r->readonly = readonly;
+    return r;
+}
+
+/* Map `size` bytes paged from the tier file fd (taken over, space reserved). */
+static void *map_region(const place_t *place, int fd, size_t size, size_t alignment, bool named, bool readonly)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, watch_forks);
+    size_t budget, chunk;
+    int rc = cache_sizes(place, &budget, &chunk);
+    int uffd = rc ? rc : paged_uffd(place->file_mode == FILE_PAGED_ONLY);
+    paged_region_t *r = uffd < 0 ? NULL : region_new(place, fd, size, chunk, named, readonly);
+    if (!r) {
+        if (uffd < 0)
+            close(fd);
+        errno = loci__errno_of(uffd < 0 ? uffd : LOCI_ENOMEM);
+        return NULL;
+    }
+    void *p = vm_map_aligned(size, alignment, -1, 0);
+    rc = p == MAP_FAILED ? loci__fail(LOCI_ENOMEM, "mode=paged: mmap of %zu bytes: %s", size, strerror(errno)) : 0;
+    if (rc == 0) {
+        r->base = (uintptr_t)p;
+        /* Not inherited (no handler in a child), never huge pages (copied in 4 KiB pages). */
+        madvise(p, size, MADV_DONTFORK);
+        madvise(p, size, MADV_NOHUGEPAGE);
+        if (readonly && mprotect(p, size, PROT_READ) != 0)
+            rc = loci__fail(LOCI_ENOMEM, "mode=paged: mprotect: %s", strerror(errno));
+    }
+    if (rc == 0)
+        rc = uffd_register(uffd, p, size, !readonly);
+    if (rc == 0) {
+        pthread_mutex_lock(&table_lock);
+        r->cache = cache_get(place, budget, chunk, uffd);
+        rc = !r->cache ? LOCI_ENOMEM : insert(r);
+        if (rc != 0 && r->cache)
+            cache_put(r->cache);
+        pthread_mutex_unlock(&table_lock);
+    }
+    if (rc != 0) {
+        if (p != MAP_FAILED)
+            munmap(p, size);
+        region_free(r);
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
+    return p;
+}
+
+/* ---- provider ops -------------------------------------------------------------- */
+
+static void *paged_alloc(const place_t *place, size_t size, size_t alignment)
+{
+    if (place->shared || place->pinned)
+        return loci__fail_null(LOCI_EINVAL, "mode=paged! %s: paged memory is private to the process and leaves "
+                                            "DRAM when evicted; use mode=mmap",
+                               place->shared ? "with access=node/job/global" : "with pinned");
+    int fd = tier_create(place->target, O_DIRECT, NULL, 0);
+    int rc = fd < 0 ? fd : tier_reserve(place->target, fd, size);
+    if (rc != 0) {
+        if (fd >= 0)
+            close(fd);
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
+    return map_region(place, fd, size, alignment, false, false);
+}
+
+static void *paged_open(const place_t *place, const char *name, size_t *size, unsigned flags)
+{
+    if (flags & LOCI_SHARED)
+        return loci__fail_null(LOCI_ENOTSUP, "region \"%s\": LOCI_SHARED with mode=paged! would give every "
+                                             "process its own cache of it; share it with mode=mmap (one copy "
+                                             "in the kernel's page cache)", name);
+    uint64_t sz = *size;
+    int fd = tier_open_region(place, name, flags, O_DIRECT, &sz);
+    if (fd < 0) {
+        errno = loci__errno_of(fd);
+        return NULL;
+    }
+    void *p = map_region(place, fd, (size_t)sz, vm_page_size(), true, flags & LOCI_READONLY);
+    if (p)
+        *size = (size_t)sz;
+    return p;
+}
+
+static int paged_free(void *addr, size_t size)
+{
+    pthread_mutex_lock(&table_lock);
+    paged_region_t *r = find((uintptr_t)addr);
+    if (!r || r->base != (uintptr_t)addr) {
+        pthread_mutex_unlock(&table_lock);
+        return loci__fail(LOCI_EINVAL, "paged: %p is no paged extent", addr);
+    }
+    withdraw(r);
+    pthread_mutex_unlock(&table_lock);
+    cache_forget(r);
+    int rc = munmap(addr, size) == 0 ? 0 : loci__fail(LOCI_EINVAL, "paged: munmap(%p, %zu): %s", addr, size, strerror(errno));
+    if (rc == 0)
+        vm_unmapped(addr, size);
+    pthread_mutex_lock(&table_lock);
+    cache_put(r->cache);
+    pthread_mutex_unlock(&table_lock);
+    region_free(r);
+    return rc;
+}
+
+static int paged_purge(void *addr, size_t size)
+{
+    paged_region_t *r = owned(addr, "purge");
+    return r ? cache_purge(r, (uintptr_t)addr, size) : LOCI_EINVAL;
+}
+
+static int paged_flush(void *addr, size_t size)
+{
+    paged_region_t *r = owned(addr, "flush");
+    if (!r)
+        return LOCI_EINVAL;
+    int rc = cache_writeback(r, (uintptr_t)addr, size, false);
+    int s = r->readonly ? 0 : r->store->ops->sync(r->store);
+    return rc ? rc : s;
+}
+
+static int paged_prefetch(void *addr, size_t size)
+{
+    paged_region_t *r = owned(addr, "prefetch");
+    return r ? cache_prefetch(r, (uintptr_t)addr, size) : LOCI_EINVAL;
+}
+
+static int paged_evict(void *addr, size_t size)
+{
+    paged_region_t *r = owned(addr, "evict");
+    return r ? cache_writeback(r, (uintptr_t)addr, size, true) : LOCI_EINVAL;
+}
+
+const provider_ops_t provider_paged = {
+    .name = "paged",
+    .alloc = paged_alloc,
+    .free = paged_free,
+    .move = NULL,
+    .purge = paged_purge,
+    .flush = paged_flush,
+    .populate = NULL, /* faulting everything in would only churn the cache */
+    .available = tier_available,
+    .prefetch = paged_prefetch,
+    .evict = paged_evict,
+    .open = paged_open,
+    .remove = tier_remove_region,
+};
+
+/* ---- counters -------------------------------------------------------------------- */
+
+int provider_paged_stats(const void *addr, loci_nvm_stats_t *out)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&table_lock);
+    int rc = 0;
+    if (addr) {
+        paged_region_t *r = find((uintptr_t)addr);
+        if (r)
+            cache_stats(r->cache, out);
+        else
+            rc = LOCI_ENOENT;
+    } else {
+        *out = retired;
+        for (cache_ref_t *c = caches; c; c = c->next)
+            cache_stats(c->cache, out);
+    }
+    pthread_mutex_unlock(&table_lock);
+    return rc;
+}
+
+void provider_paged_foreach_cache(void (*fn)(const struct loci_target *t, size_t budget, size_t chunk,
+                                             const loci_nvm_stats_t *st, void *arg),
+                                  void *arg)
+{
+    pthread_mutex_lock(&table_lock);
+    for (cache_ref_t *c = caches; c; c = c->next) {
+        loci_nvm_stats_t st = {0};
+        cache_stats(c->cache, &st);
+        fn(cache_target(c->cache), cache_budget(c->cache), cache_chunk(c->cache), &st, arg);
+    }
+    pthread_mutex_unlock(&table_lock);
+}
+
+bool provider_paged_whole_chunks(bool on) { return atomic_exchange(&whole_chunks, on); }

@@ -1,0 +1,53 @@
+/*
+ * userfaultfd: the kernel interface under the paged provider. One descriptor
+ * serves every paged region of the process. These calls wrap its ioctls and,
+ * when the kernel refuses it, say what to change. Only src/provider uses it.
+ */
+#ifndef LOCI_PROVIDER_UFFD_H
+#define LOCI_PROVIDER_UFFD_H
+
+#include "internal.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** Open a userfaultfd with write-protect support on anonymous memory
+ *  (non-blocking, close-on-exec): through userfaultfd(2), else
+ *  /dev/userfaultfd. Such a descriptor also handles the faults the kernel
+ *  takes on the process's behalf (read(2) into paged memory...). When neither
+ *  is allowed and `user_only_ok`, falls back to a descriptor that handles
+ *  user-mode faults only (what vm.unprivileged_userfaultfd=0 leaves to
+ *  unprivileged users) and sets *user_only. Returns the fd, or LOCI_EPERM /
+ *  LOCI_ENOTSUP with a message naming the sysctl, the capability and the
+ *  device node. */
+int uffd_open(bool user_only_ok, bool *user_only);
+
+/** Hand [addr, addr+len) to the descriptor: missing pages fault to it, and
+ *  with `wp` writes to write-protected pages too. */
+int uffd_register(int fd, void *addr, size_t len, bool wp);
+
+/** Install a copy of src at dst (both page-aligned, len a page multiple),
+ *  write-protected when `wp`, waking nobody. Pages already there are left
+ *  alone. 0 or LOCI_E*. */
+int uffd_copy(int fd, void *dst, const void *src, size_t len, bool wp);
+
+/** Write-protect the range (a writer there faults from now on). */
+int uffd_protect(int fd, void *addr, size_t len);
+
+/** Unprotect the range, waking the threads waiting on it unless `dontwake`. */
+int uffd_unprotect(int fd, void *addr, size_t len, bool dontwake);
+
+/** Wake the threads waiting on faults in the range. */
+void uffd_wake(int fd, void *addr, size_t len);
+
+/** One page fault read from fd (non-blocking). */
+typedef struct {
+    uintptr_t addr;
+    bool write;    /* the access was a write */
+    bool wp;       /* a write to a write-protected page (else: the page is missing) */
+} uffd_fault_t;
+
+/** 1 with *f filled, 0 when no fault is pending, LOCI_EIO when fd is broken. */
+int uffd_read(int fd, uffd_fault_t *f);
+
+#endif

@@ -1,0 +1,26 @@
+# VM suites of the MPI front end (included by tests/vm/CMakeLists.txt, where
+# loci_vm_suite is defined). With every process on CPU 0 (node 0), memory
+# asked for near=nic must land on the NIC's node and near=pe on node 0: on
+# nic1 (NIC on node 1) and, with the same binary, on nic0 (NIC on node 0).
+# Each MPI runs with its launcher (2 processes) and as a singleton.
+include(${PROJECT_SOURCE_DIR}/shim/mpi/flavours.cmake)
+
+# One suite per MPI and topology: both libraries are named libloci-mpi.so, and the
+# initramfs holds every library in one /lib.
+foreach(f IN LISTS LOCI_MPI_FLAVOURS)
+  add_executable(vm_mpi_place_${f} ${PROJECT_SOURCE_DIR}/tests/mpi/vm_mpi_place.c)
+  # libloci-mpi is defined later (shim/mpi): linked by name
+  target_link_libraries(vm_mpi_place_${f} PRIVATE loci_mpi_${f} loci PkgConfig::LOCI_MPI_${f} loci_vm_pages)
+  execute_process(COMMAND ${PROJECT_SOURCE_DIR}/tests/mpi/vm-mpi-files.sh ${f}
+                  OUTPUT_VARIABLE files OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+  string(REPLACE "\n" ";" files "${files}")
+  get_filename_component(run ${LOCI_MPI_${f}_RUN} NAME)
+  foreach(nic 1 0)
+    loci_vm_suite(NAME mpi_${f}_nic${nic} TOPOLOGY nic${nic} TIMEOUT 180
+      PROGRAMS vm_mpi_place_${f} ${PROJECT_SOURCE_DIR}/tests/mpi/mpirun.sh
+               ${PROJECT_SOURCE_DIR}/tests/mpi/vm-mpi-run.sh ${files}
+      TESTS
+        np2       "vm-mpi-run.sh 0 ${f} ${run} 2 -- vm_mpi_place_${f} ${nic} 0"
+        singleton "vm-mpi-run.sh 0 ${f} ${run} 0 -- vm_mpi_place_${f} ${nic} 0")
+  endforeach()
+endforeach()

@@ -1,0 +1,131 @@
+/*
+ * Placement through libloci-mpi under a real kernel (tests/vm, topologies
+ * nic1 and nic0): with every process on node PE_NODE, memory asked for
+ * near the NIC lands on NIC_NODE and memory asked for near the PE on
+ * PE_NODE — page by page, as move_pages reports — for MPI_Alloc_mem (by
+ * loci_intent and by mpich_buf_type), MPI_Win_allocate, and
+ * MPI_Win_allocate_shared, whose parts process 0 touches for everyone:
+ * the binding made by each part's owner must hold for the process that
+ * faults the pages in. The same binary passes on nic1 (NIC_NODE 1) and
+ * nic0 (NIC_NODE 0): SharP's portability check.
+ *
+ * usage: vm_mpi_place NIC_NODE PE_NODE     (any number of processes, singleton too)
+ */
+#include "page_nodes.h"
+
+#include <loci.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SIZE = 4 << 20 };
+
+static int rank, nprocs, failures;
+
+static void expect(const char *what, void *p, size_t len, int node)
+{
+    char label[160];
+    snprintf(label, sizeof label, "rank %d: %s", rank, what);
+    if (pages_on_node(label, p, len, node))
+        printf("ok   %-58s on node %d\n", label, node);
+    else
+        failures++;
+}
+
+static MPI_Info info1(const char *key, const char *value)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, key, value);
+    return info;
+}
+
+static void alloc_mem(const char *key, const char *value, int node)
+{
+    MPI_Info info = info1(key, value);
+    char *p;
+    if (MPI_Alloc_mem(SIZE, info, &p) != MPI_SUCCESS) {
+        fprintf(stderr, "rank %d: MPI_Alloc_mem(%s=%s) failed\n", rank, key, value);
+        exit(1);
+    }
+    memset(p, 1, SIZE);
+    char what[96];
+    snprintf(what, sizeof what, "MPI_Alloc_mem %s=%s", key, value);
+    expect(what, p, SIZE, node);
+    MPI_Free_mem(p);
+    MPI_Info_free(&info);
+}
+
+static void window(const char *intent, int node)
+{
+    MPI_Info info = info1("loci_intent", intent);
+    char *p;
+    MPI_Win win;
+    if (MPI_Win_allocate(SIZE, 1, info, MPI_COMM_WORLD, &p, &win) != MPI_SUCCESS) {
+        fprintf(stderr, "rank %d: MPI_Win_allocate(%s) failed\n", rank, intent);
+        exit(1);
+    }
+    memset(p, 1, SIZE);
+    char what[96];
+    snprintf(what, sizeof what, "MPI_Win_allocate loci_intent=%s", intent);
+    expect(what, p, SIZE, node);
+    MPI_Win_free(&win);
+    MPI_Info_free(&info);
+}
+
+static void shared_window(const char *intent, int node)
+{
+    MPI_Info info = info1("loci_intent", intent);
+    MPI_Info_set(info, "alloc_shared_noncontig", "true"); /* each part on pages of its own */
+    char *p;
+    MPI_Win win;
+    if (MPI_Win_allocate_shared(SIZE, 1, info, MPI_COMM_WORLD, &p, &win) != MPI_SUCCESS) {
+        fprintf(stderr, "rank %d: MPI_Win_allocate_shared(%s) failed\n", rank, intent);
+        exit(1);
+    }
+    if (rank == 0) /* process 0 faults in every part: the policy must come with the memory */
+        for (int r = 0; r < nprocs; r++) {
+            MPI_Aint size;
+            int disp;
+            char *part;
+            MPI_Win_shared_query(win, r, &size, &disp, &part);
+            memset(part, 1, (size_t)size);
+            char what[96];
+            snprintf(what, sizeof what, "MPI_Win_allocate_shared part %d loci_intent=%s", r, intent);
+            expect(what, part, (size_t)size, node);
+        }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_free(&win);
+    MPI_Info_free(&info);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    if (argc != 3) {
+        fprintf(stderr, "usage: vm_mpi_place NIC_NODE PE_NODE\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    int nic = atoi(argv[1]), pe = atoi(argv[2]);
+    if (loci_initiator() != pe) {
+        fprintf(stderr, "rank %d runs on node %d, expected %d (bind the processes there)\n", rank,
+                loci_initiator(), pe);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    alloc_mem("loci_intent", "near=nic", nic);
+    alloc_mem("loci_intent", "near=pe", pe);
+    alloc_mem("mpich_buf_type", "network", nic);
+    window("near=nic", nic);
+    window("near=pe", pe);
+    shared_window("near=nic", nic);
+    shared_window("near=pe", pe);
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("vm_mpi_place: %s on %d processes (%d misplaced)\n", all ? "FAILED" : "passed", nprocs, all);
+    MPI_Finalize();
+    return all ? 1 : 0;
+}

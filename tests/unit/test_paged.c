@@ -1,0 +1,375 @@
+/*
+ * The paged provider (mode=paged) on this machine: zero-filled memory that
+ * survives eviction, random writes over a region 16x its cache through many
+ * evict/refault cycles with DRAM held within the budget, two threads faulting
+ * the same chunks, write-back of dirty pages only (and of whole chunks when
+ * asked), purge, prefetch, system calls on paged memory, bad cache sizes, and
+ * which provider an intent gets.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "alloc/allocator.h"
+#include "provider/provider.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define KB ((size_t)1 << 10)
+#define MB ((size_t)1 << 20)
+
+static char tier_dir[] = "/var/tmp/loci-test-paged-XXXXXX";
+static struct loci_target tier;
+static size_t page;
+
+static int setup(void **state)
+{
+    if (!mkdtemp(tier_dir))
+        return -1;
+    memset(&tier, 0, sizeof tier);
+    strcpy(tier.name, "ssdT");
+    tier.numa_node = -1;
+    tier.path = tier_dir;
+    page = (size_t)sysconf(_SC_PAGESIZE);
+    return 0;
+}
+
+static int teardown(void **state) { return rmdir(tier_dir); }
+
+static place_t paged_place(size_t cache, size_t chunk)
+{
+    place_t p;
+    memset(&p, 0, sizeof p);
+    p.target = &tier;
+    p.file_mode = FILE_PAGED_ONLY;
+    p.cache = cache;
+    p.chunk = chunk;
+    return p;
+}
+
+static loci_nvm_stats_t stats_of(const void *p)
+{
+    loci_nvm_stats_t st;
+    assert_int_equal(provider_paged_stats(p, &st), 0);
+    return st;
+}
+
+/* Pages of [p, p+len) in DRAM now. */
+static size_t resident_pages(void *p, size_t len)
+{
+    size_t n = len / page, r = 0;
+    unsigned char *vec = malloc(n);
+    assert_int_equal(mincore(p, len, vec), 0);
+    for (size_t i = 0; i < n; i++)
+        r += vec[i] & 1;
+    free(vec);
+    return r;
+}
+
+/* Anonymous memory of this process, from /proc/self/status (bytes). */
+static size_t rss_anon(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    size_t kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "RssAnon: %zu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb * KB;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    return x ^ (x >> 33);
+}
+
+/* ---------------------------------------------------------------------------- */
+
+static void zero_filled_and_kept_across_eviction(void **state)
+{
+    place_t pl = paged_place(8 * 64 * KB, 64 * KB);
+    size_t size = 4 * MB;
+    unsigned char *p = provider_paged.alloc(&pl, size, page);
+    assert_non_null(p);
+    for (size_t i = 0; i < size; i += 1000)
+        assert_int_equal(p[i], 0);
+    strcpy((char *)p + 3 * MB + 5, "kept on the store");
+    assert_int_equal(provider_paged.evict(p, size), 0);
+    assert_int_equal(resident_pages(p, size), 0);
+    assert_string_equal((char *)p + 3 * MB + 5, "kept on the store");
+    loci_nvm_stats_t st = stats_of(p);
+    assert_int_equal(st.bytes_written, page); /* one dirty page */
+    assert_int_equal(st.pages_dirtied, 1);
+    assert_true(st.evictions >= 1);
+    assert_int_equal(provider_paged.free(p, size), 0);
+    assert_int_equal(provider_paged_stats(p, &st), LOCI_ENOENT);
+}
+
+/* Random page-sized writes over 16x the cache, checked against a shadow copy
+ * through many evict/refault cycles; the region never holds more DRAM than the
+ * cache, the process not more than the cache and its bounce buffers. */
+static void random_writes_16x_cache(void **state)
+{
+    size_t cache = 2 * MB, chunk = 64 * KB, size = 16 * cache, npages = size / page;
+    place_t pl = paged_place(cache, chunk);
+    uint64_t *shadow = calloc(npages, sizeof *shadow);
+    size_t before = rss_anon();
+    unsigned char *p = provider_paged.alloc(&pl, size, page);
+    assert_non_null(p);
+    uint64_t rng = 42;
+    size_t max_resident = 0;
+    for (int round = 0; round < 6; round++) {
+        for (int k = 0; k < 3000; k++) {
+            rng = mix(rng + 0x9E3779B97F4A7C15ull);
+            size_t pg = rng % npages;
+            shadow[pg] = rng | 1;
+            memcpy(p + pg * page + (rng >> 40) % (page - 8) / 8 * 8, &shadow[pg], 8);
+            *(uint64_t *)(p + pg * page) = shadow[pg]; /* first word: the latest value */
+        }
+        size_t r = resident_pages(p, size);
+        max_resident = r > max_resident ? r : max_resident;
+        for (size_t pg = round % 7; pg < npages; pg += 7) /* read back a sample, faulting it in */
+            assert_true(*(uint64_t *)(p + pg * page) == shadow[pg]);
+    }
+    for (size_t pg = 0; pg < npages; pg++)
+        if (*(uint64_t *)(p + pg * page) != shadow[pg])
+            fail_msg("page %zu: %#llx, expected %#llx", pg, (unsigned long long)*(uint64_t *)(p + pg * page),
+                     (unsigned long long)shadow[pg]);
+    loci_nvm_stats_t st = stats_of(p);
+    assert_true(st.evictions > 1000);
+    assert_true(st.resident_peak <= cache);
+    assert_true(max_resident * page <= cache);
+    size_t held = rss_anon() - before;
+    print_message("  16x cache: %llu faults, %llu evictions, %.1f MiB read, %.1f MiB written, DRAM +%.1f MiB\n",
+                  (unsigned long long)st.faults, (unsigned long long)st.evictions, st.bytes_read / (double)MB,
+                  st.bytes_written / (double)MB, held / (double)MB);
+#ifndef __SANITIZE_THREAD__ /* TSan's shadow of the region counts as anonymous memory */
+    assert_true(held <= cache + 4 * chunk + 2 * MB); /* cache + bounce buffers + slack */
+#endif
+    assert_int_equal(provider_paged.free(p, size), 0);
+    free(shadow);
+}
+
+typedef struct {
+    unsigned char *p;
+    size_t size;
+    int me;
+    int rounds;
+} worker_t;
+
+/* Each thread owns the pages p % 2 == me of the same chunks. */
+static void *worker(void *arg)
+{
+    worker_t *w = arg;
+    for (int r = 1; r <= w->rounds; r++) {
+        for (size_t off = (size_t)w->me * page; off < w->size; off += 2 * page)
+            *(uint64_t *)(w->p + off) = (uint64_t)r << 32 | off;
+        for (size_t off = (size_t)w->me * page; off < w->size; off += 2 * page)
+            if (*(uint64_t *)(w->p + off) != ((uint64_t)r << 32 | off))
+                return (void *)1;
+    }
+    return NULL;
+}
+
+static void two_threads_same_chunks(void **state)
+{
+    size_t cache = 8 * 64 * KB, size = 4 * cache;
+    place_t pl = paged_place(cache, 64 * KB);
+    unsigned char *p = provider_paged.alloc(&pl, size, page);
+    assert_non_null(p);
+    worker_t w[2] = {{p, size, 0, 8}, {p, size, 1, 8}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, worker, &w[i]), 0);
+    for (int i = 0; i < 2; i++) {
+        void *bad;
+        pthread_join(t[i], &bad);
+        assert_null(bad);
+    }
+    for (size_t off = 0; off < size; off += page)
+        assert_true(*(uint64_t *)(p + off) == ((uint64_t)8 << 32 | off));
+    loci_nvm_stats_t st = stats_of(p);
+    assert_true(st.evictions > 0);
+    assert_int_equal(provider_paged.free(p, size), 0);
+}
+
+/* Only dirty pages are written, adjacent ones in one run; a sequential
+ * writer dirties the rest of its chunk at once (a fault per page saved); with
+ * whole_chunks every dirty chunk is written whole (NVMalloc without its
+ * write optimisation). */
+static void write_back_dirty_pages_only(void **state)
+{
+    size_t chunk = 256 * KB, size = 8 * chunk, npages = chunk / page;
+    place_t pl = paged_place(8 * chunk, chunk);
+    unsigned char *p = provider_paged.alloc(&pl, size, page);
+    assert_non_null(p);
+    for (size_t off = 0; off < 2 * chunk; off += 4 * page) /* isolated pages */
+        p[off + 7] = 1;
+    size_t isolated = 2 * chunk / (4 * page);
+    assert_int_equal(stats_of(p).pages_dirtied, isolated);
+    assert_int_equal(provider_paged.flush(p, size), 0);
+    loci_nvm_stats_t st = stats_of(p);
+    assert_int_equal(st.bytes_written, isolated * page);
+    assert_int_equal(st.writebacks, isolated);
+    assert_int_equal(provider_paged.flush(p, size), 0); /* clean now: nothing more */
+    assert_int_equal(stats_of(p).bytes_written, isolated * page);
+    p[7] = 3; /* written again after the flush: dirty again */
+    assert_int_equal(provider_paged.evict(p, size), 0);
+    assert_int_equal(stats_of(p).bytes_written, (isolated + 1) * page);
+    assert_int_equal(p[7], 3);
+
+    memset(p + 5 * chunk, 2, 10 * page); /* sequential: from its third page on, the whole rest */
+    assert_int_equal(stats_of(p).pages_dirtied, isolated + 1 + npages);
+    assert_int_equal(provider_paged.flush(p, size), 0);
+    st = stats_of(p);
+    assert_int_equal(st.bytes_written, (isolated + 1 + npages) * page);
+    assert_int_equal(st.writebacks, isolated + 2);
+    assert_int_equal(p[5 * chunk + 10 * page - 1], 2);
+    assert_int_equal(provider_paged.free(p, size), 0);
+
+    bool was = provider_paged_whole_chunks(true);
+    place_t other = paged_place(16 * chunk, chunk); /* a new cache picks the setting up */
+    p = provider_paged.alloc(&other, size, page);
+    assert_non_null(p);
+    p[0] = 1;
+    p[3 * chunk + 5] = 1;
+    assert_int_equal(provider_paged.evict(p, size), 0);
+    st = stats_of(p);
+    assert_int_equal(st.bytes_written, 2 * chunk);
+    assert_int_equal(provider_paged.free(p, size), 0);
+    provider_paged_whole_chunks(was);
+}
+
+static void purge_and_prefetch(void **state)
+{
+    size_t chunk = 64 * KB, size = 32 * chunk;
+    place_t pl = paged_place(16 * chunk, chunk);
+    unsigned char *p = provider_paged.alloc(&pl, size, page);
+    assert_non_null(p);
+    memset(p, 7, size);
+    assert_int_equal(provider_paged.evict(p, size), 0);
+    /* a whole chunk and a part of another */
+    assert_int_equal(provider_paged.purge(p + chunk, chunk + 2 * page), 0);
+    assert_int_equal(p[chunk - 1], 7);
+    for (size_t i = chunk; i < 2 * chunk + 2 * page; i += 512)
+        assert_int_equal(p[i], 0);
+    assert_int_equal(p[2 * chunk + 2 * page], 7);
+    assert_int_equal(provider_paged.evict(p, size), 0);
+    loci_nvm_stats_t st = stats_of(p);
+    assert_int_equal(provider_paged.prefetch(p + 8 * chunk, 4 * chunk), 0);
+    assert_int_equal(resident_pages(p + 8 * chunk, 4 * chunk), 4 * chunk / page);
+    loci_nvm_stats_t st2 = stats_of(p);
+    assert_int_equal(st2.prefetched - st.prefetched, 4);
+    assert_int_equal(p[8 * chunk + 3], 7); /* no fault: already there */
+    assert_int_equal(stats_of(p).faults, st2.faults);
+    assert_int_equal(provider_paged.free(p, size), 0);
+}
+
+/* The kernel faults on paged memory on the process's behalf too. */
+static void system_calls_on_paged_memory(void **state)
+{
+    place_t pl = paged_place(8 * 64 * KB, 64 * KB);
+    char *p = provider_paged.alloc(&pl, MB, page);
+    assert_non_null(p);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    strcpy(p + 100, "through a pipe");
+    assert_int_equal(provider_paged.evict(p, MB), 0);
+    assert_int_equal(write(fds[1], p + 100, 15), 15); /* the kernel reads a missing page */
+    assert_int_equal(read(fds[0], p + 600 * KB, 15), 15); /* and writes one */
+    assert_string_equal(p + 600 * KB, "through a pipe");
+    assert_int_equal(provider_paged.evict(p, MB), 0);
+    assert_string_equal(p + 600 * KB, "through a pipe"); /* that write was seen as dirty */
+    close(fds[0]);
+    close(fds[1]);
+    assert_int_equal(provider_paged.free(p, MB), 0);
+}
+
+static void bad_cache_sizes(void **state)
+{
+    place_t pl = paged_place(4 * 64 * KB, 64 * KB);
+    errno = 0;
+    assert_null(provider_paged.alloc(&pl, MB, page));
+    assert_int_equal(errno, EINVAL);
+    assert_non_null(strstr(loci_last_error(), "at least 8"));
+    pl = paged_place(64 * MB, 128 * MB);
+    assert_null(provider_paged.alloc(&pl, MB, page));
+    assert_non_null(strstr(loci_last_error(), "chunk="));
+    pl = paged_place(64 * MB, 256 * KB);
+    pl.shared = true;
+    assert_null(provider_paged.alloc(&pl, MB, page));
+    assert_non_null(strstr(loci_last_error(), "private"));
+}
+
+/* mode=paged in an intent picks the paged provider; where paging cannot
+ * serve the intent (shareable memory) mmap does, unless mode=paged! */
+static void provider_chosen_by_intent(void **state)
+{
+    struct {
+        const char *intent;
+        const provider_ops_t *ops;
+    } cases[] = {
+        {"kind=ssd!,mode=paged,cache=1MiB,chunk=64KiB", &provider_paged},
+        {"kind=ssd!", &provider_file},
+        {"kind=ssd!,mode=mmap", &provider_file},
+        {"kind=ssd!,mode=paged,access=node", &provider_file},
+        {"kind=ssd!,mode=paged!,access=node,fallback=null", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        loci_allocator_t *a = loci_allocator_create(cases[i].intent);
+        assert_non_null(a);
+        void *q = loci_alloc(a, 3 * MB);
+        if (!cases[i].ops) {
+            assert_null(q);
+            assert_non_null(strstr(loci_last_error(), "mode=mmap"));
+            continue;
+        }
+        if (!q)
+            fail_msg("%s: %s", cases[i].intent, loci_last_error());
+        if (pool_heap_ops(pool_heap_of(q)) != cases[i].ops)
+            fail_msg("%s: provider %s", cases[i].intent, pool_heap_ops(pool_heap_of(q))->name);
+        memset(q, 1, 3 * MB);
+        assert_int_equal(loci_nvm_flush(q, 3 * MB), 0);
+        loci_free(q);
+    }
+    /* small blocks share pooled extents, paged as well */
+    loci_allocator_t *a = loci_allocator_create(cases[0].intent);
+    char *s1 = loci_alloc(a, 100), *s2 = loci_alloc(a, 100);
+    assert_ptr_equal(pool_heap_of(s1), pool_heap_of(s2));
+    strcpy(s1, "small");
+    assert_int_equal(loci_nvm_evict(s1, 100), 0);
+    assert_string_equal(s1, "small");
+    loci_nvm_stats_t st;
+    assert_int_equal(loci_nvm_stats(s1, &st), 0);
+    assert_int_equal(st.cache_bytes, MB);
+    loci_free(s1);
+    loci_free(s2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(zero_filled_and_kept_across_eviction),
+        cmocka_unit_test(random_writes_16x_cache),
+        cmocka_unit_test(two_threads_same_chunks),
+        cmocka_unit_test(write_back_dirty_pages_only),
+        cmocka_unit_test(purge_and_prefetch),
+        cmocka_unit_test(system_calls_on_paged_memory),
+        cmocka_unit_test(bad_cache_sizes),
+        cmocka_unit_test(provider_chosen_by_intent),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
