@@ -362,10 +362,11 @@ int loci_arena_unlink_shared(const char *name);
  *    256 KiB), filled on page faults (userfaultfd); evicting a chunk writes
  *    back only its dirty pages. The store file is read and written with
  *    O_DIRECT, so DRAM held stays within the cache size plus a few chunks.
- *    Allocations with the same target, cache and chunk share one cache.
- *    Needs userfaultfd: without the permission, mode=paged falls back to
- *    mode=mmap with a warning, and mode=paged! fails saying what to allow.
- *    Paged memory is private to the process and is not inherited by fork().
+ *    Paged memory (blocks and regions) with the same target, cache and chunk
+ *    shares one cache. Needs userfaultfd: without the permission, mode=paged
+ *    falls back to mode=mmap with a warning naming what to allow; mode=paged!
+ *    does not fall back (see docs/NVM.md). Paged memory is private to the
+ *    process and is not inherited by fork().
  *
  * Memory from loci_alloc on a file tier lives until freed. Persistent named
  * regions below outlive the process: NVMalloc's variables with a lifetime.
@@ -392,12 +393,14 @@ enum {
  *  Opening locks the region: a writer without LOCI_SHARED has it to itself;
  *  LOCI_SHARED or LOCI_READONLY openers may be many. Read-only and shared
  *  openings use mode=mmap, so that every process maps the same single copy in
- *  the page cache (mode=paged! with LOCI_SHARED is refused).
+ *  the page cache; mode=paged! keeps a private cache for LOCI_READONLY alone
+ *  and is refused with LOCI_SHARED (ENOTSUP).
  *
  *  Returns the address, or NULL + errno (EINVAL: bad name, size or flags;
  *  ENOENT: no such region without LOCI_CREATE; EBUSY: open elsewhere in a
- *  conflicting way; EPERM: a tier directory or file that is not safely yours;
- *  ENOSPC) with loci_last_error() saying what to change. */
+ *  conflicting way; EPERM: a tier directory or file that is not safely yours,
+ *  or one you may not write; ENOSPC) with loci_last_error() saying what to
+ *  change. */
 void *loci_persist_open(const char *name, size_t size, const char *intent, unsigned flags);
 
 /** Make the region's contents durable: data written before this call

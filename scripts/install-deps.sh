@@ -11,8 +11,13 @@ packages=(
   libhwloc-dev hwloc libhwloc-plugins libnuma-dev numactl libinih-dev
   # tests: unit tests, fuzzing runtime, the VM test bed
   libcmocka-dev qemu-system-x86 busybox-static cpio
+  # OpenMP front end: clang's OpenMP runtime (libomp), to test it beside GCC's libgomp
+  libomp-dev
   # benchmark competitors and plots
   libjemalloc-dev libmimalloc-dev libmemkind-dev python3 python3-matplotlib
+  # MPI front end (shim/mpi, tests/mpi, bench/mpi): both MPIs side by side, and the
+  # Fortran compiler their mpifort wrappers call
+  openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
 )
 
 if [ "$(id -u)" -ne 0 ]; then

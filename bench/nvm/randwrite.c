@@ -64,7 +64,7 @@ static rw_result_t run(const char *intent, size_t size, unsigned writes, bool wh
 int bench_randwrite(const bench_opts_t *o)
 {
     size_t size = o->quick ? 256 * MiB : 2 * GiB, cache = o->quick ? 8 * MiB : 64 * MiB;
-    unsigned writes = o->quick ? 16384 : 131072;
+    unsigned writes = o->quick ? 4096 : 131072;
     char intent[128];
     snprintf(intent, sizeof intent, "kind=ssd!,mode=paged!,cache=%zu,chunk=256KiB,fallback=null", cache);
     printf("\n(a) random single-byte writes (NVMalloc Table VII): %u writes over a %zu MiB paged region, "

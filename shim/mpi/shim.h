@@ -30,15 +30,13 @@ typedef struct {
  *  (not raised: the caller decides on which handle). */
 int shim_request(const char *fn, MPI_Info info, shim_request_t *req);
 
-/* --- live MPI_Alloc_mem blocks (track.c) --------------------------------- */
+/* --- the MPI library's live MPI_Alloc_mem blocks (track.c) -------------- */
 
-typedef enum { BLOCK_NONE = 0, BLOCK_LOCI, BLOCK_MPI } shim_block_t;
+/** Remember that the MPI library handed out p. false when out of memory. */
+bool shim_track_add(void *p);
 
-/** Remember that p was handed out, made by `who`. false when out of memory. */
-bool shim_track_add(void *p, shim_block_t who);
-
-/** Forget p and say who made it; BLOCK_NONE if it is not a live block. */
-shim_block_t shim_track_take(void *p);
+/** Forget p; false if it is not a live block of the MPI library. */
+bool shim_track_take(void *p);
 
 /* --- errors (errors.c) ---------------------------------------------------- */
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #define MAX_HOPS 8     /* allocator_fb chains longer than this loop */
-#define BASE_ALIGN 8   /* loci_alloc's blocks: aligned for any object of their size */
+#define BASE_ALIGN 8   /* what every loci block is aligned to at least (libgomp gives the same) */
 
 /* The runtime, or NULL (said once) when the process has none to take a call. */
 static const shim_runtime_t *runtime(const char *fn)

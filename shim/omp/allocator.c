@@ -217,9 +217,21 @@ omp_handle_t shim_allocator_create(omp_handle_t m, const shim_traits_t *t, const
     al->memspace = m;
     al->traits = *t;
     compose(al);
-    if (t->pool_size && !make_pool(al, fn)) {
-        free(al);
-        return OMP_NULL_ALLOCATOR;
+    bool absent = false; /* from the calling thread: said once the allocator exists */
+    if (t->pool_size) {
+        if (!make_pool(al, fn)) {
+            free(al);
+            return OMP_NULL_ALLOCATOR;
+        }
+        absent = al->pool_absent;
+    } else if (!shim_resolve(al)) {
+        if (errno != ENOENT) { /* not absent: loci cannot place it at all */
+            shim_log(SHIM_WARN, "%s: cannot place \"%s\": %s; returning omp_null_allocator", fn, al->intent,
+                     loci_last_error());
+            free(al);
+            return OMP_NULL_ALLOCATOR;
+        }
+        absent = true;
     }
 
     pthread_mutex_lock(&lock);
@@ -240,7 +252,7 @@ omp_handle_t shim_allocator_create(omp_handle_t m, const shim_traits_t *t, const
         free(al);
         return OMP_NULL_ALLOCATOR;
     }
-    if (al->pool_absent || (!al->pool && !shim_resolve(al)))
+    if (absent)
         report_absent(al, fn);
     return al->handle;
 }

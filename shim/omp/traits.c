@@ -149,7 +149,7 @@ static int decode_one(const omp_trait_t *tr, shim_traits_t *t, char *why, size_t
         t->pool_size = v == OMP_ATV_DEFAULT ? 0 : v;
         return 0;
     case OMP_ATK_FB_DATA:
-        t->fb_data = v;
+        t->fb_data = v == OMP_ATV_DEFAULT ? OMP_NULL_ALLOCATOR : v;
         return 0;
     default:
         snprintf(why, len, "unknown trait key %d: OpenMP defines 1 (sync_hint) to 8 (partition)", tr->key);

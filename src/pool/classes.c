@@ -1,9 +1,9 @@
 /*
  * Size classes: 8..128 B in steps of 8, then 8 classes per doubling up to
  * 256 KiB (a block is at most 12.5 % larger than the size asked above 128 B).
- * Each class has a slab size (runs of 64 KiB slices holding >= 32 blocks, or
- * 2 MiB with >= 8, with <= 12.5 % left over at the end) and a thread-cache
- * capacity.
+ * Each class has a slab size (runs of 64 KiB slices holding >= 32 blocks and,
+ * from 256 B blocks up, >= 256 KiB; or 2 MiB with >= 8 blocks; with <= 12.5 %
+ * left over at the end) and a thread-cache capacity.
  */
 #include "pool/pool_internal.h"
 
@@ -29,11 +29,14 @@ void pool__classes_init(void)
         }
         pool_class_size[c] = size;
         /* Slabs of at least 32 blocks (a thread refills from its own slab,
-         * one lock per slab's worth), at most 2 MiB (then >= 8 blocks). */
+         * one lock per slab's worth), and of at least 256 KiB for blocks of
+         * 256 B and up, so that a refill (a lock, the slab's metadata lines,
+         * cold after other work) comes once per 256 KiB of fresh blocks; at
+         * most 2 MiB (then >= 8 blocks). */
         unsigned n = 1;
         for (; n < SEG_SLICES / 2; n++) {
             size_t bytes = n * SLICE_SIZE;
-            if (bytes >= 32 * (size_t)size && (bytes % size) * 8 <= bytes)
+            if (bytes >= 32 * (size_t)size && (size < 256 || n >= 4) && (bytes % size) * 8 <= bytes)
                 break;
         }
         pool_class_slices[c] = (uint16_t)n;

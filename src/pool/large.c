@@ -433,7 +433,7 @@ int pool__free_large(large_t *d, void *p)
     }
     pool__held_add(h, NULL, -(int64_t)bytes, -1);
     atomic_fetch_add_explicit(&h->frees, 1, memory_order_relaxed);
-    pool__retain_trim(h, 4);
+    pool__retain_trim(h, 2);
     pool__maybe_decay(h);
     return rc;
 }

@@ -33,11 +33,13 @@
  *    charge (capacity cap, node free memory) does the same and retries.
  *  - pinned heaps retire slabs but never purge pages (locked memory).
  * The fast paths never look at any of this. The age and budget checks run on
- * slow paths (a refill, a full cache), the clock read on one in 8 of them,
- * the heap's decay clock then due at most every delay / 8 (<= 1 s), and each
- * check releases a bounded number of slabs or extents (RETAIN_STEP). Purges,
- * unmaps and their system calls run with no class lock held, so other
- * threads keep allocating meanwhile.
+ * slow paths (a refill, a full cache, a big block), the clock read on one in
+ * 8 of them, the heap's decay check then due every delay / 8 (at most 1 s;
+ * every ms while it has more to release), and each check or budget trim
+ * releases a bounded number of slabs or extents (RETAIN_STEP): a burst of
+ * expiries is spread over many slow paths instead of stalling one of them
+ * for tens of ms. Purges, unmaps and their system calls run with no class
+ * lock held, so other threads keep allocating meanwhile.
  *
  * Lock order: registry → class → heap (→ account). No function here touches
  * the memory of a block.
@@ -53,7 +55,7 @@
 _Atomic unsigned pool__purge_delay_ms = 10000;
 
 #define RETAIN_FLOOR ((uint64_t)64 << 20) /* a heap may always retain this much */
-#define RETAIN_STEP 8u                    /* slabs or extents released per check at most */
+#define RETAIN_STEP 4u                    /* slabs or extents released per check at most */
 
 /* ms from t to now, 0 when t is later (clocks read on other threads) */
 static inline uint64_t age_ms(uint64_t now, uint64_t t)
@@ -511,8 +513,8 @@ void pool__maybe_decay(pool_heap_t *h)
     period = period < 1 ? 1 : period > 1000 ? 1000 : period;
     if (!atomic_compare_exchange_strong(&h->next_decay_ms, &next, now + period))
         return;
-    if (decay_step(h, now, delay) >= RETAIN_STEP) /* more to do: at the next check */
-        atomic_store_explicit(&h->next_decay_ms, now, memory_order_relaxed);
+    if (decay_step(h, now, delay) >= RETAIN_STEP && period > 1) /* more to release: again in a ms */
+        atomic_store_explicit(&h->next_decay_ms, now + 1, memory_order_relaxed);
 }
 
 /* --- blocks in and out of slabs (class lock held) ------------------------------ */

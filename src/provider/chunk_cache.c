@@ -30,8 +30,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define NBOUNCE 4    /* chunk-sized buffers: store reads land there before UFFDIO_COPY */
-#define WINDOW 8     /* chunks read ahead of a sequential reader (at most a quarter of the cache) */
+#define NBOUNCE 8    /* chunk-sized buffers store reads land in before UFFDIO_COPY: one per thread */
+#define WINDOW 16    /* chunks read ahead of a sequential reader (at most a quarter of the cache) */
 #define NIL (-1)
 
 typedef enum { SLOT_FREE, SLOT_FILLING, SLOT_RESIDENT, SLOT_WRITING, SLOT_EVICTING } slot_state_t;

@@ -308,11 +308,29 @@ static int scan_sections(topo_config_t *c)
     return c->failed ? LOCI_ECONFIG : 0;
 }
 
-static int on_key(void *user, const char *section, const char *name, const char *value)
+/* Debian's inih ends values only at " ;", but admins write "# why" after a
+ * value too: cut the value at whitespace followed by '#'. */
+static const char *without_comment(const char *value, char *buf, size_t len)
+{
+    const char *hash = value;
+    while ((hash = strchr(hash, '#')) && !(hash > value && (hash[-1] == ' ' || hash[-1] == '\t')))
+        hash++;
+    if (!hash)
+        return value;
+    size_t n = (size_t)(hash - value);
+    while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t'))
+        n--;
+    snprintf(buf, len, "%.*s", (int)n, value);
+    return buf;
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *raw_value)
 {
     topo_config_t *c = user;
     if (c->failed)
         return 1;
+    char value_buf[512];
+    const char *value = without_comment(raw_value, value_buf, sizeof value_buf);
     const struct frontend_section *fs = frontend_section(section);
     if (fs)
         return frontend_key(c, fs, name, value);

@@ -118,6 +118,19 @@ static void windows(int shared)
     CHECK(handled == before + 1 && win == MPI_WIN_NULL, "window: handler ran %d times", handled - before);
     CHECK(strstr(said, rank == size - 1 ? "bandwith" : "another process"), "window: stderr said: %s", said);
 
+    /* an intent loci accepts but cannot bind a window to (a file tier): placed nowhere, freed */
+    info = info1("loci_intent", "persist");
+    before = handled;
+    capture_begin();
+    rc = shared ? MPI_Win_allocate_shared(4096, 1, info, MPI_COMM_WORLD, &base, &win)
+                : MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, &win);
+    said = capture_end();
+    info_free(&info);
+    CHECK(error_class(rc) == MPI_ERR_INFO_VALUE, "window by a file tier: class %d", error_class(rc));
+    CHECK(handled == before + 1 && win == MPI_WIN_NULL, "window by a file tier: handler ran %d times",
+          handled - before);
+    CHECK(strstr(said, "NUMA"), "window by a file tier: stderr said: %s", said);
+
     /* and the next window works */
     info = info1("loci_intent", "near=pe");
     rc = shared ? MPI_Win_allocate_shared(4096, 1, info, MPI_COMM_WORLD, &base, &win)

@@ -271,8 +271,9 @@ static void test_bad_traits(void **state)
     /* omp_atv_default, and the values that are only accepted */
     omp_alloctrait_t fine[] = {{omp_atk_alignment, omp_atv_default}, {omp_atk_sync_hint, omp_atv_private},
                                {omp_atk_access, omp_atv_thread},     {omp_atk_fallback, omp_atv_default},
-                               {omp_atk_partition, omp_atv_default}, {omp_atk_pinned, omp_atv_false}};
-    omp_allocator_handle_t a = make(omp_default_mem_space, 6, fine);
+                               {omp_atk_partition, omp_atv_default}, {omp_atk_pinned, omp_atv_false},
+                               {omp_atk_fb_data, omp_atv_default}};
+    omp_allocator_handle_t a = make(omp_default_mem_space, 7, fine);
     void *p = omp_alloc(10, a);
     assert_non_null(p);
     omp_free(p, a);

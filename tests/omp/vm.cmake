@@ -2,9 +2,12 @@
 # Real OpenMP 5 programs from gcc (libgomp) and clang (libomp) run under
 # LD_PRELOAD=libloci-omp.so on tiers3 (node 0 DRAM with the CPUs, node 1 HBM-like, node 2
 # CXL-like), their pages checked node by node (omp_check.c says what each command checks).
+# libomp registers itself in /dev/shm, which the guest does not mount by itself.
 set(omp_vm_tests)
+set(shm_gcc "")
+set(shm_clang "mkdir -p /dev/shm && (grep -q ' /dev/shm ' /proc/mounts || mount -t tmpfs shm /dev/shm) && ")
 foreach(cc gcc clang)
-  set(run "LD_PRELOAD=/test/libloci-omp.so omp_check_${cc}")
+  set(run "${shm_${cc}}LD_PRELOAD=/test/libloci-omp.so omp_check_${cc}")
   list(APPEND omp_vm_tests
     ${cc}_high_bw      "${run} place omp_high_bw_mem_alloc 1"
     ${cc}_large_cap    "${run} place omp_large_cap_mem_alloc 2"
@@ -15,7 +18,8 @@ foreach(cc gcc clang)
     ${cc}_allocator_fb "${run} fallback 1 2"
     ${cc}_interleaved  "${run} interleave 0,1,2"
     ${cc}_blocked      "${run} blocked 0,1,2"
-    ${cc}_nearest      "${run} nearest 1")
+    ${cc}_nearest      "${run} nearest 1"
+    ${cc}_clause       "${run} clause 1")
 endforeach()
 
 loci_vm_suite(NAME omp TOPOLOGY tiers3 TIMEOUT 120

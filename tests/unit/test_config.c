@@ -55,9 +55,9 @@ static void numa_entry_overrides_with_config_source(void **state)
 {
     const char *path = write_file("good.ini", "# admin figures\n"
                                               "[target fast]\n"
-                                              "numa_node = 0\n"
+                                              "numa_node = 0   # the only node here\n"
                                               "kind = hbm\n"
-                                              "capacity = 1GiB\n"
+                                              "capacity = 1GiB\t# caps what loci places\n"
                                               "bandwidth = 50GB/s\n"
                                               "latency = 90ns\n");
     assert_int_equal(init_with(path), 0);

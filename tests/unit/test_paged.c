@@ -157,7 +157,7 @@ static void random_writes_16x_cache(void **state)
                   (unsigned long long)st.faults, (unsigned long long)st.evictions, st.bytes_read / (double)MB,
                   st.bytes_written / (double)MB, held / (double)MB);
 #ifndef __SANITIZE_THREAD__ /* TSan's shadow of the region counts as anonymous memory */
-    assert_true(held <= cache + 4 * chunk + 2 * MB); /* cache + bounce buffers + slack */
+    assert_true(held <= cache + 8 * chunk + 2 * MB); /* cache + bounce buffers + slack */
 #endif
     assert_int_equal(provider_paged.free(p, size), 0);
     free(shadow);

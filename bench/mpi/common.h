@@ -1,0 +1,73 @@
+/*
+ * What the MPI benchmarks share: sizes lists, medians, a clock, progress on
+ * stderr. Header-only: each benchmark is one program per MPI flavour.
+ */
+#ifndef LOCI_BENCH_MPI_COMMON_H
+#define LOCI_BENCH_MPI_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static inline double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n-1] (sorts v). */
+static inline double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* "8-2M": powers of two from 8 to 2 MiB; or a list "8,64,4K". Returns the count. */
+static inline int parse_sizes(const char *s, size_t *out, int max)
+{
+    char *end;
+    int n = 0;
+    const char *dash = strchr(s, '-');
+    unsigned long long lo = strtoull(s, &end, 10);
+    for (;;) {
+        unsigned long long mult = *end == 'K' ? 1ull << 10 : *end == 'M' ? 1ull << 20 : 1;
+        lo *= mult;
+        if (mult > 1)
+            end++;
+        if (dash && end == dash) {
+            unsigned long long hi = strtoull(dash + 1, &end, 10);
+            hi *= *end == 'K' ? 1ull << 10 : *end == 'M' ? 1ull << 20 : 1;
+            for (unsigned long long v = lo; v <= hi && n < max; v *= 2)
+                out[n++] = (size_t)v;
+            return n;
+        }
+        if (n < max)
+            out[n++] = (size_t)lo;
+        if (*end != ',')
+            return n;
+        lo = strtoull(end + 1, &end, 10);
+    }
+}
+
+/* "4.0K", "2.0M": a size for tables. */
+static inline const char *size_str(size_t v, char *buf, size_t len)
+{
+    if (v >= 1u << 20 && v % (1u << 20) == 0)
+        snprintf(buf, len, "%zuM", v >> 20);
+    else if (v >= 1024 && v % 1024 == 0)
+        snprintf(buf, len, "%zuK", v >> 10);
+    else
+        snprintf(buf, len, "%zu", v);
+    return buf;
+}
+
+#endif
