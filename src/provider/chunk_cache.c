@@ -476,11 +476,11 @@ int cache_prefetch(paged_region_t *r, uintptr_t addr, size_t len)
     return 0;
 }
 
-void cache_readahead(paged_region_t *r, uint64_t chunk)
+void cache_readahead(paged_region_t *r, uint64_t chunk, unsigned epoch)
 {
     chunk_cache_t *c = r->cache;
     pthread_mutex_lock(&c->lock);
-    if (!atomic_load(&r->leaving) && !lookup(c, r, chunk))
+    if (!atomic_load(&r->leaving) && r->epoch == epoch && !lookup(c, r, chunk))
         fill_ahead(c, r, chunk);
     pthread_mutex_unlock(&c->lock);
 }
@@ -490,6 +490,8 @@ int cache_writeback(paged_region_t *r, uintptr_t addr, size_t len, bool drop)
     chunk_cache_t *c = r->cache;
     uint64_t first = (addr - r->base) / c->chunk, last = (addr + len - 1 - r->base) / c->chunk;
     pthread_mutex_lock(&c->lock);
+    if (drop) /* what was queued to read ahead before must not come back after */
+        r->epoch++;
     for (uint64_t k = first; k <= last;) {
         slot_t *s = lookup(c, r, k);
         if (s && busy(s)) {
@@ -517,6 +519,7 @@ int cache_purge(paged_region_t *r, uintptr_t addr, size_t len)
     uintptr_t end = addr + len;
     int rc = 0;
     pthread_mutex_lock(&c->lock);
+    r->epoch++;
     for (uint64_t k = (addr - r->base) / c->chunk; chunk_addr(r, k) < end;) {
         uintptr_t cb = chunk_addr(r, k), ce = cb + chunk_len(r, k);
         uintptr_t from = addr > cb ? addr : cb, to = end < ce ? end : ce;

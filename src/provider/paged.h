@@ -31,6 +31,7 @@ typedef struct paged_region {
     _Atomic int error;    /* first failed write-back (LOCI_E*), reported by the next flush */
     _Atomic int users;    /* fault handlers and queued readaheads using it now */
     _Atomic bool leaving; /* being freed: nothing more to read ahead */
+    unsigned epoch;       /* bumped by evictions and purges (cache lock): older readaheads are void */
 } paged_region_t;
 
 /* ------------------------------------------------------- chunk_cache.c -- */
@@ -49,8 +50,9 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f);
 /** Fill the chunks of [addr, addr+len) (page-aligned, inside r) now. */
 int cache_prefetch(paged_region_t *r, uintptr_t addr, size_t len);
 
-/** Fill chunk `chunk` of r unless it is cached already (sequential readahead). */
-void cache_readahead(paged_region_t *r, uint64_t chunk);
+/** Fill chunk `chunk` of r unless it is cached already (sequential readahead
+ *  asked in `epoch`: nothing when r was evicted or purged since). */
+void cache_readahead(paged_region_t *r, uint64_t chunk, unsigned epoch);
 
 /** Write the dirty pages of the chunks of [addr, addr+len) back, in runs;
  *  `evict` also drops the chunks from DRAM. Returns the first write error
@@ -78,8 +80,9 @@ size_t cache_budget(const chunk_cache_t *c);
  *  (see uffd_open). fd or LOCI_E* with the reason in loci_last_error(). */
 int paged_uffd(bool forced);
 
-/** Have a fault-handling thread fill chunk `chunk` of r soon (cache_readahead),
- *  r held until then. The caller holds r. Dropped when too many are queued. */
+/** Have a readahead thread fill chunk `chunk` of r soon (cache_readahead),
+ *  r held until then. The caller holds r and its cache's lock. Dropped when
+ *  too many are queued. */
 void paged_readahead(paged_region_t *r, uint64_t chunk);
 
 /** 0 when mode=paged can run here without restrictions, else the LOCI_E*

@@ -40,6 +40,7 @@ static pthread_cond_t queued = PTHREAD_COND_INITIALIZER;
 static struct {
     paged_region_t *region;
     uint64_t chunk;
+    unsigned epoch;
 } queue[MAX_QUEUED];
 static unsigned queue_head, queue_len;
 
@@ -55,6 +56,7 @@ void paged_readahead(paged_region_t *r, uint64_t chunk)
         unsigned at = (queue_head + queue_len++) % MAX_QUEUED;
         queue[at].region = r;
         queue[at].chunk = chunk;
+        queue[at].epoch = r->epoch;
         paged_region_hold(r);
         pthread_cond_signal(&queued);
     }
@@ -69,10 +71,11 @@ static void *read_ahead(void *arg)
             pthread_cond_wait(&queued, &queue_lock);
         paged_region_t *r = queue[queue_head].region;
         uint64_t chunk = queue[queue_head].chunk;
+        unsigned epoch = queue[queue_head].epoch;
         queue_head = (queue_head + 1) % MAX_QUEUED;
         queue_len--;
         pthread_mutex_unlock(&queue_lock);
-        cache_readahead(r, chunk);
+        cache_readahead(r, chunk, epoch);
         paged_region_put(r);
     }
     return NULL;
