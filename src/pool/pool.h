@@ -24,9 +24,10 @@
  * the kernel (provider purge, unmap) after sustained frees:
  *  - empty slabs, and freed dedicated extents (in a per-heap extent cache,
  *    out of the page map, reused for a block of the same size to 1/8 more),
- *    stay ready, still charged to the target;
- *  - budget: a heap keeps at most max(64 MiB, half its recent peak of bytes
- *    in use) that way; past it the oldest go at once;
+ *    stay ready, still charged to the target while their pages are resident;
+ *  - budget: a heap keeps at most max(64 MiB, twice its recent peak of
+ *    bytes in use) that way (free memory is split by size class); past it
+ *    the oldest go at once;
  *  - age: what stayed unused for the purge delay (10 s by default,
  *    pool_set_purge_delay_ms) goes back — a class still refilling keeps its
  *    empty slabs up to ten delays; a cached extent is purged, then unmapped
@@ -216,7 +217,7 @@ int pool_stats_target(const struct loci_target *t, pool_stats_t *st);
  *  unused before its pages go back to the OS (default 10 s; a size class
  *  still refilling keeps its empty slabs ten times longer; a purged extent
  *  is unmapped one delay later). Within it, each heap still keeps at most
- *  max(64 MiB, half its recent peak in use). 0 = retain nothing: slabs go
+ *  max(64 MiB, twice its recent peak in use). 0 = retain nothing: slabs go
  *  back as they empty, freed extents are unmapped at once. Returns the old
  *  value. */
 unsigned pool_set_purge_delay_ms(unsigned ms);

@@ -18,11 +18,16 @@
  * Retention. Faulting pages in again costs far more than keeping them, so
  * empty slabs (and freed big extents, see large.c) stay resident, within
  * limits:
- *  - budget: a heap retains at most max(64 MiB, half its recent peak of
+ *  - budget: a heap retains at most max(64 MiB, twice its recent peak of
  *    bytes in use), in use = committed - retained, the peak taken over the
- *    current and the previous window of one purge delay. Past the budget the
- *    oldest retained things go first (slabs and cached extents alike), right
- *    where a slab goes empty or an extent is cached.
+ *    current and the previous window of one purge delay. Twice, because
+ *    free memory here is split by size class: a program that moves between
+ *    sizes and comes back needs each size's memory again, and the sum of
+ *    those footprints exceeds the peak in use at any one moment (cycling
+ *    through the 13 sizes of 8 B ... 32 KiB of bench/alloc takes ~2x). Past
+ *    the budget the oldest retained things go first (slabs and cached
+ *    extents alike), right where a slab goes empty or an extent is cached:
+ *    memory a program moved away from goes back at once.
  *  - age: an empty slab that stayed unused for the purge delay (default 10 s,
  *    pool_set_purge_delay_ms) is retired, once its class has not refilled
  *    for that long either; a class still refilling keeps its empty slabs up
@@ -55,6 +60,7 @@
 _Atomic unsigned pool__purge_delay_ms = 10000;
 
 #define RETAIN_FLOOR ((uint64_t)64 << 20) /* a heap may always retain this much */
+#define RETAIN_PEAKS 2                    /* ... or this many times its recent peak in use */
 #define RETAIN_STEP 4u                    /* slabs or extents released per check at most */
 
 /* ms from t to now, 0 when t is later (clocks read on other threads) */
@@ -389,8 +395,8 @@ uint64_t pool__retain_budget(pool_heap_t *h)
 {
     uint64_t a = atomic_load_explicit(&h->peak_cur, memory_order_relaxed);
     uint64_t b = atomic_load_explicit(&h->peak_prev, memory_order_relaxed);
-    uint64_t half = (a > b ? a : b) / 2;
-    return half > RETAIN_FLOOR ? half : RETAIN_FLOOR;
+    uint64_t peak = a > b ? a : b;
+    return peak * RETAIN_PEAKS > RETAIN_FLOOR ? peak * RETAIN_PEAKS : RETAIN_FLOOR;
 }
 
 static uint64_t in_use(pool_heap_t *h)
