@@ -9,6 +9,8 @@ packages=(
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
   # libraries loci uses
   libhwloc-dev hwloc libhwloc-plugins libnuma-dev numactl libinih-dev
+  # checkpoint chunk checksums (XXH3-128)
+  libxxhash-dev
   # tests: unit tests, fuzzing runtime, the VM test bed
   libcmocka-dev qemu-system-x86 busybox-static cpio
   # OpenMP front end: clang's OpenMP runtime (libomp), to test it beside GCC's libgomp
