@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "loci.h"
+#include "support/scratch.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -22,31 +23,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dir[] = "/tmp/loci-test-alloc-XXXXXX";
 
-/* Simulated KNL whose MCDRAM (hbm0) the admin capped at 64 MiB. */
+/* Simulated KNL (dram0 = node 0, hbm0 = node 1), hbm0 capped by the admin at 64 MiB. */
 static void use_capped_knl(void)
 {
-    char cfg[300], topo[512];
-    snprintf(cfg, sizeof cfg, "%s/cap.ini", dir);
-    FILE *f = fopen(cfg, "w");
-    assert_non_null(f);
-    fputs("[target hbm0]\nnuma_node = 1\ncapacity = 64MiB\n", f);
-    fclose(f);
-    snprintf(topo, sizeof topo, "%s/knl-flat.xml", getenv("LOCI_TEST_TOPOLOGIES"));
-    loci_fini();
-    setenv("LOCI_TOPOLOGY", topo, 1);
-    setenv("LOCI_CONFIG", cfg, 1);
-    assert_int_equal(loci_init(), 0);
+    use_topology("knl-flat.xml", "[target hbm0]\nnuma_node = 1\ncapacity = 64MiB\n");
 }
 
-static void use_this_machine(void)
-{
-    loci_fini();
-    unsetenv("LOCI_TOPOLOGY");
-    unsetenv("LOCI_CONFIG");
-    assert_int_equal(loci_init(), 0);
-}
 
 static const char *target_name(const void *p)
 {
@@ -279,16 +262,6 @@ static void statistics(void **state)
     free(text);
 }
 
-static int setup(void **state) { return mkdtemp(dir) ? 0 : -1; }
-
-static int teardown(void **state)
-{
-    loci_fini();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -301,5 +274,5 @@ int main(void)
         cmocka_unit_test(fallback_abort_says_why),
         cmocka_unit_test(statistics),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

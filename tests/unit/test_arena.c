@@ -14,6 +14,7 @@
 
 #include "arena/arena.h"
 #include "loci.h"
+#include "support/scratch.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -23,32 +24,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dir[] = "/tmp/loci-test-arena-XXXXXX";
-
 /* Simulated KNL (dram0 = node 0, hbm0 = node 1), with hbm0 capped by the
  * admin at 64 MiB when `capped`. */
 static void use_knl(bool capped)
 {
-    char cfg[300], topo[512];
-    snprintf(cfg, sizeof cfg, "%s/cap.ini", dir);
-    FILE *f = fopen(cfg, "w");
-    assert_non_null(f);
-    fputs(capped ? "[target hbm0]\nnuma_node = 1\ncapacity = 64MiB\n" : "", f);
-    fclose(f);
-    snprintf(topo, sizeof topo, "%s/knl-flat.xml", getenv("LOCI_TEST_TOPOLOGIES"));
-    loci_fini();
-    setenv("LOCI_TOPOLOGY", topo, 1);
-    setenv("LOCI_CONFIG", cfg, 1);
-    assert_int_equal(loci_init(), 0);
+    use_topology("knl-flat.xml", capped ? "[target hbm0]\nnuma_node = 1\ncapacity = 64MiB\n" : "");
 }
 
-static void use_this_machine(void)
-{
-    loci_fini();
-    unsetenv("LOCI_TOPOLOGY");
-    unsetenv("LOCI_CONFIG");
-    assert_int_equal(loci_init(), 0);
-}
 
 static const char *name_of(const loci_target_t *t)
 {
@@ -576,16 +558,6 @@ static void fini_releases_arenas(void **state)
     assert_int_equal(loci_init(), 0);
 }
 
-static int setup(void **state) { return mkdtemp(dir) ? 0 : -1; }
-
-static int teardown(void **state)
-{
-    loci_fini();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -603,5 +575,5 @@ int main(void)
         cmocka_unit_test(moves_under_concurrent_use),
         cmocka_unit_test(fini_releases_arenas),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

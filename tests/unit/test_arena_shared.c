@@ -14,6 +14,7 @@
 
 #include "arena/arena.h"
 #include "loci.h"
+#include "support/scratch.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -26,8 +27,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dir[] = "/tmp/loci-test-shared-XXXXXX";
-
 static loci_arena_t *create(const char *name, size_t max_bytes)
 {
     loci_arena_t *ar = loci_arena_create_shared(name, "", max_bytes);
@@ -38,7 +37,7 @@ static loci_arena_t *create(const char *name, size_t max_bytes)
 
 static void path_of(const char *name, const char *ext, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s/loci-%u-%s.%s", dir, (unsigned)geteuid(), name, ext);
+    snprintf(buf, len, "%s/loci-%u-%s.%s", scratch_dir, (unsigned)geteuid(), name, ext);
 }
 
 /* Run fn in a child process; its exit status (0 = fine), or 128 + signal. */
@@ -479,18 +478,10 @@ static void threads_share_it_too(void **state)
 
 static int setup(void **state)
 {
-    if (!mkdtemp(dir))
+    if (scratch_setup(state) != 0)
         return -1;
-    setenv("LOCI_SHM_DIR", dir, 1);
+    setenv("LOCI_SHM_DIR", scratch_dir, 1);
     return loci_init();
-}
-
-static int teardown(void **state)
-{
-    loci_fini();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd);
 }
 
 int main(void)
@@ -506,5 +497,5 @@ int main(void)
         cmocka_unit_test(killed_in_the_middle_of_a_change),
         cmocka_unit_test(threads_share_it_too),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, scratch_teardown);
 }

@@ -10,18 +10,17 @@
 #include <cmocka.h>
 
 #include "loci.h"
+#include "support/scratch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static char dir[] = "/tmp/loci-test-config-XXXXXX";
-
 static const char *write_file(const char *name, const char *text)
 {
     static char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s", scratch_dir, name);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs(text, f);
@@ -80,7 +79,7 @@ static void numa_entry_overrides_with_config_source(void **state)
 static void file_tier_from_config(void **state)
 {
     char text[512];
-    snprintf(text, sizeof text, "[target scratch]\npath = %s\nkind = ssd\ncapacity = 2G\n", dir);
+    snprintf(text, sizeof text, "[target scratch]\npath = %s\nkind = ssd\ncapacity = 2G\n", scratch_dir);
     assert_int_equal(init_with(write_file("tier.ini", text)), 0);
     const loci_target_t *t = loci_target_by_name("scratch");
     assert_non_null(t);
@@ -90,7 +89,7 @@ static void file_tier_from_config(void **state)
     assert_int_equal(info.numa_node, -1);
     assert_int_equal(info.capacity, 2ull << 30);
     assert_true(info.flags & LOCI_TARGET_PERSISTENT);
-    assert_string_equal(loci_target_path(t), dir);
+    assert_string_equal(loci_target_path(t), scratch_dir);
     assert_non_null(loci_target_by_name("ssd0")); /* the default tier is still there */
 }
 
@@ -167,19 +166,6 @@ static void unknown_target_names_the_ones_there(void **state)
     assert_int_equal(loci_set_initiator(4095), LOCI_EINVAL);
 }
 
-static int setup(void **state)
-{
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    loci_fini();
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,5 +176,5 @@ int main(void)
         cmocka_unit_test(bad_topology_file),
         cmocka_unit_test(unknown_target_names_the_ones_there),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

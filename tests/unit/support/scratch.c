@@ -1,0 +1,50 @@
+#include "scratch.h"
+
+#include <loci.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+char scratch_dir[] = "/tmp/loci-test-XXXXXX";
+
+int scratch_setup(void **state)
+{
+    (void)state;
+    return mkdtemp(scratch_dir) ? 0 : -1;
+}
+
+int scratch_teardown(void **state)
+{
+    (void)state;
+    loci_fini();
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", scratch_dir);
+    return system(cmd);
+}
+
+void use_topology(const char *xml, const char *config)
+{
+    char cfg[300], topo[512];
+    snprintf(cfg, sizeof cfg, "%s/topology.ini", scratch_dir);
+    FILE *f = fopen(cfg, "w");
+    assert_non_null(f);
+    fputs(config, f);
+    fclose(f);
+    snprintf(topo, sizeof topo, "%s/%s", getenv("LOCI_TEST_TOPOLOGIES"), xml);
+    loci_fini();
+    setenv("LOCI_TOPOLOGY", topo, 1);
+    setenv("LOCI_CONFIG", cfg, 1);
+    assert_int_equal(loci_init(), 0);
+}
+
+void use_this_machine(void)
+{
+    loci_fini();
+    unsetenv("LOCI_TOPOLOGY");
+    unsetenv("LOCI_CONFIG");
+    assert_int_equal(loci_init(), 0);
+}

@@ -1,0 +1,26 @@
+/*
+ * What many unit tests share: a scratch directory removed at the end, and
+ * switching loci between this machine and an injected reference topology
+ * (tests/topologies, found through LOCI_TEST_TOPOLOGIES) with an admin
+ * config written into the scratch directory.
+ */
+#ifndef LOCI_TEST_SCRATCH_H
+#define LOCI_TEST_SCRATCH_H
+
+/** The scratch directory, valid between scratch_setup and scratch_teardown. */
+extern char scratch_dir[];
+
+/** cmocka group setup: create the scratch directory. */
+int scratch_setup(void **state);
+
+/** cmocka group teardown: loci_fini, then remove the scratch directory. */
+int scratch_teardown(void **state);
+
+/** Re-initialise loci on the reference topology `xml` (a file name in
+ *  tests/topologies) with `config` (INI text, "" for none) as LOCI_CONFIG. */
+void use_topology(const char *xml, const char *config);
+
+/** Re-initialise loci on this machine, without topology or config. */
+void use_this_machine(void);
+
+#endif
