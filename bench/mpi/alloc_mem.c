@@ -74,20 +74,12 @@ static double run(int v, const int32_t *ops, size_t n, size_t size, void **live)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    const char *sizes_arg = "8-2M", *intent = "near=pe";
-    int ops = 20000, repeats = 11;
+    const char *intent = "near=pe";
+    bench_opts_t opt = {"8-2M", 20000, 11}, quick = {"8,64,512,4K,32K,256K,2M", 2000, 3};
     uint64_t seed = 42;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) {
-            sizes_arg = "8,64,512,4K,32K,256K,2M";
-            ops = 2000;
-            repeats = 3;
-        } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
-            sizes_arg = argv[++i];
-        } else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
-            ops = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) {
-            repeats = atoi(argv[++i]);
+        if (bench_common_option(argc, argv, &i, &opt, &quick)) {
+            continue;
         } else if (!strcmp(argv[i], "--intent") && i + 1 < argc) {
             intent = argv[++i];
         } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
@@ -98,12 +90,12 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
-    if (repeats < 1 || repeats > MAX_REPEATS || ops < 1) {
+    if (opt.repeats < 1 || opt.repeats > MAX_REPEATS || opt.ops < 1) {
         fprintf(stderr, "bench_mpi_alloc: --repeats 1..%d and --ops >= 1\n", MAX_REPEATS);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     size_t sizes[MAX_SIZES];
-    int nsizes = parse_sizes(sizes_arg, sizes, MAX_SIZES);
+    int nsizes = parse_sizes(opt.sizes, sizes, MAX_SIZES);
     if (!(allocator = loci_allocator_create(intent))) {
         fprintf(stderr, "bench_mpi_alloc: intent \"%s\": %s\n", intent, loci_last_error());
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -115,26 +107,26 @@ int main(int argc, char **argv)
     MPI_Get_library_version(version, &len);
     version[strcspn(version, "\n,")] = '\0';
 
-    int32_t *opsv = malloc((size_t)ops * sizeof *opsv);
-    void **live = malloc((size_t)ops * sizeof *live);
+    int32_t *opsv = malloc((size_t)opt.ops * sizeof *opsv);
+    void **live = malloc((size_t)opt.ops * sizeof *live);
     printf("MPI_Alloc_mem, SharP 6.1 workload: %d ops per size (70%% alloc), median of %d, ns/op; %s; "
-           "intent \"%s\"\n", ops, repeats, version, intent);
+           "intent \"%s\"\n", opt.ops, opt.repeats, version, intent);
     printf("%8s %9s %9s %9s %9s %13s %12s\n", "size", "plain", "null", "intent", "loci", "intent/plain",
            "null/plain");
     double log_sum = 0, worst = 0;
     int over = 0; /* sizes above the goal */
     for (int s = 0; s < nsizes; s++) {
-        bench_workload_generate(opsv, (size_t)ops, seed, sizes[s], 0);
+        bench_workload_generate(opsv, (size_t)opt.ops, seed, sizes[s], 0);
         double t[NVARIANTS][MAX_REPEATS], med[NVARIANTS];
         for (int v = 0; v < NVARIANTS; v++) /* warm-up: first-time costs out of the figures */
-            run(v, opsv, (size_t)ops, sizes[s], live);
-        for (int r = 0; r < repeats; r++)
+            run(v, opsv, (size_t)opt.ops, sizes[s], live);
+        for (int r = 0; r < opt.repeats; r++)
             for (int k = 0; k < NVARIANTS; k++) {
                 int v = (k + r) % NVARIANTS; /* rotate the order: no variant always runs first */
-                t[v][r] = run(v, opsv, (size_t)ops, sizes[s], live);
+                t[v][r] = run(v, opsv, (size_t)opt.ops, sizes[s], live);
             }
         for (int v = 0; v < NVARIANTS; v++)
-            med[v] = median(t[v], repeats);
+            med[v] = median(t[v], opt.repeats);
         double ratio = med[INTENT] / med[PLAIN];
         log_sum += log(ratio);
         worst = ratio > worst ? ratio : worst;

@@ -5,6 +5,7 @@
 #ifndef LOCI_BENCH_MPI_COMMON_H
 #define LOCI_BENCH_MPI_COMMON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,34 @@ static inline const char *size_str(size_t v, char *buf, size_t len)
     else
         snprintf(buf, len, "%zu", v);
     return buf;
+}
+
+/* The options every MPI benchmark takes. */
+typedef struct {
+    const char *sizes; /* as parse_sizes reads them */
+    int ops, repeats;
+} bench_opts_t;
+
+/* Take argv[*i] (and its value) when it is one of --quick (sets *quick),
+ * --sizes, --ops, --repeats; false when it is none of them. */
+static inline bool bench_common_option(int argc, char **argv, int *i, bench_opts_t *o, const bench_opts_t *quick)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--quick")) {
+        *o = *quick;
+        return true;
+    }
+    if (*i + 1 >= argc)
+        return false;
+    if (!strcmp(a, "--sizes"))
+        o->sizes = argv[++*i];
+    else if (!strcmp(a, "--ops"))
+        o->ops = atoi(argv[++*i]);
+    else if (!strcmp(a, "--repeats"))
+        o->repeats = atoi(argv[++*i]);
+    else
+        return false;
+    return true;
 }
 
 #endif

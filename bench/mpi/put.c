@@ -74,32 +74,23 @@ int main(int argc, char **argv)
     int nprocs;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    const char *sizes_arg = "8-1M";
-    int ops = 10000, repeats = 11;
+    bench_opts_t opt = {"8-1M", 10000, 11}, quick = {"8,512,32K,1M", 1000, 1};
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) {
-            sizes_arg = "8,512,32K,1M";
-            ops = 1000;
-            repeats = 1;
-        } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
-            sizes_arg = argv[++i];
-        } else if (!strcmp(argv[i], "--ops") && i + 1 < argc) {
-            ops = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) {
-            repeats = atoi(argv[++i]);
+        if (bench_common_option(argc, argv, &i, &opt, &quick)) {
+            continue;
         } else {
             if (rank == 0)
                 fprintf(stderr, "usage: bench_mpi_put [--quick] [--sizes 8-1M] [--ops 10000] [--repeats 11]\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
-    if (nprocs < 2 || repeats < 1 || repeats > MAX_REPEATS || ops < 1) {
+    if (nprocs < 2 || opt.repeats < 1 || opt.repeats > MAX_REPEATS || opt.ops < 1) {
         if (rank == 0)
             fprintf(stderr, "bench_mpi_put: needs 2 processes, --repeats 1..%d, --ops >= 1\n", MAX_REPEATS);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     size_t sizes[MAX_SIZES];
-    int nsizes = parse_sizes(sizes_arg, sizes, MAX_SIZES);
+    int nsizes = parse_sizes(opt.sizes, sizes, MAX_SIZES);
     size_t max = 0;
     for (int s = 0; s < nsizes; s++)
         max = sizes[s] > max ? sizes[s] : max;
@@ -113,25 +104,25 @@ int main(int argc, char **argv)
         MPI_Get_library_version(version, &len);
         version[strcspn(version, "\n,")] = '\0';
         printf("MPI_Put 0 -> 1, %d puts per size, flush every %d, median of %d; %s; near=pe: %s, near=nic: %s\n",
-               ops, FLUSH_EVERY, repeats, version, where("near=pe"), where("near=nic"));
+               opt.ops, FLUSH_EVERY, opt.repeats, version, where("near=pe"), where("near=nic"));
         printf("%8s %12s %12s %8s %11s %11s %8s\n", "size", "pe MB/s", "nic MB/s", "nic/pe", "pe Mmsg/s",
                "nic Mmsg/s", "nic/pe");
     }
     for (int s = 0; s < nsizes; s++) {
         double t[NVARIANTS][MAX_REPEATS];
         for (int k = 0; k < NVARIANTS; k++) /* warm-up */
-            timed_puts(&v[k], sizes[s], ops / 10 + 1);
-        for (int r = 0; r < repeats; r++)
+            timed_puts(&v[k], sizes[s], opt.ops / 10 + 1);
+        for (int r = 0; r < opt.repeats; r++)
             for (int j = 0; j < NVARIANTS; j++) {
                 int k = (j + r) % NVARIANTS;
-                t[k][r] = timed_puts(&v[k], sizes[s], ops);
+                t[k][r] = timed_puts(&v[k], sizes[s], opt.ops);
             }
         if (rank == 0) {
             double bw[NVARIANTS], rate[NVARIANTS];
             for (int k = 0; k < NVARIANTS; k++) {
-                double sec = median(t[k], repeats);
-                bw[k] = (double)sizes[s] * ops / sec / 1e6;
-                rate[k] = ops / sec / 1e6;
+                double sec = median(t[k], opt.repeats);
+                bw[k] = (double)sizes[s] * opt.ops / sec / 1e6;
+                rate[k] = opt.ops / sec / 1e6;
             }
             char sz[32];
             printf("%8s %12.1f %12.1f %7.3fx %11.3f %11.3f %7.3fx\n", size_str(sizes[s], sz, sizeof sz), bw[0],
