@@ -1,9 +1,21 @@
-! libloci-mpi from Fortran through `use mpi` (TYPE(C_PTR) base addresses: the *_cptr entry points).
+! libloci-mpi from Fortran through `use mpi` (TYPE(C_PTR) base addresses: the *_cptr entry points),
+! or, built with -DLOCI_MPIF_H, through mpif.h (integer base addresses; Open MPI's Fortran calls
+! PMPI_* directly: the shim's own Fortran entry points must catch these calls).
+#ifdef LOCI_MPIF_H
+#define AS_CPTR(address) transfer(address, c_null_ptr)
+#else
+#define AS_CPTR(address) address
+#endif
 ! Loci memory by info key, a refused intent, a double free, a window by intent.
 program test_fortran_mpi
+#ifndef LOCI_MPIF_H
   use mpi
+#endif
   use iso_c_binding
   implicit none
+#ifdef LOCI_MPIF_H
+  include 'mpif.h'
+#endif
   interface
     type(c_ptr) function loci_ptr_target(p) bind(C)
       import :: c_ptr
@@ -12,7 +24,13 @@ program test_fortran_mpi
   end interface
   integer :: ierr, info, bad, rank, nprocs, win, right
   integer(kind=MPI_ADDRESS_KIND) :: size, disp
+#ifdef LOCI_MPIF_H
+  integer(kind=MPI_ADDRESS_KIND) :: base
+  character(*), parameter :: binding = 'mpif'
+#else
   type(c_ptr) :: base
+  character(*), parameter :: binding = 'mpi'
+#endif
   integer, pointer :: a(:)
 
   call MPI_INIT(ierr)
@@ -27,8 +45,8 @@ program test_fortran_mpi
 
   call MPI_ALLOC_MEM(size, info, base, ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_ALLOC_MEM')
-  call check(c_associated(loci_ptr_target(base)), 'MPI_ALLOC_MEM: not loci memory')
-  call c_f_pointer(base, a, [1024])
+  call check(c_associated(loci_ptr_target(AS_CPTR(base))), 'MPI_ALLOC_MEM: not loci memory')
+  call c_f_pointer(AS_CPTR(base), a, [1024])
   a = rank
   call MPI_FREE_MEM(a, ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_FREE_MEM')
@@ -43,7 +61,7 @@ program test_fortran_mpi
   call check(ierr == MPI_ERR_INFO_VALUE, 'MPI_WIN_ALLOCATE_SHARED, malformed intent: not MPI_ERR_INFO_VALUE')
   call MPI_WIN_ALLOCATE(size, 4, info, MPI_COMM_WORLD, base, win, ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_WIN_ALLOCATE')
-  call c_f_pointer(base, a, [1024])
+  call c_f_pointer(AS_CPTR(base), a, [1024])
   a = -1
   right = mod(rank + 1, nprocs)
   disp = 5
@@ -55,7 +73,7 @@ program test_fortran_mpi
 
   call MPI_INFO_FREE(info, ierr)
   call MPI_INFO_FREE(bad, ierr)
-  if (rank == 0) print '(a)', 'test_fortran_mpi: passed'
+  if (rank == 0) print '(3a)', 'test_fortran_', binding, ': passed'
   call MPI_FINALIZE(ierr)
 contains
   subroutine check(ok, what)
