@@ -38,17 +38,8 @@ void *pool_alloc(pool_heap_t *h, size_t size)
         c = pool_size_class_big(s1);
     else
         return alloc_slow(h, size);
-    tcache_t *tc = pool__tl.last;
-    if (LOCI_LIKELY(atomic_load_explicit(&tc->heap, memory_order_relaxed) == h)) {
-        tbin_t *b = &tc->bins[c];
-        uint32_t n = bin_count(b);
-        if (LOCI_LIKELY(n > 0))
-            return pool__bin_pop(b, n);
-        uint32_t r = run_count(b);
-        if (LOCI_LIKELY(r > 0))
-            return pool__run_take(b, r);
-    }
-    return alloc_slow(h, size);
+    void *p = pool__tcache_take(h, c);
+    return LOCI_LIKELY(p != NULL) ? p : alloc_slow(h, size);
 }
 
 void *pool_calloc(pool_heap_t *h, size_t n, size_t size)

@@ -474,6 +474,8 @@ static inline void *pool__bin_pop(tbin_t *b, uint32_t n)
     tentry_t e = b->slots[n - 1];
     bin_set_count(b, n - 1);
     atomic_store_explicit(e.state, BLOCK_LIVE, memory_order_relaxed);
+    if (!e.p) /* never: no block is at address 0; lets the callers' NULL tests vanish */
+        __builtin_unreachable();
     return e.p;
 }
 
@@ -486,10 +488,14 @@ static inline void *pool__run_take(tbin_t *b, uint32_t r)
     b->run_st = st + b->run_step;
     atomic_store_explicit(&b->run_n, r - 1, memory_order_relaxed);
     atomic_store_explicit(st, BLOCK_LIVE, memory_order_relaxed);
+    if (!p) /* never, as in pool__bin_pop */
+        __builtin_unreachable();
     return (void *)p;
 }
 
-static inline void *pool__alloc_class(pool_heap_t *h, unsigned c)
+/* A block of class c from the calling thread's cache for h, or NULL when
+ * the cache is another heap's or empty (then the caller takes a slow path). */
+static inline void *pool__tcache_take(pool_heap_t *h, unsigned c)
 {
     tcache_t *tc = pool__tl.last;
     if (LOCI_LIKELY(atomic_load_explicit(&tc->heap, memory_order_relaxed) == h)) {
@@ -501,7 +507,13 @@ static inline void *pool__alloc_class(pool_heap_t *h, unsigned c)
         if (LOCI_LIKELY(r > 0))
             return pool__run_take(b, r);
     }
-    return pool__alloc_small_slow(h, c);
+    return NULL;
+}
+
+static inline void *pool__alloc_class(pool_heap_t *h, unsigned c)
+{
+    void *p = pool__tcache_take(h, c);
+    return LOCI_LIKELY(p != NULL) ? p : pool__alloc_small_slow(h, c);
 }
 
 /* Index of the block containing address p of slab s (exact for offsets
