@@ -17,6 +17,9 @@ export PATH=/test:/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp TMPDIR=/tmp
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
+# POSIX shared memory (shm_open, MPI/OpenSHMEM shared-memory transports) lives here.
+mkdir -p /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 
 results=/dev/ttyS1
 log() { echo "loci-vm: $*" >/dev/console; }
