@@ -54,6 +54,13 @@ static int add_alias(const char *text, int initiator, loci_allocator_t *allocato
     return 0;
 }
 
+void allocator_file_mode(const resolution_t *res, place_t *out)
+{
+    out->file_mode = res->mode != MODE_PAGED ? FILE_MMAP : res->mode_forced ? FILE_PAGED_ONLY : FILE_PAGED;
+    out->cache = res->cache;
+    out->chunk = res->chunk;
+}
+
 void allocator_place(const resolution_t *res, int i, place_t *out)
 {
     const struct loci_target *tg = res->candidates[i];
@@ -63,9 +70,7 @@ void allocator_place(const resolution_t *res, int i, place_t *out)
     out->shared = res->access != ACCESS_PROCESS;
     out->simulated = (tg->flags & LOCI_TARGET_SIMULATED) != 0;
     if (tg->numa_node < 0) {
-        out->file_mode = res->mode != MODE_PAGED ? FILE_MMAP : res->mode_forced ? FILE_PAGED_ONLY : FILE_PAGED;
-        out->cache = res->cache;
-        out->chunk = res->chunk;
+        allocator_file_mode(res, out);
         return;
     }
     if (res->partition == PARTITION_INTERLEAVE) {

@@ -28,6 +28,9 @@ pool_heap_t *allocator_heap(loci_allocator_t *a, int i);
 /** The pool's failure hook of an allocator's best heap: applies the fallback. */
 void *allocator_on_fail(pool_heap_t *primary, const pool_request_t *req);
 
+/** How a file tier holds what `res` places there (mode=, cache=, chunk=). */
+void allocator_file_mode(const resolution_t *res, place_t *out);
+
 /** How a candidate's extents are placed (policy, nodes, provider flags). */
 void allocator_place(const resolution_t *res, int i, place_t *out);
 

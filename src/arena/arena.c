@@ -8,6 +8,7 @@
  * (the write lock) and tries once more. Far from the cap that costs one
  * atomic add per allocation.
  */
+#include "alloc/allocator.h"
 #include "arena/arena.h"
 #include "units.h"
 
@@ -96,7 +97,11 @@ loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)
     }
     const struct loci_target *t = res.candidates[0];
     bool shareable = res.access != ACCESS_PROCESS;
-    const provider_ops_t *ops = provider_for(t, shareable);
+    place_t place;
+    arena_place(t, res.pinned, shareable, &place);
+    if (t->numa_node < 0) /* a file tier: mode=paged gives loci's chunk cache, as for loci_alloc */
+        allocator_file_mode(&res, &place);
+    const provider_ops_t *ops = provider_for_place(&place);
     if (!ops || !(t->flags & LOCI_TARGET_CPU_ACCESSIBLE))
         return loci__fail_null(LOCI_ENOTSUP, "arena for intent \"%s\": its target %s cannot hold an arena "
                                              "(arenas live on NUMA nodes and file tiers)", in.canonical, t->name);
@@ -106,7 +111,8 @@ loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)
     ar->pinned = res.pinned;
     ar->shareable = shareable;
     ar->ops = ops;
-    arena_place(t, ar->pinned, shareable, &ar->place);
+    ar->place = place;
+    ar->paged = ops == &provider_paged;
     if (!(ar->heap = pool_heap_create(ops, &ar->place, ar))) {
         arena_free(ar);
         return NULL;

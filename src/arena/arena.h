@@ -35,6 +35,7 @@ struct loci_arena {
     const provider_ops_t *ops; /* under lock */
     place_t place;             /* under lock */
     bool pinned, shareable;    /* from the intent: kept across moves */
+    bool paged;                /* in loci's chunk cache (mode=paged): never moves */
     /* Usable bytes handed out since the last exact count: >= the live bytes,
      * since frees do not subtract (they take no arena lock). Recounted from
      * the pool when max_bytes would be passed. */

@@ -100,6 +100,10 @@ int arena_move_check(const loci_arena_t *ar, const struct loci_target *dst)
     if (ar->sh)
         return loci__fail(LOCI_ENOTSUP, "arena \"%s\" is shared: it stays on the node it was created on "
                                         "(other processes map its pages)", ar->intent);
+    if (ar->paged)
+        return loci__fail(LOCI_ENOTSUP, "arena \"%s\" lives in loci's chunk cache (mode=paged), whose pages "
+                                        "cannot be handed to another tier keeping their addresses; create it "
+                                        "with mode=mmap to move it", ar->intent);
     const struct loci_target *from = loci_arena_target(ar);
     const provider_ops_t *from_ops = provider_for(from, ar->shareable), *to_ops = provider_for(dst, ar->shareable);
     if (!to_ops || !(dst->flags & LOCI_TARGET_CPU_ACCESSIBLE))

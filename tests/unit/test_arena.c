@@ -448,6 +448,32 @@ static void move_to_ssd_refused_while_in_use(void **state)
     loci_arena_destroy(ar);
 }
 
+/* mode=paged: the arena's memory is served by loci's chunk cache, and stays
+ * on its file tier (paged pages cannot be handed over keeping addresses). */
+static void paged_arena_stays_on_its_tier(void **state)
+{
+    use_this_machine();
+    loci_arena_t *ar = loci_arena_create("kind=ssd,mode=paged!,cache=4MiB", 0);
+    if (!ar) { /* mode=paged! is refused only where userfaultfd is */
+        print_message("skipped: paged memory cannot run here: %s\n", loci_last_error());
+        skip();
+    }
+    size_t n = 8u << 20; /* twice the cache: chunks go to the store and come back */
+    unsigned char *p = loci_arena_alloc(ar, n);
+    assert_non_null(p);
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(i * 7);
+    loci_nvm_stats_t st;
+    assert_int_equal(loci_nvm_stats(p, &st), 0);
+    assert_true(st.evictions > 0);
+    assert_int_equal(loci_arena_move(ar, loci_target_by_name("dram0")), LOCI_ENOTSUP);
+    assert_non_null(strstr(loci_last_error(), "mode=paged"));
+    assert_string_equal(name_of(loci_arena_target(ar)), "ssd0");
+    for (size_t i = 0; i < n; i += 4093)
+        assert_int_equal(p[i], (unsigned char)(i * 7));
+    loci_arena_destroy(ar);
+}
+
 static void async_moves(void **state)
 {
     use_knl(true);
@@ -571,6 +597,7 @@ int main(void)
         cmocka_unit_test(move_refused_when_it_cannot_fit),
         cmocka_unit_test(move_to_ssd_and_back_keeps_addresses),
         cmocka_unit_test(move_to_ssd_refused_while_in_use),
+        cmocka_unit_test(paged_arena_stays_on_its_tier),
         cmocka_unit_test(async_moves),
         cmocka_unit_test(moves_under_concurrent_use),
         cmocka_unit_test(fini_releases_arenas),
