@@ -19,6 +19,7 @@
  *
  * usage: mpirun -np P bench_mpi_bfs [--quick] [--scale 16] [--edgefactor 16] [--roots 64] [--seed 1]
  */
+#include "../graph500.h"
 #include "common.h"
 
 #include <loci.h>
@@ -28,43 +29,13 @@ enum { NVARIANTS = 2, MAX_ROOTS = 64 };
 static const char *intents[NVARIANTS] = {"near=pe", "near=nic"};
 
 static int rank, nprocs;
-static int64_t nverts;
 
+/* One variant: the local graph and the BFS arrays in its memory, and its window. */
 typedef struct {
-    int64_t *xoff;    /* nlocal + 1 offsets into adj */
-    int32_t *adj;     /* neighbours of the local vertices */
-    int32_t *pred;    /* parent of each local vertex, -1 unvisited */
-    int32_t *front, *next;
-    int32_t *send;    /* per destination: 2 * cap int32 (vertex, parent) */
-    int64_t *recv;    /* window: [0] = pairs received, then the pairs as int32 */
+    g500_bfs_t b;  /* room: degsum pairs per destination */
+    int64_t *recv; /* window: [0] = pairs received, then the pairs as int32 */
     MPI_Win win;
 } graph_t;
-
-static int64_t nlocal, degsum; /* local vertices; their total degree */
-
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* Edge i of the Kronecker graph (before the label permutation). */
-static void kronecker_edge(uint64_t seed, int64_t i, int scale, int64_t *u, int64_t *v)
-{
-    uint64_t s = seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(i + 1));
-    int64_t a = 0, b = 0;
-    for (int bit = 0; bit < scale; bit++) {
-        double r = (double)(splitmix64(&s) >> 11) * 0x1.0p-53;
-        int row = r >= 0.76;                          /* quadrants c (0.19) and d (0.05) */
-        int col = (r >= 0.57 && r < 0.76) || r >= 0.95; /* quadrants b (0.19) and d */
-        a = 2 * a + row;
-        b = 2 * b + col;
-    }
-    *u = a;
-    *v = b;
-}
 
 static void *alloc_by(const char *intent, size_t bytes)
 {
@@ -80,18 +51,26 @@ static void *alloc_by(const char *intent, size_t bytes)
     return p;
 }
 
-/* The local CSR, into the variant's memory. */
-static void build(graph_t *g, const char *intent, const int64_t *xoff, const int32_t *adj)
+/* The local CSR of kg, into the variant's memory. */
+static void build(graph_t *g, const char *intent, const kron_graph_t *kg)
 {
-    g->xoff = alloc_by(intent, (size_t)(nlocal + 1) * sizeof *g->xoff);
-    g->adj = alloc_by(intent, (size_t)degsum * sizeof *g->adj);
-    g->pred = alloc_by(intent, (size_t)nlocal * sizeof *g->pred);
-    g->front = alloc_by(intent, (size_t)nlocal * sizeof *g->front);
-    g->next = alloc_by(intent, (size_t)nlocal * sizeof *g->next);
-    g->send = alloc_by(intent, (size_t)nprocs * 2 * (size_t)degsum * sizeof *g->send);
-    memcpy(g->xoff, xoff, (size_t)(nlocal + 1) * sizeof *xoff);
-    memcpy(g->adj, adj, (size_t)degsum * sizeof *adj);
-    memset(g->send, 0, (size_t)nprocs * 2 * (size_t)degsum * sizeof *g->send);
+    int64_t nlocal = kg->nlocal, degsum = kg->degsum;
+    int64_t *xoff = alloc_by(intent, (size_t)(nlocal + 1) * sizeof *xoff);
+    int32_t *adj = alloc_by(intent, (size_t)degsum * sizeof *adj);
+    memcpy(xoff, kg->xoff, (size_t)(nlocal + 1) * sizeof *xoff);
+    memcpy(adj, kg->adj, (size_t)degsum * sizeof *adj);
+    g->b = (g500_bfs_t){
+        .xoff = xoff,
+        .adj = adj,
+        .pred = alloc_by(intent, (size_t)nlocal * sizeof(int32_t)),
+        .front = alloc_by(intent, (size_t)nlocal * sizeof(int32_t)),
+        .next = alloc_by(intent, (size_t)nlocal * sizeof(int32_t)),
+        .send = alloc_by(intent, (size_t)nprocs * 2 * (size_t)degsum * sizeof(int32_t)),
+        .room = (size_t)degsum,
+        .rank = rank,
+        .nprocs = nprocs,
+    };
+    memset(g->b.send, 0, (size_t)nprocs * 2 * (size_t)degsum * sizeof(int32_t));
     /* what this process can receive in one level: one pair per edge of its vertices */
     MPI_Info info;
     MPI_Info_create(&info);
@@ -116,60 +95,34 @@ static void destroy(graph_t *g)
 {
     MPI_Win_unlock_all(g->win);
     MPI_Win_free(&g->win);
-    void *blocks[] = {g->xoff, g->adj, g->pred, g->front, g->next, g->send};
+    void *blocks[] = {(void *)g->b.xoff, (void *)g->b.adj, g->b.pred, g->b.front, g->b.next, g->b.send};
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
         MPI_Free_mem(blocks[i]);
 }
 
-static inline void visit(graph_t *g, int32_t v, int32_t parent, int64_t *nnext)
+/* One BFS from root over nlocal local vertices; returns seconds (the slowest process's). */
+static double bfs(graph_t *g, int64_t nlocal, int32_t root)
 {
-    int64_t l = v / nprocs;
-    if (g->pred[l] < 0) {
-        g->pred[l] = parent;
-        g->next[(*nnext)++] = v;
-    }
-}
-
-/* One BFS from root; returns seconds (the slowest process's). */
-static double bfs(graph_t *g, int32_t root)
-{
+    g500_bfs_t *b = &g->b;
     for (int64_t i = 0; i < nlocal; i++)
-        g->pred[i] = -1;
+        b->pred[i] = -1;
     int64_t nfront = 0, *count = calloc((size_t)nprocs, sizeof *count);
     if (root % nprocs == rank) {
-        g->pred[root / nprocs] = root;
-        g->front[nfront++] = root;
+        b->pred[root / nprocs] = root;
+        b->front[nfront++] = root;
     }
     int32_t *pairs = (int32_t *)(g->recv + 1);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = now_s();
     for (;;) {
-        int64_t nnext = 0;
-        for (int d = 0; d < nprocs; d++)
-            count[d] = 0;
-        for (int64_t f = 0; f < nfront; f++) {
-            int32_t u = g->front[f];
-            int64_t l = u / nprocs;
-            for (int64_t e = g->xoff[l]; e < g->xoff[l + 1]; e++) {
-                int32_t v = g->adj[e];
-                int d = v % nprocs;
-                if (d == rank) {
-                    visit(g, v, u, &nnext);
-                } else {
-                    int32_t *out = g->send + (size_t)d * 2 * (size_t)degsum;
-                    out[2 * count[d]] = v;
-                    out[2 * count[d] + 1] = u;
-                    count[d]++;
-                }
-            }
-        }
+        int64_t nnext = g500_expand(b, nfront, count);
         for (int d = 0; d < nprocs; d++) {
             if (!count[d])
                 continue;
             int64_t at;
             MPI_Fetch_and_op(&count[d], &at, MPI_INT64_T, d, 0, MPI_SUM, g->win);
             MPI_Win_flush(d, g->win);
-            MPI_Put(g->send + (size_t)d * 2 * (size_t)degsum, (int)(2 * count[d]), MPI_INT32_T, d,
+            MPI_Put(b->send + (size_t)d * 2 * b->room, (int)(2 * count[d]), MPI_INT32_T, d,
                     (MPI_Aint)(sizeof(int64_t) + 2 * (size_t)at * sizeof(int32_t)), (int)(2 * count[d]),
                     MPI_INT32_T, g->win);
         }
@@ -179,14 +132,14 @@ static double bfs(graph_t *g, int32_t root)
         MPI_Win_sync(g->win);
         int64_t received = g->recv[0];
         for (int64_t i = 0; i < received; i++)
-            visit(g, pairs[2 * i], pairs[2 * i + 1], &nnext);
+            g500_visit(b, pairs[2 * i], pairs[2 * i + 1], &nnext);
         g->recv[0] = 0;
         MPI_Win_sync(g->win);
         int64_t total;
         MPI_Allreduce(&nnext, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD); /* also: counters reset */
-        int32_t *t = g->front;
-        g->front = g->next;
-        g->next = t;
+        int32_t *t = b->front;
+        b->front = b->next;
+        b->next = t;
         nfront = nnext;
         if (total == 0)
             break;
@@ -200,30 +153,15 @@ static double bfs(graph_t *g, int32_t root)
 /* Check the tree (each visited vertex's parent is a neighbour, the root its
  * own parent); returns the edges of the component (both ends counted once
  * each, halved) and the visited vertices through *visited. */
-static int64_t check(graph_t *g, int32_t root, int64_t *visited)
+static int64_t check(graph_t *g, int64_t nlocal, int32_t root, int64_t *visited)
 {
-    int64_t ends = 0, seen = 0, bad = 0;
-    for (int64_t l = 0; l < nlocal; l++) {
-        int32_t p = g->pred[l], v = (int32_t)(l * nprocs + rank);
-        if (p < 0)
-            continue;
-        seen++;
-        ends += g->xoff[l + 1] - g->xoff[l];
-        if (v == root) {
-            bad += p != root;
-            continue;
-        }
-        int found = 0;
-        for (int64_t e = g->xoff[l]; e < g->xoff[l + 1] && !found; e++)
-            found = g->adj[e] == p;
-        bad += !found;
-    }
-    int64_t in[3] = {ends, seen, bad}, out[3];
-    MPI_Allreduce(in, out, 3, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    long long in[3], out[3];
+    g500_check(&g->b, nlocal, root, in);
+    MPI_Allreduce(in, out, 3, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (out[2]) {
         if (rank == 0)
             fprintf(stderr, "bench_mpi_bfs: root %d: %lld vertices with a parent that is not a neighbour\n", root,
-                    (long long)out[2]);
+                    out[2]);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     *visited = out[1];
@@ -261,115 +199,71 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_mpi_bfs: --scale 1..30, --edgefactor >= 1, --roots 1..%d\n", MAX_ROOTS);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    nverts = (int64_t)1 << scale;
-    int64_t nedges = (int64_t)edgefactor * nverts;
-    nlocal = (nverts - rank + nprocs - 1) / nprocs;
-
-    /* label permutation (Fisher-Yates from the seed: the same everywhere) */
-    int32_t *perm = malloc((size_t)nverts * sizeof *perm);
-    uint64_t s = seed * 0x2545f4914f6cdd1dull;
-    for (int64_t i = 0; i < nverts; i++)
-        perm[i] = (int32_t)i;
-    for (int64_t i = nverts - 1; i > 0; i--) {
-        int64_t j = (int64_t)(splitmix64(&s) % (uint64_t)(i + 1));
-        int32_t t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
-    }
-    /* two passes over the edges: degrees, then the adjacency of the local vertices */
-    int64_t *xoff = calloc((size_t)nlocal + 1, sizeof *xoff);
     double tg = now_s();
-    for (int pass = 0; pass < 2; pass++) {
-        int32_t *adj = NULL;
-        int64_t *fill = NULL;
-        if (pass == 1) {
-            for (int64_t l = 0; l < nlocal; l++)
-                xoff[l + 1] += xoff[l];
-            degsum = xoff[nlocal];
-            adj = malloc((size_t)(degsum ? degsum : 1) * sizeof *adj);
-            fill = malloc((size_t)nlocal * sizeof *fill);
-            memcpy(fill, xoff, (size_t)nlocal * sizeof *fill);
+    kron_graph_t kg = {0};
+    if (kron_build(&kg, scale, edgefactor, seed, rank, nprocs) != 0) {
+        fprintf(stderr, "bench_mpi_bfs: out of memory building the graph\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    int64_t nverts = kg.nverts, nlocal = kg.nlocal;
+    const int64_t *xoff = kg.xoff;
+    graph_t g[NVARIANTS];
+    for (int k = 0; k < NVARIANTS; k++)
+        build(&g[k], intents[k], &kg);
+    tg = now_s() - tg;
+    /* roots: vertices with edges, the same on every process */
+    int32_t roots[MAX_ROOTS];
+    uint64_t rs = seed ^ 0x5851f42d4c957f2dull;
+    for (int r = 0; r < nroots;) {
+        int32_t c = (int32_t)(kron_mix(&rs) % (uint64_t)nverts);
+        int64_t deg = c % nprocs == rank ? xoff[c / nprocs + 1] - xoff[c / nprocs] : 0, any;
+        MPI_Allreduce(&deg, &any, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        if (any)
+            roots[r++] = c;
+    }
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(version, &len);
+    version[strcspn(version, "\n,")] = '\0';
+    if (rank == 0) {
+        printf("BFS scale %d edgefactor %d (%lld vertices, %lld edges), %d processes, %d roots; %s; "
+               "graph built in %.1f s\n", scale, edgefactor, (long long)nverts, (long long)kg.nedges, nprocs,
+               nroots, version, tg);
+        printf("%5s %10s %10s %12s %12s %10s %8s\n", "root", "vertices", "edges", "pe MTEPS", "nic MTEPS",
+               "nic/pe", "ms (pe)");
+    }
+    double inv_sum[NVARIANTS] = {0, 0}, ratios[MAX_ROOTS];
+    for (int r = 0; r < nroots; r++) {
+        double teps[NVARIANTS], sec[NVARIANTS];
+        int64_t edges = 0, visited[NVARIANTS];
+        for (int j = 0; j < NVARIANTS; j++) {
+            int k = (j + r) % NVARIANTS; /* alternate which variant goes first */
+            sec[k] = bfs(&g[k], nlocal, roots[r]);
+            edges = check(&g[k], nlocal, roots[r], &visited[k]);
+            teps[k] = (double)edges / sec[k];
+            inv_sum[k] += 1 / teps[k];
         }
-        for (int64_t i = 0; i < nedges; i++) {
-            int64_t a, b;
-            kronecker_edge(seed, i, scale, &a, &b);
-            int32_t u = perm[a], v = perm[b];
-            if (u == v)
-                continue;
-            for (int side = 0; side < 2; side++) {
-                int32_t x = side ? v : u, y = side ? u : v;
-                if (x % nprocs != rank)
-                    continue;
-                if (pass == 0)
-                    xoff[x / nprocs + 1]++;
-                else
-                    adj[fill[x / nprocs]++] = y;
-            }
+        if (visited[0] != visited[1]) {
+            if (rank == 0)
+                fprintf(stderr, "bench_mpi_bfs: root %d: %lld vertices visited near=pe, %lld near=nic\n",
+                        roots[r], (long long)visited[0], (long long)visited[1]);
+            MPI_Abort(MPI_COMM_WORLD, 1);
         }
-        if (pass == 1) {
-            graph_t g[NVARIANTS];
-            for (int k = 0; k < NVARIANTS; k++)
-                build(&g[k], intents[k], xoff, adj);
-            free(adj);
-            free(fill);
-            tg = now_s() - tg;
-
-            /* roots: vertices with edges, the same on every process */
-            int32_t roots[MAX_ROOTS];
-            uint64_t rs = seed ^ 0x5851f42d4c957f2dull;
-            for (int r = 0; r < nroots;) {
-                int32_t c = (int32_t)(splitmix64(&rs) % (uint64_t)nverts);
-                int64_t deg = c % nprocs == rank ? xoff[c / nprocs + 1] - xoff[c / nprocs] : 0, any;
-                MPI_Allreduce(&deg, &any, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-                if (any)
-                    roots[r++] = c;
-            }
-            char version[MPI_MAX_LIBRARY_VERSION_STRING];
-            int len;
-            MPI_Get_library_version(version, &len);
-            version[strcspn(version, "\n,")] = '\0';
-            if (rank == 0) {
-                printf("BFS scale %d edgefactor %d (%lld vertices, %lld edges), %d processes, %d roots; %s; "
-                       "graph built in %.1f s\n", scale, edgefactor, (long long)nverts, (long long)nedges, nprocs,
-                       nroots, version, tg);
-                printf("%5s %10s %10s %12s %12s %10s %8s\n", "root", "vertices", "edges", "pe MTEPS", "nic MTEPS",
-                       "nic/pe", "ms (pe)");
-            }
-            double inv_sum[NVARIANTS] = {0, 0}, ratios[MAX_ROOTS];
-            for (int r = 0; r < nroots; r++) {
-                double teps[NVARIANTS], sec[NVARIANTS];
-                int64_t edges = 0, visited[NVARIANTS];
-                for (int j = 0; j < NVARIANTS; j++) {
-                    int k = (j + r) % NVARIANTS; /* alternate which variant goes first */
-                    sec[k] = bfs(&g[k], roots[r]);
-                    edges = check(&g[k], roots[r], &visited[k]);
-                    teps[k] = (double)edges / sec[k];
-                    inv_sum[k] += 1 / teps[k];
-                }
-                if (visited[0] != visited[1]) {
-                    if (rank == 0)
-                        fprintf(stderr, "bench_mpi_bfs: root %d: %lld vertices visited near=pe, %lld near=nic\n",
-                                roots[r], (long long)visited[0], (long long)visited[1]);
-                    MPI_Abort(MPI_COMM_WORLD, 1);
-                }
-                ratios[r] = teps[1] / teps[0];
-                if (rank == 0) {
-                    printf("%5d %10lld %10lld %12.2f %12.2f %9.3fx %8.2f\n", roots[r], (long long)visited[0],
-                           (long long)edges, teps[0] / 1e6, teps[1] / 1e6, ratios[r], sec[0] * 1e3);
-                    fflush(stdout);
-                }
-            }
-            if (rank == 0) {
-                double h0 = nroots / inv_sum[0], h1 = nroots / inv_sum[1];
-                printf("harmonic mean: near=pe %.2f MTEPS, near=nic %.2f MTEPS, nic/pe %.3fx (median per root "
-                       "%.3fx)\n", h0 / 1e6, h1 / 1e6, h1 / h0, median(ratios, nroots));
-            }
-            for (int k = 0; k < NVARIANTS; k++)
-                destroy(&g[k]);
+        ratios[r] = teps[1] / teps[0];
+        if (rank == 0) {
+            printf("%5d %10lld %10lld %12.2f %12.2f %9.3fx %8.2f\n", roots[r], (long long)visited[0],
+                   (long long)edges, teps[0] / 1e6, teps[1] / 1e6, ratios[r], sec[0] * 1e3);
+            fflush(stdout);
         }
     }
-    free(xoff);
-    free(perm);
+    if (rank == 0) {
+        double h0 = nroots / inv_sum[0], h1 = nroots / inv_sum[1];
+        printf("harmonic mean: near=pe %.2f MTEPS, near=nic %.2f MTEPS, nic/pe %.3fx (median per root "
+               "%.3fx)\n", h0 / 1e6, h1 / 1e6, h1 / h0, median(ratios, nroots));
+    }
+    for (int k = 0; k < NVARIANTS; k++)
+        destroy(&g[k]);
+    kron_free(&kg);
     MPI_Finalize();
     return 0;
 }

@@ -2,7 +2,7 @@
  * Graph500-style BFS (SharP §6.3) in OpenSHMEM, its data in a partition by
  * intent and in the default symmetric heap side by side.
  *
- * Graph: graph500.h (the one of bench/mpi/bfs.c); vertex v belongs to PE
+ * Graph: bench/graph500.h (shared with bench/mpi/bfs.c); vertex v belongs to PE
  * v % npes. Every array — the adjacency (CSR), predecessors, frontiers,
  * send buffers and the receive buffer — is a symmetric block of the
  * variant, starting a page: shmem_align for "heap", shmemx_partition_align
@@ -20,7 +20,7 @@
  *                                     [--intent near=nic]
  */
 #include "bench_shmem.h"
-#include "graph500.h"
+#include "../graph500.h"
 
 enum { HEAP, PARTITION, NVARIANTS, MAX_ROOTS = 64, NSUM = 3 };
 static const char *names[NVARIANTS] = {"heap", "partition"};

@@ -4,8 +4,8 @@
  *   - the graph: Kronecker (R-MAT a=0.57 b=0.19 c=0.19), 2^scale vertices,
  *     edgefactor x 2^scale undirected edges, labels permuted. Every process
  *     generates the same edges from the seed and keeps the adjacency (CSR)
- *     of its own vertices, v % nprocs == rank; the generator is the one of
- *     bench/mpi/bfs.c, so both front ends traverse the same graphs;
+ *     of its own vertices, v % nprocs == rank; bench/mpi/bfs.c and
+ *     bench/shmem/bfs.c both use it, so both front ends traverse the same graphs;
  *   - one level's expansion of the local frontier, and the local part of
  *     the tree check.
  */
