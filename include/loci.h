@@ -380,39 +380,47 @@ enum {
 };
 
 /** Map the persistent region `name` ([A-Za-z0-9_.-], at most 128 characters,
- *  no "..", not starting with '.' or '-'), the file "<tier dir>/<name>.region"
- *  of the first file tier `intent` resolves to (NULL or "" = "persist": the
- *  default tier ssd0). Its mode (mmap or paged, cache, chunk) comes from the
- *  intent too.
+ *  no "..", not starting with '.' or '-'), "<tier dir>/<name>.region" of the
+ *  first file tier `intent` resolves to (NULL or "" = "persist": the default
+ *  tier ssd0). Its mode (mmap or paged, cache, chunk) comes from the intent
+ *  too. A region created with mode=mmap (the default) is one file; one
+ *  created with mode=paged is a directory of chunk files (chunk=SIZE each,
+ *  made as they are written; checkpoints share them) and is always opened
+ *  paged, with its own chunk size, whatever the intent's mode.
  *
  *  `size` is rounded up to the page size. Creating (LOCI_CREATE, when the
- *  region is missing) needs size > 0 and reserves the space at once
- *  (LOCI_ENOSPC when the tier is full). Opening an existing region needs its
- *  size, or 0 to take it as it is; loci_persist_size() tells it.
+ *  region is missing) needs size > 0; a file has its space reserved at once,
+ *  a directory of chunks has the tier's free space checked (LOCI_ENOSPC when
+ *  the tier is full). Opening an existing region needs its size, or 0 to take
+ *  it as it is; loci_persist_size() tells it.
  *
  *  Opening locks the region: a writer without LOCI_SHARED has it to itself;
  *  LOCI_SHARED or LOCI_READONLY openers may be many. Read-only and shared
- *  openings use mode=mmap, so that every process maps the same single copy in
- *  the page cache; mode=paged! keeps a private cache for LOCI_READONLY alone
- *  and is refused with LOCI_SHARED (ENOTSUP).
+ *  openings of a file use mode=mmap, so that every process maps the same
+ *  single copy in the page cache; mode=paged! keeps a private cache for
+ *  LOCI_READONLY alone and is refused with LOCI_SHARED (ENOTSUP). A directory
+ *  of chunks has no file to map: LOCI_READONLY gives a private read-only
+ *  cache, LOCI_SHARED is refused (ENOTSUP; create it with mode=mmap to share
+ *  it).
  *
  *  Returns the address, or NULL + errno (EINVAL: bad name, size or flags;
  *  ENOENT: no such region without LOCI_CREATE; EBUSY: open elsewhere in a
  *  conflicting way; EPERM: a tier directory or file that is not safely yours,
- *  or one you may not write; ENOSPC) with loci_last_error() saying what to
- *  change. */
+ *  or one you may not write; ENOSPC; ENOTSUP) with loci_last_error() saying
+ *  what to change. */
 void *loci_persist_open(const char *name, size_t size, const char *intent, unsigned flags);
 
 /** Make the region's contents durable: data written before this call
  *  survives a crash of the process or the machine. addr: any address in it. */
 int loci_persist_sync(void *addr);
 
-/** Sync (unless read-only) and unmap the region; its file stays. */
+/** Sync (unless read-only) and unmap the region; its file (or directory) stays. */
 int loci_persist_close(void *addr);
 
 /** Delete the region `name` of the tier `intent` resolves to (as in
- *  loci_persist_open). LOCI_EBUSY while this or another process has it open,
- *  LOCI_ENOENT when there is none. */
+ *  loci_persist_open): its file, or its directory and the region's names of
+ *  its chunk files (a checkpoint's links to them stay). LOCI_EBUSY while this
+ *  or another process has it open, LOCI_ENOENT when there is none. */
 int loci_persist_remove(const char *name, const char *intent);
 
 /** Size in bytes of the open region containing addr, 0 if none. */
@@ -453,6 +461,125 @@ typedef struct {
  *  the sum over every cache this process had. LOCI_ENOENT when addr is not
  *  paged memory. */
 int loci_nvm_stats(const void *addr, loci_nvm_stats_t *out);
+
+
+/* ------------------------------------------------------------ checkpoint -- */
+/*
+ * Checkpoint and restart of DRAM and SSD variables (NVMalloc §III-E);
+ * docs/CHECKPOINT.md. A checkpoint is one restart image of
+ *  - every registered variable: any memory the program owns (static, stack,
+ *    malloc) or a loci allocation on any CPU-accessible tier, and
+ *  - every persistent region open read-write in this process (by name).
+ *
+ * Checkpoints live in "<dir>/ckpt/" (dir: the directory of the file tier
+ * "persist" resolves to, ssd0 by default; LOCI_CKPT_DIR overrides it): one
+ * manifest per checkpoint, "<name>.manifest", and a pool of chunks,
+ * "chunks/<id>", shared by all of them. Data is stored in chunks, each with
+ * an XXH3-128 checksum:
+ *  - memory (registered variables, mode=mmap regions) in 1 MiB chunks; a
+ *    chunk equal to the same chunk of the previous checkpoint is shared,
+ *    not written again (incremental checkpoints), an all-zero one is not
+ *    stored at all;
+ *  - mode=paged regions are one file per chunk; saving hard-links the
+ *    region's chunk files into the pool (no data copied; unchanged chunks
+ *    are not even read), and the region's next write to such a chunk goes
+ *    to a copy (copy-on-write), so the checkpoint keeps the old content.
+ * "The previous checkpoint" is the one saved last in that directory (by any
+ * process). Chunks are counted by the manifests referring to them;
+ * loci_ckpt_gc() deletes the others.
+ *
+ * Saves are crash-safe: a save killed at any moment leaves every earlier
+ * checkpoint intact, and what it left behind is reclaimed by the next
+ * loci_ckpt_gc(). Nothing may write the variables or regions while a save
+ * or restore of them runs, nor close the regions.
+ *
+ * Checkpoint and variable names: 1-128 of [A-Za-z0-9._-], not starting with
+ * '.' or '-', no "..", as region names.
+ */
+
+/** Register the variable `name`: the `len` bytes at `ptr`, saved by every
+ *  loci_ckpt_save and restored by loci_ckpt_restore until unregistered.
+ *  Returns 0, or LOCI_EINVAL (bad name, NULL ptr, len 0, or [ptr, ptr+len)
+ *  overlapping a variable registered already: the message names both),
+ *  LOCI_EEXIST (the name is registered already), LOCI_ENOTSUP (memory the
+ *  CPU cannot read, e.g. GPU memory). */
+int loci_ckpt_register(const char *name, const void *ptr, size_t len);
+
+/** Forget the variable `name` (LOCI_ENOENT when not registered). */
+int loci_ckpt_unregister(const char *name);
+
+/** Save checkpoint `ckpt`: every registered variable and every persistent
+ *  region open read-write here, replacing an older checkpoint of that name
+ *  once the new one is complete (never before). Returns 0, or LOCI_EINVAL
+ *  (bad name), LOCI_ENOENT (nothing to save), LOCI_ENOSPC (the file system
+ *  is full: the save is abandoned, older checkpoints are intact), LOCI_EIO. */
+int loci_ckpt_save(const char *ckpt);
+
+/** Restore checkpoint `ckpt` into every registered variable and every
+ *  persistent region open read-write here, matched by name. Every variable
+ *  must be in the checkpoint with its size, and every checksum of what is
+ *  to be written is verified first: on any mismatch nothing is overwritten.
+ *  Variables of the checkpoint that are not registered here are left alone.
+ *  Returns 0, or LOCI_ENOENT (no such checkpoint, or a variable or region
+ *  missing from it), LOCI_EINVAL (bad name, a size that differs), LOCI_EIO
+ *  (a corrupt manifest or chunk: the message names the variable and chunk). */
+int loci_ckpt_restore(const char *ckpt);
+
+/** Check every chunk and the manifest of checkpoint `ckpt` against their
+ *  checksums. 0, LOCI_ENOENT, or LOCI_EIO naming the first bad chunk. */
+int loci_ckpt_verify(const char *ckpt);
+
+/** One checkpoint, as loci_ckpt_list describes it. */
+typedef struct {
+    char name[129];   /**< the checkpoint's name */
+    uint64_t seq;     /**< save number in its directory: the highest is the latest */
+    int64_t saved;    /**< when it was saved, seconds since the Epoch */
+    uint64_t vars;    /**< variables and regions in it */
+    uint64_t bytes;   /**< their total size */
+    uint64_t chunks;  /**< chunks stored (zero chunks not counted) */
+} loci_ckpt_info_t;
+
+/** Describe the checkpoints in the checkpoint directory, oldest first: fill
+ *  out[0..max-1] and return how many there are (possibly more than max), or
+ *  a LOCI_E* code. A manifest that fails its checksum is left out (with a
+ *  warning); loci_ckpt_verify names it. */
+int loci_ckpt_list(loci_ckpt_info_t *out, int max);
+
+/** Delete checkpoint `ckpt` (its manifest); its chunks go at the next
+ *  loci_ckpt_gc unless other checkpoints share them. LOCI_ENOENT, LOCI_EINVAL. */
+int loci_ckpt_remove(const char *ckpt);
+
+/** What loci_ckpt_gc did. */
+typedef struct {
+    uint64_t chunks_kept;    /**< pool chunks some checkpoint refers to */
+    uint64_t chunks_removed; /**< pool chunks none refers to, deleted */
+    uint64_t bytes_removed;  /**< their size */
+    uint64_t temps_removed;  /**< files left by interrupted saves, deleted */
+} loci_ckpt_gc_t;
+
+/** Delete the pool chunks no checkpoint refers to and what interrupted saves
+ *  left (mark and sweep, excluding saves). out may be NULL. 0 or LOCI_E*;
+ *  LOCI_EIO when a manifest cannot be read (nothing is deleted then). */
+int loci_ckpt_gc(loci_ckpt_gc_t *out);
+
+/** Counters of a save (loci_ckpt_last_save). */
+typedef struct {
+    uint64_t vars;           /**< variables and regions saved */
+    uint64_t bytes;          /**< their total size */
+    uint64_t chunks;         /**< chunks in the checkpoint */
+    uint64_t chunks_written; /**< chunks whose bytes were written to the pool */
+    uint64_t chunks_linked;  /**< region chunks hard-linked into the pool (no data written) */
+    uint64_t chunks_shared;  /**< chunks taken over from the previous checkpoint, unchanged */
+    uint64_t chunks_zero;    /**< all-zero chunks: nothing stored */
+    uint64_t bytes_written;  /**< chunk data and manifest written */
+    uint64_t bytes_linked;   /**< bytes of the linked chunks */
+    uint64_t bytes_hashed;   /**< bytes read to checksum them */
+    double seconds;          /**< wall time of the save */
+} loci_ckpt_stats_t;
+
+/** Counters of the last successful loci_ckpt_save of this process
+ *  (LOCI_ENOENT before the first). */
+int loci_ckpt_last_save(loci_ckpt_stats_t *out);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,11 @@
 /*
  * NVM partition (loci.h "nvm"; docs/NVM.md): persistent named regions
- * (persist.c), prefetch / flush / evict of any loci memory (range.c) and the
- * paged caches' counters (stats.c). The mapping itself is the providers'
- * (file: mode=mmap, paged: mode=paged); this layer decides which region and
- * which provider, and keeps the regions open in this process.
+ * (persist.c), prefetch / flush / evict of any loci memory (range.c), the
+ * paged caches' counters (stats.c), the names they share (names.c), and
+ * checkpoint/restart (ckpt*.c, ckpt.h; docs/CHECKPOINT.md). The mapping
+ * itself is the providers' (file: mode=mmap, paged: mode=paged); this layer
+ * decides which region and which provider, and keeps the regions open in
+ * this process.
  */
 #ifndef LOCI_NVM_H
 #define LOCI_NVM_H
@@ -15,6 +17,27 @@
 /** The open persistent region containing addr: its start, size and
  *  provider. false when addr is in none. */
 bool nvm_region_of(const void *addr, void **base, size_t *size, const provider_ops_t **ops);
+
+/** Longest name of a region, checkpoint or checkpointed variable. */
+#define NVM_NAME_MAX 128
+
+/** 0 when `name` is a plain file name (1 to NVM_NAME_MAX of [A-Za-z0-9._-],
+ *  not starting with '.' or '-', no ".."), else LOCI_EINVAL with a message
+ *  starting "<what> name" (names.c). */
+int nvm_check_name(const char *what, const char *name);
+
+/** The first file tier `intent` (NULL or "": "persist") resolves to, as
+ *  loci_persist_open places regions: its place and provider. 0 or LOCI_E*. */
+int nvm_resolve_tier(const char *intent, unsigned flags, place_t *place, const provider_ops_t **ops);
+
+/** Call fn for each persistent region open in this process, under the
+ *  regions' lock: fn must not open or close regions. */
+void nvm_foreach_region(void (*fn)(const char *name, void *base, size_t size, unsigned flags,
+                                   const provider_ops_t *ops, void *arg),
+                        void *arg);
+
+/** Forget the registered checkpoint variables (loci_fini; ckpt_register.c). */
+void ckpt_fini(void);
 
 /** Sync and close every region still open (loci_fini). */
 void nvm_fini(void);

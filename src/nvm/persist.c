@@ -1,13 +1,16 @@
 /*
  * Persistent named regions (NVMalloc's variables with a lifetime beyond the
  * run): "<tier dir>/<name>.region", mapped by the provider the intent's mode
- * picks. Names are plain file names, checked here before any path is made;
- * the providers check the directory and the file (tier.c). The regions open
- * in this process are listed here, so that sync, close and the range calls
- * find them by any address inside.
+ * picks — a flat file, or with mode=paged a directory of chunk files, which
+ * only the paged provider opens (provider_for_region). Names are plain file
+ * names, checked here before any path is made; the providers check the
+ * directory and the files (tier.c, tier_chunks.c). The regions open in this
+ * process are listed here, so that sync, close and the range calls find them
+ * by any address inside.
  */
 #include "alloc/allocator.h"
 #include "nvm/nvm.h"
+#include "provider/chunked.h"
 #include "units.h"
 
 #include <errno.h>
@@ -17,10 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NAME_MAX_LEN 128
-
 typedef struct region {
-    char name[NAME_MAX_LEN + 1];
+    char name[NVM_NAME_MAX + 1];
     const struct loci_target *target;
     void *base;
     size_t size;
@@ -32,33 +33,8 @@ typedef struct region {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static region_t *open_regions;
 
-static int check_name(const char *name)
-{
-    if (!name)
-        return loci__fail(LOCI_EINVAL, "region name is NULL");
-    size_t n = strlen(name);
-    if (n == 0 || n > NAME_MAX_LEN)
-        return loci__fail(LOCI_EINVAL, "region name \"%.40s%s\" has %zu characters; give 1 to %d", name,
-                          n > 40 ? "..." : "", n, NAME_MAX_LEN);
-    if (name[0] == '.' || name[0] == '-')
-        return loci__fail(LOCI_EINVAL, "region name \"%s\" starts with '%c'; start it with a letter or digit", name,
-                          name[0]);
-    if (strstr(name, ".."))
-        return loci__fail(LOCI_EINVAL, "region name \"%s\" contains \"..\"", name);
-    for (size_t i = 0; i < n; i++) {
-        char c = name[i];
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                  c == '_' || c == '-';
-        if (!ok)
-            return loci__fail(LOCI_EINVAL, "region name \"%s\": character '%c' at %zu is not allowed (letters, "
-                                           "digits, '.', '_' and '-' only: a name is a file name, never a path)",
-                              name, c == '\0' ? '?' : c, i + 1);
-    }
-    return 0;
-}
-
 /* The file tier the intent places on, how, and its provider. */
-static int resolve_tier(const char *intent, unsigned flags, place_t *place, const provider_ops_t **ops)
+int nvm_resolve_tier(const char *intent, unsigned flags, place_t *place, const provider_ops_t **ops)
 {
     const char *text = intent && *intent ? intent : "persist";
     loci_allocator_t *a = allocator_get(text);
@@ -73,7 +49,8 @@ static int resolve_tier(const char *intent, unsigned flags, place_t *place, cons
                           a->res.candidates[0]->name);
     allocator_place(&a->res, i, place);
     /* Shared and read-only openings map the single copy in the page cache;
-     * only mode=paged! keeps a private cache (refused for LOCI_SHARED). */
+     * only mode=paged! keeps a private cache (refused for LOCI_SHARED).
+     * Regions in chunk layout are paged all the same (provider_for_region). */
     if (place->file_mode == FILE_PAGED && (flags & (LOCI_SHARED | LOCI_READONLY)))
         place->file_mode = FILE_MMAP;
     *ops = provider_for_place(place);
@@ -100,7 +77,7 @@ void *loci_persist_open(const char *name, size_t size, const char *intent, unsig
 {
     int rc = loci__ensure_init();
     if (rc == 0)
-        rc = check_name(name);
+        rc = nvm_check_name("region", name);
     if (rc != 0)
         return fail_open(rc);
     if (flags & ~(unsigned)(LOCI_CREATE | LOCI_READONLY | LOCI_SHARED))
@@ -117,7 +94,8 @@ void *loci_persist_open(const char *name, size_t size, const char *intent, unsig
     size = (size + page - 1) & ~(page - 1);
     place_t place;
     const provider_ops_t *ops;
-    if ((rc = resolve_tier(intent, flags, &place, &ops)) != 0)
+    if ((rc = nvm_resolve_tier(intent, flags, &place, &ops)) != 0 ||
+        (rc = provider_for_region(&place, name, flags, &ops)) != 0) /* the layout on disk may decide */
         return fail_open(rc);
     uint64_t capacity = place.target->capacity.value;
     if ((flags & LOCI_CREATE) && capacity && size > capacity) {
@@ -194,11 +172,11 @@ int loci_persist_remove(const char *name, const char *intent)
 {
     int rc = loci__ensure_init();
     if (rc == 0)
-        rc = check_name(name);
+        rc = nvm_check_name("region", name);
     place_t place;
     const provider_ops_t *ops;
     if (rc == 0)
-        rc = resolve_tier(intent, 0, &place, &ops);
+        rc = nvm_resolve_tier(intent, 0, &place, &ops);
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&lock);
@@ -233,8 +211,19 @@ bool nvm_region_of(const void *addr, void **base, size_t *size, const provider_o
     return r != NULL;
 }
 
+void nvm_foreach_region(void (*fn)(const char *name, void *base, size_t size, unsigned flags,
+                                   const provider_ops_t *ops, void *arg),
+                        void *arg)
+{
+    pthread_mutex_lock(&lock);
+    for (region_t *r = open_regions; r; r = r->next)
+        fn(r->name, r->base, r->size, r->flags, r->ops, arg);
+    pthread_mutex_unlock(&lock);
+}
+
 void nvm_fini(void)
 {
+    ckpt_fini();
     pthread_mutex_lock(&lock);
     region_t *r = open_regions;
     open_regions = NULL;

@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -168,10 +169,16 @@ static void give_bounce(chunk_cache_t *c, void *buf)
     pthread_cond_broadcast(&c->changed);
 }
 
-static void record_error(paged_region_t *r, int rc)
+/* The first failure of r's store since the last flush, kept with its
+ * message (this thread's) for the flush to report (lock not held). */
+static void record_error(chunk_cache_t *c, paged_region_t *r, int rc)
 {
-    int none = 0;
-    atomic_compare_exchange_strong(&r->error, &none, rc);
+    pthread_mutex_lock(&c->lock);
+    if (r->error == 0) {
+        r->error = rc;
+        snprintf(r->error_msg, sizeof r->error_msg, "%s", loci_last_error());
+    }
+    pthread_mutex_unlock(&c->lock);
 }
 
 /* ---- dirty pages and write-back ------------------------------------------ */
@@ -228,16 +235,19 @@ static bool next_run(const uint64_t *b, unsigned n, unsigned *p, unsigned *start
 /* Write the dirty pages of s back in runs (lock held; dropped during the
  * I/O, s being busy). Evicting: the whole chunk is write-protected first so
  * that no store can slip in before it is dropped. Flushing: the runs are,
- * so that the next store to them dirties them again. */
-static void write_back(chunk_cache_t *c, slot_t *s, bool evict)
+ * so that the next store to them dirties them again. A run the store refuses
+ * (full, I/O error) stays dirty, and an eviction then keeps the chunk in
+ * DRAM: false. The error is recorded for the next flush either way. */
+static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
 {
     paged_region_t *r = s->region;
     uintptr_t base = chunk_addr(r, s->chunk);
     size_t len = chunk_len(r, s->chunk);
     unsigned npages = (unsigned)(len / c->page), p = 0, first;
-    uint64_t snap[c->words];
+    uint64_t snap[c->words], failed[c->words];
     memcpy(snap, s->dirty, sizeof snap);
     memset(s->dirty, 0, sizeof snap);
+    memset(failed, 0, sizeof failed);
     int rc = evict && !r->readonly ? uffd_protect(c->uffd, (void *)base, len) : 0;
     while (!evict && rc == 0 && next_run(snap, npages, &p, &first))
         rc = uffd_protect(c->uffd, (void *)(base + first * c->page), (p - first) * c->page);
@@ -246,40 +256,62 @@ static void write_back(chunk_cache_t *c, slot_t *s, bool evict)
     pthread_mutex_unlock(&c->lock);
 
     uint64_t written = 0, runs = 0;
+    bool kept = false;
     for (p = 0; next_run(snap, npages, &p, &first);) {
         size_t off = (size_t)first * c->page, n = (size_t)(p - first) * c->page;
         int w = r->store->ops->write(r->store, base - r->base + off, (void *)(base + off), n);
         if (w != 0) {
-            loci__log(LOCI_LOG_ERROR, "mode=paged: write-back failed, %zu bytes lost: %s", n, loci_last_error());
-            record_error(r, w);
+            record_error(c, r, w);
+            loci__log(LOCI_LOG_ERROR, "mode=paged: write-back of %zu bytes failed, they stay dirty in DRAM: %s", n,
+                      loci_last_error());
+            for (unsigned q = first; q < p; q++)
+                bit_set(failed, q);
+            kept = true;
         } else {
             written += n;
             runs++;
         }
     }
-    if (evict && madvise((void *)base, len, MADV_DONTNEED) != 0)
+    if (evict && !kept && madvise((void *)base, len, MADV_DONTNEED) != 0)
         loci__log(LOCI_LOG_ERROR, "mode=paged: madvise(DONTNEED) of a chunk: %s", strerror(errno));
 
     pthread_mutex_lock(&c->lock);
+    for (unsigned w = 0; kept && w < c->words; w++)
+        s->dirty[w] |= failed[w];
     if (written && r->fresh) /* the store holds data for it now */
         bit_clear(r->fresh, s->chunk);
     c->st.bytes_written += written;
     c->st.writebacks += runs;
+    return !kept;
 }
 
 /* Evict s (lock held, s resident): written back, dropped, out of the hash;
- * the caller owns the free slot afterwards. */
-static void evict(chunk_cache_t *c, slot_t *s)
+ * the caller owns the free slot afterwards. When its write-back fails, s
+ * stays resident and dirty (most recently used) unless `force`, which drops
+ * it anyway, its unwritten pages lost (and reported): false then. */
+static bool evict(chunk_cache_t *c, slot_t *s, bool force)
 {
     s->state = SLOT_EVICTING;
     lru_unlink(c, s);
-    write_back(c, s, true);
+    bool ok = write_back(c, s, true);
+    if (!ok && !force) {
+        s->state = SLOT_RESIDENT;
+        lru_push(c, s);
+        pthread_cond_broadcast(&c->changed);
+        return false;
+    }
+    if (!ok) {
+        loci__log(LOCI_LOG_ERROR, "mode=paged: no chunk of the cache can be written back; dropping one, its "
+                                  "unwritten pages are lost: %s", loci_last_error());
+        madvise((void *)chunk_addr(s->region, s->chunk), chunk_len(s->region, s->chunk), MADV_DONTNEED);
+    }
     hash_remove(c, s);
     s->region = NULL;
     s->state = SLOT_FREE;
     c->st.evictions++;
     c->st.resident_bytes -= c->chunk;
     pthread_cond_broadcast(&c->changed);
+    return ok;
 }
 
 static void push_free(chunk_cache_t *c, slot_t *s)
@@ -290,26 +322,39 @@ static void push_free(chunk_cache_t *c, slot_t *s)
 
 /* ---- filling -------------------------------------------------------------- */
 
+/* The least recently used resident slot, or NULL when all are busy. */
+static slot_t *victim(chunk_cache_t *c)
+{
+    for (int i = node(c, c->lru)->prev; i != c->lru; i = c->slots[i].prev)
+        if (c->slots[i].state == SLOT_RESIDENT)
+            return &c->slots[i];
+    return NULL;
+}
+
 /* A slot for chunk `chunk` of r, hashed and FILLING (lock held). NULL when
- * the caller must look again: it waited, or someone took the chunk meanwhile. */
-static slot_t *claim(chunk_cache_t *c, paged_region_t *r, uint64_t chunk)
+ * the caller must look again: it waited, or someone took the chunk meanwhile
+ * (the lock is dropped while a victim is written back: an eviction or purge
+ * of r may have run then too, which the readahead's epoch tells). */
+static slot_t *claim(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, const unsigned *epoch)
 {
     slot_t *s = NULL;
     if (c->free != NIL) {
         s = &c->slots[c->free];
         c->free = s->next;
     } else {
-        for (int i = node(c, c->lru)->prev; i != c->lru; i = c->slots[i].prev)
-            if (c->slots[i].state == SLOT_RESIDENT) {
-                s = &c->slots[i];
-                break;
-            }
+        s = victim(c);
         if (!s) { /* every slot busy: wait for one */
             wait_change(c);
             return NULL;
         }
-        evict(c, s);
-        if (lookup(c, r, chunk)) {
+        /* A chunk whose write-back fails stays, most recent: try the others
+         * before dropping one (the store is full or failing). */
+        for (int tries = 1; !evict(c, s, tries == c->nslots); tries++)
+            if (!(s = victim(c))) {
+                wait_change(c);
+                return NULL;
+            }
+        if (lookup(c, r, chunk) || (epoch && r->epoch != *epoch)) {
             push_free(c, s);
             return NULL;
         }
@@ -340,8 +385,8 @@ static void fill(chunk_cache_t *c, slot_t *s, const uffd_fault_t *f)
     if (fresh)
         memset(buf, 0, len);
     else if ((rc = r->store->ops->read(r->store, base - r->base, buf, len)) != 0) {
+        record_error(c, r, rc);
         loci__log(LOCI_LOG_ERROR, "mode=paged: reading a chunk failed, it reads as zeros: %s", loci_last_error());
-        record_error(r, rc);
         memset(buf, 0, len);
     }
     rc = uffd_copy(c->uffd, (void *)base, buf, len, !r->readonly);
@@ -419,7 +464,7 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f)
                 uffd_wake(c->uffd, (void *)(f->addr & ~(uintptr_t)(c->page - 1)), c->page);
                 break;
             }
-            if ((s = claim(c, r, chunk))) {
+            if ((s = claim(c, r, chunk, NULL))) {
                 plan_readahead(c, r, chunk);
                 fill(c, s, f);
                 break;
@@ -448,15 +493,19 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f)
 
 /* ---- ranges ----------------------------------------------------------------- */
 
-/* Chunk `chunk` of r in the cache, filled now if missing (lock held). */
-static void fill_ahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk)
+/* Chunk `chunk` of r in the cache, filled now if missing (lock held) —
+ * unless `epoch` (a readahead's) is no longer r's: r was evicted or purged
+ * since it was asked, and what it would read must not come back. */
+static void fill_ahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, const unsigned *epoch)
 {
     for (;;) {
+        if (epoch && r->epoch != *epoch)
+            return;
         if (lookup(c, r, chunk)) {
             c->st.hits++;
             return;
         }
-        slot_t *s = claim(c, r, chunk);
+        slot_t *s = claim(c, r, chunk, epoch);
         if (s) {
             fill(c, s, NULL);
             c->st.prefetched++;
@@ -471,7 +520,7 @@ int cache_prefetch(paged_region_t *r, uintptr_t addr, size_t len)
     uint64_t first = (addr - r->base) / c->chunk, last = (addr + len - 1 - r->base) / c->chunk;
     pthread_mutex_lock(&c->lock);
     for (uint64_t k = first; k <= last; k++)
-        fill_ahead(c, r, k);
+        fill_ahead(c, r, k, NULL);
     pthread_mutex_unlock(&c->lock);
     return 0;
 }
@@ -480,8 +529,8 @@ void cache_readahead(paged_region_t *r, uint64_t chunk, unsigned epoch)
 {
     chunk_cache_t *c = r->cache;
     pthread_mutex_lock(&c->lock);
-    if (!atomic_load(&r->leaving) && r->epoch == epoch && !lookup(c, r, chunk))
-        fill_ahead(c, r, chunk);
+    if (!atomic_load(&r->leaving) && !lookup(c, r, chunk))
+        fill_ahead(c, r, chunk, &epoch);
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -499,8 +548,8 @@ int cache_writeback(paged_region_t *r, uintptr_t addr, size_t len, bool drop)
             continue;
         }
         if (s && drop) {
-            evict(c, s);
-            push_free(c, s);
+            if (evict(c, s, false)) /* else it stays, dirty: the error is returned below */
+                push_free(c, s);
         } else if (s && any_dirty(c, s)) {
             s->state = SLOT_WRITING;
             write_back(c, s, false);
@@ -509,8 +558,12 @@ int cache_writeback(paged_region_t *r, uintptr_t addr, size_t len, bool drop)
         }
         k++;
     }
+    int rc = r->error;
+    if (rc != 0) /* reported once, here, with what failed */
+        loci__fail(rc, "mode=paged: a write-back or read of this memory failed since the last flush: %s", r->error_msg);
+    r->error = 0;
     pthread_mutex_unlock(&c->lock);
-    return atomic_exchange(&r->error, 0);
+    return rc;
 }
 
 int cache_purge(paged_region_t *r, uintptr_t addr, size_t len)
@@ -531,7 +584,7 @@ int cache_purge(paged_region_t *r, uintptr_t addr, size_t len)
         if (s) { /* the purged pages are not written back; the others are */
             for (uintptr_t p = from; p < to; p += c->page)
                 bit_clear(s->dirty, (p - cb) / c->page);
-            evict(c, s);
+            evict(c, s, true); /* whatever fails to reach the store is reported */
             push_free(c, s);
         }
         /* Under the lock: nobody refills the chunk from the old data meanwhile. */
@@ -547,10 +600,9 @@ int cache_purge(paged_region_t *r, uintptr_t addr, size_t len)
     return rc;
 }
 
-void cache_forget(paged_region_t *r)
+/* Drop every chunk of r without writing anything back (lock held). */
+static void drop_all(chunk_cache_t *c, paged_region_t *r)
 {
-    chunk_cache_t *c = r->cache;
-    pthread_mutex_lock(&c->lock);
     for (int i = 0; i < c->nslots;) {
         slot_t *s = &c->slots[i];
         if (s->region == r && busy(s)) {
@@ -568,7 +620,28 @@ void cache_forget(paged_region_t *r)
         }
         i++;
     }
+}
+
+void cache_forget(paged_region_t *r)
+{
+    chunk_cache_t *c = r->cache;
+    pthread_mutex_lock(&c->lock);
+    drop_all(c, r);
     pthread_mutex_unlock(&c->lock);
+}
+
+int cache_reload(paged_region_t *r)
+{
+    chunk_cache_t *c = r->cache;
+    pthread_mutex_lock(&c->lock);
+    r->epoch++; /* readaheads queued before would bring the old contents back */
+    drop_all(c, r);
+    /* Under the lock: no fill of r installs a page between. */
+    int rc = madvise((void *)r->base, r->size, MADV_DONTNEED) == 0
+                 ? 0
+                 : loci__fail(LOCI_EIO, "mode=paged: madvise(DONTNEED) of a region: %s", strerror(errno));
+    pthread_mutex_unlock(&c->lock);
+    return rc;
 }
 
 /* ---- life and counters ---------------------------------------------------- */

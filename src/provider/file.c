@@ -3,7 +3,8 @@
  * (ssd, pmem); the kernel's page cache decides what stays in DRAM. Each
  * extent is its own file "loci-<pid>-<n>-<random>", created 0600 with
  * O_CREAT|O_EXCL|O_NOFOLLOW, its space reserved with posix_fallocate, mapped
- * MAP_SHARED (MAP_SYNC on DAX file systems), and unlinked when freed. A
+ * MAP_SHARED (MAP_SYNC on DAX file systems), and unlinked when freed (those
+ * of killed processes by the next process to create one: tier_create). A
  * persistent region is its named file, kept open (it holds the region's
  * lock) and kept when unmapped. The file of each extent is recorded out of
  * band in a table keyed by address.

@@ -4,9 +4,12 @@
  * the kernel's page cache. Each extent is a region with its own store: a
  * nameless O_DIRECT file in the tier directory, its space reserved at once so
  * that writing back never meets a full disk; a persistent region's store is
- * its named file. Regions of the same target, cache size and chunk size share
- * one cache, made with the first of them and freed with the last.
+ * its directory of chunk files (store_chunks.c, chunked.h), or the flat file
+ * of a region made by mode=mmap. Regions of the same target, cache size and
+ * chunk size share one cache, made with the first of them and freed with the
+ * last.
  */
+#include "provider/chunked.h"
 #include "provider/paged.h"
 #include "provider/tier.h"
 #include "provider/vm.h"
@@ -205,21 +208,15 @@ static void region_free(paged_region_t *r)
     free(r);
 }
 
-/* A region of `size` bytes over the tier file fd (taken over), unmapped yet.
+/* A region of `size` bytes over `store` (taken over), unmapped yet.
  * `named`: a persistent region, whose chunks all hold data. */
-static paged_region_t *region_new(const place_t *place, int fd, size_t size, size_t chunk, bool named, bool readonly)
+static paged_region_t *region_new(store_t *store, size_t size, size_t chunk, bool named, bool readonly)
 {
-    char what[300];
-    snprintf(what, sizeof what, "%s store of %s", place->target->name, named ? "a region" : "paged memory");
     uint64_t nchunks = (size + chunk - 1) / chunk, words = (nchunks + 63) / 64;
     paged_region_t *r = calloc(1, sizeof *r);
-    store_t *store = r ? store_file_open(fd, size, what) : NULL;
-    uint64_t *fresh = named || !store ? NULL : malloc(words * sizeof *fresh);
-    if (!r || !store || (!named && !fresh)) {
-        if (store)
-            store->ops->close(store);
-        else
-            close(fd);
+    uint64_t *fresh = named || !r ? NULL : malloc(words * sizeof *fresh);
+    if (!r || (!named && !fresh)) {
+        store->ops->close(store);
         free(r);
         return loci__fail_null(LOCI_ENOMEM, "out of memory creating a paged region");
     }
@@ -233,18 +230,19 @@ static paged_region_t *region_new(const place_t *place, int fd, size_t size, siz
     return r;
 }
 
-/* Map `size` bytes paged from the tier file fd (taken over, space reserved). */
-static void *map_region(const place_t *place, int fd, size_t size, size_t alignment, bool named, bool readonly)
+/* Map `size` bytes paged from `store` (taken over; NULL: it could not be
+ * made, the reason told). */
+static void *map_region(const place_t *place, store_t *store, size_t size, size_t alignment, bool named, bool readonly)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, watch_forks);
     size_t budget, chunk;
-    int rc = cache_sizes(place, &budget, &chunk);
+    int rc = !store ? LOCI_ENOMEM : cache_sizes(place, &budget, &chunk);
     int uffd = rc ? rc : paged_uffd(place->file_mode == FILE_PAGED_ONLY);
-    paged_region_t *r = uffd < 0 ? NULL : region_new(place, fd, size, chunk, named, readonly);
+    paged_region_t *r = uffd < 0 ? NULL : region_new(store, size, chunk, named, readonly);
     if (!r) {
-        if (uffd < 0)
-            close(fd);
+        if (uffd < 0 && store)
+            store->ops->close(store);
         errno = loci__errno_of(uffd < 0 ? uffd : LOCI_ENOMEM);
         return NULL;
     }
@@ -294,22 +292,55 @@ static void *paged_alloc(const place_t *place, size_t size, size_t alignment)
         errno = loci__errno_of(rc);
         return NULL;
     }
-    return map_region(place, fd, size, alignment, false, false);
+    char what[300];
+    snprintf(what, sizeof what, "%s store of paged memory", place->target->name);
+    return map_region(place, store_file_open(fd, size, what), size, alignment, false, false);
 }
 
-static void *paged_open(const place_t *place, const char *name, size_t *size, unsigned flags)
+/* The store of a region kept in chunk layout (made so when created here),
+ * and the place with the region's own chunk size. */
+static store_t *open_chunked(place_t *place, const char *name, uint64_t *size, unsigned flags)
 {
-    if (flags & LOCI_SHARED)
-        return loci__fail_null(LOCI_ENOTSUP, "region \"%s\": LOCI_SHARED with mode=paged! would give every "
-                                             "process its own cache of it; share it with mode=mmap (one copy "
-                                             "in the kernel's page cache)", name);
-    uint64_t sz = *size;
-    int fd = tier_open_region(place, name, flags, O_DIRECT, &sz);
+    size_t budget, chunk;
+    int rc = cache_sizes(place, &budget, &chunk); /* the chunk size asked, checked before a region is made */
+    char path[4096];
+    int fd = rc ? rc : tier_open_chunked(place, name, flags, size, &chunk, path, sizeof path);
     if (fd < 0) {
         errno = loci__errno_of(fd);
         return NULL;
     }
-    void *p = map_region(place, fd, (size_t)sz, vm_page_size(), true, flags & LOCI_READONLY);
+    place->chunk = chunk;
+    return store_chunks_open(fd, path, *size, chunk, flags & LOCI_READONLY);
+}
+
+static store_t *open_flat(const place_t *place, const char *name, uint64_t *size, unsigned flags)
+{
+    int fd = tier_open_region(place, name, flags, O_DIRECT, size);
+    if (fd < 0) {
+        errno = loci__errno_of(fd);
+        return NULL;
+    }
+    char what[300];
+    snprintf(what, sizeof what, "%s store of region \"%s\"", place->target->name, name);
+    return store_file_open(fd, *size, what);
+}
+
+/* A persistent region: a flat file where one is (made by mode=mmap, or by an
+ * older loci), else in chunk layout, created so. */
+static void *paged_open(const place_t *place, const char *name, size_t *size, unsigned flags)
+{
+    if (flags & LOCI_SHARED)
+        return loci__fail_null(LOCI_ENOTSUP, "region \"%s\": LOCI_SHARED with mode=paged would give every process "
+                                             "its own private cache of it, no shared copy; open it LOCI_READONLY "
+                                             "alone (many readers, each with its cache), or create it with "
+                                             "mode=mmap to share one copy in the kernel's page cache", name);
+    place_t at = *place;
+    uint64_t sz = *size;
+    store_t *store = tier_region_layout(place, name) == REGION_FLAT ? open_flat(&at, name, &sz, flags)
+                                                                     : open_chunked(&at, name, &sz, flags);
+    if (!store)
+        return NULL;
+    void *p = map_region(&at, store, (size_t)sz, vm_page_size(), true, flags & LOCI_READONLY);
     if (p)
         *size = (size_t)sz;
     return p;
@@ -415,3 +446,31 @@ void provider_paged_foreach_cache(void (*fn)(const struct loci_target *t, size_t
 }
 
 bool provider_paged_whole_chunks(bool on) { return atomic_exchange(&whole_chunks, on); }
+
+/* ---- chunk layout (chunked.h) ------------------------------------------------------ */
+
+int provider_paged_chunks(void *base, region_chunks_t *out)
+{
+    pthread_mutex_lock(&table_lock);
+    paged_region_t *r = find((uintptr_t)base); /* the caller's open region: it stays */
+    pthread_mutex_unlock(&table_lock);
+    int dirfd = r ? store_chunks_dir(r->store) : -1;
+    if (dirfd < 0)
+        return loci__fail(LOCI_ENOTSUP, "%p is %s, not a persistent region in chunk layout (only regions created "
+                                        "with mode=paged have chunk files to share)", base,
+                          r ? "paged memory with a flat store" : "no paged memory");
+    int rc = paged_flush((void *)r->base, r->size);
+    int fd = rc ? -1 : fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+    if (rc == 0 && fd < 0)
+        rc = loci__fail(LOCI_EIO, "provider_paged_chunks: dup of a region's directory: %s", strerror(errno));
+    if (rc != 0)
+        return rc;
+    *out = (region_chunks_t){fd, cache_chunk(r->cache), r->nchunks};
+    return 0;
+}
+
+int provider_paged_reload(void *base)
+{
+    paged_region_t *r = owned(base, "provider_paged_reload");
+    return r ? cache_reload(r) : LOCI_EINVAL;
+}

@@ -7,6 +7,7 @@
  *   chunk_cache.c  the cache: fill on fault, LRU, dirty pages, write-back runs
  *   paged_fault.c  the userfaultfd and its fault-handling threads
  *   uffd.c         the userfaultfd ioctls;  store*.c  where chunks live
+ *   tier_chunks.c  regions kept as a directory of chunk files (chunked.h)
  */
 #ifndef LOCI_PROVIDER_PAGED_H
 #define LOCI_PROVIDER_PAGED_H
@@ -28,7 +29,8 @@ typedef struct paged_region {
     uint64_t nchunks;
     uint64_t *fresh;      /* bit per chunk: never written to the store, so zeros (NULL: none fresh) */
     bool readonly;        /* mapped PROT_READ, nothing is ever written back */
-    _Atomic int error;    /* first failed write-back (LOCI_E*), reported by the next flush */
+    int error;            /* first failed write-back or read (LOCI_E*), reported by the next flush; */
+    char error_msg[512];  /* its message; both under the cache's lock */
     _Atomic int users;    /* fault handlers and queued readaheads using it now */
     _Atomic bool leaving; /* being freed: nothing more to read ahead */
     unsigned epoch;       /* bumped by evictions and purges (cache lock): older readaheads are void */
@@ -55,8 +57,8 @@ int cache_prefetch(paged_region_t *r, uintptr_t addr, size_t len);
 void cache_readahead(paged_region_t *r, uint64_t chunk, unsigned epoch);
 
 /** Write the dirty pages of the chunks of [addr, addr+len) back, in runs;
- *  `evict` also drops the chunks from DRAM. Returns the first write error
- *  since the last call (sticky per region), else 0. */
+ *  `evict` also drops the chunks from DRAM. Returns the first store error
+ *  since the last call (sticky per region), with its message, else 0. */
 int cache_writeback(paged_region_t *r, uintptr_t addr, size_t len, bool evict);
 
 /** Make [addr, addr+len) read as zeros and give its memory back. */
@@ -64,6 +66,10 @@ int cache_purge(paged_region_t *r, uintptr_t addr, size_t len);
 
 /** Drop every chunk of r without writing anything (r goes away). */
 void cache_forget(paged_region_t *r);
+
+/** Drop every chunk of r without writing anything and unmap its pages: the
+ *  next access reads the store again (its contents were replaced). */
+int cache_reload(paged_region_t *r);
 
 /** Add the cache's counters to *out. */
 void cache_stats(chunk_cache_t *c, loci_nvm_stats_t *out);

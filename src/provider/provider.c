@@ -1,5 +1,7 @@
 /* Which provider serves a target (see provider.h). */
+#include "provider/chunked.h"
 #include "provider/paged.h"
+#include "provider/tier.h"
 
 #include <stdatomic.h>
 
@@ -31,4 +33,29 @@ const provider_ops_t *provider_for_place(const place_t *place)
         loci__log(LOCI_LOG_WARN, "%s: mode=paged falls back to mode=mmap: %s (write mode=paged! to refuse instead)",
                   t->name, why);
     return &provider_file;
+}
+
+int provider_for_region(place_t *place, const char *name, unsigned flags, const provider_ops_t **ops)
+{
+    if (!place->target || !place->target->path || tier_region_layout(place, name) != REGION_CHUNKS)
+        return 0;
+    if ((flags & LOCI_SHARED) || place->shared)
+        return loci__fail(LOCI_ENOTSUP, "region \"%s\" was created with mode=paged (a directory of chunk files): it "
+                                        "is paged through each process's private cache, so it cannot be shared "
+                                        "(%s); open it LOCI_READONLY alone (many readers), or create it with "
+                                        "mode=mmap to share one copy", name,
+                          flags & LOCI_SHARED ? "LOCI_SHARED" : "access=node/job/global");
+    if (place->pinned)
+        return loci__fail(LOCI_ENOTSUP, "region \"%s\" was created with mode=paged (a directory of chunk files): its "
+                                        "pages leave DRAM when evicted, so it cannot be pinned; drop pinned from "
+                                        "the intent", name);
+    const char *why;
+    if (place->file_mode != FILE_PAGED_ONLY && paged_check_access(&why) != 0)
+        return loci__fail(LOCI_ENOTSUP, "region \"%s\" was created with mode=paged (a directory of chunk files, no "
+                                        "file to map) and mode=paged cannot run here: %s; or pass mode=paged! to page "
+                                        "it with user-mode faults only", name, why);
+    if (place->file_mode == FILE_MMAP)
+        place->file_mode = FILE_PAGED;
+    *ops = &provider_paged;
+    return 0;
 }

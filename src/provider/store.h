@@ -27,7 +27,7 @@ typedef struct store_ops {
     int (*write)(store_t *s, uint64_t off, const void *buf, size_t len);
     /** Make everything written so far durable. */
     int (*sync)(store_t *s);
-    /** [off, off+len) reads as zeros afterwards; its space stays reserved. */
+    /** [off, off+len) reads as zeros afterwards (file: its space stays reserved). */
     int (*discard)(store_t *s, uint64_t off, size_t len);
     /** Release the store (its data stays where it is, if it has a name). */
     void (*close)(store_t *s);
@@ -38,8 +38,39 @@ struct store {
     uint64_t size; /* bytes */
 };
 
-/** A store over an open file of a tier (taken over: closed with the store).
+/** A store over an open file of a tier (taken over: closed with the store,
+ *  or at once when the store cannot be made).
  *  `what` names it in messages (copied). NULL + loci__fail. */
 store_t *store_file_open(int fd, uint64_t size, const char *what);
+
+/** A store over the directory of a region in chunk layout (chunked.h): dirfd
+ *  (taken over as above, with its lock) at `path` (for messages, copied), `size`
+ *  bytes in files of `chunk` bytes. `readonly`: it never writes. The caller
+ *  holds the region's lock exclusively unless readonly. NULL + loci__fail. */
+store_t *store_chunks_open(int dirfd, const char *path, uint64_t size, size_t chunk, bool readonly);
+
+/** The region directory of a chunk store, -1 for any other store. */
+int store_chunks_dir(const store_t *s);
+
+/* ---- I/O shared by the file stores (store_io.c) ----------------------------- */
+
+/** One open file of a store: `direct` when opened O_DIRECT, `in_memory` on
+ *  tmpfs; `what` names it in messages. */
+typedef struct {
+    int fd;
+    bool direct, in_memory;
+    const char *what;
+} store_fd_t;
+
+/** Read len bytes at off, zeros past the end of the file. 0 or LOCI_E*. */
+int store_fd_read(const store_fd_t *f, uint64_t off, void *buf, size_t len);
+
+/** Write len bytes of application memory buf at off. 0 or LOCI_E*. */
+int store_fd_write(const store_fd_t *f, uint64_t off, const void *buf, size_t len);
+
+/** The failure of `op` on f's file (errno e) for len bytes at off (len 0:
+ *  the whole file): LOCI_ENOSPC for a full disk or quota, else LOCI_EIO,
+ *  with a message naming the file. */
+int store_fd_fail(const store_fd_t *f, const char *op, uint64_t off, size_t len, int e);
 
 #endif

@@ -3,9 +3,12 @@
 #include "provider/vm.h"
 #include "units.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,6 +48,64 @@ int tier_check_dir(const struct loci_target *t)
     return 0;
 }
 
+int tier_each_entry(int dirfd, const char *path, int (*fn)(int dirfd, const char *path, const char *entry))
+{
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return loci__fail(LOCI_EIO, "cannot list %s: %s", path, strerror(errno));
+    }
+    int rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            rc = fn(dirfd, path, e->d_name);
+    closedir(d);
+    return rc;
+}
+
+bool tier_process_gone(long pid) { return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH; }
+
+/* A block's file "loci-<pid>-<n>-<16 hex>" (tier_create) whose process is
+ * gone: a crash skipped its unlink, and nobody else can ever use it. */
+static int remove_dead_block(int dirfd, const char *path, const char *entry)
+{
+    long pid;
+    unsigned long n;
+    char hex[17];
+    int used = 0;
+    if (sscanf(entry, "loci-%ld-%lu-%16[0-9a-f]%n", &pid, &n, hex, &used) != 3 || entry[used] || strlen(hex) != 16)
+        return 0;
+    if (tier_process_gone(pid) && unlinkat(dirfd, entry, 0) == 0)
+        loci__log(LOCI_LOG_INFO, "%s: removed %s, left by process %ld", path, entry, pid);
+    return 0;
+}
+
+/* Once per tier directory and process: remove the block files of processes
+ * that died (mode=mmap blocks are named files while they live). */
+static void sweep_dead_blocks(const struct loci_target *t)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static char swept[8][4096];
+    static unsigned nswept;
+    pthread_mutex_lock(&lock);
+    bool done = false;
+    for (unsigned i = 0; i < nswept && !done; i++)
+        done = strcmp(swept[i], t->path) == 0;
+    if (!done) {
+        if (nswept < 8)
+            snprintf(swept[nswept++], sizeof swept[0], "%s", t->path);
+        int fd = open(t->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd >= 0) {
+            tier_each_entry(fd, t->path, remove_dead_block);
+            close(fd);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
 static uint64_t random64(void)
 {
     uint64_t r;
@@ -65,7 +126,7 @@ static int open_maybe_direct(const char *path, int flags, mode_t mode)
     return fd;
 }
 
-static int create_fail(const struct loci_target *t, int e)
+int tier_create_fail(const struct loci_target *t, int e)
 {
     return loci__fail(e == ENOSPC || e == EDQUOT ? LOCI_ENOSPC : e == EACCES || e == EROFS ? LOCI_EPERM : LOCI_EIO,
                       "%s: cannot create a file in %s: %s%s", tier_name(t), t->path, strerror(e),
@@ -77,6 +138,7 @@ int tier_create(const struct loci_target *t, int oflags, char *path, size_t len)
     int rc = tier_check_dir(t);
     if (rc != 0)
         return rc;
+    sweep_dead_blocks(t);
     static atomic_ulong counter;
     int base = O_RDWR | O_CLOEXEC | oflags;
     if (!path) {
@@ -84,7 +146,7 @@ int tier_create(const struct loci_target *t, int oflags, char *path, size_t len)
         if (fd >= 0)
             return fd;
         if (errno != EOPNOTSUPP && errno != EISDIR) /* else: no O_TMPFILE here, create and unlink */
-            return create_fail(t, errno);
+            return tier_create_fail(t, errno);
     }
     char name[4096];
     for (int tries = 0; tries < 8; tries++) {
@@ -99,9 +161,9 @@ int tier_create(const struct loci_target *t, int oflags, char *path, size_t len)
             return fd;
         }
         if (errno != EEXIST)
-            return create_fail(t, errno);
+            return tier_create_fail(t, errno);
     }
-    return create_fail(t, EEXIST);
+    return tier_create_fail(t, EEXIST);
 }
 
 int tier_reserve(const struct loci_target *t, int fd, uint64_t size)
@@ -132,7 +194,7 @@ bool tier_in_memory(int fd)
     return fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC;
 }
 
-static int region_path(const place_t *place, const char *name, char *buf, size_t len)
+int tier_region_path(const place_t *place, const char *name, char *buf, size_t len)
 {
     int n = snprintf(buf, len, "%s/%s.region", place->target->path, name);
     if (strchr(name, '/') || n < 0 || (size_t)n >= len) /* nvm validates names; never leave the directory */
@@ -159,7 +221,7 @@ static int check_region_file(int fd, const char *path)
     return 0;
 }
 
-static int lock_region(int fd, unsigned flags, const char *name)
+int tier_lock_region(int fd, unsigned flags, const char *name)
 {
     bool exclusive = !(flags & (LOCI_READONLY | LOCI_SHARED));
     if (flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0)
@@ -172,12 +234,32 @@ static int lock_region(int fd, unsigned flags, const char *name)
     return loci__fail(LOCI_EIO, "region \"%s\": flock: %s", name, strerror(errno));
 }
 
+int tier_size_mismatch(const char *name, uint64_t has, uint64_t want)
+{
+    char h[32], w[32];
+    return loci__fail(LOCI_EINVAL, "region \"%s\" holds %s, not the %s asked (open it with its size, or size 0 to take "
+                                   "it as it is)", name, units_format_size(has, h, sizeof h),
+                      units_format_size(want, w, sizeof w));
+}
+
+int tier_open_fail(const place_t *place, const char *name, const char *path, unsigned flags, int e)
+{
+    if (e == ENOENT)
+        return loci__fail(LOCI_ENOENT, "region \"%s\" does not exist in %s%s", name, place->target->path,
+                          flags & LOCI_READONLY ? "" : " (pass LOCI_CREATE to create it)");
+    if (e == ELOOP)
+        return loci__fail(LOCI_EPERM, "%s is a symbolic link; loci refuses it (remove it if it is not yours)", path);
+    if (flags & LOCI_CREATE)
+        return tier_create_fail(place->target, e);
+    return loci__fail(e == EACCES ? LOCI_EPERM : LOCI_EIO, "cannot open %s: %s", path, strerror(e));
+}
+
 int tier_open_region(const place_t *place, const char *name, unsigned flags, int oflags, uint64_t *size)
 {
-    char path[4096], sz[32], has[32];
+    char path[4096];
     int rc = tier_check_dir(place->target);
     if (rc == 0)
-        rc = region_path(place, name, path, sizeof path);
+        rc = tier_region_path(place, name, path, sizeof path);
     if (rc != 0)
         return rc;
     int base = (flags & LOCI_READONLY ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_CLOEXEC | oflags;
@@ -189,34 +271,22 @@ int tier_open_region(const place_t *place, const char *name, unsigned flags, int
     }
     if (fd < 0 && (!(flags & LOCI_CREATE) || errno == EEXIST))
         fd = open_maybe_direct(path, base, 0);
-    if (fd < 0) {
-        int e = errno;
-        if (e == ENOENT)
-            return loci__fail(LOCI_ENOENT, "region \"%s\" does not exist in %s%s", name, place->target->path,
-                              flags & LOCI_READONLY ? "" : " (pass LOCI_CREATE to create it)");
-        if (e == ELOOP)
-            return loci__fail(LOCI_EPERM, "%s is a symbolic link; loci refuses it (remove it if it is not yours)",
-                              path);
-        if (flags & LOCI_CREATE)
-            return create_fail(place->target, e);
-        return loci__fail(e == EACCES ? LOCI_EPERM : LOCI_EIO, "cannot open %s: %s", path, strerror(e));
-    }
+    if (fd < 0)
+        return tier_open_fail(place, name, path, flags, errno);
     /* A new file is locked exclusively until it has its size, so that no
      * other opener sees it half-made. */
-    rc = lock_region(fd, created ? 0 : flags, name);
+    rc = tier_lock_region(fd, created ? 0 : flags, name);
     if (rc == 0 && created)
         rc = tier_reserve(place->target, fd, *size);
     if (rc == 0 && created && (flags & (LOCI_READONLY | LOCI_SHARED)))
-        rc = lock_region(fd, flags, name);
+        rc = tier_lock_region(fd, flags, name);
     if (rc == 0 && !created)
         rc = check_region_file(fd, path);
     struct stat st;
     if (rc == 0 && fstat(fd, &st) != 0)
         rc = loci__fail(LOCI_EIO, "cannot stat %s: %s", path, strerror(errno));
     if (rc == 0 && *size && (uint64_t)st.st_size != *size)
-        rc = loci__fail(LOCI_EINVAL, "region \"%s\" holds %s, not the %s asked (open it with its size, or size 0 "
-                                     "to take it as it is)", name, units_format_size((uint64_t)st.st_size, has, sizeof has),
-                        units_format_size(*size, sz, sizeof sz));
+        rc = tier_size_mismatch(name, (uint64_t)st.st_size, *size);
     if (rc == 0 && st.st_size == 0)
         rc = loci__fail(LOCI_EINVAL, "region \"%s\" is empty (a creator died before sizing it?); remove it", name);
     if (rc != 0) {
@@ -234,7 +304,7 @@ int tier_remove_region(const place_t *place, const char *name)
     char path[4096];
     int rc = tier_check_dir(place->target);
     if (rc == 0)
-        rc = region_path(place, name, path, sizeof path);
+        rc = tier_region_path(place, name, path, sizeof path);
     if (rc != 0)
         return rc;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -247,9 +317,21 @@ int tier_remove_region(const place_t *place, const char *name)
         close(fd);
         return loci__fail(LOCI_EBUSY, "region \"%s\" is open in another process; close it there first", name);
     }
-    /* Whatever is there (even another user's symlink) goes: the directory is ours. */
-    rc = unlink(path) == 0 ? 0 : loci__fail(LOCI_EIO, "cannot remove %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+        rc = tier_remove_chunked(fd, path);
+    else /* Whatever is there (even another user's symlink) goes: the directory is ours. */
+        rc = unlink(path) == 0 ? 0 : loci__fail(LOCI_EIO, "cannot remove %s: %s", path, strerror(errno));
     if (fd >= 0)
         close(fd);
     return rc;
+}
+
+region_layout_t tier_region_layout(const place_t *place, const char *name)
+{
+    char path[4096];
+    struct stat st;
+    if (tier_region_path(place, name, path, sizeof path) != 0 || lstat(path, &st) != 0)
+        return REGION_MISSING; /* opening says why */
+    return S_ISDIR(st.st_mode) ? REGION_CHUNKS : REGION_FLAT;
 }

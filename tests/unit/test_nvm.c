@@ -1,7 +1,7 @@
 /*
  * Persistent named regions and the NVM calls, within one process: regions
- * kept across close and reopen in both modes (the paged one never in the
- * kernel's page cache), bad names, sizes and flags, unsafe tier directories
+ * kept across close and reopen in both modes (the paged one a directory of
+ * chunk files, never in the kernel's page cache; more in test_chunk_store.c), bad names, sizes and flags, unsafe tier directories
  * and planted files, locking, prefetch/flush/evict on every kind of loci
  * memory, mmap-mode allocations (own sparse reserved file, MAP_SHARED, small
  * ones pooled) and the statistics table. Several processes: test_nvm_proc.c.
@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "loci.h"
+#include "support/scratch.h"
 #include "provider/provider.h"
 
 #include <errno.h>
@@ -34,16 +35,6 @@ static int setup(void **state)
 {
     page = (size_t)sysconf(_SC_PAGESIZE);
     return loci_init();
-}
-
-/* A region name of this process. */
-static const char *nm(const char *base)
-{
-    static char buf[4][64];
-    static int next;
-    char *b = buf[next++ % 4];
-    snprintf(b, 64, "%s-%ld", base, (long)getpid());
-    return b;
 }
 
 static void region_path(const char *name, char *buf, size_t len)
@@ -90,7 +81,7 @@ static void regions_kept_across_reopen(void **state)
 {
     const char *intents[] = {"persist", "kind=ssd,mode=mmap", PAGED};
     for (int k = 0; k < 3; k++) {
-        const char *name = nm(k == 2 ? "kept-paged" : "kept");
+        const char *name = unique_name(k == 2 ? "kept-paged" : "kept");
         size_t size = 16 * MB; /* 16x the paged cache */
         uint64_t *p = loci_persist_open(name, size - 100, intents[k], LOCI_CREATE);
         if (!p)
@@ -103,10 +94,21 @@ static void regions_kept_across_reopen(void **state)
         region_path(name, path, sizeof path);
         struct stat st;
         assert_int_equal(stat(path, &st), 0);
-        assert_int_equal(st.st_mode & 07777, 0600);
-        assert_int_equal(st.st_size, size);
-        if (k == 2) { /* paged: O_DIRECT, the cache is the only DRAM copy */
-            size_t cached = page_cache_pages(path, size);
+        if (k < 2) { /* mmap: one file */
+            assert_int_equal(st.st_mode & 07777, 0600);
+            assert_int_equal(st.st_size, size);
+        } else { /* paged: a directory of chunk files, O_DIRECT: the cache is the only DRAM copy */
+            assert_true(S_ISDIR(st.st_mode));
+            assert_int_equal(st.st_mode & 07777, 0700);
+            size_t cached = 0;
+            for (size_t c = 0; c < size / (64 * KB); c++) {
+                char chunk[600];
+                snprintf(chunk, sizeof chunk, "%s/c%016zx", path, c);
+                assert_int_equal(stat(chunk, &st), 0);
+                assert_int_equal(st.st_mode & 07777, 0600);
+                assert_int_equal(st.st_size, 64 * KB);
+                cached += page_cache_pages(chunk, 64 * KB);
+            }
             print_message("  paged region: %zu of %zu pages in the page cache after sync\n", cached, size / page);
             assert_true(cached <= 16);
             loci_nvm_stats_t ns;
@@ -153,7 +155,7 @@ static void bad_names_sizes_flags(void **state)
         assert_non_null(strstr(loci_last_error(), "region name"));
         assert_int_equal(loci_persist_remove(bad[i], NULL), LOCI_EINVAL);
     }
-    const char *name = nm("bad");
+    const char *name = unique_name("bad");
     assert_null(loci_persist_open(name, 0, NULL, LOCI_CREATE));
     assert_non_null(strstr(loci_last_error(), "size 0"));
     assert_null(loci_persist_open(name, SIZE_MAX, NULL, LOCI_CREATE));
@@ -186,7 +188,7 @@ static void expect_refused(const char *dir, const char *what)
     setenv("LOCI_STORE_DIR", dir, 1);
     assert_int_equal(loci_init(), 0);
     errno = 0;
-    assert_null(loci_persist_open(nm("refused"), MB, NULL, LOCI_CREATE));
+    assert_null(loci_persist_open(unique_name("refused"), MB, NULL, LOCI_CREATE));
     if (!strstr(loci_last_error(), what))
         fail_msg("%s: \"%s\" lacks \"%s\"", dir, loci_last_error(), what);
 }
@@ -253,7 +255,7 @@ static void unsafe_tier_dirs_and_planted_files(void **state)
 
 static void locking(void **state)
 {
-    const char *name = nm("lock");
+    const char *name = unique_name("lock");
     char *w = loci_persist_open(name, MB, NULL, LOCI_CREATE);
     assert_non_null(w);
     errno = 0;
@@ -298,7 +300,7 @@ static void range_calls(void **state)
     char *d = loci_alloc(dram, 100000), *f = loci_alloc(ssd, 5 * MB);
     assert_non_null(d);
     assert_non_null(f);
-    char *r = loci_persist_open(nm("range"), 2 * MB, PAGED, LOCI_CREATE);
+    char *r = loci_persist_open(unique_name("range"), 2 * MB, PAGED, LOCI_CREATE);
     assert_non_null(r);
     char *ptrs[] = {d, f, r};
     for (int i = 0; i < 3; i++) {
@@ -323,7 +325,7 @@ static void range_calls(void **state)
     loci_free(d);
     loci_free(f);
     assert_int_equal(loci_persist_close(r), 0);
-    assert_int_equal(loci_persist_remove(nm("range"), PAGED), 0);
+    assert_int_equal(loci_persist_remove(unique_name("range"), PAGED), 0);
 }
 
 /* The file behind a file-tier block, and its blocks on disk. */

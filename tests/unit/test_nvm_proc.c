@@ -5,7 +5,9 @@
  *  - two processes open a region read-only and shared: one copy of its pages
  *    (their smaps count every page as shared); a store to it faults;
  *  - a full file system (a small tmpfs mounted here): clear ENOSPC errors, and
- *    the regions made before, written and synced after, lose nothing;
+ *    the regions made before, written and synced after, lose nothing; a
+ *    copy-on-write of a chunk linked elsewhere is refused with ENOSPC at the
+ *    next sync, the linked copy intact;
  *  - a process without userfaultfd permission: mode=paged falls back to mmap
  *    with a message naming what to allow; mode=paged! still pages, with the
  *    user-mode-only descriptor the kernel leaves to such a process; and a
@@ -18,12 +20,15 @@
 #include <cmocka.h>
 
 #include "loci.h"
+#include "support/scratch.h"
+#include "support/child.h"
 #include "pool/pool.h"
+#include "provider/chunked.h"
 #include "provider/paged.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +41,6 @@
 #define MB ((size_t)1 << 20)
 #define PAGED "persist,mode=paged,cache=1MiB,chunk=64KiB"
 
-extern char **environ;
 
 static uint64_t word(size_t i, int gen) { return (uint64_t)i * 0x9E3779B97F4A7C15ull + (uint64_t)gen; }
 
@@ -56,16 +60,6 @@ static size_t first_bad(const uint64_t *p, size_t from, size_t to, int gen)
 }
 
 /* ---- the children ------------------------------------------------------------ */
-
-#define CHECK(cond, ...)                                                                                  \
-    do {                                                                                                  \
-        if (!(cond)) {                                                                                    \
-            fprintf(stderr, "child line %d: %s: ", __LINE__, #cond);                                      \
-            fprintf(stderr, __VA_ARGS__);                                                                 \
-            fprintf(stderr, " (last error: %s)\n", loci_last_error());                                    \
-            return 1;                                                                                     \
-        }                                                                                                 \
-    } while (0)
 
 /* crash INTENT NAME SIZE: sync the first half, say so, then write the second
  * half (pushing it out) until killed. */
@@ -128,7 +122,14 @@ static int child_diskfull(char **a)
     fill(pg, 0, 2 * MB, 7);
     CHECK(loci_persist_sync(pg) == 0, "sync pg");
 
-    char path[600];
+    /* chunk 0 of pg linked elsewhere, as a checkpoint does: writing it needs a copy, space */
+    region_chunks_t rc;
+    char saved[600], path[600];
+    CHECK(provider_paged_chunks(pg, &rc) == 0, "chunks");
+    snprintf(saved, sizeof saved, "%s/saved0", a[0]);
+    CHECK(linkat(rc.dirfd, "c0000000000000000", AT_FDCWD, saved, 0) == 0, "link: %s", strerror(errno));
+    close(rc.dirfd);
+
     snprintf(path, sizeof path, "%s/filler", a[0]); /* fill the file system up */
     int fd = open(path, O_CREAT | O_WRONLY, 0600);
     static char junk[65536];
@@ -138,12 +139,26 @@ static int child_diskfull(char **a)
     CHECK(errno == ENOSPC, "filler: %s", strerror(errno));
     close(fd);
 
-    /* what was reserved can still be written and synced */
+    /* what was reserved, or has its chunk files, can still be written and synced */
     fill(keep, 0, 3 * MB, 8);
-    fill(pg, 0, 2 * MB, 8);
+    fill(pg, 64 * 1024, 2 * MB, 8);
     CHECK(loci_persist_sync(keep) == 0, "sync keep when full");
     CHECK(loci_persist_sync(pg) == 0, "sync pg when full");
     CHECK(!loci_persist_open("late", MB, NULL, LOCI_CREATE) && errno == ENOSPC, "late: errno %d", errno);
+    /* a copy-on-write finds no space: said by the next sync, naming the chunk; nothing else changes */
+    fill(pg, 0, 64 * 1024, 8);
+    CHECK(loci_persist_sync(pg) == LOCI_ENOSPC, "sync pg, chunk 0 shared");
+    CHECK(strstr(loci_last_error(), "c0000000000000000") && strstr(loci_last_error(), "No space"), "message: %s",
+          loci_last_error());
+    int sfd = open(saved, O_RDONLY);
+    uint64_t *copy = malloc(64 * 1024);
+    CHECK(sfd >= 0 && pread(sfd, copy, 64 * 1024, 0) == 64 * 1024, "read the linked copy");
+    close(sfd);
+    CHECK(first_bad(copy, 0, 64 * 1024, 7) == SIZE_MAX, "the linked copy changed");
+    free(copy);
+    /* the refused pages stayed dirty in DRAM: with room, the next sync writes them, unasked */
+    CHECK(unlink(path) == 0 && unlink(saved) == 0, "make room");
+    CHECK(loci_persist_sync(pg) == 0, "sync pg with room: %s", loci_last_error());
     CHECK(loci_persist_close(keep) == 0 && loci_persist_close(pg) == 0, "close");
     keep = loci_persist_open("keep", 0, NULL, LOCI_READONLY);
     pg = loci_persist_open("pg", 0, PAGED, 0);
@@ -191,107 +206,61 @@ static int child_unwritable(char **a)
     return chmod(a[0], 0700);
 }
 
-static int child(int argc, char **argv)
+/* blocks: allocate one mode=mmap block on ssd0 (its directory is a[0]) and
+ * report its file's name; then wait to be killed. */
+static int child_blocks(char **a)
 {
-    if (argc >= 4 && strcmp(argv[0], "crash") == 0)
-        return child_crash(argv + 1);
-    if (argc >= 2 && strcmp(argv[0], "reader") == 0)
-        return child_reader(argv + 1);
-    if (argc >= 2 && strcmp(argv[0], "store") == 0)
-        return child_store(argv + 1);
-    if (argc >= 2 && strcmp(argv[0], "diskfull") == 0)
-        return child_diskfull(argv + 1);
-    if (argc >= 1 && strcmp(argv[0], "noperm") == 0)
-        return child_noperm(argv + 1);
-    if (argc >= 2 && strcmp(argv[0], "unwritable") == 0)
-        return child_unwritable(argv + 1);
-    fprintf(stderr, "unknown child role\n");
-    return 1;
+    loci_allocator_t *al = loci_allocator_create("kind=ssd!");
+    char *p = al ? loci_alloc(al, MB) : NULL;
+    CHECK(p, "alloc: %s", loci_last_error());
+    p[0] = 1;
+    char name[64];
+    snprintf(name, sizeof name, "loci-%ld-", (long)getpid());
+    DIR *d = opendir(a[0]);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strncmp(e->d_name, name, strlen(name)) == 0)
+            printf("%s\n", e->d_name);
+    if (d)
+        closedir(d);
+    fflush(stdout);
+    pause();
+    return 0;
 }
+
+static const child_role_t roles[] = {
+    {"crash", 3, child_crash},
+    {"reader", 1, child_reader},
+    {"store", 1, child_store},
+    {"diskfull", 1, child_diskfull},
+    {"noperm", 0, child_noperm},
+    {"unwritable", 1, child_unwritable},
+    {"blocks", 1, child_blocks},
+    {NULL, 0, NULL},
+};
 
 /* ---- the parent ---------------------------------------------------------------- */
 
-typedef struct {
-    pid_t pid;
-    int in, out; /* the child's stdin (write end), stdout (read end) */
-} kid_t;
-
-/* This program again with args, its stdin and stdout piped to us; store_dir:
- * its LOCI_STORE_DIR (NULL: ours); uid >= 0: run as that user. */
-static kid_t spawn(const char *const *args, const char *store_dir, int uid)
-{
-    char *argv[12] = {"test_nvm_proc", "--child"};
-    int n = 2;
-    for (; args[n - 2]; n++)
-        argv[n] = (char *)args[n - 2];
-    argv[n] = NULL;
-    char *envp[256], store[600];
-    int e = 0;
-    for (char **v = environ; *v && e < 250; v++)
-        if (!store_dir || strncmp(*v, "LOCI_STORE_DIR=", 15) != 0)
-            envp[e++] = *v;
-    if (store_dir) {
-        snprintf(store, sizeof store, "LOCI_STORE_DIR=%s", store_dir);
-        envp[e++] = store;
-    }
-    envp[e] = NULL;
-    int to[2], from[2];
-    assert_int_equal(pipe(to), 0);
-    assert_int_equal(pipe(from), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        dup2(to[0], 0);
-        dup2(from[1], 1);
-        if (uid >= 0 && (setgroups(0, NULL) != 0 || setgid((gid_t)uid) != 0 || setuid((uid_t)uid) != 0))
-            _exit(97);
-        execve("/proc/self/exe", argv, envp);
-        _exit(98);
-    }
-    close(to[0]);
-    close(from[1]);
-    return (kid_t){pid, to[1], from[0]};
-}
-
-/* The child's exit status (or 128 + its signal). */
-static int reap(kid_t *k)
-{
-    int st;
-    close(k->in);
-    close(k->out);
-    assert_int_equal(waitpid(k->pid, &st, 0), k->pid);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static void expect_byte(kid_t *k, char c)
+static void expect_byte(child_t *k, char c)
 {
     char got = 0;
     if (read(k->out, &got, 1) != 1 || got != c)
-        fail_msg("child %d did not answer '%c' (status %d)", (int)k->pid, c, reap(k));
-}
-
-static const char *nm(const char *base)
-{
-    static char buf[2][64];
-    static int next;
-    char *b = buf[next++ % 2];
-    snprintf(b, 64, "%s-%ld", base, (long)getpid());
-    return b;
+        fail_msg("child %d did not answer '%c' (status %d)", (int)k->pid, c, child_reap(k));
 }
 
 static void synced_data_survives_kill_9(void **state)
 {
     const char *intents[] = {"persist", PAGED};
     for (int k = 0; k < 2; k++) {
-        const char *name = nm(k ? "crash-paged" : "crash");
+        const char *name = unique_name(k ? "crash-paged" : "crash");
         size_t size = 8 * MB; /* 8x the paged cache: evictions before and after the sync */
         char sz[32];
         snprintf(sz, sizeof sz, "%zu", size);
-        kid_t kid = spawn((const char *[]){"crash", intents[k], name, sz, NULL}, NULL, -1);
+        child_t kid = child_spawn((const char *[]){"crash", intents[k], name, sz, NULL}, NULL, -1);
         expect_byte(&kid, 'S');
         usleep(100 * 1000); /* let it write unsynced data for a while */
         kill(kid.pid, SIGKILL);
-        assert_int_equal(reap(&kid), 128 + SIGKILL);
+        assert_int_equal(child_reap(&kid), 128 + SIGKILL);
 
         uint64_t *p = loci_persist_open(name, size, intents[k], 0);
         if (!p)
@@ -329,15 +298,15 @@ static size_t shared_clean_kb(pid_t pid, const char *name)
 
 static void readonly_shared_by_two_processes(void **state)
 {
-    const char *name = nm("shared-b");
+    const char *name = unique_name("shared-b");
     size_t size = 4 * MB;
     uint64_t *b = loci_persist_open(name, size, NULL, LOCI_CREATE);
     assert_non_null(b);
     fill(b, 0, size, 5);
     assert_int_equal(loci_persist_close(b), 0);
 
-    kid_t r1 = spawn((const char *[]){"reader", name, NULL}, NULL, -1);
-    kid_t r2 = spawn((const char *[]){"reader", name, NULL}, NULL, -1);
+    child_t r1 = child_spawn((const char *[]){"reader", name, NULL}, NULL, -1);
+    child_t r2 = child_spawn((const char *[]){"reader", name, NULL}, NULL, -1);
     expect_byte(&r1, 'R');
     expect_byte(&r2, 'R');
     size_t kb1 = shared_clean_kb(r1.pid, name), kb2 = shared_clean_kb(r2.pid, name);
@@ -346,11 +315,11 @@ static void readonly_shared_by_two_processes(void **state)
     assert_int_equal(kb2, size / 1024);
     assert_int_equal(write(r1.in, "x", 1), 1);
     assert_int_equal(write(r2.in, "x", 1), 1);
-    assert_int_equal(reap(&r1), 0);
-    assert_int_equal(reap(&r2), 0);
+    assert_int_equal(child_reap(&r1), 0);
+    assert_int_equal(child_reap(&r2), 0);
 
-    kid_t s = spawn((const char *[]){"store", name, NULL}, NULL, -1);
-    assert_int_equal(reap(&s), 77);
+    child_t s = child_spawn((const char *[]){"store", name, NULL}, NULL, -1);
+    assert_int_equal(child_reap(&s), 77);
     assert_int_equal(loci_persist_remove(name, NULL), 0);
 }
 
@@ -363,8 +332,8 @@ static void full_file_system(void **state)
         rmdir(dir);
         skip();
     }
-    kid_t k = spawn((const char *[]){"diskfull", dir, NULL}, dir, -1);
-    int st = reap(&k);
+    child_t k = child_spawn((const char *[]){"diskfull", dir, NULL}, dir, -1);
+    int st = child_reap(&k);
     umount2(dir, MNT_DETACH);
     rmdir(dir);
     assert_int_equal(st, 0);
@@ -384,11 +353,11 @@ static void without_userfaultfd_permission(void **state)
     char dir[] = "/var/tmp/loci-test-noperm-XXXXXX";
     assert_non_null(mkdtemp(dir));
     assert_int_equal(chown(dir, 65534, 65534), 0);
-    kid_t k = spawn((const char *[]){"noperm", NULL}, dir, 65534);
-    int st = reap(&k);
+    child_t k = child_spawn((const char *[]){"noperm", NULL}, dir, 65534);
+    int st = child_reap(&k);
     if (st == 0) {
-        k = spawn((const char *[]){"unwritable", dir, NULL}, dir, 65534);
-        st = reap(&k);
+        k = child_spawn((const char *[]){"unwritable", dir, NULL}, dir, 65534);
+        st = child_reap(&k);
     }
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -398,15 +367,52 @@ static void without_userfaultfd_permission(void **state)
     assert_int_equal(st, 0);
 }
 
+/* A process killed with mode=mmap blocks on a tier leaves their files; the
+ * next process to create a block there removes them, and nothing else. */
+static void files_of_killed_processes_are_removed(void **state)
+{
+    char dir[] = "/var/tmp/loci-test-leftover-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    child_t k = child_spawn((const char *[]){"blocks", dir, NULL}, dir, -1);
+    char name[256] = "", path[600], other[600];
+    FILE *out = fdopen(dup(k.out), "r");
+    assert_non_null(fgets(name, sizeof name, out));
+    fclose(out);
+    name[strcspn(name, "\n")] = 0;
+    kill(k.pid, SIGKILL);
+    assert_int_equal(child_reap(&k), 128 + SIGKILL);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    assert_int_equal(access(path, F_OK), 0); /* the crash left it */
+    snprintf(other, sizeof other, "%s/loci-%ld-notes.txt", dir, (long)k.pid); /* not a block's name */
+    FILE *f = fopen(other, "w");
+    assert_non_null(f);
+    fclose(f);
+
+    k = child_spawn((const char *[]){"blocks", dir, NULL}, dir, -1);
+    char again[256];
+    out = fdopen(dup(k.out), "r");
+    assert_non_null(fgets(again, sizeof again, out));
+    fclose(out);
+    kill(k.pid, SIGKILL);
+    child_reap(&k);
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(access(other, F_OK), 0);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "--child") == 0)
-        return child(argc - 2, argv + 2);
+    int status;
+    if (child_dispatch(argc, argv, roles, &status))
+        return status;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(synced_data_survives_kill_9),
         cmocka_unit_test(readonly_shared_by_two_processes),
         cmocka_unit_test(full_file_system),
         cmocka_unit_test(without_userfaultfd_permission),
+        cmocka_unit_test(files_of_killed_processes_are_removed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@ int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_resolve(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_ckpt(int argc, char **argv);
 
 /** Write s as a JSON string literal (quoted, escaped). */
 void json_string(FILE *f, const char *s);

@@ -15,6 +15,7 @@ static const struct {
     {"resolve", cmd_resolve, "rank this machine's targets for an intent \"<intent>\" [--json] [--from NODE]"},
     {"run", cmd_run, "run a command with its memory placed by intent --intent \"<intent>\" -- cmd args..."},
     {"bench", cmd_bench, "measure bandwidth and latency of each target [--target NAME] [--save FILE]"},
+    {"ckpt", cmd_ckpt, "checkpoints: ls | show NAME [-v] | verify NAME | rm NAME | gc"},
 };
 
 static void usage(FILE *f)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 char scratch_dir[] = "/tmp/loci-test-XXXXXX";
@@ -47,4 +48,13 @@ void use_this_machine(void)
     unsetenv("LOCI_TOPOLOGY");
     unsetenv("LOCI_CONFIG");
     assert_int_equal(loci_init(), 0);
+}
+
+const char *unique_name(const char *base)
+{
+    static __thread char buf[4][160];
+    static __thread int next;
+    char *b = buf[next++ % 4];
+    snprintf(b, sizeof buf[0], "%s-%ld", base, (long)getpid());
+    return b;
 }

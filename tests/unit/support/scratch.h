@@ -23,4 +23,8 @@ void use_topology(const char *xml, const char *config);
 /** Re-initialise loci on this machine, without topology or config. */
 void use_this_machine(void);
 
+/** "<base>-<pid>": a name (region, checkpoint) no other test process uses.
+ *  The last four stay valid. */
+const char *unique_name(const char *base);
+
 #endif

@@ -1,0 +1,37 @@
+/*
+ * bench_ckpt — NVMalloc §III-E / Table VIII on this machine: checkpoints of a
+ * DRAM variable and of SSD variables (mode=paged persistent regions in chunk
+ * layout) with loci_ckpt_save, against a regular full copy of the same
+ * variables into one file (write + fsync). main.c runs and reports;
+ * copy.c is the full-copy baseline; timing and I/O counters come from
+ * bench/nvm/common.c.
+ */
+#ifndef BENCH_CKPT_H
+#define BENCH_CKPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef MiB
+#define MiB ((size_t)1 << 20)
+#define GiB ((size_t)1 << 30)
+#endif
+
+/** The variables of a run: DRAM and one SSD region. */
+typedef struct {
+    char *dram;
+    size_t dram_size;
+    char *ssd;
+    size_t ssd_size;
+} vars_t;
+
+/** Write both variables into `path` (created, truncated) and fsync it. */
+void copy_save(const vars_t *v, const char *path);
+
+/** Read both variables back from `path`, and sync the region. */
+void copy_restore(const vars_t *v, const char *path);
+
+/** Exit with loci's message when rc != 0. */
+void check(int rc, const char *what);
+
+#endif

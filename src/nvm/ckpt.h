@@ -1,0 +1,163 @@
+/*
+ * Checkpoint and restart (loci.h "checkpoint"; docs/CHECKPOINT.md), inside
+ * the NVM layer:
+ *
+ *   ckpt_register.c  the registered variables (name, range), and what a save
+ *                    or restore works on: them plus the regions open here
+ *   ckpt_store.c     the checkpoint directory: where, its lock, the chunk
+ *                    pool (ids, files, links, checksums)
+ *   ckpt_manifest.c  one checkpoint's manifest: written atomically, read back
+ *                    with its checksum checked
+ *   ckpt_save.c      loci_ckpt_save and its counters
+ *   ckpt_restore.c   loci_ckpt_restore, loci_ckpt_verify
+ *   ckpt_gc.c        loci_ckpt_list, loci_ckpt_remove, loci_ckpt_gc
+ */
+#ifndef LOCI_NVM_CKPT_H
+#define LOCI_NVM_CKPT_H
+
+#include "nvm/nvm.h"
+
+#include <stdint.h>
+#include <xxhash.h>
+
+/** Chunk size of memory variables (and mode=mmap regions) in the pool. */
+#define CKPT_CHUNK ((size_t)1 << 20)
+
+/** Pool id of a chunk that is all zeros and has no file. */
+#define CKPT_ZERO 0
+
+typedef XXH128_hash_t ckpt_sum_t;
+
+/* ---------------------------------------------------------- what is saved -- */
+
+typedef enum { CKPT_MEMORY, CKPT_REGION } ckpt_kind_t;
+
+/** A variable a save or restore works on. */
+typedef struct {
+    char name[NVM_NAME_MAX + 1];
+    ckpt_kind_t kind;
+    void *base;
+    size_t size;
+    bool paged; /* a mode=paged region: maybe in chunk layout */
+} ckpt_item_t;
+
+/** What saving or restoring checkpoint `ckpt` works on: its name checked,
+ *  then the registered variables and the persistent regions open read-write
+ *  in this process, as they are now (malloc'd; free it). LOCI_ENOENT
+ *  ("nothing to <what>") when there are none. */
+int ckpt_begin(const char *ckpt, const char *what, ckpt_item_t **out, size_t *n);
+
+/* --------------------------------------------------------------- manifest -- */
+
+typedef struct {
+    uint64_t id;    /* pool id, CKPT_ZERO for a chunk of zeros */
+    ckpt_sum_t sum; /* of the pool file's bytes */
+    uint64_t ino;   /* linked chunks: the file's inode (0: a copy), so that the next save knows
+                     * an unchanged chunk file by its directory entry alone */
+} ckpt_chunk_t;
+
+typedef struct {
+    char name[NVM_NAME_MAX + 1];
+    ckpt_kind_t kind;
+    bool linked;      /* the chunks are a region's chunk files, linked; else copies of memory */
+    uint64_t size;    /* bytes */
+    uint64_t chunk;   /* chunk size: the last chunk may be shorter */
+    uint64_t nchunks; /* ceil(size / chunk) */
+    ckpt_chunk_t *chunks;
+} ckpt_var_t;
+
+typedef struct {
+    char name[NVM_NAME_MAX + 1];
+    uint64_t seq;        /* save number in the directory */
+    int64_t saved_s;     /* when, seconds and nanoseconds since the Epoch */
+    long saved_ns;
+    size_t nvars;
+    ckpt_var_t *vars;
+} ckpt_manifest_t;
+
+/** The variable (kind, name) of m, or NULL. */
+const ckpt_var_t *ckpt_manifest_find(const ckpt_manifest_t *m, ckpt_kind_t kind, const char *name);
+
+/** Add a variable to m (its chunks array allocated, zeroed). NULL + LOCI_ENOMEM. */
+ckpt_var_t *ckpt_manifest_add(ckpt_manifest_t *m, const char *name, ckpt_kind_t kind, bool linked, uint64_t size,
+                              uint64_t chunk);
+
+void ckpt_manifest_free(ckpt_manifest_t *m);
+
+/** Write m as "<name>.manifest" in directory dirfd: to a temporary file,
+ *  fsync'd, renamed over the old one, directory fsync'd. *bytes: its size;
+ *  *renamed: whether it got its name (then its chunks are in use, even if
+ *  the directory's fsync failed after). */
+int ckpt_manifest_write(int dirfd, const ckpt_manifest_t *m, uint64_t *bytes, bool *renamed);
+
+/** Read "<name>.manifest" of dirfd and check its checksum and syntax:
+ *  LOCI_ENOENT when there is none, LOCI_EIO when it is corrupt. */
+int ckpt_manifest_read(int dirfd, const char *name, ckpt_manifest_t *m);
+
+/** Just the save number of "<name>.manifest" (its header), 0 if unreadable. */
+uint64_t ckpt_manifest_seq(int dirfd, const char *name);
+
+/** The 16 lowercase hex digits at s (no more needed) as a number; false when
+ *  they are not that. */
+bool ckpt_hex64(const char *s, uint64_t *out);
+
+/** "NAME" when file is "NAME.manifest" (a checkpoint's), into out; else false. */
+bool ckpt_manifest_name(const char *file, char out[NVM_NAME_MAX + 1]);
+
+/* ------------------------------------------------------------------ store -- */
+
+typedef struct {
+    char path[4096]; /* the checkpoint directory */
+    int dir;         /* it, flock'ed */
+    int pool;        /* its chunks/ */
+} ckpt_store_t;
+
+/** Open the checkpoint directory (LOCI_CKPT_DIR, else "<persist tier>/ckpt"),
+ *  creating it and chunks/ when `create`, and lock it: exclusively for those
+ *  that add or delete files (save, remove, gc), shared for readers.
+ *  LOCI_ENOENT when it does not exist and !create. */
+int ckpt_store_open(ckpt_store_t *s, bool exclusive, bool create);
+void ckpt_store_close(ckpt_store_t *s);
+
+/** "%016llx": the file name of pool id `id`. */
+void ckpt_id_name(uint64_t id, char out[17]);
+
+/** Create a new pool file under a fresh random id: fd (write-only) or LOCI_E*. */
+int ckpt_pool_create(ckpt_store_t *s, uint64_t *id);
+
+/** Hard-link file `name` of dirfd into the pool under a fresh id. 0,
+ *  LOCI_ENOTSUP when they are on different file systems, or LOCI_E*. */
+int ckpt_pool_link(ckpt_store_t *s, int dirfd, const char *name, uint64_t *id);
+
+/** Checksum the whole file fd (from offset 0), reading it through buf
+ *  (buflen bytes); its length goes to *bytes. `what` names it in errors. */
+int ckpt_sum_fd(int fd, void *buf, size_t buflen, ckpt_sum_t *sum, uint64_t *bytes, const char *what);
+
+/** Checksum and length of pool file `id`: LOCI_EIO (naming `what`) when it
+ *  is missing or unreadable. */
+int ckpt_sum_pool(const ckpt_store_t *s, uint64_t id, void *buf, size_t buflen, ckpt_sum_t *sum, uint64_t *bytes,
+                  const char *what);
+
+/** Copy file `from` of dirfd `src` into the new, empty file `out` through
+ *  buf, where no hard link can be made; *bytes: its size. Not synced. */
+int ckpt_copy_file(int src, const char *from, int out, void *buf, size_t buflen, uint64_t *bytes);
+
+/** Write all of buf to fd at offset off; LOCI_ENOSPC / LOCI_EIO naming `what`. */
+int ckpt_write_all(int fd, const void *buf, size_t len, off_t off, const char *what);
+
+/** LOCI_E* for errno e (ENOSPC, EDQUOT: LOCI_ENOSPC; ENOENT; EACCES,
+ *  EPERM: LOCI_EPERM; else LOCI_EIO). */
+int ckpt_code_of(int e);
+
+/** loci__fail(code, "<fmt>: <the current last error>"): context added in
+ *  front of what a callee said. Returns code. */
+int ckpt_fail_in(int code, const char *fmt, ...) LOCI_PRINTF(2, 3);
+
+/** The inode of each chunk file "c<index>" of a region's directory dirfd,
+ *  index < nchunks (0: no file, zeros), from one pass over the directory
+ *  instead of a lookup per chunk. *out: malloc'd. 0 or LOCI_E*. */
+int ckpt_chunk_inodes(int dirfd, uint64_t nchunks, uint64_t **out);
+
+static inline bool ckpt_sum_equal(ckpt_sum_t a, ckpt_sum_t b) { return a.low64 == b.low64 && a.high64 == b.high64; }
+
+#endif

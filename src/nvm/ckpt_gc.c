@@ -1,0 +1,247 @@
+/*
+ * The checkpoints of the directory: listing, removal, and the pool's
+ * garbage collection. A pool chunk lives while a manifest refers to it: GC
+ * marks the ids of every manifest and sweeps the rest, with the files left
+ * by interrupted saves, holding the directory's lock exclusively so that no
+ * save is between writing chunks and renaming its manifest meanwhile.
+ */
+#include "nvm/ckpt.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Call fn with each entry name of directory fd (not "." and ".."). */
+static int each_entry(int fd, const char *path, int (*fn)(const char *entry, void *arg), void *arg)
+{
+    int own = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
+    DIR *d = own < 0 ? NULL : fdopendir(own);
+    if (!d) {
+        if (own >= 0)
+            close(own);
+        return loci__fail(LOCI_EIO, "cannot list %s: %s", path, strerror(errno));
+    }
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d));)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            rc = fn(e->d_name, arg);
+    closedir(d);
+    return rc;
+}
+
+/* ---- list ------------------------------------------------------------------ */
+
+typedef struct {
+    const ckpt_store_t *s;
+    loci_ckpt_info_t *v;
+    size_t n, cap;
+} infos_t;
+
+static int add_info(const char *entry, void *arg)
+{
+    infos_t *l = arg;
+    char name[NVM_NAME_MAX + 1];
+    if (!ckpt_manifest_name(entry, name))
+        return 0;
+    ckpt_manifest_t m;
+    int rc = ckpt_manifest_read(l->s->dir, name, &m);
+    if (rc == LOCI_ENOMEM)
+        return rc;
+    if (rc != 0) {
+        loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
+        return 0;
+    }
+    if (l->n == l->cap) {
+        size_t n = l->cap ? 2 * l->cap : 16;
+        loci_ckpt_info_t *v = realloc(l->v, n * sizeof *v);
+        if (!v) {
+            ckpt_manifest_free(&m);
+            return loci__fail(LOCI_ENOMEM, "out of memory listing checkpoints");
+        }
+        l->v = v, l->cap = n;
+    }
+    loci_ckpt_info_t *in = &l->v[l->n++];
+    *in = (loci_ckpt_info_t){.seq = m.seq, .saved = m.saved_s, .vars = m.nvars};
+    snprintf(in->name, sizeof in->name, "%s", name);
+    for (size_t k = 0; k < m.nvars; k++) {
+        in->bytes += m.vars[k].size;
+        for (uint64_t i = 0; i < m.vars[k].nchunks; i++)
+            in->chunks += m.vars[k].chunks[i].id != CKPT_ZERO;
+    }
+    ckpt_manifest_free(&m);
+    return 0;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+    uint64_t x = ((const loci_ckpt_info_t *)a)->seq, y = ((const loci_ckpt_info_t *)b)->seq;
+    return x < y ? -1 : x > y;
+}
+
+int loci_ckpt_list(loci_ckpt_info_t *out, int max)
+{
+    if (max < 0 || (max > 0 && !out))
+        return loci__fail(LOCI_EINVAL, "loci_ckpt_list: %s", max < 0 ? "negative max" : "NULL array");
+    ckpt_store_t s;
+    int rc = ckpt_store_open(&s, false, false);
+    if (rc == LOCI_ENOENT)
+        return 0; /* nothing saved yet */
+    if (rc != 0)
+        return rc;
+    infos_t l = {.s = &s};
+    rc = each_entry(s.dir, s.path, add_info, &l);
+    ckpt_store_close(&s);
+    if (rc == 0) {
+        if (l.n > 0)
+            qsort(l.v, l.n, sizeof *l.v, by_seq);
+        if (max > 0 && l.n > 0)
+            memcpy(out, l.v, (l.n < (size_t)max ? l.n : (size_t)max) * sizeof *l.v);
+        rc = l.n > INT32_MAX ? INT32_MAX : (int)l.n;
+    }
+    free(l.v);
+    return rc;
+}
+
+/* ---- remove ---------------------------------------------------------------- */
+
+int loci_ckpt_remove(const char *ckpt)
+{
+    int rc = loci__ensure_init();
+    if (rc == 0)
+        rc = nvm_check_name("checkpoint", ckpt);
+    ckpt_store_t s;
+    if (rc == 0 && (rc = ckpt_store_open(&s, true, false)) == LOCI_ENOENT)
+        return ckpt_fail_in(rc, "no checkpoint \"%s\"", ckpt);
+    if (rc != 0)
+        return rc;
+    char file[NVM_NAME_MAX + 16];
+    snprintf(file, sizeof file, "%s.manifest", ckpt);
+    if (unlinkat(s.dir, file, 0) != 0)
+        rc = errno == ENOENT ? loci__fail(LOCI_ENOENT, "no checkpoint \"%s\" in %s", ckpt, s.path)
+                             : loci__fail(ckpt_code_of(errno), "cannot remove checkpoint \"%s\": %s", ckpt,
+                                          strerror(errno));
+    else if (fsync(s.dir) != 0)
+        rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", s.path, strerror(errno));
+    ckpt_store_close(&s);
+    return rc;
+}
+
+/* ---- gc -------------------------------------------------------------------- */
+
+typedef struct {
+    const ckpt_store_t *s;
+    uint64_t *ids; /* marked: referenced by a manifest */
+    size_t n, cap;
+    loci_ckpt_gc_t out;
+} gc_t;
+
+static int mark(const char *entry, void *arg)
+{
+    gc_t *g = arg;
+    char name[NVM_NAME_MAX + 1];
+    if (!ckpt_manifest_name(entry, name))
+        return 0;
+    ckpt_manifest_t m;
+    int rc = ckpt_manifest_read(g->s->dir, name, &m);
+    if (rc != 0) /* its chunks cannot be told: deleting anything could lose them */
+        return ckpt_fail_in(rc, "nothing collected");
+    for (size_t k = 0; k < m.nvars && rc == 0; k++)
+        for (uint64_t i = 0; i < m.vars[k].nchunks && rc == 0; i++) {
+            if (m.vars[k].chunks[i].id == CKPT_ZERO)
+                continue;
+            if (g->n == g->cap) {
+                size_t n = g->cap ? 2 * g->cap : 1024;
+                uint64_t *v = realloc(g->ids, n * sizeof *v);
+                if (!v) {
+                    rc = loci__fail(LOCI_ENOMEM, "out of memory collecting checkpoint chunks");
+                    break;
+                }
+                g->ids = v, g->cap = n;
+            }
+            g->ids[g->n++] = m.vars[k].chunks[i].id;
+        }
+    ckpt_manifest_free(&m);
+    return rc;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int remove_file(int dir, const char *entry, uint64_t *bytes)
+{
+    struct stat st;
+    if (fstatat(dir, entry, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        *bytes += (uint64_t)st.st_size;
+    if (unlinkat(dir, entry, 0) != 0 && errno != ENOENT)
+        return loci__fail(ckpt_code_of(errno), "cannot remove %s: %s", entry, strerror(errno));
+    return 0;
+}
+
+/* A pool entry: kept when marked; anything else goes (a chunk of a killed
+ * save, or a stray file). */
+static int sweep_pool(const char *entry, void *arg)
+{
+    gc_t *g = arg;
+    uint64_t id = 0, bytes = 0;
+    char canon[17];
+    bool named = strlen(entry) == 16 && sscanf(entry, "%16" SCNx64, &id) == 1;
+    ckpt_id_name(id, canon);
+    if (named && strcmp(canon, entry) == 0 && g->n > 0 && bsearch(&id, g->ids, g->n, sizeof *g->ids, by_id)) {
+        g->out.chunks_kept++;
+        return 0;
+    }
+    int rc = remove_file(g->s->pool, entry, &bytes);
+    g->out.chunks_removed++;
+    g->out.bytes_removed += bytes;
+    return rc;
+}
+
+/* The directory's temporary manifests of saves that never finished. */
+static int sweep_temps(const char *entry, void *arg)
+{
+    gc_t *g = arg;
+    uint64_t bytes = 0;
+    if (strncmp(entry, ".tmp-", 5) != 0)
+        return 0;
+    g->out.temps_removed++;
+    return remove_file(g->s->dir, entry, &bytes);
+}
+
+int loci_ckpt_gc(loci_ckpt_gc_t *out)
+{
+    ckpt_store_t s;
+    int rc = ckpt_store_open(&s, true, false);
+    if (rc == LOCI_ENOENT) {
+        if (out)
+            *out = (loci_ckpt_gc_t){0};
+        return 0; /* no checkpoint directory: nothing to collect */
+    }
+    if (rc != 0)
+        return rc;
+    gc_t g = {.s = &s};
+    char pool[sizeof s.path + 8];
+    snprintf(pool, sizeof pool, "%s/chunks", s.path);
+    rc = each_entry(s.dir, s.path, mark, &g);
+    if (rc == 0) {
+        if (g.n > 0)
+            qsort(g.ids, g.n, sizeof *g.ids, by_id);
+        rc = each_entry(s.pool, pool, sweep_pool, &g);
+    }
+    if (rc == 0)
+        rc = each_entry(s.dir, s.path, sweep_temps, &g);
+    if (rc == 0 && (fsync(s.pool) != 0 || fsync(s.dir) != 0))
+        rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", s.path, strerror(errno));
+    ckpt_store_close(&s);
+    free(g.ids);
+    if (out)
+        *out = g.out;
+    return rc;
+}

@@ -1,0 +1,247 @@
+/*
+ * loci_ckpt_restore and loci_ckpt_verify. A restore first matches every
+ * variable and region of this process with the checkpoint (by kind and
+ * name, sizes equal) and verifies the checksum of every chunk it is going to
+ * put in place; only then does it write anything. Regions in chunk layout
+ * get the checkpoint's chunk files linked back (a temporary name renamed
+ * over "c<index>"; a zero chunk's file removed) and their cache dropped;
+ * everything else is copied back into memory.
+ */
+#include "nvm/ckpt.h"
+#include "provider/chunked.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    const ckpt_item_t *it;
+    const ckpt_var_t *v;
+    int dirfd;    /* a region's chunk directory when its chunk files are relinked, else -1 */
+    uint64_t *ino; /* then the inode of each of its chunk files now */
+} plan_t;
+
+static const char *kind_name(ckpt_kind_t k) { return k == CKPT_REGION ? "region" : "variable"; }
+
+static size_t chunk_len(const ckpt_var_t *v, uint64_t i)
+{
+    uint64_t off = i * v->chunk;
+    return (size_t)(v->size - off < v->chunk ? v->size - off : v->chunk);
+}
+
+/* Chunk i of v against its checksum: a copied chunk has its exact length, a
+ * linked chunk file at most that (its tail is zeros). */
+static int check_chunk(const ckpt_store_t *s, const char *ckpt, const ckpt_var_t *v, uint64_t i, void *buf)
+{
+    char id[17];
+    ckpt_id_name(v->chunks[i].id, id);
+    ckpt_sum_t sum;
+    uint64_t bytes;
+    size_t len = chunk_len(v, i);
+    int rc = ckpt_sum_pool(s, v->chunks[i].id, buf, CKPT_CHUNK, &sum, &bytes, "chunk");
+    if (rc == 0 && (v->linked ? bytes > len : bytes != len))
+        rc = loci__fail(LOCI_EIO, "has %llu bytes, %s %zu", (unsigned long long)bytes,
+                        v->linked ? "more than its" : "not", len);
+    else if (rc == 0 && !ckpt_sum_equal(sum, v->chunks[i].sum))
+        rc = loci__fail(LOCI_EIO, "fails its checksum");
+    return rc ? ckpt_fail_in(rc, "checkpoint \"%s\" is corrupt: %s \"%s\", chunk %llu (%s/chunks/%s)", ckpt,
+                             kind_name(v->kind), v->name, (unsigned long long)i, s->path, id)
+              : 0;
+}
+
+/* Chunk i of a relinked region already is the checkpoint's file (which
+ * lives while the checkpoint refers to it: its inode is that file's). */
+static bool in_place(const plan_t *p, uint64_t i)
+{
+    return p->v->chunks[i].ino != 0 && p->ino[i] == p->v->chunks[i].ino;
+}
+
+/* How item it is restored from v: relinking when both are chunk files of the
+ * same size, else copying. */
+static int plan(const char *ckpt, const ckpt_manifest_t *m, const ckpt_item_t *it, plan_t *p)
+{
+    const ckpt_var_t *v = ckpt_manifest_find(m, it->kind, it->name);
+    *p = (plan_t){it, v, -1, NULL};
+    if (!v)
+        return loci__fail(LOCI_ENOENT, "checkpoint \"%s\" has no %s \"%s\"; nothing restored (unregister it, or "
+                                       "close the region, to restore the rest)", ckpt, kind_name(it->kind), it->name);
+    if (v->size != it->size)
+        return loci__fail(LOCI_EINVAL, "%s \"%s\" has %zu bytes here but %llu in checkpoint \"%s\"; nothing "
+                                       "restored", kind_name(it->kind), it->name, it->size,
+                          (unsigned long long)v->size, ckpt);
+    if (!it->paged || !v->linked)
+        return 0;
+    region_chunks_t rc;
+    int r = provider_paged_chunks(it->base, &rc);
+    if (r == LOCI_ENOTSUP)
+        return 0;
+    if (r != 0)
+        return ckpt_fail_in(r, "region \"%s\"", it->name);
+    if (rc.chunk != v->chunk || rc.nchunks != v->nchunks) {
+        close(rc.dirfd);
+        return 0;
+    }
+    p->dirfd = rc.dirfd;
+    return ckpt_chunk_inodes(p->dirfd, v->nchunks, &p->ino);
+}
+
+static int copy_back(const ckpt_store_t *s, const plan_t *p, unsigned char *buf)
+{
+    const ckpt_var_t *v = p->v;
+    for (uint64_t i = 0; i < v->nchunks; i++) {
+        size_t len = chunk_len(v, i);
+        char *to = (char *)p->it->base + i * v->chunk;
+        if (v->chunks[i].id == CKPT_ZERO) {
+            memset(to, 0, len);
+            continue;
+        }
+        char id[17];
+        ckpt_id_name(v->chunks[i].id, id);
+        int fd = openat(s->pool, id, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            return loci__fail(LOCI_EIO, "%s \"%s\", chunk %llu: %s/chunks/%s: %s", kind_name(v->kind), v->name,
+                              (unsigned long long)i, s->path, id, strerror(errno));
+        for (size_t done = 0; done < len;) { /* through buf: paged memory may refuse read(2) into it */
+            size_t want = len - done < CKPT_CHUNK ? len - done : CKPT_CHUNK;
+            ssize_t got = pread(fd, buf, want, (off_t)done);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got < 0) {
+                close(fd);
+                return loci__fail(LOCI_EIO, "%s \"%s\", chunk %llu: %s", kind_name(v->kind), v->name,
+                                  (unsigned long long)i, strerror(errno));
+            }
+            memset(buf + got, 0, want - (size_t)got); /* a linked chunk file's tail */
+            memcpy(to + done, buf, want);
+            done += want;
+        }
+        close(fd);
+    }
+    return 0;
+}
+
+static int relink_one(const ckpt_store_t *s, const plan_t *p, uint64_t i, unsigned char *buf)
+{
+    char name[24], id[17], tmp[64];
+    store_chunk_name(i, name);
+    if (p->v->chunks[i].id == CKPT_ZERO)
+        return unlinkat(p->dirfd, name, 0) == 0 || errno == ENOENT
+                   ? 0
+                   : loci__fail(ckpt_code_of(errno), "cannot remove chunk file %s: %s", name, strerror(errno));
+    ckpt_id_name(p->v->chunks[i].id, id);
+    /* named as the provider's copy-on-write files, which it removes when their process is gone */
+    snprintf(tmp, sizeof tmp, "%s.cow.%ld.%ld", name, (long)getpid(), (long)gettid());
+    unlinkat(p->dirfd, tmp, 0);
+    int rc = 0;
+    if (linkat(s->pool, id, p->dirfd, tmp, 0) != 0) {
+        if (errno != EXDEV)
+            return loci__fail(ckpt_code_of(errno), "cannot link %s/chunks/%s as %s: %s", s->path, id, tmp,
+                              strerror(errno));
+        int fd = openat(p->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        uint64_t bytes;
+        rc = fd < 0 ? loci__fail(ckpt_code_of(errno), "cannot create %s: %s", tmp, strerror(errno))
+                    : ckpt_copy_file(s->pool, id, fd, buf, CKPT_CHUNK, &bytes);
+        if (rc == 0 && fdatasync(fd) != 0)
+            rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", tmp, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    if (rc == 0 && renameat(p->dirfd, tmp, p->dirfd, name) != 0)
+        rc = loci__fail(ckpt_code_of(errno), "cannot rename %s to %s: %s", tmp, name, strerror(errno));
+    if (rc != 0)
+        unlinkat(p->dirfd, tmp, 0);
+    return rc;
+}
+
+static int relink_back(const ckpt_store_t *s, const plan_t *p, unsigned char *buf)
+{
+    int rc = 0;
+    for (uint64_t i = 0; i < p->v->nchunks && rc == 0; i++)
+        if (p->v->chunks[i].id == CKPT_ZERO || !in_place(p, i))
+            rc = relink_one(s, p, i, buf);
+    if (rc == 0 && fsync(p->dirfd) != 0)
+        rc = loci__fail(ckpt_code_of(errno), "cannot sync the region's directory: %s", strerror(errno));
+    int reload = provider_paged_reload(p->it->base); /* even after a failure: some files may have changed */
+    rc = rc ? rc : reload;
+    return rc ? ckpt_fail_in(rc, "region \"%s\"", p->it->name) : 0;
+}
+
+static int restore(const char *ckpt, const ckpt_store_t *s, const ckpt_item_t *items, size_t n)
+{
+    ckpt_manifest_t m;
+    int rc = ckpt_manifest_read(s->dir, ckpt, &m);
+    if (rc != 0)
+        return rc;
+    plan_t *plans = calloc(n, sizeof *plans);
+    unsigned char *buf = malloc(CKPT_CHUNK);
+    if (!plans || !buf)
+        rc = loci__fail(LOCI_ENOMEM, "out of memory restoring checkpoint \"%s\"", ckpt);
+    size_t planned = 0;
+    for (; planned < n && rc == 0; planned++)
+        rc = plan(ckpt, &m, &items[planned], &plans[planned]);
+    for (size_t k = 0; k < n && rc == 0; k++) /* every checksum before the first write */
+        for (uint64_t i = 0; i < plans[k].v->nchunks && rc == 0; i++)
+            if (plans[k].v->chunks[i].id != CKPT_ZERO && (plans[k].dirfd < 0 || !in_place(&plans[k], i)))
+                rc = check_chunk(s, ckpt, plans[k].v, i, buf);
+    for (size_t k = 0; k < n && rc == 0; k++)
+        rc = plans[k].dirfd >= 0 ? relink_back(s, &plans[k], buf) : copy_back(s, &plans[k], buf);
+    for (size_t k = 0; plans && k < planned; k++) {
+        if (plans[k].dirfd >= 0)
+            close(plans[k].dirfd);
+        free(plans[k].ino);
+    }
+    free(buf);
+    free(plans);
+    ckpt_manifest_free(&m);
+    return rc;
+}
+
+int loci_ckpt_restore(const char *ckpt)
+{
+    ckpt_item_t *items;
+    size_t n;
+    int rc = ckpt_begin(ckpt, "restore into", &items, &n);
+    if (rc != 0)
+        return rc;
+    ckpt_store_t s;
+    if ((rc = ckpt_store_open(&s, false, false)) == 0) {
+        rc = restore(ckpt, &s, items, n);
+        ckpt_store_close(&s);
+    } else if (rc == LOCI_ENOENT) {
+        rc = ckpt_fail_in(rc, "no checkpoint \"%s\"", ckpt);
+    }
+    free(items);
+    return rc;
+}
+
+int loci_ckpt_verify(const char *ckpt)
+{
+    int rc = nvm_check_name("checkpoint", ckpt);
+    ckpt_store_t s;
+    if (rc == 0 && (rc = ckpt_store_open(&s, false, false)) == LOCI_ENOENT)
+        return ckpt_fail_in(rc, "no checkpoint \"%s\"", ckpt);
+    if (rc != 0)
+        return rc;
+    ckpt_manifest_t m = {0};
+    unsigned char *buf = malloc(CKPT_CHUNK);
+    rc = buf ? ckpt_manifest_read(s.dir, ckpt, &m) : loci__fail(LOCI_ENOMEM, "out of memory verifying a checkpoint");
+    uint64_t bad = 0, total = 0;
+    char first[1024] = "";
+    for (size_t k = 0; rc == 0 && k < m.nvars; k++)
+        for (uint64_t i = 0; i < m.vars[k].nchunks; i++) {
+            if (m.vars[k].chunks[i].id == CKPT_ZERO)
+                continue;
+            total++;
+            if (check_chunk(&s, ckpt, &m.vars[k], i, buf) != 0 && bad++ == 0)
+                snprintf(first, sizeof first, "%s", loci_last_error());
+        }
+    if (rc == 0 && bad > 0)
+        rc = loci__fail(LOCI_EIO, "%s (%llu of %llu chunks are bad)", first, (unsigned long long)bad,
+                        (unsigned long long)total);
+    ckpt_manifest_free(&m);
+    free(buf);
+    ckpt_store_close(&s);
+    return rc;
+}

@@ -1,0 +1,81 @@
+#include "child.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <grp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+child_t child_spawn(const char *const *args, const char *store_dir, int uid)
+{
+    char *argv[12] = {"loci-test-child", "--child"};
+    int n = 2;
+    for (; args[n - 2] && n < 11; n++)
+        argv[n] = (char *)args[n - 2];
+    argv[n] = NULL;
+    char *envp[256], store[600];
+    int e = 0;
+    for (char **v = environ; *v && e < 250; v++)
+        if (!store_dir || strncmp(*v, "LOCI_STORE_DIR=", 15) != 0)
+            envp[e++] = *v;
+    if (store_dir) {
+        snprintf(store, sizeof store, "LOCI_STORE_DIR=%s", store_dir);
+        envp[e++] = store;
+    }
+    envp[e] = NULL;
+    int to[2], from[2];
+    assert_int_equal(pipe(to), 0);
+    assert_int_equal(pipe(from), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(to[0], 0);
+        dup2(from[1], 1);
+        if (uid >= 0 && (setgroups(0, NULL) != 0 || setgid((gid_t)uid) != 0 || setuid((uid_t)uid) != 0))
+            _exit(97);
+        execve("/proc/self/exe", argv, envp);
+        _exit(98);
+    }
+    close(to[0]);
+    close(from[1]);
+    return (child_t){pid, to[1], from[0]};
+}
+
+int child_reap(child_t *k)
+{
+    int st;
+    close(k->in);
+    close(k->out);
+    assert_int_equal(waitpid(k->pid, &st, 0), k->pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int child_run(const char *const *args)
+{
+    child_t k = child_spawn(args, NULL, -1);
+    return child_reap(&k);
+}
+
+bool child_dispatch(int argc, char **argv, const child_role_t *roles, int *status)
+{
+    if (argc < 3 || strcmp(argv[1], "--child") != 0)
+        return false;
+    for (const child_role_t *r = roles; r->name; r++)
+        if (strcmp(argv[2], r->name) == 0) {
+            if (argc - 3 < r->nargs)
+                break;
+            *status = r->fn(argv + 3);
+            return true;
+        }
+    fprintf(stderr, "%s: no child role \"%s\" with %d arguments\n", argv[0], argv[2], argc - 3);
+    *status = 1;
+    return true;
+}

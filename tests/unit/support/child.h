@@ -1,0 +1,57 @@
+/*
+ * Tests that need other processes (a restart, a crash, a second opener) run
+ * this very test program again as a child: `<test> --child ARGS...`, which
+ * its main() hands to its own child roles.
+ */
+#ifndef LOCI_TEST_CHILD_H
+#define LOCI_TEST_CHILD_H
+
+#include <loci.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+typedef struct {
+    pid_t pid;
+    int in, out; /* the child's stdin (write end), stdout (read end) */
+} child_t;
+
+/** This program again with "--child" and args (NULL-terminated, at most 9),
+ *  its stdin and stdout piped to us. store_dir: its LOCI_STORE_DIR (NULL:
+ *  ours); uid >= 0: run as that user (needs root). Exit status 98: the exec
+ *  failed, 97: becoming uid failed. */
+child_t child_spawn(const char *const *args, const char *store_dir, int uid);
+
+/** Close the pipes, wait: the child's exit status, or 128 + its signal. */
+int child_reap(child_t *k);
+
+/** child_spawn(args, NULL, -1) then child_reap. */
+int child_run(const char *const *args);
+
+/** In a child role: when cond is false, say where and why (printf-style
+ *  details, then loci's last error) on stderr and return 1. */
+#define CHECK(cond, ...)                                                      \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            fprintf(stderr, "child line %d: %s: ", __LINE__, #cond);          \
+            fprintf(stderr, __VA_ARGS__);                                     \
+            fprintf(stderr, " (last error: %s)\n", loci_last_error());        \
+            return 1;                                                         \
+        }                                                                     \
+    } while (0)
+
+/** A role a child can play: `name` with at least `nargs` arguments. */
+typedef struct {
+    const char *name;
+    int nargs;
+    int (*fn)(char **args);
+} child_role_t;
+
+/** In main(): when argv is "<test> --child ROLE ARGS...", run ROLE from
+ *  `roles` (ended by {NULL}) and store its exit status in *status: true.
+ *  An unknown role or too few arguments: status 1 and a message. False when
+ *  this is no child (run the tests). */
+bool child_dispatch(int argc, char **argv, const child_role_t *roles, int *status);
+
+#endif

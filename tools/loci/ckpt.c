@@ -1,0 +1,127 @@
+/* `loci ckpt`: the checkpoints in the checkpoint directory (docs/CHECKPOINT.md). */
+#include "commands.h"
+#include "loci.h"
+#include "nvm/ckpt.h"
+#include "units.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *when(int64_t t, char *buf, size_t len)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+        snprintf(buf, len, "%" PRId64, t);
+    return buf;
+}
+
+static int fail(void)
+{
+    fprintf(stderr, "loci ckpt: %s\n", loci_last_error());
+    return 1;
+}
+
+static int ckpt_ls(void)
+{
+    int n = loci_ckpt_list(NULL, 0);
+    loci_ckpt_info_t *v = n > 0 ? calloc((size_t)n, sizeof *v) : NULL;
+    if (n < 0 || (n > 0 && !v)) {
+        free(v);
+        return n < 0 ? fail() : 1;
+    }
+    n = loci_ckpt_list(v, n);
+    printf("%-24s %6s %-23s %6s %10s %8s\n", "NAME", "SEQ", "SAVED", "VARS", "SIZE", "CHUNKS");
+    for (int i = 0; i < n; i++) {
+        char t[64], sz[32];
+        printf("%-24s %6" PRIu64 " %-23s %6" PRIu64 " %10s %8" PRIu64 "\n", v[i].name, v[i].seq,
+               when(v[i].saved, t, sizeof t), v[i].vars, units_format_size(v[i].bytes, sz, sizeof sz), v[i].chunks);
+    }
+    free(v);
+    return 0;
+}
+
+/* The manifest of `name`, chunk by chunk with -v. */
+static int ckpt_show(const char *name, bool chunks)
+{
+    int rc = nvm_check_name("checkpoint", name);
+    ckpt_store_t s;
+    if (rc != 0 || (rc = ckpt_store_open(&s, false, false)) != 0)
+        return fail();
+    ckpt_manifest_t m;
+    rc = ckpt_manifest_read(s.dir, name, &m);
+    if (rc != 0) {
+        ckpt_store_close(&s);
+        return fail();
+    }
+    char t[64];
+    printf("checkpoint %s (%s/%s.manifest)\nseq %" PRIu64 ", saved %s\n\n", m.name, s.path, m.name, m.seq,
+           when(m.saved_s, t, sizeof t));
+    printf("%-7s %-24s %10s %8s %-5s %7s %7s\n", "KIND", "NAME", "SIZE", "CHUNK", "DATA", "CHUNKS", "ZERO");
+    for (size_t k = 0; k < m.nvars; k++) {
+        const ckpt_var_t *v = &m.vars[k];
+        uint64_t zero = 0;
+        for (uint64_t i = 0; i < v->nchunks; i++)
+            zero += v->chunks[i].id == CKPT_ZERO;
+        char sz[32], ch[32];
+        printf("%-7s %-24s %10s %8s %-5s %7" PRIu64 " %7" PRIu64 "\n", v->kind == CKPT_REGION ? "region" : "memory",
+               v->name, units_format_size(v->size, sz, sizeof sz), units_format_size(v->chunk, ch, sizeof ch),
+               v->linked ? "link" : "copy", v->nchunks, zero);
+        for (uint64_t i = 0; chunks && i < v->nchunks; i++) {
+            if (v->chunks[i].id == CKPT_ZERO)
+                printf("    %8" PRIu64 "  zero\n", i);
+            else
+                printf("    %8" PRIu64 "  chunks/%016" PRIx64 "  xxh128 %016" PRIx64 "%016" PRIx64 "\n", i,
+                       v->chunks[i].id, v->chunks[i].sum.high64, v->chunks[i].sum.low64);
+        }
+    }
+    ckpt_manifest_free(&m);
+    ckpt_store_close(&s);
+    return 0;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: loci ckpt ls | show NAME [-v] | verify NAME | rm NAME | gc\n"
+                    "  ls      the checkpoints, oldest first\n"
+                    "  show    a checkpoint's variables (-v: and each chunk's pool file and checksum)\n"
+                    "  verify  check every chunk and the manifest against their checksums\n"
+                    "  rm      remove a checkpoint (its chunks go at the next gc)\n"
+                    "  gc      delete the chunks no checkpoint refers to\n"
+                    "Directory: LOCI_CKPT_DIR, else ckpt/ in the directory of the tier \"persist\" resolves to.\n");
+    return 2;
+}
+
+int cmd_ckpt(int argc, char **argv)
+{
+    const char *sub = argc >= 2 ? argv[1] : "";
+    if (strcmp(sub, "ls") == 0 && argc == 2)
+        return ckpt_ls();
+    if (strcmp(sub, "show") == 0 && (argc == 3 || (argc == 4 && strcmp(argv[3], "-v") == 0)))
+        return ckpt_show(argv[2], argc == 4);
+    if (strcmp(sub, "verify") == 0 && argc == 3) {
+        if (loci_ckpt_verify(argv[2]) != 0)
+            return fail();
+        printf("checkpoint %s: manifest and every chunk match their checksums\n", argv[2]);
+        return 0;
+    }
+    if (strcmp(sub, "rm") == 0 && argc == 3) {
+        if (loci_ckpt_remove(argv[2]) != 0)
+            return fail();
+        printf("removed checkpoint %s (run `loci ckpt gc` to free its chunks)\n", argv[2]);
+        return 0;
+    }
+    if (strcmp(sub, "gc") == 0 && argc == 2) {
+        loci_ckpt_gc_t g;
+        if (loci_ckpt_gc(&g) != 0)
+            return fail();
+        char sz[32];
+        printf("gc: %" PRIu64 " chunks kept, %" PRIu64 " removed (%s), %" PRIu64 " temporary files removed\n",
+               g.chunks_kept, g.chunks_removed, units_format_size(g.bytes_removed, sz, sizeof sz), g.temps_removed);
+        return 0;
+    }
+    return usage();
+}
