@@ -129,7 +129,7 @@ static inline long referenced_chunks(void)
 static inline int flip_byte(const char *path, off_t off)
 {
     int fd = open(path, O_RDWR);
-    unsigned char c;
+    unsigned char c = 0;
     int ok = fd >= 0 && pread(fd, &c, 1, off) == 1;
     c ^= 0x20;
     ok = ok && pwrite(fd, &c, 1, off) == 1;
