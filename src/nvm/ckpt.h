@@ -63,6 +63,7 @@ typedef struct {
     uint64_t size;    /* bytes */
     uint64_t chunk;   /* chunk size: the last chunk may be shorter */
     uint64_t nchunks; /* ceil(size / chunk) */
+    uint64_t version; /* linked: the region's version when saved (region_chunks_t), 0 unknown */
     ckpt_chunk_t *chunks;
 } ckpt_var_t;
 
@@ -73,6 +74,7 @@ typedef struct {
     long saved_ns;
     size_t nvars;
     ckpt_var_t *vars;
+    ckpt_sum_t sum;      /* of the manifest's text: set by ckpt_manifest_write and _read */
 } ckpt_manifest_t;
 
 /** The variable (kind, name) of m, or NULL. */
@@ -85,10 +87,10 @@ ckpt_var_t *ckpt_manifest_add(ckpt_manifest_t *m, const char *name, ckpt_kind_t 
 void ckpt_manifest_free(ckpt_manifest_t *m);
 
 /** Write m as "<name>.manifest" in directory dirfd: to a temporary file,
- *  fsync'd, renamed over the old one, directory fsync'd. *bytes: its size;
+ *  fsync'd, renamed over the old one, directory fsync'd; m->sum set. *bytes: its size;
  *  *renamed: whether it got its name (then its chunks are in use, even if
  *  the directory's fsync failed after). */
-int ckpt_manifest_write(int dirfd, const ckpt_manifest_t *m, uint64_t *bytes, bool *renamed);
+int ckpt_manifest_write(int dirfd, ckpt_manifest_t *m, uint64_t *bytes, bool *renamed);
 
 /** Read "<name>.manifest" of dirfd and check its checksum and syntax:
  *  LOCI_ENOENT when there is none, LOCI_EIO when it is corrupt. */
@@ -96,6 +98,10 @@ int ckpt_manifest_read(int dirfd, const char *name, ckpt_manifest_t *m);
 
 /** Just the save number of "<name>.manifest" (its header), 0 if unreadable. */
 uint64_t ckpt_manifest_seq(int dirfd, const char *name);
+
+/** Whether "<name>.manifest" of dirfd ends with the checksum `sum` (its last
+ *  line only is read): then it is the manifest that had that checksum. */
+bool ckpt_manifest_has_sum(int dirfd, const char *name, ckpt_sum_t sum);
 
 /** The 16 lowercase hex digits at s (no more needed) as a number; false when
  *  they are not that. */
@@ -159,5 +165,8 @@ int ckpt_fail_in(int code, const char *fmt, ...) LOCI_PRINTF(2, 3);
 int ckpt_chunk_inodes(int dirfd, uint64_t nchunks, uint64_t **out);
 
 static inline bool ckpt_sum_equal(ckpt_sum_t a, ckpt_sum_t b) { return a.low64 == b.low64 && a.high64 == b.high64; }
+
+/** Forget the manifest kept from the last save (ckpt_fini). */
+void ckpt_save_fini(void);
 
 #endif

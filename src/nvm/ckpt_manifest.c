@@ -101,7 +101,7 @@ static size_t chunk_line(char *p, const ckpt_var_t *v, const ckpt_chunk_t *c)
     return (size_t)(q - p);
 }
 
-int ckpt_manifest_write(int dirfd, const ckpt_manifest_t *m, uint64_t *bytes, bool *renamed)
+int ckpt_manifest_write(int dirfd, ckpt_manifest_t *m, uint64_t *bytes, bool *renamed)
 {
     char *text = NULL;
     size_t len = 0;
@@ -111,8 +111,11 @@ int ckpt_manifest_write(int dirfd, const ckpt_manifest_t *m, uint64_t *bytes, bo
     fprintf(f, MAGIC "name %s\nseq %" PRIu64 "\ntime %" PRId64 ".%09ld\n", m->name, m->seq, m->saved_s, m->saved_ns);
     for (size_t i = 0; i < m->nvars; i++) {
         const ckpt_var_t *v = &m->vars[i];
-        fprintf(f, "var %s %s %" PRIu64 " %" PRIu64 " %s\n", v->kind == CKPT_REGION ? "region" : "memory", v->name,
+        fprintf(f, "var %s %s %" PRIu64 " %" PRIu64 " %s", v->kind == CKPT_REGION ? "region" : "memory", v->name,
                 v->size, v->chunk, v->linked ? "link" : "copy");
+        if (v->version)
+            fprintf(f, " %016" PRIx64, v->version);
+        fputc('\n', f);
         for (uint64_t c = 0; c < v->nchunks; c++) {
             char line[80];
             fwrite(line, 1, chunk_line(line, v, &v->chunks[c]), f);
@@ -120,7 +123,8 @@ int ckpt_manifest_write(int dirfd, const ckpt_manifest_t *m, uint64_t *bytes, bo
     }
     fflush(f);
     char last[40] = "sum ";
-    put_sum(last + 4, XXH3_128bits(text, len));
+    m->sum = XXH3_128bits(text, len);
+    put_sum(last + 4, m->sum);
     last[36] = '\n';
     fwrite(last, 1, SUM_LINE, f);
     if (fclose(f) != 0) {
@@ -212,13 +216,13 @@ static bool decimal(const char *s, uint64_t *out)
 
 static int parse_var(cursor_t *c, ckpt_manifest_t *m, char *line)
 {
-    char *save, *tok[7];
+    char *save, *tok[8];
     int n = 0;
-    for (char *t = strtok_r(line, " ", &save); t && n < 7; t = strtok_r(NULL, " ", &save))
+    for (char *t = strtok_r(line, " ", &save); t && n < 8; t = strtok_r(NULL, " ", &save))
         tok[n++] = t;
     uint64_t size, chunk;
-    if (n != 6 || strcmp(tok[0], "var") != 0)
-        return bad(c, "expected \"var KIND NAME SIZE CHUNK copy|link\"");
+    if (n < 6 || n > 7 || strcmp(tok[0], "var") != 0)
+        return bad(c, "expected \"var KIND NAME SIZE CHUNK copy|link [VERSION]\"");
     bool region = strcmp(tok[1], "region") == 0, linked = strcmp(tok[5], "link") == 0;
     if (!region && strcmp(tok[1], "memory") != 0)
         return bad(c, "variable kind is neither memory nor region");
@@ -231,9 +235,13 @@ static int parse_var(cursor_t *c, ckpt_manifest_t *m, char *line)
         return bad(c, "bad size or chunk size");
     if ((size + chunk - 1) / chunk > (uint64_t)(c->end - c->p) / 5) /* each chunk line has >= 5 bytes */
         return bad(c, "more chunks than lines");
+    uint64_t version = 0;
+    if (n == 7 && (!linked || strlen(tok[6]) != 16 || !ckpt_hex64(tok[6], &version)))
+        return bad(c, "a version (16 hex digits) only follows \"link\"");
     ckpt_var_t *v = ckpt_manifest_add(m, tok[2], region ? CKPT_REGION : CKPT_MEMORY, linked, size, chunk);
     if (!v)
         return LOCI_ENOMEM;
+    v->version = version;
     for (uint64_t i = 0; i < v->nchunks; i++) {
         char buf[96];
         if (!next_line(c, buf, sizeof buf))
@@ -325,6 +333,7 @@ int ckpt_manifest_read(int dirfd, const char *name, ckpt_manifest_t *m)
         cursor_t c = {text, text + body, 0, name};
         if (rc == 0)
             rc = parse(&c, m);
+        m->sum = sum;
     }
     free(text);
     if (rc != 0)
@@ -344,6 +353,24 @@ uint64_t ckpt_manifest_seq(int dirfd, const char *name)
     head[n > 0 ? n : 0] = '\0';
     const char *s = strstr(head, "\nseq ");
     return s ? strtoull(s + 5, NULL, 10) : 0;
+}
+
+bool ckpt_manifest_has_sum(int dirfd, const char *name, ckpt_sum_t sum)
+{
+    char file[NVM_NAME_MAX + 16], tail[SUM_LINE + 1];
+    snprintf(file, sizeof file, "%s" SUFFIX, name);
+    int fd = openat(dirfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    bool same = false;
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size >= SUM_LINE &&
+        pread(fd, tail, SUM_LINE, st.st_size - SUM_LINE) == SUM_LINE) {
+        ckpt_sum_t got;
+        tail[SUM_LINE - 1] = '\0';
+        same = memcmp(tail, "sum ", 4) == 0 && parse_sum(tail + 4, &got) && ckpt_sum_equal(got, sum);
+    }
+    if (fd >= 0)
+        close(fd);
+    return same;
 }
 
 bool ckpt_manifest_name(const char *file, char out[NVM_NAME_MAX + 1])

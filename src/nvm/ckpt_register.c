@@ -149,4 +149,5 @@ void ckpt_fini(void)
     vars = NULL;
     nvars = cap = 0;
     pthread_mutex_unlock(&lock);
+    ckpt_save_fini();
 }

@@ -47,6 +47,49 @@ static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static loci_ckpt_stats_t last_save;
 static bool saved_once;
 
+/* The manifest this process saved last, kept parsed: the next save's
+ * "previous checkpoint" is usually it, and reading it back costs a line per
+ * chunk. Used only while the file still ends with its checksum. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static ckpt_manifest_t cached;
+static char cached_dir[4096];
+static bool have_cached;
+
+/* Take the cached manifest into *m when it is `name`, save `seq`, of s. */
+static bool take_cached(ckpt_store_t *s, const char *name, uint64_t seq, ckpt_manifest_t *m)
+{
+    pthread_mutex_lock(&cache_lock);
+    bool hit = have_cached && cached.seq == seq && strcmp(cached.name, name) == 0 &&
+               strcmp(cached_dir, s->path) == 0 && ckpt_manifest_has_sum(s->dir, name, cached.sum);
+    if (hit) {
+        *m = cached;
+        cached = (ckpt_manifest_t){0};
+        have_cached = false;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    return hit;
+}
+
+/* Keep *m (taken over) as the cached manifest of s. */
+static void keep_cached(ckpt_store_t *s, ckpt_manifest_t *m)
+{
+    pthread_mutex_lock(&cache_lock);
+    ckpt_manifest_free(&cached);
+    cached = *m;
+    *m = (ckpt_manifest_t){0};
+    snprintf(cached_dir, sizeof cached_dir, "%s", s->path);
+    have_cached = true;
+    pthread_mutex_unlock(&cache_lock);
+}
+
+void ckpt_save_fini(void)
+{
+    pthread_mutex_lock(&cache_lock);
+    ckpt_manifest_free(&cached);
+    have_cached = false;
+    pthread_mutex_unlock(&cache_lock);
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -209,7 +252,9 @@ static int take_chunk(save_t *sv, int dirfd, const char *name, const ckpt_chunk_
 /* A region in chunk layout: each chunk file still the inode the previous
  * checkpoint linked is shared; that file is never written again (the
  * region copies a chunk file linked elsewhere before writing it), and it
- * cannot go while that checkpoint refers to it. */
+ * cannot go while that checkpoint refers to it. When the region's version
+ * is the one the previous checkpoint recorded, all of them are: its chunk
+ * list is taken as it is, without listing the directory. */
 static int save_chunk_files(save_t *sv, const ckpt_item_t *it, const region_chunks_t *rc)
 {
     if (rc->chunk == 0 || rc->nchunks * rc->chunk < it->size)
@@ -219,8 +264,22 @@ static int save_chunk_files(save_t *sv, const ckpt_item_t *it, const region_chun
     if (pv && (!pv->linked || pv->chunk != rc->chunk))
         pv = NULL;
     ckpt_var_t *v = ckpt_manifest_add(sv->cur, it->name, CKPT_REGION, true, it->size, rc->chunk);
+    if (!v)
+        return LOCI_ENOMEM;
+    v->version = rc->version;
+    if (pv && pv->version == rc->version && pv->nchunks == v->nchunks) {
+        /* the same open region, no chunk file changed since: no need to look at them */
+        for (uint64_t i = 0; i < v->nchunks; i++) {
+            v->chunks[i] = pv->chunks[i];
+            if (v->chunks[i].id == CKPT_ZERO)
+                sv->st.chunks_zero++;
+            else
+                sv->st.chunks_shared++;
+        }
+        return 0;
+    }
     uint64_t *ino = NULL;
-    int r = v ? ckpt_chunk_inodes(rc->dirfd, v->nchunks, &ino) : LOCI_ENOMEM;
+    int r = ckpt_chunk_inodes(rc->dirfd, v->nchunks, &ino);
     for (uint64_t i = 0; r == 0 && i < v->nchunks; i++) {
         const ckpt_chunk_t *before = pv && i < pv->nchunks ? &pv->chunks[i] : NULL;
         char name[24];
@@ -280,6 +339,10 @@ static int find_latest(ckpt_store_t *s, ckpt_manifest_t *m, bool *have, uint64_t
     *have = false;
     if (!best[0])
         return 0;
+    if (take_cached(s, best, *seq, m)) {
+        *have = true;
+        return 0;
+    }
     int rc = ckpt_manifest_read(s->dir, best, m);
     if (rc == LOCI_ENOMEM)
         return rc;
@@ -293,7 +356,7 @@ static int save(const char *name, ckpt_store_t *s, const ckpt_item_t *items, siz
 {
     double t0 = now();
     ckpt_manifest_t prev, cur = {0};
-    bool have_prev, published = false;
+    bool have_prev = false, published = false;
     save_t sv = {.s = s, .cur = &cur};
     int rc = find_latest(s, &prev, &have_prev, &cur.seq);
     if (rc != 0)
@@ -332,6 +395,7 @@ static int save(const char *name, ckpt_store_t *s, const ckpt_item_t *items, siz
         last_save = sv.st;
         saved_once = true;
         pthread_mutex_unlock(&stats_lock);
+        keep_cached(s, &cur);
     }
     free(sv.created);
     free(sv.buf);

@@ -21,6 +21,8 @@ typedef struct {
     int dirfd;        /* the region's directory, a dup the caller closes */
     size_t chunk;     /* bytes per chunk file */
     uint64_t nchunks; /* chunks of the region's size; files may be missing (zeros) */
+    uint64_t version; /* equal to one described before: no chunk file changed since (unique across
+                       * processes and openings) */
 } region_chunks_t;
 
 /** Write back every dirty page of the region at `base` (its start address), make it durable
@@ -31,7 +33,7 @@ typedef struct {
 int provider_paged_chunks(void *base, region_chunks_t *out);
 
 /** Drop the region's cached chunks WITHOUT writing them back (its chunk files were just replaced
- *  by a restore); the next access reads the files. The caller guarantees no thread touches the
+ *  by a restore; its version changes); the next access reads the files. The caller guarantees no thread touches the
  *  region meanwhile. LOCI_EINVAL when base is no paged region. */
 int provider_paged_reload(void *base);
 

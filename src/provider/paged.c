@@ -465,12 +465,16 @@ int provider_paged_chunks(void *base, region_chunks_t *out)
         rc = loci__fail(LOCI_EIO, "provider_paged_chunks: dup of a region's directory: %s", strerror(errno));
     if (rc != 0)
         return rc;
-    *out = (region_chunks_t){fd, cache_chunk(r->cache), r->nchunks};
+    *out = (region_chunks_t){fd, cache_chunk(r->cache), r->nchunks, store_chunks_version(r->store)};
     return 0;
 }
 
 int provider_paged_reload(void *base)
 {
     paged_region_t *r = owned(base, "provider_paged_reload");
-    return r ? cache_reload(r) : LOCI_EINVAL;
+    if (!r)
+        return LOCI_EINVAL;
+    if (store_chunks_dir(r->store) >= 0)
+        store_chunks_changed(r->store);
+    return cache_reload(r);
 }

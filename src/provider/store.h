@@ -52,6 +52,14 @@ store_t *store_chunks_open(int dirfd, const char *path, uint64_t size, size_t ch
 /** The region directory of a chunk store, -1 for any other store. */
 int store_chunks_dir(const store_t *s);
 
+/** A chunk store's version: new when it is opened and whenever one of its
+ *  chunk files changes (before a write or discard, or store_chunks_changed);
+ *  unique across processes. Equal versions: the files are as they were. */
+uint64_t store_chunks_version(store_t *s);
+
+/** The chunk files of s were changed from outside it (a restore relinked them). */
+void store_chunks_changed(store_t *s);
+
 /* ---- I/O shared by the file stores (store_io.c) ----------------------------- */
 
 /** One open file of a store: `direct` when opened O_DIRECT, `in_memory` on

@@ -30,7 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct {
@@ -43,10 +45,40 @@ typedef struct {
     uint64_t *written;      /* bit per chunk written since the last sync */
     size_t words;           /* of written */
     bool dir_changed;       /* files made, renamed or removed since the last sync */
+    uint64_t version;       /* new at open and at every change of a chunk file (store_chunks_version) */
     char path[4096];        /* the directory, for messages */
 } chunk_store_t;
 
 static chunk_store_t *cs_of(store_t *s) { return (chunk_store_t *)s; }
+
+/* Versions are unique in the process (a counter) and between processes (it
+ * starts at a random number): equal versions mean the same open store, not
+ * changed in between. */
+static _Atomic uint64_t version_counter;
+
+static void seed_versions(void)
+{
+    uint64_t start = 0;
+    if (getrandom(&start, sizeof start, GRND_NONBLOCK) != (ssize_t)sizeof start)
+        start = (uint64_t)getpid() << 40 ^ (uint64_t)time(NULL);
+    atomic_store(&version_counter, start | 1); /* never 0: "no version" in a manifest */
+}
+
+static uint64_t next_version(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, seed_versions);
+    return atomic_fetch_add_explicit(&version_counter, 2, memory_order_relaxed);
+}
+
+/* A chunk file is about to change (or did: a restore relinked it). */
+static void touch(chunk_store_t *s)
+{
+    uint64_t v = next_version();
+    pthread_mutex_lock(&s->lock);
+    s->version = v;
+    pthread_mutex_unlock(&s->lock);
+}
 
 void store_chunk_name(uint64_t index, char *out) { snprintf(out, 24, "c%016llx", (unsigned long long)index); }
 
@@ -228,6 +260,8 @@ static int chunks_write(store_t *base, uint64_t off, const void *buf, size_t len
 {
     chunk_store_t *s = cs_of(base);
     int rc = check_writable(s);
+    if (rc == 0) /* before: a write that fails halfway has changed the file too */
+        touch(s);
     for (size_t done = 0; rc == 0 && done < len;) {
         uint64_t idx, in;
         size_t n = piece(s, off + done, len - done, &idx, &in);
@@ -241,6 +275,8 @@ static int chunks_discard(store_t *base, uint64_t off, size_t len)
 {
     chunk_store_t *s = cs_of(base);
     int rc = check_writable(s);
+    if (rc == 0)
+        touch(s);
     void *zeros = NULL;
     for (size_t done = 0; rc == 0 && done < len;) {
         uint64_t idx, in;
@@ -335,6 +371,7 @@ store_t *store_chunks_open(int dirfd, const char *path, uint64_t size, size_t ch
     s->written = written;
     s->words = words;
     s->readonly = readonly;
+    s->version = next_version();
     s->in_memory = tier_in_memory(dirfd);
     atomic_init(&s->direct, true);
     pthread_mutex_init(&s->lock, NULL);
@@ -343,3 +380,14 @@ store_t *store_chunks_open(int dirfd, const char *path, uint64_t size, size_t ch
 }
 
 int store_chunks_dir(const store_t *s) { return s->ops == &chunk_store_ops ? ((const chunk_store_t *)s)->dirfd : -1; }
+
+uint64_t store_chunks_version(store_t *s)
+{
+    chunk_store_t *cs = cs_of(s);
+    pthread_mutex_lock(&cs->lock);
+    uint64_t v = cs->version;
+    pthread_mutex_unlock(&cs->lock);
+    return v;
+}
+
+void store_chunks_changed(store_t *s) { touch(cs_of(s)); }
