@@ -322,7 +322,7 @@ int ckpt_manifest_read(int dirfd, const char *name, ckpt_manifest_t *m)
     close(fd);
     if (rc == 0) {
         char want[33];
-        ckpt_sum_t sum;
+        ckpt_sum_t sum = {0, 0};
         size_t body = len - SUM_LINE;
         memcpy(want, text + body + 4, 32);
         want[32] = '\0';
@@ -333,7 +333,8 @@ int ckpt_manifest_read(int dirfd, const char *name, ckpt_manifest_t *m)
         cursor_t c = {text, text + body, 0, name};
         if (rc == 0)
             rc = parse(&c, m);
-        m->sum = sum;
+        if (rc == 0)
+            m->sum = sum;
     }
     free(text);
     if (rc != 0)
