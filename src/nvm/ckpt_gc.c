@@ -5,9 +5,9 @@
  * by interrupted saves, holding the directory's lock exclusively so that no
  * save is between writing chunks and renaming its manifest meanwhile.
  */
+#include "dirs.h"
 #include "nvm/ckpt.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -15,24 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Call fn with each entry name of directory fd (not "." and ".."). */
-static int each_entry(int fd, const char *path, int (*fn)(const char *entry, void *arg), void *arg)
-{
-    int own = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
-    DIR *d = own < 0 ? NULL : fdopendir(own);
-    if (!d) {
-        if (own >= 0)
-            close(own);
-        return loci__fail(LOCI_EIO, "cannot list %s: %s", path, strerror(errno));
-    }
-    int rc = 0;
-    for (struct dirent *e; rc == 0 && (e = readdir(d));)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            rc = fn(e->d_name, arg);
-    closedir(d);
-    return rc;
-}
 
 /* ---- list ------------------------------------------------------------------ */
 
@@ -42,8 +24,9 @@ typedef struct {
     size_t n, cap;
 } infos_t;
 
-static int add_info(const char *entry, void *arg)
+static int add_info(int dirfd, const char *path, const char *entry, void *arg)
 {
+    (void)dirfd, (void)path;
     infos_t *l = arg;
     char name[NVM_NAME_MAX + 1];
     if (!ckpt_manifest_name(entry, name))
@@ -94,7 +77,7 @@ int loci_ckpt_list(loci_ckpt_info_t *out, int max)
     if (rc != 0)
         return rc;
     infos_t l = {.s = &s};
-    rc = each_entry(s.dir, s.path, add_info, &l);
+    rc = dir_each_entry(s.dir, s.path, add_info, &l);
     ckpt_store_close(&s);
     if (rc == 0) {
         if (l.n > 0)
@@ -140,8 +123,9 @@ typedef struct {
     loci_ckpt_gc_t out;
 } gc_t;
 
-static int mark(const char *entry, void *arg)
+static int mark(int dirfd, const char *path, const char *entry, void *arg)
 {
+    (void)dirfd, (void)path;
     gc_t *g = arg;
     char name[NVM_NAME_MAX + 1];
     if (!ckpt_manifest_name(entry, name))
@@ -187,8 +171,9 @@ static int remove_file(int dir, const char *entry, uint64_t *bytes)
 
 /* A pool entry: kept when marked; anything else goes (a chunk of a killed
  * save, or a stray file). */
-static int sweep_pool(const char *entry, void *arg)
+static int sweep_pool(int dirfd, const char *path, const char *entry, void *arg)
 {
+    (void)dirfd, (void)path;
     gc_t *g = arg;
     uint64_t id = 0, bytes = 0;
     char canon[17];
@@ -205,8 +190,9 @@ static int sweep_pool(const char *entry, void *arg)
 }
 
 /* The directory's temporary manifests of saves that never finished. */
-static int sweep_temps(const char *entry, void *arg)
+static int sweep_temps(int dirfd, const char *path, const char *entry, void *arg)
 {
+    (void)dirfd, (void)path;
     gc_t *g = arg;
     uint64_t bytes = 0;
     if (strncmp(entry, ".tmp-", 5) != 0)
@@ -229,14 +215,14 @@ int loci_ckpt_gc(loci_ckpt_gc_t *out)
     gc_t g = {.s = &s};
     char pool[sizeof s.path + 8];
     snprintf(pool, sizeof pool, "%s/chunks", s.path);
-    rc = each_entry(s.dir, s.path, mark, &g);
+    rc = dir_each_entry(s.dir, s.path, mark, &g);
     if (rc == 0) {
         if (g.n > 0)
             qsort(g.ids, g.n, sizeof *g.ids, by_id);
-        rc = each_entry(s.pool, pool, sweep_pool, &g);
+        rc = dir_each_entry(s.pool, pool, sweep_pool, &g);
     }
     if (rc == 0)
-        rc = each_entry(s.dir, s.path, sweep_temps, &g);
+        rc = dir_each_entry(s.dir, s.path, sweep_temps, &g);
     if (rc == 0 && (fsync(s.pool) != 0 || fsync(s.dir) != 0))
         rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", s.path, strerror(errno));
     ckpt_store_close(&s);

@@ -16,10 +16,10 @@
  * new chunks are referenced by nothing: a kill leaves garbage for the GC, a
  * failure deletes them at once.
  */
+#include "dirs.h"
 #include "nvm/ckpt.h"
 #include "provider/chunked.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -315,35 +315,41 @@ static int save_item(save_t *sv, const ckpt_item_t *it)
     return r;
 }
 
+typedef struct {
+    int dir;                        /* the checkpoint directory */
+    uint64_t seq;                   /* highest save number so far */
+    char best[NVM_NAME_MAX + 1];    /* its checkpoint */
+} latest_t;
+
+static int consider(int dirfd, const char *path, const char *entry, void *arg)
+{
+    (void)dirfd, (void)path;
+    latest_t *l = arg;
+    char name[NVM_NAME_MAX + 1];
+    uint64_t q;
+    if (ckpt_manifest_name(entry, name) && (q = ckpt_manifest_seq(l->dir, name)) > l->seq) {
+        l->seq = q;
+        memcpy(l->best, name, sizeof l->best);
+    }
+    return 0;
+}
+
 /* The latest checkpoint of the directory (highest save number), loaded, and
  * that number. A corrupt one shares nothing (warned). */
 static int find_latest(ckpt_store_t *s, ckpt_manifest_t *m, bool *have, uint64_t *seq)
 {
-    int fd = openat(s->dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = fd < 0 ? NULL : fdopendir(fd);
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
-        return loci__fail(LOCI_EIO, "cannot list %s: %s", s->path, strerror(errno));
-    }
-    char best[NVM_NAME_MAX + 1] = "", name[NVM_NAME_MAX + 1];
-    *seq = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        uint64_t q;
-        if (ckpt_manifest_name(e->d_name, name) && (q = ckpt_manifest_seq(s->dir, name)) > *seq) {
-            *seq = q;
-            memcpy(best, name, sizeof best);
-        }
-    }
-    closedir(d);
+    latest_t l = {.dir = s->dir};
+    int rc = dir_each_entry(s->dir, s->path, consider, &l);
+    const char *best = l.best;
+    *seq = l.seq;
     *have = false;
-    if (!best[0])
-        return 0;
+    if (rc != 0 || !best[0])
+        return rc;
     if (take_cached(s, best, *seq, m)) {
         *have = true;
         return 0;
     }
-    int rc = ckpt_manifest_read(s->dir, best, m);
+    rc = ckpt_manifest_read(s->dir, best, m);
     if (rc == LOCI_ENOMEM)
         return rc;
     if (rc != 0)

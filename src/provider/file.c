@@ -22,19 +22,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#ifndef MAP_SHARED_VALIDATE
-#define MAP_SHARED_VALIDATE 0x03
-#endif
-#ifndef MAP_SYNC
-#define MAP_SYNC 0x80000
-#endif
-#ifndef FALLOC_FL_KEEP_SIZE
-#define FALLOC_FL_KEEP_SIZE 0x01
-#endif
-#ifndef FALLOC_FL_PUNCH_HOLE
-#define FALLOC_FL_PUNCH_HOLE 0x02
-#endif
-
 enum { XF_TMPFS = 1, XF_DAX = 2, XF_NAMED = 4 };
 
 static xtable_t files = XTABLE_INIT;

@@ -12,13 +12,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#ifndef FALLOC_FL_KEEP_SIZE
-#define FALLOC_FL_KEEP_SIZE 0x01
-#endif
-#ifndef FALLOC_FL_PUNCH_HOLE
-#define FALLOC_FL_PUNCH_HOLE 0x02
-#endif
-
 typedef struct {
     store_t base;
     store_fd_t io;

@@ -1,9 +1,9 @@
 /* File tier directories and the files in them (see tier.h). */
 #include "provider/tier.h"
 #include "provider/vm.h"
+#include "dirs.h"
 #include "units.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/random.h>
@@ -48,30 +49,13 @@ int tier_check_dir(const struct loci_target *t)
     return 0;
 }
 
-int tier_each_entry(int dirfd, const char *path, int (*fn)(int dirfd, const char *path, const char *entry))
-{
-    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
-    DIR *d = fd < 0 ? NULL : fdopendir(fd);
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
-        return loci__fail(LOCI_EIO, "cannot list %s: %s", path, strerror(errno));
-    }
-    int rc = 0;
-    struct dirent *e;
-    while (rc == 0 && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            rc = fn(dirfd, path, e->d_name);
-    closedir(d);
-    return rc;
-}
-
 bool tier_process_gone(long pid) { return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH; }
 
 /* A block's file "loci-<pid>-<n>-<16 hex>" (tier_create) whose process is
  * gone: a crash skipped its unlink, and nobody else can ever use it. */
-static int remove_dead_block(int dirfd, const char *path, const char *entry)
+static int remove_dead_block(int dirfd, const char *path, const char *entry, void *arg)
 {
+    (void)arg;
     long pid;
     unsigned long n;
     char hex[17];
@@ -87,19 +71,23 @@ static int remove_dead_block(int dirfd, const char *path, const char *entry)
  * that died (mode=mmap blocks are named files while they live). */
 static void sweep_dead_blocks(const struct loci_target *t)
 {
+    typedef struct swept {
+        struct swept *next;
+        char path[];
+    } swept_t;
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static char swept[8][4096];
-    static unsigned nswept;
+    static swept_t *swept; /* directories done; a few per process, kept for its life */
     pthread_mutex_lock(&lock);
-    bool done = false;
-    for (unsigned i = 0; i < nswept && !done; i++)
-        done = strcmp(swept[i], t->path) == 0;
-    if (!done) {
-        if (nswept < 8)
-            snprintf(swept[nswept++], sizeof swept[0], "%s", t->path);
+    swept_t *d = swept;
+    while (d && strcmp(d->path, t->path) != 0)
+        d = d->next;
+    if (!d && (d = malloc(sizeof *d + strlen(t->path) + 1))) {
+        strcpy(d->path, t->path);
+        d->next = swept;
+        swept = d;
         int fd = open(t->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         if (fd >= 0) {
-            tier_each_entry(fd, t->path, remove_dead_block);
+            dir_each_entry(fd, t->path, remove_dead_block, NULL);
             close(fd);
         }
     }

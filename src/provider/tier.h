@@ -85,10 +85,6 @@ int tier_create_fail(const struct loci_target *t, int e);
 /** LOCI_EINVAL: region `name` holds `has` bytes, not the `want` asked. */
 int tier_size_mismatch(const char *name, uint64_t has, uint64_t want);
 
-/** Call fn on each entry of dirfd (named `path` in messages) but "." and
- *  "..", stopping at its first error, which it returns. */
-int tier_each_entry(int dirfd, const char *path, int (*fn)(int dirfd, const char *path, const char *entry));
-
 /** True when no process `pid` exists any more (its leftovers may go). */
 bool tier_process_gone(long pid);
 

@@ -8,6 +8,7 @@
 #include "provider/chunked.h"
 #include "provider/tier.h"
 #include "provider/vm.h"
+#include "dirs.h"
 #include "units.h"
 
 #include <errno.h>
@@ -92,8 +93,9 @@ static int check_dir(int dirfd, const char *path)
 /* A copy-on-write file "c<16 hex>.cow.<pid>.<tid>" whose process is gone
  * (a crash between its creation and its rename): the chunk it was to
  * replace still has its old contents, the copy goes. */
-static int remove_dead_cow(int dirfd, const char *path, const char *entry)
+static int remove_dead_cow(int dirfd, const char *path, const char *entry, void *arg)
 {
+    (void)arg;
     long pid, tid;
     int used = 0;
     if (strlen(entry) < 17 || sscanf(entry + 17, ".cow.%ld.%ld%n", &pid, &tid, &used) != 2 || entry[17 + used])
@@ -103,8 +105,9 @@ static int remove_dead_cow(int dirfd, const char *path, const char *entry)
     return 0;
 }
 
-static int remove_entry(int dirfd, const char *path, const char *entry)
+static int remove_entry(int dirfd, const char *path, const char *entry, void *arg)
 {
+    (void)arg;
     if (unlinkat(dirfd, entry, 0) == 0 || errno == ENOENT)
         return 0;
     return loci__fail(LOCI_EIO, "cannot remove %s/%s: %s", path, entry, strerror(errno));
@@ -112,9 +115,9 @@ static int remove_entry(int dirfd, const char *path, const char *entry)
 
 int tier_remove_chunked(int dirfd, const char *path)
 {
-    int rc = remove_entry(dirfd, path, META);
+    int rc = remove_entry(dirfd, path, META, NULL);
     if (rc == 0)
-        rc = tier_each_entry(dirfd, path, remove_entry);
+        rc = dir_each_entry(dirfd, path, remove_entry, NULL);
     if (rc == 0 && rmdir(path) != 0)
         rc = loci__fail(LOCI_EIO, "cannot remove %s: %s", path, strerror(errno));
     return rc;
@@ -176,7 +179,7 @@ int tier_open_chunked(const place_t *place, const char *name, unsigned flags, ui
     if (rc == 0 && *size && has != *size)
         rc = tier_size_mismatch(name, has, *size);
     if (rc == 0 && !(flags & LOCI_READONLY))
-        rc = tier_each_entry(fd, path, remove_dead_cow);
+        rc = dir_each_entry(fd, path, remove_dead_cow, NULL);
     if (rc != 0) {
         if (created)
             tier_remove_chunked(fd, path);

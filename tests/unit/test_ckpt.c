@@ -15,11 +15,11 @@
 #include <cmocka.h>
 
 #include "ckpt_testlib.h"
+#include "support/scratch.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <ftw.h>
 #include <sys/stat.h>
 
 #define PAGED "persist,mode=paged,cache=1MiB,chunk=64KiB"
@@ -421,13 +421,11 @@ static void region_zero_chunks(void **state)
  * unchanged one is recognised by its checksum instead of its inode. */
 static char xfs_dir[] = "/dev/shm/loci-ckpt-test-XXXXXX";
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) { return remove(path); }
-
 /* Whatever happened in the test: the environment back, the directory gone. */
 static int xfs_teardown(void **state)
 {
     unsetenv("LOCI_CKPT_DIR");
-    return xfs_dir[sizeof xfs_dir - 2] != 'X' ? nftw(xfs_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) : 0;
+    return xfs_dir[sizeof xfs_dir - 2] != 'X' ? remove_tree(xfs_dir) : 0;
 }
 
 static void other_file_system_copies(void **state)

@@ -14,6 +14,7 @@
 
 #include "alloc/allocator.h"
 #include "provider/provider.h"
+#include "support/resident.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,18 +62,6 @@ static loci_nvm_stats_t stats_of(const void *p)
     loci_nvm_stats_t st;
     assert_int_equal(provider_paged_stats(p, &st), 0);
     return st;
-}
-
-/* Pages of [p, p+len) in DRAM now. */
-static size_t resident_pages(void *p, size_t len)
-{
-    size_t n = len / page, r = 0;
-    unsigned char *vec = malloc(n);
-    assert_int_equal(mincore(p, len, vec), 0);
-    for (size_t i = 0; i < n; i++)
-        r += vec[i] & 1;
-    free(vec);
-    return r;
 }
 
 /* Anonymous memory of this process, from /proc/self/status (bytes). */

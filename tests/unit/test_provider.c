@@ -9,6 +9,7 @@
 
 #include "provider/provider.h"
 #include "provider/vm.h"
+#include "support/resident.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -78,17 +79,6 @@ static void assert_pages_on_node0(void *p, size_t len)
             fail_msg("page %zu of %p: status %d", i, p, status[i]);
     free(pages);
     free(status);
-}
-
-static size_t resident_pages(void *p, size_t len)
-{
-    size_t n = len / page_size(), r = 0;
-    unsigned char *vec = malloc(n);
-    assert_int_equal(mincore(p, len, vec), 0);
-    for (size_t i = 0; i < n; i++)
-        r += vec[i] & 1;
-    free(vec);
-    return r;
 }
 
 /* ------------------------------------------------------------------ numa -- */

@@ -2,6 +2,8 @@
 
 #include <loci.h>
 
+#include <ftw.h>
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,13 +20,19 @@ int scratch_setup(void **state)
     return mkdtemp(scratch_dir) ? 0 : -1;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+int remove_tree(const char *path) { return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1; }
+
 int scratch_teardown(void **state)
 {
     (void)state;
     loci_fini();
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", scratch_dir);
-    return system(cmd);
+    return remove_tree(scratch_dir);
 }
 
 void use_topology(const char *xml, const char *config)

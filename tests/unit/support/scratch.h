@@ -10,6 +10,10 @@
 /** The scratch directory, valid between scratch_setup and scratch_teardown. */
 extern char scratch_dir[];
 
+/** Remove the directory `path` and everything below it (links not
+ *  followed): 0, or -1 when something could not be removed. */
+int remove_tree(const char *path);
+
 /** cmocka group setup: create the scratch directory. */
 int scratch_setup(void **state);
 
