@@ -170,9 +170,9 @@ static void test_persist_and_pinned(void **state)
 static void test_kind(void **state)
 {
     (void)state;
-    const char *names[] = {"dram", "hbm", "cxl", "pmem", "ssd", "gpu", "gpu-host"};
-    const int kinds[] = {KIND_DRAM, KIND_HBM, KIND_CXL,     KIND_PMEM,
-                         KIND_SSD,  KIND_GPU, KIND_GPU_HOST};
+    const char *names[] = {"dram", "hbm", "cxl", "pmem", "ssd", "gpu", "gpu-host", "store"};
+    const int kinds[] = {KIND_DRAM, KIND_HBM, KIND_CXL,      KIND_PMEM,
+                         KIND_SSD,  KIND_GPU, KIND_GPU_HOST, KIND_STORE};
     for (int i = 0; i < KIND_COUNT; i++) {
         char text[64];
         snprintf(text, sizeof text, "kind=%s!", names[i]);

@@ -1,0 +1,41 @@
+# What the store checks share: run store_node on a client host, assert, report.
+# Sourced by check-*.sh; ctest gives STORE_NODE, STORE_CLUSTER, STORE_DIR, LOCI_TOOL.
+set -uo pipefail
+export LOCI_CONFIG=$STORE_DIR/test.conf
+failures=0
+
+# on HOST CMD...: run CMD in the namespace of client host HOST (a, b) with LOCI_CONFIG.
+on() {
+    local host=$1; shift
+    ip netns exec "$("$STORE_CLUSTER" netns "$STORE_DIR" "$host")" env LOCI_CONFIG="$LOCI_CONFIG" "$@"
+}
+
+# expect WHAT CODE CMD...: CMD exits with CODE; its output is shown either way.
+expect() {
+    local what=$1 want=$2; shift 2
+    local out rc
+    out=$("$@" 2>&1); rc=$?
+    if [ "$rc" -eq "$want" ]; then
+        echo "ok   $what: $out"
+    else
+        echo "FAIL $what: exit $rc, expected $want: $out"
+        failures=$((failures + 1))
+    fi
+}
+
+# expect_text WHAT PATTERN TEXT: TEXT matches the extended regex PATTERN.
+expect_text() {
+    if echo "$3" | grep -Eq "$2"; then
+        echo "ok   $1"
+    else
+        echo "FAIL $1: expected /$2/ in: $3"
+        failures=$((failures + 1))
+    fi
+}
+
+rados_cmd() { timeout 30 rados -c "$STORE_DIR/ceph.conf" "$@"; }
+
+finish() {
+    echo "$(basename "$0" .sh): $failures failure(s)"
+    [ "$failures" -eq 0 ]
+}
