@@ -11,6 +11,7 @@
 #   store-cluster.sh netns DIR HOST      the namespace name of host HOST (h1.. or a client)
 #   store-cluster.sh down|up DIR HOST    take a host's network down / bring it back
 #   store-cluster.sh kill-osd DIR ID     SIGKILL one OSD (a benefactor node dying)
+#   store-cluster.sh start-osd DIR ID    start it again (on its host)
 #   store-cluster.sh status DIR          daemons and pool usage
 #   store-cluster.sh stop DIR            stops exactly the daemons it started, removes its
 #                                        namespaces and bridge; DIR stays (rm -rf it after)
@@ -59,6 +60,16 @@ make_host() { # NAME IP: a namespace joined to the bridge through a veth pair
     ip -n "$ns" link set eth0 up
     ip -n "$ns" link set lo up
     echo "$ns" >>"$dir/netns"
+}
+
+start_osd() { # ID: on the host recorded at start
+    local id=$1 h; h=$(cat "$dir/osd$id/host.loci")
+    if [ "$h" = local ]; then
+        ceph-osd -c "$dir/ceph.conf" -i "$id" --public-addr 127.0.0.1 --crush-location "root=default host=loci-local"
+    else
+        ip netns exec "$(netns_of "$h")" ceph-osd -c "$dir/ceph.conf" -i "$id" --public-addr "$(host_ip "$h")" \
+            --cluster-addr "$(host_ip "$h")" --crush-location "root=default host=loci-$h"
+    fi || die "ceph-osd $id did not start: see $dir/log/osd.$id.log"
 }
 
 pid_alive() { # PIDFILE NAME: the pid in it runs a process called NAME
@@ -177,15 +188,8 @@ EOF
     done
     for p in "${pids[@]}"; do wait "$p" || die "ceph-osd --mkfs failed: see $dir/log/osd*-mkfs.log"; done
     for id in "${ids[@]}"; do
-        if [ "$hosts" -gt 0 ]; then
-            local h="h$(( id % hosts + 1 ))"
-            ip netns exec "$(netns_of "$h")" ceph-osd -c "$dir/ceph.conf" -i "$id" --public-addr "$(host_ip "$h")" \
-                --cluster-addr "$(host_ip "$h")" --crush-location "root=default host=loci-$h" ||
-                die "ceph-osd $id did not start: see $dir/log/osd.$id.log"
-        else
-            ceph-osd -c "$dir/ceph.conf" -i "$id" --public-addr 127.0.0.1 --crush-location "root=default host=loci-local" ||
-                die "ceph-osd $id did not start: see $dir/log/osd.$id.log"
-        fi
+        if [ "$hosts" -gt 0 ]; then echo "h$(( id % hosts + 1 ))"; else echo local; fi >"$dir/osd$id/host.loci"
+        start_osd "$id"
     done
     local up=0 t
     for t in $(seq 1 120); do
@@ -276,5 +280,11 @@ kill-osd)
     [ $# -eq 1 ] || die "kill-osd DIR ID"
     pid_alive "$dir/run/osd.$1.pid" ceph-osd || die "osd.$1 is not running"
     kill -KILL "$(cat "$dir/run/osd.$1.pid")" ;;
-*) die "unknown command '$cmd'; expected start, stop, status, client, netns, down, up or kill-osd" ;;
+start-osd)
+    [ $# -eq 1 ] || die "start-osd DIR ID"
+    [ -f "$dir/osd$1/host.loci" ] || die "no osd.$1 in $dir"
+    pid_alive "$dir/run/osd.$1.pid" ceph-osd && die "osd.$1 is running"
+    dir=$(readlink -f "$dir")
+    start_osd "$1" ;;
+*) die "unknown command '$cmd'; expected start, stop, status, client, netns, down, up, kill-osd or start-osd" ;;
 esac

@@ -45,7 +45,7 @@ int nvm_resolve_tier(const char *intent, unsigned flags, place_t *place, const p
     const char *text = intent && *intent ? intent : "persist";
     loci_allocator_t *a = allocator_get(text);
     if (!a)
-        return errno == EINVAL ? LOCI_EINVAL : LOCI_ENOENT; /* the resolver said why */
+        return errno == EINVAL ? LOCI_EINVAL : errno == EIO ? LOCI_EIO : LOCI_ENOENT; /* the resolver said why */
     int i = 0;
     while (i < a->res.ncandidates && !holds_regions(a->res.candidates[i]))
         i++;

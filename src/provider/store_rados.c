@@ -61,6 +61,9 @@ static int fail(const rados_store_t *r, int err, const char *op, uint64_t chunk)
 static int rados_store_read(store_t *s, uint64_t off, void *buf, size_t len)
 {
     rados_store_t *r = rs_of(s);
+    int rc = rados_pool_check(r->pool, r->what);
+    if (rc)
+        return rc;
     char oid[340];
     while (len) {
         uint64_t chunk = off / r->chunk, inner = off % r->chunk;
@@ -92,6 +95,9 @@ static int rados_store_write_runs(store_t *s, const store_run_t *runs, unsigned 
 {
     rados_store_t *r = rs_of(s);
     uint64_t chunk = runs[0].off / r->chunk;
+    int rc = rados_pool_check(r->pool, r->what);
+    if (rc)
+        return rc;
     rados_write_op_t op = rados_create_write_op();
     if (!op)
         return loci__fail(LOCI_ENOMEM, "out of memory writing %s", r->what);
@@ -101,7 +107,7 @@ static int rados_store_write_runs(store_t *s, const store_run_t *runs, unsigned 
     chunk_oid(r, chunk, oid, sizeof oid);
     /* FULL_TRY: a full pool answers ENOSPC/EDQUOT at once instead of
      * holding the write until space comes back. */
-    int rc = rados_write_op_operate(op, r->io, oid, NULL, LIBRADOS_OPERATION_FULL_TRY);
+    rc = rados_write_op_operate(op, r->io, oid, NULL, LIBRADOS_OPERATION_FULL_TRY);
     rados_release_write_op(op);
     if (rc < 0)
         return fail(r, rc, "writing", chunk);
@@ -305,7 +311,7 @@ static int missing_region(rados_pool_t *rp, rados_ioctx_t io, const char *name, 
 }
 
 /* Create the metadata object of a new region: exclusively, in one op. */
-static int create_meta(rados_pool_t *rp, rados_ioctx_t io, const char *oid, uint64_t size, size_t chunk)
+static int create_meta(rados_pool_t *rp, rados_ioctx_t io, const char *oid, const char *what, uint64_t size, size_t chunk)
 {
     char sz[32], ch[32];
     snprintf(sz, sizeof sz, "%llu", (unsigned long long)size);
@@ -318,7 +324,9 @@ static int create_meta(rados_pool_t *rp, rados_ioctx_t io, const char *oid, uint
     rados_write_op_setxattr(op, XATTR_CHUNK, ch, strlen(ch));
     int rc = rados_write_op_operate(op, io, oid, NULL, LIBRADOS_OPERATION_FULL_TRY);
     rados_release_write_op(op);
-    return rc == -EEXIST ? LOCI_EEXIST : rc < 0 ? rados_pool_fail(rp, rc, "creating a region's metadata") : 0;
+    char op_what[400];
+    snprintf(op_what, sizeof op_what, "creating the metadata of %s", what);
+    return rc == -EEXIST ? LOCI_EEXIST : rc < 0 ? rados_pool_fail(rp, rc, op_what) : 0;
 }
 
 store_t *store_rados_open_region(rados_pool_t *rp, const char *name, unsigned flags, uint64_t *size, size_t *chunk)
@@ -336,7 +344,7 @@ store_t *store_rados_open_region(rados_pool_t *rp, const char *name, unsigned fl
     size_t has_chunk = 0;
     int rc = read_meta(rp, r->io, r->meta_oid, name, &has, &has_chunk);
     if (rc == LOCI_ENOENT && (flags & LOCI_CREATE)) {
-        rc = create_meta(rp, r->io, r->meta_oid, *size, r->chunk);
+        rc = create_meta(rp, r->io, r->meta_oid, what, *size, r->chunk);
         if (rc == LOCI_EEXIST) /* created meanwhile elsewhere: open it */
             rc = 0;
         if (rc == 0)

@@ -108,6 +108,12 @@ int rados_lock_take(rados_pool_t *rp, rados_ioctx_t io, const char *oid, bool ex
                           exclusive ? "open for writing or reading elsewhere" : "open for writing elsewhere", holder,
                           rados_pool_params(rp)->lock_ttl_s);
     }
+    if (!exclusive && (rc == -ENOSPC || rc == -EDQUOT)) {
+        /* A full pool takes no lock: nobody can write it either, so read. */
+        loci__log(LOCI_LOG_WARN, "%s: opened for reading without a reader's lock: the pool is full", what);
+        free(h);
+        return 0;
+    }
     if (rc < 0) {
         free(h);
         return rados_pool_fail(rp, rc, "taking a lock");

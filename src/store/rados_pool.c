@@ -7,9 +7,11 @@
 #include "store/rados_pool.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct rados_pool {
@@ -17,7 +19,25 @@ struct rados_pool {
     rados_params_t params;
     char target[16];
     rados_ioctx_t io; /* for cluster-wide questions (space); data I/O gets its own */
+    _Atomic int64_t unreachable_until; /* CLOCK_MONOTONIC s: fail fast until then */
 };
+
+static int64_t now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec;
+}
+
+int rados_pool_check(rados_pool_t *rp, const char *what)
+{
+    int64_t until = atomic_load(&rp->unreachable_until);
+    if (!until || now_s() >= until)
+        return 0;
+    return loci__fail(LOCI_EIO, "%s: %s: the cluster of %s (pool %s) did not answer within %u s moments ago; not "
+                                "waiting again before %lld s have passed", rp->target, what, rp->params.conf,
+                      rp->params.pool, rp->params.timeout_s, (long long)(until - now_s()));
+}
 
 const rados_params_t *rados_pool_params(const rados_pool_t *rp) { return &rp->params; }
 const char *rados_pool_target(const rados_pool_t *rp) { return rp->target; }
@@ -34,8 +54,10 @@ static int errno_code(int err)
     }
 }
 
-int rados_pool_fail(const rados_pool_t *rp, int err, const char *what)
+int rados_pool_fail(rados_pool_t *rp, int err, const char *what)
 {
+    if (err == -ETIMEDOUT)
+        atomic_store(&rp->unreachable_until, now_s() + rp->params.timeout_s);
     const char *hint = err == -ETIMEDOUT ? " (no answer within the target's timeout: is the cluster up and "
                                            "reachable from this node?)"
                        : err == -ENOSPC || err == -EDQUOT ? " (the pool is full or at its quota: free space or "
@@ -149,6 +171,9 @@ rados_ioctx_t rados_pool_ioctx(rados_pool_t *rp)
         return NULL;
     }
     rados_ioctx_set_namespace(io, rp->params.ns[0] ? rp->params.ns : NULL);
+    /* A full pool answers ENOSPC/EDQUOT at once (locks and xattrs included)
+     * instead of holding every write until space comes back. */
+    rados_set_pool_full_try(io);
     return io;
 }
 

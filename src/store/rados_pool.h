@@ -51,7 +51,12 @@ const char *rados_pool_target(const rados_pool_t *rp);
  *  ENOSPC/EDQUOT -> LOCI_ENOSPC, ENOENT -> LOCI_ENOENT, EBUSY -> LOCI_EBUSY,
  *  EPERM/EACCES -> LOCI_EPERM, the rest (ETIMEDOUT: the cluster is
  *  unreachable) -> LOCI_EIO. */
-int rados_pool_fail(const rados_pool_t *rp, int err, const char *what);
+int rados_pool_fail(rados_pool_t *rp, int err, const char *what);
+
+/** 0, or LOCI_EIO at once while the cluster is known to be unreachable: an
+ *  operation timed out less than `timeout` ago. Without this every chunk of
+ *  a flush would wait out the timeout on its own. */
+int rados_pool_check(rados_pool_t *rp, const char *what);
 
 /* ---- locks that expire when their holder dies (rados_lock.c) ---------------- */
 

@@ -15,6 +15,8 @@
  *   store_node resolve INTENT             the first target the intent resolves to
  *   store_node alloc SIZE SEED            loci_alloc on access=job, fill, read back, free
  *   store_node timed-write NAME SIZE      write+sync on a region; prints code and seconds
+ *   store_node late-write NAME SIZE DELAY open writable, print "open", sleep DELAY s, then
+ *                                         write+sync; prints code and seconds of the write
  */
 #include <loci.h>
 
@@ -152,20 +154,42 @@ static int do_alloc(size_t size, uint64_t seed)
     return 0;
 }
 
-static int do_timed_write(const char *name, size_t size)
+/* The LOCI_E* code loci's errno stands for. */
+static int loci_errno_code(int e)
 {
-    struct timespec a, b;
+    return e == EIO ? LOCI_EIO : e == ENOSPC ? LOCI_ENOSPC : e == ENOENT ? LOCI_ENOENT : e == EBUSY ? LOCI_EBUSY
+                                                                                               : LOCI_EINVAL;
+}
+
+static double seconds_since(const struct timespec *a)
+{
+    struct timespec b;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* delay < 0: time everything from loci's init on; else open, wait, then time the write. */
+static int do_timed_write(const char *name, size_t size, int delay)
+{
+    struct timespec a;
     clock_gettime(CLOCK_MONOTONIC, &a);
     uint8_t *p = loci_persist_open(name, size, INTENT, LOCI_CREATE);
-    int rc = p ? 0 : (int)-errno;
+    int rc = p ? 0 : loci_errno_code(errno);
+    if (delay >= 0) {
+        if (!p)
+            return fail("open");
+        printf("open\n");
+        fflush(stdout);
+        sleep((unsigned)delay);
+        clock_gettime(CLOCK_MONOTONIC, &a);
+    }
     if (p) {
         memset(p, 0x5a, size);
         rc = loci_persist_sync(p);
         loci_persist_close(p);
     }
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    printf("code %d (%s) after %.1f s: %s\n", rc, rc ? loci_strerror(rc) : "ok",
-           (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9, rc ? loci_last_error() : "");
+    printf("code %d (%s) after %.1f s: %s\n", rc, rc ? loci_strerror(rc) : "ok", seconds_since(&a),
+           rc ? loci_last_error() : "");
     return rc == 0 ? 0 : 1;
 }
 
@@ -196,7 +220,9 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "alloc") == 0 && argc == 4)
         return do_alloc(size_arg(argv[2]), strtoull(argv[3], NULL, 0));
     if (strcmp(cmd, "timed-write") == 0 && argc == 4)
-        return do_timed_write(argv[2], size_arg(argv[3]));
+        return do_timed_write(argv[2], size_arg(argv[3]), -1);
+    if (strcmp(cmd, "late-write") == 0 && argc == 5)
+        return do_timed_write(argv[2], size_arg(argv[3]), atoi(argv[4]));
     fprintf(stderr, "usage: see the header of tests/store/store_node.c\n");
     return 2;
 }
