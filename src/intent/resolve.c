@@ -482,7 +482,10 @@ int intent_explain(const intent_t *original, const resolution_t *res, char *buf,
             snprintf(why, sizeof why, "%s", tg->kind == KIND_STORE ? "the job's aggregate store: ask with access=job, "
                                                                      "access=global, kind=store or target="
                                             : tg->path ? "a file tier: ask with persist, mode= or kind=/target="
-                                                       : "GPU memory: ask with use=gpu, kind=gpu or target=");
+                                            : tg->kind == KIND_GPU ? "GPU memory: ask with use=gpu, kind=gpu or target="
+                                                                   : "not asked for: ordinary data goes to DRAM unless "
+                                                                     "a hint (bandwidth=, latency=, capacity=, near=, "
+                                                                     "kind=, target=) says otherwise");
         else
             failed = failed_filter(&v, &in, tg, why, sizeof why);
         size_t used = strlen(buf);
