@@ -22,6 +22,11 @@ start)
     ceph osd pool set lfull size 1 --yes-i-really-mean-it >/dev/null 2>&1
     ceph osd pool set-quota lfull max_bytes 1048576 >/dev/null 2>&1
     ceph osd pool application enable lfull loci >/dev/null 2>&1 || true
+    for i in $(seq 1 60); do # its placement groups active before any check uses it
+        echo ok | timeout 10 rados -c "$dir/ceph.conf" -p lfull put .probe - 2>/dev/null && break
+        sleep 0.5
+    done
+    timeout 10 rados -c "$dir/ceph.conf" -p lfull rm .probe 2>/dev/null || true
     base=$(grep -v '^#' "$dir/loci.conf")
     printf '%s\ntimeout = 20s\nlock_ttl = 6s\n' "$base" >"$dir/test.conf"
     printf '%s\ntimeout = 5s\nlock_ttl = 6s\n' "$base" >"$dir/short.conf"
