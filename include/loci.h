@@ -85,6 +85,9 @@ enum {
     LOCI_TARGET_CPU_ACCESSIBLE = 1u << 2, /**< CPU loads and stores work on it */
     LOCI_TARGET_GPU_ACCESSIBLE = 1u << 3, /**< a GPU can access it directly */
     LOCI_TARGET_SIMULATED = 1u << 4,      /**< comes from an injected LOCI_TOPOLOGY: placement is recorded, not applied */
+    LOCI_TARGET_JOB_WIDE = 1u << 5,       /**< every node of the job reaches it (the aggregate store, kind "store") */
+    LOCI_TARGET_UNREACHABLE = 1u << 6,    /**< configured but not usable now (a store whose cluster did not answer at
+                                               init; loci_target_unreachable() says why): never chosen */
 };
 
 /** Number of targets on this machine (>= 1 after a successful init: at least
@@ -103,7 +106,7 @@ const loci_target_t *loci_target_by_name(const char *name);
 /** What a target is and how fast it is. Strings are owned by loci. */
 typedef struct {
     const char *name;        /**< stable: kind + ordinal, e.g. "hbm0" */
-    const char *kind;        /**< "dram" "hbm" "cxl" "pmem" "ssd" "gpu" "gpu-host" */
+    const char *kind;        /**< "dram" "hbm" "cxl" "pmem" "ssd" "gpu" "gpu-host" "store" */
     int numa_node;           /**< -1 when not a NUMA node */
     uint64_t capacity;       /**< bytes */
     uint64_t available;      /**< bytes free now (as far as the OS says) */
@@ -135,6 +138,13 @@ int loci_target_sources(const loci_target_t *t, const char **capacity_src,
 
 /** Filesystem directory of a file tier (ssd/pmem directory), NULL for others. */
 const char *loci_target_path(const loci_target_t *t);
+
+/** Why target t cannot be used now, or NULL when it can. Only a store target
+ *  (kind "store", docs/STORE.md) can be unreachable: its cluster did not
+ *  answer when loci initialised (the message names the conf and the error).
+ *  Such a target keeps its name and is listed, flagged LOCI_TARGET_UNREACHABLE,
+ *  but no intent resolves to it until the next loci_init. */
+const char *loci_target_unreachable(const loci_target_t *t);
 
 /** Names of the devices near target t, by kind ("nic" or "gpu"), written as a
  *  comma-separated list into buf (e.g. "nic0(eth0)"). Returns the number of

@@ -20,6 +20,9 @@ packages=(
   # MPI front end (shim/mpi, tests/mpi, bench/mpi): both MPIs side by side, and the
   # Fortran compiler their mpifort wrappers call
   openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
+  # the aggregate store (kind=store): librados to build, and a throw-away Ceph cluster for
+  # the multi-node tests and benchmarks (scripts/store-cluster.sh; ceph-mgr reports usage)
+  librados-dev ceph-mon ceph-osd ceph-mgr ceph-common iproute2
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (after scripts/install-deps.sh):
-#   1. warnings-as-errors build: unit tests, reference topologies, VM placement tests
+#   1. warnings-as-errors build: unit tests, reference topologies, VM placement tests,
+#      the aggregate store on a throw-away Ceph cluster with network-namespace hosts
 #   2. ASan+UBSan build: unit tests
 #   3. TSan build: unit tests
 #   4. clang libFuzzer build: each fuzz target for a bounded time
@@ -38,7 +39,7 @@ stage() { # name, build dir, ctest label regex, cmake args...
 }
 
 mkdir -p build-ci
-stage "release build: unit, topologies, VM, benchmark smoke runs" build-ci/release 'unit|vm|bench' -DCMAKE_BUILD_TYPE=RelWithDebInfo
+stage "release build: unit, topologies, VM, store cluster, benchmark smoke runs" build-ci/release 'unit|vm|store|bench' -DCMAKE_BUILD_TYPE=RelWithDebInfo
 stage "ASan+UBSan: unit" build-ci/asan unit -DCMAKE_BUILD_TYPE=Debug -DLOCI_SANITIZE=address,undefined -DLOCI_BUILD_BENCH=OFF
 stage "TSan: unit" build-ci/tsan unit -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCI_SANITIZE=thread -DLOCI_BUILD_BENCH=OFF
 if [ -f tests/fuzz/CMakeLists.txt ]; then

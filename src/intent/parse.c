@@ -102,6 +102,7 @@ static const struct word kind_words[] = {
     {"ssd", KIND_SSD, NUM_NONE, NULL},
     {"gpu", KIND_GPU, NUM_NONE, NULL},
     {"gpu-host", KIND_GPU_HOST, NUM_NONE, NULL},
+    {"store", KIND_STORE, NUM_NONE, NULL},
 };
 _Static_assert(sizeof kind_words / sizeof *kind_words == KIND_COUNT,
                "kind= must accept every topo_kind_t");

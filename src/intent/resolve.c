@@ -3,7 +3,9 @@
  * initiator (DESIGN.md §3):
  *  1. the pool: which targets could hold the data at all — CPU memory unless
  *     the intent asks for GPU memory, file tiers only when it asks for
- *     persistence, a file mode or one of them by kind or name;
+ *     persistence, a file mode or one of them by kind or name, the job's
+ *     aggregate store only for access=job/global or by kind or name; a store
+ *     that did not answer at init never;
  *  2. filters: every constraint (`!`), and the terms that state requirements
  *     rather than preferences (use=, access=, persist, mode=) — data that must
  *     survive the job never silently lands in DRAM;
@@ -60,13 +62,16 @@ static bool is_near(const view_t *v, const struct loci_target *tg, const intent_
     }
 }
 
+/* access=node: other processes of this node map it; job: every node of the
+ * job reaches it — only the aggregate store, never node-local memory;
+ * global: that, and it outlives the job. */
 static bool shareable_enough(const struct loci_target *tg, int access)
 {
     switch (access) {
     case ACCESS_PROCESS: return true;
-    case ACCESS_NODE:
-    case ACCESS_JOB: return tg->flags & LOCI_TARGET_SHAREABLE;
-    default: return (tg->flags & LOCI_TARGET_SHAREABLE) && (tg->flags & LOCI_TARGET_PERSISTENT);
+    case ACCESS_NODE: return tg->flags & LOCI_TARGET_SHAREABLE;
+    case ACCESS_JOB: return tg->flags & LOCI_TARGET_JOB_WIDE;
+    default: return (tg->flags & LOCI_TARGET_JOB_WIDE) && (tg->flags & LOCI_TARGET_PERSISTENT);
     }
 }
 
@@ -111,7 +116,8 @@ static bool passes(const view_t *v, const struct loci_target *tg, const intent_t
     case TERM_ACCESS:
         if (shareable_enough(tg, term->v.access))
             return true;
-        snprintf(why, len, "cannot be shared that widely");
+        snprintf(why, len, "%s", term->v.access >= ACCESS_JOB ? "node-local: other nodes of the job cannot reach it"
+                                                              : "cannot be shared that widely");
         return false;
     case TERM_PERSIST:
         if (tg->flags & LOCI_TARGET_PERSISTENT)
@@ -129,9 +135,10 @@ static bool passes(const view_t *v, const struct loci_target *tg, const intent_t
         snprintf(why, len, "not %s", term->name);
         return false;
     case TERM_MODE:
-        if (tg->path)
+        if (tg->path || (tg->kind == KIND_STORE && term->v.mode != MODE_MMAP))
             return true;
-        snprintf(why, len, "mode= needs a file tier");
+        snprintf(why, len, "%s", tg->kind == KIND_STORE ? "the store is always paged (no file to map)"
+                                                        : "mode= needs a file tier");
         return false;
     default:
         return true; /* traits: no effect on which targets qualify */
@@ -190,6 +197,10 @@ static bool in_pool(const intent_t *in, const struct loci_target *tg)
     bool wants_gpu = use && use->v.use_gpu;
     if (tg->kind == KIND_GPU)
         return wants_gpu;
+    if (tg->kind == KIND_STORE) { /* only for data every node must reach */
+        const intent_term_t *access = intent_find(in, TERM_ACCESS);
+        return access && access->v.access >= ACCESS_JOB;
+    }
     if (tg->path) { /* file tiers: only for data meant to be there */
         const intent_term_t *access = intent_find(in, TERM_ACCESS);
         return intent_find(in, TERM_PERSIST) || intent_find(in, TERM_MODE) ||
@@ -272,6 +283,14 @@ static void describe_targets(const view_t *v, char *buf, size_t len)
                  topo_kind_name(tg->kind), (unsigned long long)topo_bandwidth(tg, v->initiator),
                  (unsigned long long)topo_latency(tg, v->initiator));
     }
+}
+
+static bool has_store(const topo_t *t)
+{
+    for (int i = 0; i < t->ntargets; i++)
+        if (t->targets[i].kind == KIND_STORE)
+            return true;
+    return false;
 }
 
 static int check_names(const view_t *v, const intent_t *in)
@@ -373,10 +392,15 @@ static int resolve_view(const view_t *v, const intent_t *original, resolution_t 
     int n = 0;
     const intent_term_t *first_failed = NULL;
     char why[256];
+    const struct loci_target *unreachable = NULL;
     for (int i = 0; i < v->topo->ntargets && n < (int)(sizeof pool / sizeof *pool); i++) {
         const struct loci_target *tg = &v->topo->targets[i];
         if (!in_pool(&in, tg))
             continue;
+        if (tg->flags & LOCI_TARGET_UNREACHABLE) {
+            unreachable = tg;
+            continue;
+        }
         const intent_term_t *failed = failed_filter(v, &in, tg, why, sizeof why);
         if (!failed)
             pool[n++] = tg;
@@ -387,6 +411,17 @@ static int resolve_view(const view_t *v, const intent_t *original, resolution_t 
         char names[1024];
         describe_targets(v, names, sizeof names);
         char text[64];
+        if (unreachable)
+            return loci__fail(LOCI_EIO, "intent \"%s\": %s would hold it, but it is unreachable: %s",
+                              original->canonical, unreachable->name, unreachable->unreachable);
+        const intent_term_t *access = intent_find(&in, TERM_ACCESS);
+        if (access && access->v.access >= ACCESS_JOB && !has_store(v->topo))
+            return loci__fail(LOCI_ENOENT,
+                              "intent \"%s\": access=%s needs memory every node of the job reaches, and only an "
+                              "aggregate store does; none is configured: add a [target agg0] section with kind = "
+                              "store, store = rados, conf = /path/to/ceph.conf and pool = NAME to LOCI_CONFIG "
+                              "(docs/STORE.md); this machine has %s",
+                              original->canonical, access->v.access == ACCESS_JOB ? "job" : "global", names);
         if (first_failed)
             return loci__fail(LOCI_ENOENT,
                               "intent \"%s\": no target satisfies '%s' (term %d, seen from NUMA node %d); "
@@ -441,9 +476,16 @@ int intent_explain(const intent_t *original, const resolution_t *res, char *buf,
             continue;
         char why[256] = "ranked below the first 16 candidates";
         const intent_term_t *failed = NULL;
-        if (!in_pool(&in, tg))
-            snprintf(why, sizeof why, "%s", tg->path ? "a file tier: ask with persist, mode= or kind=/target="
-                                                     : "GPU memory: ask with use=gpu, kind=gpu or target=");
+        if (tg->flags & LOCI_TARGET_UNREACHABLE)
+            snprintf(why, sizeof why, "unreachable: %s", tg->unreachable);
+        else if (!in_pool(&in, tg))
+            snprintf(why, sizeof why, "%s", tg->kind == KIND_STORE ? "the job's aggregate store: ask with access=job, "
+                                                                     "access=global, kind=store or target="
+                                            : tg->path ? "a file tier: ask with persist, mode= or kind=/target="
+                                            : tg->kind == KIND_GPU ? "GPU memory: ask with use=gpu, kind=gpu or target="
+                                                                   : "not asked for: ordinary data goes to DRAM unless "
+                                                                     "a hint (bandwidth=, latency=, capacity=, near=, "
+                                                                     "kind=, target=) says otherwise");
         else
             failed = failed_filter(&v, &in, tg, why, sizeof why);
         size_t used = strlen(buf);

@@ -33,20 +33,26 @@ typedef struct region {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static region_t *open_regions;
 
-/* The file tier the intent places on, how, and its provider. */
+/* File tiers and the job's store keep named regions. */
+static bool holds_regions(const struct loci_target *tg)
+{
+    return (tg->flags & LOCI_TARGET_PERSISTENT) && (tg->path || tg->kind == KIND_STORE);
+}
+
+/* The file tier or store the intent places on, how, and its provider. */
 int nvm_resolve_tier(const char *intent, unsigned flags, place_t *place, const provider_ops_t **ops)
 {
     const char *text = intent && *intent ? intent : "persist";
     loci_allocator_t *a = allocator_get(text);
     if (!a)
-        return errno == EINVAL ? LOCI_EINVAL : LOCI_ENOENT; /* the resolver said why */
+        return errno == EINVAL ? LOCI_EINVAL : errno == EIO ? LOCI_EIO : LOCI_ENOENT; /* the resolver said why */
     int i = 0;
-    while (i < a->res.ncandidates && !(a->res.candidates[i]->flags & LOCI_TARGET_PERSISTENT && a->res.candidates[i]->path))
+    while (i < a->res.ncandidates && !holds_regions(a->res.candidates[i]))
         i++;
     if (i == a->res.ncandidates)
-        return loci__fail(LOCI_EINVAL, "intent \"%s\" places nothing on a file tier (its best target is %s); a "
-                                       "persistent region needs one: add persist or kind=ssd", text,
-                          a->res.candidates[0]->name);
+        return loci__fail(LOCI_EINVAL, "intent \"%s\" places nothing on a file tier or store (its best target is %s); "
+                                       "a persistent region needs one: add persist, kind=ssd or access=job",
+                          text, a->res.candidates[0]->name);
     allocator_place(&a->res, i, place);
     /* Shared and read-only openings map the single copy in the page cache;
      * only mode=paged! keeps a private cache (refused for LOCI_SHARED).

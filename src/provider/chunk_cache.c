@@ -257,19 +257,32 @@ static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
 
     uint64_t written = 0, runs = 0;
     bool kept = false;
+    store_run_t run[npages / 2 + 1]; /* runs alternate with clean pages */
+    unsigned nrun = 0;
     for (p = 0; next_run(snap, npages, &p, &first);) {
-        size_t off = (size_t)first * c->page, n = (size_t)(p - first) * c->page;
-        int w = r->store->ops->write(r->store, base - r->base + off, (void *)(base + off), n);
+        size_t off = (size_t)first * c->page;
+        run[nrun++] = (store_run_t){base - r->base + off, (void *)(base + off), (size_t)(p - first) * c->page};
+    }
+    /* A store that can takes the chunk's runs in one request; else run by run. */
+    const store_ops_t *ops = r->store->ops;
+    for (unsigned i = 0; i < nrun; i += ops->write_runs ? nrun : 1) {
+        unsigned n = ops->write_runs ? nrun : 1;
+        int w = ops->write_runs ? ops->write_runs(r->store, &run[i], n)
+                                : ops->write(r->store, run[i].off, run[i].buf, run[i].len);
+        size_t bytes = 0;
+        for (unsigned k = i; k < i + n; k++)
+            bytes += run[k].len;
         if (w != 0) {
             record_error(c, r, w);
-            loci__log(LOCI_LOG_ERROR, "mode=paged: write-back of %zu bytes failed, they stay dirty in DRAM: %s", n,
-                      loci_last_error());
-            for (unsigned q = first; q < p; q++)
-                bit_set(failed, q);
+            loci__log(LOCI_LOG_ERROR, "mode=paged: write-back of %zu bytes failed, they stay dirty in DRAM: %s",
+                      bytes, loci_last_error());
+            for (unsigned k = i; k < i + n; k++)
+                for (size_t q = (run[k].off - (base - r->base)) / c->page; q < (run[k].off - (base - r->base) + run[k].len) / c->page; q++)
+                    bit_set(failed, (unsigned)q);
             kept = true;
         } else {
-            written += n;
-            runs++;
+            written += bytes;
+            runs += n;
         }
     }
     if (evict && !kept && madvise((void *)base, len, MADV_DONTNEED) != 0)

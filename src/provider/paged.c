@@ -11,6 +11,7 @@
  */
 #include "provider/chunked.h"
 #include "provider/paged.h"
+#include "provider/store_rados.h"
 #include "provider/tier.h"
 #include "provider/vm.h"
 #include "units.h"
@@ -278,8 +279,37 @@ static void *map_region(const place_t *place, store_t *store, size_t size, size_
 
 /* ---- provider ops -------------------------------------------------------------- */
 
+/* The store target's connection, or NULL with the reason. */
+static rados_pool_t *store_of(const place_t *place)
+{
+    const struct loci_target *t = place->target;
+    if (!t->store)
+        loci__fail(LOCI_EIO, "%s: %s", t->name,
+                   t->unreachable ? t->unreachable : "no cluster behind this store target (an injected topology)");
+    return t->store;
+}
+
+/* Private chunks of the job's store: shared with nobody (the store is what
+ * every node reaches: share through a named region). */
+static void *store_alloc(const place_t *place, size_t size, size_t alignment)
+{
+    if (place->pinned)
+        return loci__fail_null(LOCI_EINVAL, "%s: pinned memory cannot live in the store (it leaves DRAM when "
+                                            "evicted); drop pinned or choose DRAM", place->target->name);
+    size_t budget, chunk;
+    int rc = cache_sizes(place, &budget, &chunk);
+    rados_pool_t *rp = rc ? NULL : store_of(place);
+    if (!rp) {
+        errno = loci__errno_of(rc ? rc : LOCI_EIO);
+        return NULL;
+    }
+    return map_region(place, store_rados_anonymous(rp, size, chunk), size, alignment, false, false);
+}
+
 static void *paged_alloc(const place_t *place, size_t size, size_t alignment)
 {
+    if (place->target->kind == KIND_STORE)
+        return store_alloc(place, size, alignment);
     if (place->shared || place->pinned)
         return loci__fail_null(LOCI_EINVAL, "mode=paged! %s: paged memory is private to the process and leaves "
                                             "DRAM when evicted; use mode=mmap",
@@ -325,10 +355,27 @@ static store_t *open_flat(const place_t *place, const char *name, uint64_t *size
     return store_file_open(fd, *size, what);
 }
 
+/* A region of the job's store, with the region's own chunk size. */
+static store_t *open_in_store(place_t *place, const char *name, uint64_t *size, unsigned flags)
+{
+    size_t chunk = place->chunk;
+    rados_pool_t *rp = store_of(place);
+    store_t *s = rp ? store_rados_open_region(rp, name, flags, size, &chunk) : NULL;
+    if (s)
+        place->chunk = chunk;
+    else if (!rp)
+        errno = EIO;
+    return s;
+}
+
 /* A persistent region: a flat file where one is (made by mode=mmap, or by an
  * older loci), else in chunk layout, created so. */
 static void *paged_open(const place_t *place, const char *name, size_t *size, unsigned flags)
 {
+    if ((flags & LOCI_SHARED) && place->target->kind == KIND_STORE)
+        return loci__fail_null(LOCI_ENOTSUP, "region \"%s\": LOCI_SHARED maps one copy for the processes of a node; "
+                                             "a store region is shared through the store instead: one writer, and "
+                                             "readers on any node opening it LOCI_READONLY", name);
     if (flags & LOCI_SHARED)
         return loci__fail_null(LOCI_ENOTSUP, "region \"%s\": LOCI_SHARED with mode=paged would give every process "
                                              "its own private cache of it, no shared copy; open it LOCI_READONLY "
@@ -336,8 +383,9 @@ static void *paged_open(const place_t *place, const char *name, size_t *size, un
                                              "mode=mmap to share one copy in the kernel's page cache", name);
     place_t at = *place;
     uint64_t sz = *size;
-    store_t *store = tier_region_layout(place, name) == REGION_FLAT ? open_flat(&at, name, &sz, flags)
-                                                                     : open_chunked(&at, name, &sz, flags);
+    store_t *store = place->target->kind == KIND_STORE         ? open_in_store(&at, name, &sz, flags)
+                     : tier_region_layout(place, name) == REGION_FLAT ? open_flat(&at, name, &sz, flags)
+                                                                      : open_chunked(&at, name, &sz, flags);
     if (!store)
         return NULL;
     void *p = map_region(&at, store, (size_t)sz, vm_page_size(), true, flags & LOCI_READONLY);
@@ -395,6 +443,23 @@ static int paged_evict(void *addr, size_t size)
     return r ? cache_writeback(r, (uintptr_t)addr, size, true) : LOCI_EINVAL;
 }
 
+static int paged_available(const place_t *place, uint64_t *bytes)
+{
+    if (place->target->kind != KIND_STORE)
+        return tier_available(place, bytes);
+    uint64_t capacity;
+    rados_pool_t *rp = store_of(place);
+    return rp ? rados_pool_space(rp, &capacity, bytes) : LOCI_EIO;
+}
+
+static int paged_remove(const place_t *place, const char *name)
+{
+    if (place->target->kind != KIND_STORE)
+        return tier_remove_region(place, name);
+    rados_pool_t *rp = store_of(place);
+    return rp ? store_rados_remove_region(rp, name) : LOCI_EIO;
+}
+
 const provider_ops_t provider_paged = {
     .name = "paged",
     .alloc = paged_alloc,
@@ -403,11 +468,11 @@ const provider_ops_t provider_paged = {
     .purge = paged_purge,
     .flush = paged_flush,
     .populate = NULL, /* faulting everything in would only churn the cache */
-    .available = tier_available,
+    .available = paged_available,
     .prefetch = paged_prefetch,
     .evict = paged_evict,
     .open = paged_open,
-    .remove = tier_remove_region,
+    .remove = paged_remove,
 };
 
 /* ---- counters -------------------------------------------------------------------- */

@@ -9,6 +9,8 @@ const provider_ops_t *provider_for(const struct loci_target *t, bool shared)
 {
     if (!t)
         return NULL;
+    if (t->kind == KIND_STORE) /* objects, no file to map: always loci's chunk cache */
+        return &provider_paged;
     if (t->path && t->path[0])
         return &provider_file;
     if (t->numa_node >= 0)
@@ -19,7 +21,7 @@ const provider_ops_t *provider_for(const struct loci_target *t, bool shared)
 const provider_ops_t *provider_for_place(const place_t *place)
 {
     const struct loci_target *t = place->target;
-    if (!t || !t->path || !t->path[0] || place->file_mode == FILE_MMAP)
+    if (!t || !t->path || !t->path[0] || place->file_mode == FILE_MMAP) /* stores: paged all the same */
         return provider_for(t, place->shared);
     if (place->file_mode == FILE_PAGED_ONLY)
         return &provider_paged; /* it fails with the reason if it cannot run */

@@ -18,6 +18,13 @@
 
 typedef struct store store_t;
 
+/** One run of dirty pages: `len` bytes of application memory `buf` for store offset `off`. */
+typedef struct {
+    uint64_t off;
+    const void *buf;
+    size_t len;
+} store_run_t;
+
 typedef struct store_ops {
     const char *name;
     /** Read len bytes at off into buf; what lies beyond the store's end reads as zeros. */
@@ -25,6 +32,9 @@ typedef struct store_ops {
     /** Write len bytes of buf at off. buf is application memory (write-protected
      *  while this runs): never touched from user space, only handed to the kernel. */
     int (*write)(store_t *s, uint64_t off, const void *buf, size_t len);
+    /** Optional (NULL: one write per run): write the n runs of ONE chunk at
+     *  once, all or none (RADOS: one atomic write op, one round trip). */
+    int (*write_runs)(store_t *s, const store_run_t *runs, unsigned n);
     /** Make everything written so far durable. */
     int (*sync)(store_t *s);
     /** [off, off+len) reads as zeros afterwards (file: its space stays reserved). */

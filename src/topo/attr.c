@@ -23,6 +23,7 @@ void topo_attr_offer(topo_attr_t *a, uint64_t value, topo_source_t source)
 static const char *const kind_names[] = {
     [KIND_DRAM] = "dram", [KIND_HBM] = "hbm", [KIND_CXL] = "cxl",          [KIND_PMEM] = "pmem",
     [KIND_SSD] = "ssd",   [KIND_GPU] = "gpu", [KIND_GPU_HOST] = "gpu-host",
+    [KIND_STORE] = "store",
 };
 
 const char *topo_kind_name(topo_kind_t k) { return k < KIND_COUNT ? kind_names[k] : "unknown"; }

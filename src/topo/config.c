@@ -6,17 +6,24 @@
  *   [target NAME]        one target; NAME becomes its name
  *   numa_node = N        the NUMA node it describes           (or)
  *   path = /dir          a file tier in that directory
- *   kind = dram|hbm|cxl|pmem|ssd|gpu|gpu-host
+ *   kind = dram|hbm|cxl|pmem|ssd|gpu|gpu-host|store
  *   capacity = 16GiB     caps what loci places there
  *   bandwidth = 400GB/s  read bandwidth from `initiator`
  *   latency = 150ns      idle latency from `initiator`
  *   initiator = N        node the figures are seen from (default: the nearest node with CPUs)
+ *
+ *   kind = store         the job's aggregate store (docs/STORE.md), with
+ *   store = rados        the engine (Ceph RADOS),
+ *   conf = /etc/ceph/ceph.conf, pool = loci   where it is, and optionally
+ *   user, namespace, keyring, timeout = 30s (bound on every cluster call),
+ *   lock_ttl = 30s (a dead writer's region lock expires after it)
  *
  *   [omp]                the OpenMP front end's memory spaces (docs/OPENMP.md): one intent
  *   high_bw = kind=hbm!  each for default, large_cap, const, high_bw, low_lat. Placement
  *                        terms only: the front end adds the allocator's traits itself.
  */
 #include "intent/intent.h"
+#include "store/rados_pool.h"
 #include "topo/sources.h"
 #include "units.h"
 
@@ -36,6 +43,8 @@ typedef struct {
     char *path;
     topo_kind_t kind;  /* KIND_COUNT: not given */
     uint64_t capacity, bandwidth, latency;
+    char store[16];    /* kind = store: the engine ("rados") */
+    rados_params_t rados;
     unsigned seen;     /* bit per key, to refuse a key given twice */
 } config_entry_t;
 
@@ -66,9 +75,17 @@ struct topo_config {
     FILE *file;
 };
 
-static const char *const keys[] = {"numa_node", "path", "kind", "capacity",
-                                   "bandwidth", "latency", "initiator"};
-enum { K_NUMA, K_PATH, K_KIND, K_CAPACITY, K_BANDWIDTH, K_LATENCY, K_INITIATOR, K_COUNT };
+static const char *const keys[] = {"numa_node", "path",    "kind",      "capacity", "bandwidth", "latency",
+                                   "initiator", "store",   "conf",      "pool",     "user",      "namespace",
+                                   "keyring",   "timeout", "lock_ttl"};
+enum {
+    K_NUMA, K_PATH, K_KIND, K_CAPACITY, K_BANDWIDTH, K_LATENCY, K_INITIATOR,
+    K_STORE, K_CONF, K_POOL, K_USER, K_NAMESPACE, K_KEYRING, K_TIMEOUT, K_LOCK_TTL, K_COUNT
+};
+/* The keys only a store target takes. */
+#define STORE_KEYS                                                                                             \
+    ((1u << K_STORE) | (1u << K_CONF) | (1u << K_POOL) | (1u << K_USER) | (1u << K_NAMESPACE) | (1u << K_KEYRING) | \
+     (1u << K_TIMEOUT) | (1u << K_LOCK_TTL))
 
 LOCI_PRINTF(3, 4)
 static int config_fail(topo_config_t *c, int line, const char *fmt, ...)
@@ -165,6 +182,62 @@ static int begin_section(topo_config_t *c, const char *section)
     return 1;
 }
 
+/* A whole number of seconds, "30", "30s" or "2min", 1 s to 1 h. */
+static bool parse_seconds(const char *v, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long x = strtoul(v, &end, 10);
+    if (end == v || errno || v[0] == '-')
+        return false;
+    if (strcmp(end, "min") == 0)
+        x *= 60;
+    else if (*end && strcmp(end, "s") != 0)
+        return false;
+    if (x < 1 || x > 3600)
+        return false;
+    *out = (unsigned)x;
+    return true;
+}
+
+static int set_text(topo_config_t *c, const char *key, const char *value, char *dst, size_t len)
+{
+    if (!*value || strlen(value) >= len)
+        return config_fail(c, c->line, "%s = %s: expected 1 to %zu characters", key, value, len - 1);
+    memcpy(dst, value, strlen(value) + 1);
+    return 1;
+}
+
+static int set_store_key(topo_config_t *c, config_entry_t *e, int key, const char *value)
+{
+    rados_params_t *r = &e->rados;
+    switch (key) {
+    case K_STORE:
+        if (strcasecmp(value, "rados") != 0)
+            return config_fail(c, c->line, "store = %s: unknown store engine; expected rados (Ceph RADOS)", value);
+        snprintf(e->store, sizeof e->store, "rados");
+        return 1;
+    case K_CONF:
+        if (value[0] != '/')
+            return config_fail(c, c->line, "conf = %s: expected the absolute path of a ceph.conf", value);
+        return set_text(c, "conf", value, r->conf, sizeof r->conf);
+    case K_POOL: return set_text(c, "pool", value, r->pool, sizeof r->pool);
+    case K_USER: return set_text(c, "user", value, r->user, sizeof r->user);
+    case K_NAMESPACE: return set_text(c, "namespace", value, r->ns, sizeof r->ns);
+    case K_KEYRING:
+        if (value[0] != '/')
+            return config_fail(c, c->line, "keyring = %s: expected the absolute path of a keyring file", value);
+        return set_text(c, "keyring", value, r->keyring, sizeof r->keyring);
+    case K_TIMEOUT:
+    case K_LOCK_TTL:
+        if (!parse_seconds(value, key == K_TIMEOUT ? &r->timeout_s : &r->lock_ttl_s))
+            return config_fail(c, c->line, "%s = %s: expected seconds from 1 to 3600, e.g. 30s or 2min", keys[key],
+                               value);
+        return 1;
+    }
+    return 1;
+}
+
 static int set_key(topo_config_t *c, config_entry_t *e, int key, const char *value)
 {
     int line = c->line;
@@ -205,6 +278,8 @@ static int set_key(topo_config_t *c, config_entry_t *e, int key, const char *val
         if (!units_parse_latency(value, &e->latency) || e->latency == 0)
             return config_fail(c, line, "latency = %s: expected a latency such as 120ns or 1.5us", value);
         break;
+    default:
+        return set_store_key(c, e, key, value);
     }
     return 1;
 }
@@ -227,7 +302,8 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     }
     return config_fail(c, c->line,
                        "[target %s]: unknown key '%s'; expected numa_node, path, kind, capacity, "
-                       "bandwidth, latency or initiator",
+                       "bandwidth, latency or initiator (and for kind = store: store, conf, pool, user, "
+                       "namespace, keyring, timeout, lock_ttl)",
                        e->name, name);
 }
 
@@ -343,6 +419,30 @@ static int on_key(void *user, const char *section, const char *name, const char 
     return on_entry(user, section, name, value);
 }
 
+/* A store target has its engine, conf and pool, and nothing of a node or a
+ * directory; store keys belong to store targets only. */
+static int check_store_entry(const topo_config_t *c, const config_entry_t *e)
+{
+    if (e->kind != KIND_STORE) {
+        if (!(e->seen & STORE_KEYS))
+            return 0;
+        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: store, conf, pool, user, namespace, keyring, timeout and "
+                                        "lock_ttl belong to a store target; add kind = store", c->path, e->line, e->name);
+    }
+    const char *missing = !e->store[0] ? "store = rados" : !e->rados.conf[0] ? "conf = /path/to/ceph.conf"
+                          : !e->rados.pool[0] ? "pool = NAME" : NULL;
+    if (missing)
+        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: kind = store needs %s (docs/STORE.md)", c->path, e->line,
+                          e->name, missing);
+    if (e->numa_node >= 0 || e->path)
+        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: a store target has no %s; remove it", c->path, e->line,
+                          e->name, e->path ? "path" : "numa_node");
+    if (c->source != SRC_CONFIG)
+        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: store targets are defined in LOCI_CONFIG, not in saved "
+                                        "measurements", c->path, e->line, e->name);
+    return 0;
+}
+
 int topo_config_load(const char *path, topo_source_t source, topo_config_t **out)
 {
     topo_config_t *c = calloc(1, sizeof *c);
@@ -374,6 +474,8 @@ int topo_config_load(const char *path, topo_source_t source, topo_config_t **out
         if (e->numa_node >= 0 && e->path)
             rc = loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: give numa_node or path, not both",
                             path, e->line, e->name);
+        else
+            rc = check_store_entry(c, e);
     }
     if (rc != 0) {
         topo_config_free(c);
@@ -531,6 +633,11 @@ int topo_config_apply_named(const topo_config_t *c, topo_t *t)
                 named = find_named(t, e->name);
             }
             topo_attr_offer(&named->capacity, e->capacity, c->source);
+        } else if (e->kind == KIND_STORE && named && named->kind == KIND_STORE) {
+            topo_attr_offer(&named->capacity, e->capacity, c->source);
+            int rc = apply_attributes(c, e, t, named);
+            if (rc)
+                return rc;
         } else if (!named) {
             char names[512];
             list_names(t, names, sizeof names);
@@ -543,6 +650,22 @@ int topo_config_apply_named(const topo_config_t *c, topo_t *t)
             if (rc)
                 return rc;
         }
+    }
+    return 0;
+}
+
+int topo_config_add_stores(const topo_config_t *c, topo_t *t)
+{
+    for (int i = 0; i < c->n; i++) {
+        const config_entry_t *e = &c->entries[i];
+        if (e->kind != KIND_STORE)
+            continue;
+        if (find_named(t, e->name))
+            return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: that name is taken by another target; choose another "
+                                            "name for the store (e.g. agg0)", c->path, e->line, e->name);
+        int rc = topo_add_store(t, e->name, &e->rados);
+        if (rc)
+            return rc;
     }
     return 0;
 }

@@ -17,7 +17,7 @@ static const struct {
 } class_default[KIND_COUNT] = {
     [KIND_DRAM] = {100, 20000},   [KIND_HBM] = {120, 80000},    [KIND_CXL] = {250, 8000},
     [KIND_PMEM] = {350, 6000},    [KIND_SSD] = {80000, 2000},   [KIND_GPU] = {800, 20000},
-    [KIND_GPU_HOST] = {100, 20000},
+    [KIND_GPU_HOST] = {100, 20000}, [KIND_STORE] = {1000000, 500},
 };
 
 static topo_kind_t provisional_kind(const struct loci_target *tg)

@@ -1,4 +1,5 @@
 /* The topology container: nodes, targets, distances, devices. */
+#include "store/rados_pool.h"
 #include "topo/topo.h"
 
 #include <stdlib.h>
@@ -67,6 +68,8 @@ void topo_free(topo_t *t)
         free(t->targets[i].bandwidth);
         free(t->targets[i].latency);
         free(t->targets[i].path);
+        free(t->targets[i].unreachable);
+        rados_pool_disconnect(t->targets[i].store);
     }
     for (int i = 0; i < t->nnodes; i++)
         hwloc_bitmap_free(t->nodes[i].cpuset);

@@ -6,6 +6,7 @@
 #ifndef LOCI_TOPO_SOURCES_H
 #define LOCI_TOPO_SOURCES_H
 
+#include "store/rados_pool.h"
 #include "topo/topo.h"
 
 /* Room for targets beyond the NUMA nodes: file tiers and GPUs. */
@@ -44,5 +45,12 @@ int topo_add_file_tier(topo_t *t, const char *name, topo_kind_t kind, const char
                        topo_source_t source);
 int topo_default_store_dir(char *buf, size_t len);
 int topo_add_default_store(topo_t *t);
+
+/** store_target.c: the aggregate store target `name` on the RADOS pool of
+ *  `p`, connected now; a cluster that does not answer leaves it listed but
+ *  unreachable, with a warning (never a failed init). */
+int topo_add_store(topo_t *t, const char *name, const rados_params_t *p);
+/** config.c: the store targets of the config (before any named entry). */
+int topo_config_add_stores(const topo_config_t *c, topo_t *t);
 
 #endif

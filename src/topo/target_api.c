@@ -105,6 +105,8 @@ int loci_target_sources(const loci_target_t *tg, const char **capacity_src, cons
 
 const char *loci_target_path(const loci_target_t *tg) { return check_target(tg) ? NULL : tg->path; }
 
+const char *loci_target_unreachable(const loci_target_t *tg) { return check_target(tg) ? NULL : tg->unreachable; }
+
 int loci_target_near_devices(const loci_target_t *tg, const char *device_kind, char *buf, size_t buflen)
 {
     int rc = check_target(tg);

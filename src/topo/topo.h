@@ -43,6 +43,7 @@ typedef enum {
     KIND_SSD,
     KIND_GPU,
     KIND_GPU_HOST,
+    KIND_STORE,   /* the job's aggregate store (RADOS): every node reaches it */
     KIND_COUNT
 } topo_kind_t;
 
@@ -84,6 +85,8 @@ struct loci_target {
     topo_attr_t *latency;      /* ns */
     char *path;                /* file tier directory, else NULL */
     uint64_t near_devices;     /* bit i set: topo->devices[i] is local to this target */
+    struct rados_pool *store;  /* kind store: the connection to its pool, else NULL */
+    char *unreachable;         /* kind store: why it cannot be used now (NULL: it can) */
 };
 
 /* One `key = intent` line of a front-end section of LOCI_CONFIG ([omp]). */

@@ -139,6 +139,78 @@ static void malformed_configs(void **state)
     assert_non_null(strstr(loci_last_error(), "/nonexistent/loci.ini: cannot open"));
 }
 
+/* Store targets (docs/STORE.md): every mistake is a config error before any
+ * connection is tried. */
+static void store_target_mistakes(void **state)
+{
+    expect_config_error("[target agg0]\nkind = store\nconf = /etc/ceph/ceph.conf\npool = p\n",
+                        "bad.ini:1: [target agg0]: kind = store needs store = rados");
+    expect_config_error("[target agg0]\nkind = store\nstore = rados\npool = p\n",
+                        "kind = store needs conf = /path/to/ceph.conf");
+    expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /etc/ceph/ceph.conf\n",
+                        "kind = store needs pool = NAME");
+    expect_config_error("[target agg0]\nkind = store\nstore = nfs\n", "bad.ini:3: store = nfs: unknown store engine");
+    expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = ceph.conf\n",
+                        "bad.ini:4: conf = ceph.conf: expected the absolute path");
+    expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\ntimeout = forever\n",
+                        "bad.ini:6: timeout = forever: expected seconds from 1 to 3600");
+    expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\nlock_ttl = 0\n",
+                        "lock_ttl = 0: expected seconds");
+    expect_config_error("[target fast]\nnuma_node = 0\npool = p\n",
+                        "[target fast]: store, conf, pool, user, namespace, keyring, timeout and lock_ttl belong to a store target");
+    expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\npath = /tmp\n",
+                        "[target agg0]: a store target has no path");
+    expect_config_error("[target ssd0]\nkind = store\nstore = rados\nconf = /c\npool = p\n",
+                        "[target ssd0]: that name is taken by another target");
+}
+
+/* On an injected machine a store target is listed (no cluster is asked) and
+ * access=job / access=global resolve to it and nothing else. */
+static void store_target_on_injected_machine(void **state)
+{
+    const char *path = write_file("store.ini", "[target agg0]\nkind = store\nstore = rados\n"
+                                               "conf = /nonexistent/ceph.conf\npool = loci\n");
+    char xml[512];
+    snprintf(xml, sizeof xml, "%s/xeonmax-2s.xml", getenv("LOCI_TEST_TOPOLOGIES"));
+    setenv("LOCI_TOPOLOGY", xml, 1);
+    assert_int_equal(init_with(path), 0);
+    const loci_target_t *t = loci_target_by_name("agg0");
+    assert_non_null(t);
+    loci_target_info_t info;
+    assert_int_equal(loci_target_info(t, &info), 0);
+    assert_string_equal(info.kind, "store");
+    assert_true(info.flags & LOCI_TARGET_JOB_WIDE);
+    assert_true(info.flags & LOCI_TARGET_PERSISTENT);
+    assert_null(loci_target_unreachable(t));
+    const char *job[] = {"access=job", "access=global", "kind=store!", "access=job,bandwidth=high"};
+    for (size_t i = 0; i < sizeof job / sizeof *job; i++) {
+        loci_allocator_t *a = loci_allocator_create(job[i]);
+        assert_non_null(a);
+        const loci_target_t *first[4];
+        int n = loci_allocator_targets(a, first, 4);
+        assert_int_equal(n, 1); /* node-local memory never qualifies */
+        assert_ptr_equal(first[0], t);
+        loci_allocator_destroy(a);
+    }
+    loci_allocator_t *node = loci_allocator_create("access=node");
+    const loci_target_t *best;
+    assert_true(loci_allocator_targets(node, &best, 1) >= 1);
+    assert_ptr_not_equal(best, t); /* the node's own shareable memory, not the store */
+    loci_allocator_destroy(node);
+    unsetenv("LOCI_TOPOLOGY");
+}
+
+static void access_job_needs_a_store(void **state)
+{
+    assert_int_equal(init_with(NULL), 0);
+    const char *intents[] = {"access=job", "access=global", "access=global,persist"};
+    for (size_t i = 0; i < sizeof intents / sizeof *intents; i++) {
+        assert_null(loci_allocator_create(intents[i]));
+        if (!strstr(loci_last_error(), "none is configured: add a [target agg0] section"))
+            fail_msg("%s: %s", intents[i], loci_last_error());
+    }
+}
+
 static void bad_topology_file(void **state)
 {
     unsetenv("LOCI_CONFIG");
@@ -173,6 +245,9 @@ int main(void)
         cmocka_unit_test(file_tier_from_config),
         cmocka_unit_test(measured_loses_to_config),
         cmocka_unit_test(malformed_configs),
+        cmocka_unit_test(store_target_mistakes),
+        cmocka_unit_test(store_target_on_injected_machine),
+        cmocka_unit_test(access_job_needs_a_store),
         cmocka_unit_test(bad_topology_file),
         cmocka_unit_test(unknown_target_names_the_ones_there),
     };

@@ -170,9 +170,9 @@ static void test_persist_and_pinned(void **state)
 static void test_kind(void **state)
 {
     (void)state;
-    const char *names[] = {"dram", "hbm", "cxl", "pmem", "ssd", "gpu", "gpu-host"};
-    const int kinds[] = {KIND_DRAM, KIND_HBM, KIND_CXL,     KIND_PMEM,
-                         KIND_SSD,  KIND_GPU, KIND_GPU_HOST};
+    const char *names[] = {"dram", "hbm", "cxl", "pmem", "ssd", "gpu", "gpu-host", "store"};
+    const int kinds[] = {KIND_DRAM, KIND_HBM, KIND_CXL,      KIND_PMEM,
+                         KIND_SSD,  KIND_GPU, KIND_GPU_HOST, KIND_STORE};
     for (int i = 0; i < KIND_COUNT; i++) {
         char text[64];
         snprintf(text, sizeof text, "kind=%s!", names[i]);
@@ -443,7 +443,7 @@ static void test_error_unknown_value(void **state)
         "intent \"kind=gpu_host\": unknown value 'gpu_host' in 'kind=gpu_host' at 1 "
         "(did you mean 'gpu-host'?)");
     err("kind=flash", "intent \"kind=flash\": unknown value 'flash' in 'kind=flash' at 1 "
-                      "(expected kind=dram|hbm|cxl|pmem|ssd|gpu|gpu-host)");
+                      "(expected kind=dram|hbm|cxl|pmem|ssd|gpu|gpu-host|store)");
     err("kind=hbm0", "intent \"kind=hbm0\": unknown value 'hbm0' in 'kind=hbm0' at 1 "
                      "(did you mean 'target=hbm0'?)");
     err("near=socket", "intent \"near=socket\": unknown value 'socket' in 'near=socket' at 1 "
@@ -527,7 +527,7 @@ static void test_error_values(void **state)
     err("bandwidth",
         "intent \"bandwidth\": missing value in 'bandwidth' at 1 (expected bandwidth=high)");
     err("kind=", "intent \"kind=\": missing value in 'kind=' at 1 "
-                 "(expected kind=dram|hbm|cxl|pmem|ssd|gpu|gpu-host)");
+                 "(expected kind=dram|hbm|cxl|pmem|ssd|gpu|gpu-host|store)");
     err("target", "intent \"target\": missing value in 'target' at 1 (expected target=NAME, "
                   "1 to 31 letters, digits, '-', ':' or '_', e.g. hbm0, node:3)");
     err_has("align!", "missing value in 'align!' at 1 (expected align=N");

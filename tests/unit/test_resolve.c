@@ -147,7 +147,7 @@ static const resolve_case_t cases[] = {
     {"nic-socket1", 1, "near=pe", "dram1,dram0"},
     {"nic-socket1", 0, "bandwidth=high,near=nic", "dram0,dram1"}, /* earlier hints weigh more */
     {"nic-socket1", 0, "near=nic,bandwidth=high", "dram1,dram0"},
-    {"nic-socket1", 0, "access=global", "ssd0"},
+    {"nic-socket1", 0, "access=global", NONE}, /* no store: node-local ssd0 is no answer */
     {"nic-socket1", 0, "", "dram0,dram1"},
     {"nic-socket1", 1, "", "dram1,dram0"},
     {"nic-socket1", 1, "near=nic", "dram1,dram0"},

@@ -4,8 +4,9 @@
  *    initiator, arrays bound to the target; 24 bytes per element (STREAM's count);
  *  - latency: a dependent pointer chase over a random cycle of cache lines in a
  *    buffer far larger than the last-level cache, one thread.
- * Each figure is the median of several runs. --save writes them as a config
- * file that discovery then trusts as source "measured".
+ * File tiers and the job's store are measured through loci's chunk cache
+ * (bench_paged.c). Each figure is the median of several runs. --save writes
+ * them as a config file that discovery then trusts as source "measured".
  */
 #include "commands.h"
 #include "loci.h"
@@ -16,6 +17,7 @@
 #include <numa.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,12 +250,28 @@ int cmd_bench(int argc, char **argv)
         loci_target_info(loci_target_at(i), &info);
         if (only && strcmp(only, info.name) != 0)
             continue;
-        if (info.numa_node < 0 || (info.flags & LOCI_TARGET_SIMULATED) ||
+        bool paged = info.numa_node < 0 && (info.flags & LOCI_TARGET_PERSISTENT);
+        if ((info.numa_node < 0 && !paged) || (info.flags & (LOCI_TARGET_SIMULATED | LOCI_TARGET_UNREACHABLE)) ||
             !(info.flags & LOCI_TARGET_CPU_ACCESSIBLE)) {
             fprintf(stderr, "loci bench: %s skipped: %s\n", info.name,
-                    info.flags & LOCI_TARGET_SIMULATED
-                        ? "simulated (LOCI_TOPOLOGY) targets cannot be measured"
-                        : "not a NUMA node; file tiers are measured by bench/nvm");
+                    info.flags & LOCI_TARGET_SIMULATED      ? "simulated (LOCI_TOPOLOGY) targets cannot be measured"
+                    : info.flags & LOCI_TARGET_UNREACHABLE ? loci_target_unreachable(loci_target_at(i))
+                                                           : "not CPU-accessible memory");
+            continue;
+        }
+        if (paged) {
+            uint64_t bw = 0, lat = 0;
+            if (bench_paged_target(info.name, 4 * p.array_bytes, &bw, &lat) != 0) {
+                rc = 1;
+                continue;
+            }
+            fprintf(stderr, "\r%60s\r", "");
+            printf("%-8s %5s %14" PRIu64 " %12" PRIu64 "   (paged: sequential read, cold-chunk first touch)\n",
+                   info.name, "-", bw, lat);
+            measured++;
+            if (out)
+                fprintf(out, "\n[target %s]\ninitiator = %d\nbandwidth = %" PRIu64 "MB/s\nlatency = %" PRIu64 "ns\n",
+                        info.name, initiator, bw, lat);
             continue;
         }
         if (info.available && info.available < 8 * p.array_bytes) {

@@ -10,7 +10,7 @@
 
 typedef struct {
     loci_target_info_t info;
-    const char *capacity_src, *bandwidth_src, *latency_src, *kind_src, *path;
+    const char *capacity_src, *bandwidth_src, *latency_src, *kind_src, *path, *unreachable;
     char cpus[256], nics[256], gpus[256];
 } row_t;
 
@@ -20,6 +20,7 @@ static int read_row(const loci_target_t *t, row_t *r)
                                                              &r->latency_src, &r->kind_src))
         return -1;
     r->path = loci_target_path(t);
+    r->unreachable = loci_target_unreachable(t);
     loci_target_cpus(t, r->cpus, sizeof r->cpus);
     loci_target_near_devices(t, "nic", r->nics, sizeof r->nics);
     loci_target_near_devices(t, "gpu", r->gpus, sizeof r->gpus);
@@ -76,6 +77,11 @@ static void print_table(int n)
                or_dash(r.gpus));
         if (r.path)
             printf("%8s directory %s\n", "", r.path);
+        if (r.info.flags & LOCI_TARGET_JOB_WIDE)
+            printf("%8s reached by every node of the job%s\n", "",
+                   r.info.flags & LOCI_TARGET_PERSISTENT ? ", outlives it (access=job, access=global)" : "");
+        if (r.unreachable)
+            printf("%8s unreachable: %s\n", "", r.unreachable);
     }
     printf("\nSources: config > measured (loci bench --save) > hmat > hwloc > os > distance > default.\n");
 }
@@ -102,7 +108,9 @@ static void print_json(int n)
                       {LOCI_TARGET_SHAREABLE, "shareable"},
                       {LOCI_TARGET_CPU_ACCESSIBLE, "cpu_accessible"},
                       {LOCI_TARGET_GPU_ACCESSIBLE, "gpu_accessible"},
-                      {LOCI_TARGET_SIMULATED, "simulated"}};
+                      {LOCI_TARGET_SIMULATED, "simulated"},
+                      {LOCI_TARGET_JOB_WIDE, "job_wide"},
+                      {LOCI_TARGET_UNREACHABLE, "unreachable"}};
     topo_t *topo = topo_get();
     printf("{\n  \"origin\": ");
     json_string(stdout, topo->origin);
@@ -128,6 +136,10 @@ static void print_json(int n)
             json_string(stdout, r.path);
         else
             printf("null");
+        if (r.unreachable) {
+            printf(", \"unreachable\": ");
+            json_string(stdout, r.unreachable);
+        }
         printf(", \"cpus\": ");
         json_string(stdout, r.cpus);
         printf(",\n     ");

@@ -1,0 +1,228 @@
+/*
+ * One "node" of the multi-node store tests: what a program on a compute node
+ * does with the job's aggregate store, one action per run, so that the
+ * scripts beside it can run it in different network namespaces (client
+ * hosts) and assert what another node sees. Prints one line; exits 0 when
+ * the action did what was asked, 1 when it did not (with loci's message),
+ * 2 on bad usage.
+ *
+ *   store_node write NAME SIZE SEED       create/open NAME writable, fill it from SEED, sync
+ *   store_node patch NAME SIZE SEED N     write N random bytes (derived from SEED), sync
+ *   store_node verify NAME SIZE SEED      open READONLY, compare every byte with the pattern
+ *   store_node hold NAME MODE SECONDS     open (rw|ro), print "held", sleep, close
+ *   store_node open NAME MODE             open (rw|ro) and close; prints the loci code
+ *   store_node remove NAME
+ *   store_node resolve INTENT             the first target the intent resolves to
+ *   store_node alloc SIZE SEED            loci_alloc on access=job, fill, read back, free
+ *   store_node timed-write NAME SIZE      write+sync on a region; prints code and seconds
+ *   store_node late-write NAME SIZE DELAY open writable, print "open", sleep DELAY s, then
+ *                                         write+sync; prints code and seconds of the write
+ */
+#include <loci.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define INTENT "access=job"
+
+static uint8_t pattern(uint64_t seed, uint64_t i)
+{
+    uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull ^ seed;
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    return (uint8_t)(x >> 32);
+}
+
+static int fail(const char *what)
+{
+    printf("FAIL %s: %s\n", what, loci_last_error());
+    return 1;
+}
+
+static size_t size_arg(const char *s)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (*end == 'K')
+        v <<= 10;
+    else if (*end == 'M')
+        v <<= 20;
+    return (size_t)v;
+}
+
+static int do_write(const char *name, size_t size, uint64_t seed)
+{
+    uint8_t *p = loci_persist_open(name, size, INTENT, LOCI_CREATE);
+    if (!p)
+        return fail("open");
+    for (size_t i = 0; i < size; i++)
+        p[i] = pattern(seed, i);
+    if (loci_persist_sync(p) != 0)
+        return fail("sync");
+    if (loci_persist_close(p) != 0)
+        return fail("close");
+    printf("wrote %zu bytes\n", size);
+    return 0;
+}
+
+/* N bytes at positions from SEED, each set to the pattern of SEED+1. */
+static int do_patch(const char *name, size_t size, uint64_t seed, long n)
+{
+    uint8_t *p = loci_persist_open(name, size, INTENT, 0);
+    if (!p)
+        return fail("open");
+    for (long k = 0; k < n; k++) {
+        uint64_t i = (pattern(seed, (uint64_t)k) * 65537ull + (uint64_t)k * 2654435761ull) % size;
+        p[i] = pattern(seed + 1, i);
+    }
+    if (loci_persist_sync(p) != 0)
+        return fail("sync");
+    loci_persist_close(p);
+    printf("patched %ld bytes\n", n);
+    return 0;
+}
+
+static int do_verify(const char *name, size_t size, uint64_t seed)
+{
+    const uint8_t *p = loci_persist_open(name, size, INTENT, LOCI_READONLY);
+    if (!p)
+        return fail("open");
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < size; i++)
+        if (p[i] != pattern(seed, i) && bad++ == 0)
+            first = i;
+    loci_persist_close((void *)p);
+    if (bad) {
+        printf("FAIL %zu of %zu bytes differ, first at %zu\n", bad, size, first);
+        return 1;
+    }
+    printf("verified %zu bytes\n", size);
+    return 0;
+}
+
+static unsigned mode_flags(const char *mode) { return strcmp(mode, "ro") == 0 ? LOCI_READONLY : 0; }
+
+static int do_hold(const char *name, const char *mode, int seconds)
+{
+    void *p = loci_persist_open(name, 0, INTENT, mode_flags(mode));
+    if (!p)
+        return fail("open");
+    printf("held\n");
+    fflush(stdout);
+    sleep((unsigned)seconds);
+    loci_persist_close(p);
+    return 0;
+}
+
+static int do_open(const char *name, const char *mode)
+{
+    void *p = loci_persist_open(name, 0, INTENT, mode_flags(mode));
+    int e = errno;
+    if (p)
+        loci_persist_close(p);
+    printf("%s %s\n", p ? "opened" : "refused", p ? "" : loci_last_error());
+    return p ? 0 : (e == EBUSY ? 3 : 1);
+}
+
+static int do_alloc(size_t size, uint64_t seed)
+{
+    loci_allocator_t *a = loci_allocator_create(INTENT ",cache=4MiB");
+    if (!a)
+        return fail("allocator");
+    uint8_t *p = loci_alloc(a, size);
+    if (!p)
+        return fail("alloc");
+    const loci_target_t *t = loci_ptr_target(p);
+    loci_target_info_t info;
+    loci_target_info(t, &info);
+    for (size_t i = 0; i < size; i++)
+        p[i] = pattern(seed, i);
+    loci_nvm_evict(p, size); /* everything through the store and back */
+    for (size_t i = 0; i < size; i++)
+        if (p[i] != pattern(seed, i)) {
+            printf("FAIL byte %zu differs after the round trip through %s\n", i, info.name);
+            return 1;
+        }
+    loci_free(p);
+    loci_allocator_destroy(a);
+    printf("alloc on %s ok\n", info.name);
+    return 0;
+}
+
+/* The LOCI_E* code loci's errno stands for. */
+static int loci_errno_code(int e)
+{
+    return e == EIO ? LOCI_EIO : e == ENOSPC ? LOCI_ENOSPC : e == ENOENT ? LOCI_ENOENT : e == EBUSY ? LOCI_EBUSY
+                                                                                               : LOCI_EINVAL;
+}
+
+static double seconds_since(const struct timespec *a)
+{
+    struct timespec b;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* delay < 0: time everything from loci's init on; else open, wait, then time the write. */
+static int do_timed_write(const char *name, size_t size, int delay)
+{
+    struct timespec a;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    uint8_t *p = loci_persist_open(name, size, INTENT, LOCI_CREATE);
+    int rc = p ? 0 : loci_errno_code(errno);
+    if (delay >= 0) {
+        if (!p)
+            return fail("open");
+        printf("open\n");
+        fflush(stdout);
+        sleep((unsigned)delay);
+        clock_gettime(CLOCK_MONOTONIC, &a);
+    }
+    if (p) {
+        memset(p, 0x5a, size);
+        rc = loci_persist_sync(p);
+        loci_persist_close(p);
+    }
+    printf("code %d (%s) after %.1f s: %s\n", rc, rc ? loci_strerror(rc) : "ok", seconds_since(&a),
+           rc ? loci_last_error() : "");
+    return rc == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *cmd = argc > 1 ? argv[1] : "";
+    if (strcmp(cmd, "write") == 0 && argc == 5)
+        return do_write(argv[2], size_arg(argv[3]), strtoull(argv[4], NULL, 0));
+    if (strcmp(cmd, "patch") == 0 && argc == 6)
+        return do_patch(argv[2], size_arg(argv[3]), strtoull(argv[4], NULL, 0), atol(argv[5]));
+    if (strcmp(cmd, "verify") == 0 && argc == 5)
+        return do_verify(argv[2], size_arg(argv[3]), strtoull(argv[4], NULL, 0));
+    if (strcmp(cmd, "hold") == 0 && argc == 5)
+        return do_hold(argv[2], argv[3], atoi(argv[4]));
+    if (strcmp(cmd, "open") == 0 && argc == 4)
+        return do_open(argv[2], argv[3]);
+    if (strcmp(cmd, "remove") == 0 && argc == 3)
+        return loci_persist_remove(argv[2], INTENT) == 0 ? (printf("removed\n"), 0) : fail("remove");
+    if (strcmp(cmd, "resolve") == 0 && argc == 3) {
+        loci_allocator_t *a = loci_allocator_create(argv[2]);
+        const loci_target_t *t[1];
+        loci_target_info_t info;
+        if (!a || loci_allocator_targets(a, t, 1) < 1 || loci_target_info(t[0], &info) != 0)
+            return fail("resolve");
+        printf("%s\n", info.name);
+        return 0;
+    }
+    if (strcmp(cmd, "alloc") == 0 && argc == 4)
+        return do_alloc(size_arg(argv[2]), strtoull(argv[3], NULL, 0));
+    if (strcmp(cmd, "timed-write") == 0 && argc == 4)
+        return do_timed_write(argv[2], size_arg(argv[3]), -1);
+    if (strcmp(cmd, "late-write") == 0 && argc == 5)
+        return do_timed_write(argv[2], size_arg(argv[3]), atoi(argv[4]));
+    fprintf(stderr, "usage: see the header of tests/store/store_node.c\n");
+    return 2;
+}
