@@ -8,7 +8,7 @@
  *                                     land on NODE
  *   omp_check pool NODE               alignment=2MiB, pool_size=16MiB, null_fb on high_bw:
  *                                     aligned blocks on NODE, then NULL once the pool is full
- *   omp_check abort                   the same pool with abort_fb: a message, then abort()
+ *   omp_check abort                   a 4 MiB pool with abort_fb: a message, then abort()
  *   omp_check fallback NODE FB_NODE   a pool with allocator_fb -> omp_large_cap_mem_alloc:
  *                                     blocks on NODE until it is full, then on FB_NODE
  *   omp_check interleave N,N,...      partition=interleaved on low_lat: pages on every node
@@ -160,7 +160,8 @@ static int abort_fb(void)
     pid_t pid = fork();
     if (pid == 0) {
         dup2(err[1], 2);
-        omp_allocator_handle_t a = hbw_pool(omp_atv_abort_fb, 4 * MiB, 0);
+        omp_alloctrait_t traits[] = {{omp_atk_pool_size, 4 * MiB}, {omp_atk_fallback, omp_atv_abort_fb}};
+        omp_allocator_handle_t a = make(omp_default_mem_space, 2, traits);
         for (int i = 0; i < 64; i++)
             touched(omp_alloc(1 * MiB, a), 1 * MiB);
         _exit(0); /* the pool never filled: wrong */
