@@ -123,7 +123,10 @@ static void from_environment(void)
     if (h)
         environment = h;
     else
-        shim_log(SHIM_WARN, "OMP_ALLOCATOR=%s: %s; using %s", env, *why ? why : "no allocator could be made",
+        shim_log(SHIM_WARN, "OMP_ALLOCATOR=%s: %s; using %s", env,
+                 *why ? why
+                      : "no allocator could be made: its memory space has no memory here, or its traits "
+                        "cannot be met (LOCI_LOG=info says which)",
                  environment == OMP_DEFAULT_MEM_ALLOC ? "omp_default_mem_alloc" : "the runtime's value");
 }
 

@@ -31,17 +31,7 @@
 #pragma GCC diagnostic ignored "-Walloc-size-larger-than="
 #endif
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "conformance: %s:%d: %s: ", __FILE__, __LINE__, #cond);                \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static bool aligned(const void *p, size_t a) { return p && (uintptr_t)p % a == 0; }
 
