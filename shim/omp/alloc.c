@@ -315,9 +315,19 @@ void *shim_realloc(void *p, size_t size, omp_handle_t a, omp_handle_t free_a, co
     omp_handle_t to = a ? a : old.asked; /* null: the block's own allocator */
     if (in_place(&old, to, size))
         return p;
+    /* Moving within one pool: the old block's bytes count as given back while the new one
+     * is made (in use - old + new); the arena under the pool holds both for that moment. */
+    shim_allocator_t *pool = old.charge && to == old.made_by ? shim_allocator(to) : NULL;
+    if (pool)
+        shim_pool_give(pool, old.charge);
     void *q = shim_alloc(to, 1, 1, size, 0, fn);
-    if (!q)
+    if (!q) {
+        if (pool)
+            shim_pool_keep(pool, old.charge);
         return NULL; /* the old block stays as it was */
+    }
+    if (pool)
+        shim_block_resize(p, old.size, 0); /* its bytes are given back already */
     memcpy(q, p, old.size < size ? old.size : size);
     shim_free(p, OMP_NULL_ALLOCATOR, fn);
     return q;

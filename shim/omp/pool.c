@@ -33,3 +33,8 @@ void shim_pool_give(shim_allocator_t *al, size_t charge)
 {
     atomic_fetch_sub_explicit(&al->pool_used, charge, memory_order_relaxed);
 }
+
+void shim_pool_keep(shim_allocator_t *al, size_t charge)
+{
+    atomic_fetch_add_explicit(&al->pool_used, charge, memory_order_relaxed);
+}

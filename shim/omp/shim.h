@@ -176,6 +176,9 @@ bool shim_pool_take(shim_allocator_t *al, size_t give, size_t add);
 /** Give `charge` bytes back to al's pool. */
 void shim_pool_give(shim_allocator_t *al, size_t charge);
 
+/** Charge them again, whatever the pool holds: a block that stays after all. */
+void shim_pool_keep(shim_allocator_t *al, size_t charge);
+
 /* --- pinned.c: omp_atk_pinned ------------------------------------------------ */
 
 /** Lock the pages [p, p + len) (page-aligned), within RLIMIT_MEMLOCK counted

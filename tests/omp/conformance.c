@@ -127,6 +127,13 @@ static void realloc_pool(void)
     p = omp_alloc(4064, a);
     CHECK(p, "4064 bytes (4096 with the header) in an empty 4 KiB pool");
     omp_free(p, a);
+    /* growing past the block's room: 2032 in use - 2032 + 3032 fits, 2032 + 3032 would not */
+    p = omp_alloc(2000, a);
+    if (p)
+        memset(p, 0x33, 2000);
+    q = p ? omp_realloc(p, 3000, a, a) : NULL;
+    CHECK(q && q[1999] == 0x33, "realloc 2000 -> 3000 in a 4 KiB pool failed");
+    omp_free(q ? q : p, a);
     omp_destroy_allocator(a);
 
     /* default_mem_fb: the pool full, blocks come from the default memory */
