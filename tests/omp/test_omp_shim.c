@@ -301,6 +301,20 @@ static void test_free_mistakes(void **state)
     free(m);
 }
 
+/* VmLck of this process, in bytes. */
+static long locked_bytes(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "VmLck:", 6) == 0)
+            kib = atol(line + 6);
+    if (f)
+        fclose(f);
+    return kib * 1024;
+}
+
 /* pool_size: an arena of that size; null_fb gives NULL once it is full. */
 static void test_pool(void **state)
 {
@@ -338,6 +352,44 @@ static void test_pool(void **state)
     capture_end(err, sizeof err);
     assert_non_null(strstr(err, "not a live block"));
     omp_destroy_allocator(b);
+}
+
+/* omp_realloc in a pool: in use - old + new (libgomp's count), in place when the block has
+ * room, moved otherwise; pinned blocks keep exactly their pages locked through a realloc. */
+static void test_pool_realloc_and_pinned(void **state)
+{
+    omp_alloctrait_t traits[] = {{omp_atk_pool_size, 4096}, {omp_atk_fallback, omp_atv_null_fb}};
+    omp_allocator_handle_t a = make(omp_default_mem_space, 2, traits);
+    char *p = omp_alloc(3071, a);
+    assert_non_null(p);
+    memset(p, 1, 3071);
+    assert_ptr_equal(omp_realloc(p, 3072, a, a), p);
+    assert_ptr_equal(omp_realloc(p, 100, a, a), p);
+    char *q = omp_realloc(p, 3500, a, omp_null_allocator); /* moves: 132 - 132 + 3532 fits */
+    assert_non_null(q);
+    assert_int_equal(q[99], 1);
+    char err[1024];
+    capture_begin();
+    assert_null(omp_alloc(600, a)); /* 3532 + 632 > 4096 */
+    capture_end(err, sizeof err);
+    assert_non_null(strstr(err, "the pool of 4096 bytes has 3532 in use"));
+    omp_free(q, a);
+    assert_non_null(p = omp_alloc(4064, a));
+    omp_free(p, a);
+    omp_destroy_allocator(a);
+
+    omp_alloctrait_t pin[] = {{omp_atk_pinned, omp_atv_true}, {omp_atk_fallback, omp_atv_null_fb}};
+    a = make(omp_default_mem_space, 2, pin);
+    long page = sysconf(_SC_PAGESIZE), before = locked_bytes();
+    p = omp_alloc(100, a);
+    assert_non_null(p);
+    assert_int_equal(locked_bytes() - before, page);
+    p = omp_realloc(p, 3 * page, a, a);
+    assert_non_null(p);
+    assert_int_equal(locked_bytes() - before, 3 * page);
+    omp_free(p, a);
+    assert_int_equal(locked_bytes(), before);
+    omp_destroy_allocator(a);
 }
 
 static void test_partition_and_pinned(void **state)
@@ -529,7 +581,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_zero_and_overflow), cmocka_unit_test(test_reallocation),
         cmocka_unit_test(test_alignment),       cmocka_unit_test(test_bad_traits),
         cmocka_unit_test(test_free_mistakes),   cmocka_unit_test(test_pool),
-        cmocka_unit_test(test_partition_and_pinned), cmocka_unit_test(test_default_allocator),
+        cmocka_unit_test(test_pool_realloc_and_pinned), cmocka_unit_test(test_partition_and_pinned), cmocka_unit_test(test_default_allocator),
         cmocka_unit_test(test_threads),         cmocka_unit_test(test_absent_memspace),
         cmocka_unit_test(test_omp_allocator_env), cmocka_unit_test(test_config),
     };
