@@ -32,6 +32,7 @@
 #endif
 
 #include "check.h"
+#include "locked.h"
 
 static bool aligned(const void *p, size_t a) { return p && (uintptr_t)p % a == 0; }
 
@@ -262,19 +263,6 @@ static int large_cap(void)
 
 /* ---- pinned ----------------------------------------------------------------------- */
 
-static long vm_locked_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmLck:", 6) == 0)
-            kib = atol(line + 6);
-    if (f)
-        fclose(f);
-    return kib;
-}
-
 static omp_allocator_handle_t pinned(omp_uintptr_t fallback)
 {
     omp_alloctrait_t t[] = {{omp_atk_pinned, omp_atv_true}, {omp_atk_fallback, fallback}};
@@ -292,19 +280,19 @@ static void pinned_blocks(void)
         printf("pinned: refused by the runtime (omp_null_allocator), as OpenMP allows\n");
         return;
     }
-    long page = sysconf(_SC_PAGESIZE) / KiB, base = vm_locked_kib();
+    long page = sysconf(_SC_PAGESIZE) / KiB, base = locked_kib();
     void *small = omp_alloc(100, a);
-    CHECK(small && vm_locked_kib() - base == page, "100 pinned bytes locked %ld KiB", vm_locked_kib() - base);
+    CHECK(small && locked_kib() - base == page, "100 pinned bytes locked %ld KiB", locked_kib() - base);
     char *big = omp_alloc(10000, a);
-    CHECK(big && vm_locked_kib() - base == 4 * page, "+10000 pinned bytes: %ld KiB locked, expected %ld",
-          vm_locked_kib() - base, 4 * page);
+    CHECK(big && locked_kib() - base == 4 * page, "+10000 pinned bytes: %ld KiB locked, expected %ld",
+          locked_kib() - base, 4 * page);
     memset(big, 1, 10000);
     big = omp_realloc(big, 20000, a, a);
-    CHECK(big && big[9999] == 1 && vm_locked_kib() - base == 6 * page,
-          "realloc to 20000 pinned bytes: %ld KiB locked, expected %ld", vm_locked_kib() - base, 6 * page);
+    CHECK(big && big[9999] == 1 && locked_kib() - base == 6 * page,
+          "realloc to 20000 pinned bytes: %ld KiB locked, expected %ld", locked_kib() - base, 6 * page);
     omp_free(small, a);
     omp_free(big, a);
-    CHECK(vm_locked_kib() == base, "%ld KiB still locked after omp_free", vm_locked_kib() - base);
+    CHECK(locked_kib() == base, "%ld KiB still locked after omp_free", locked_kib() - base);
 
     struct rlimit old, tight;
     getrlimit(RLIMIT_MEMLOCK, &old);
@@ -314,11 +302,11 @@ static void pinned_blocks(void)
     CHECK(!omp_alloc(128 * KiB, a), "128 KiB pinned past a 64 KiB RLIMIT_MEMLOCK with null_fb");
     omp_allocator_handle_t fb = pinned(omp_atv_default_mem_fb);
     void *p = omp_alloc(128 * KiB, fb);
-    CHECK(p && vm_locked_kib() == base, "default_mem_fb past RLIMIT_MEMLOCK: %s, %ld KiB locked",
-          p ? "memory" : "NULL", vm_locked_kib() - base);
+    CHECK(p && locked_kib() == base, "default_mem_fb past RLIMIT_MEMLOCK: %s, %ld KiB locked",
+          p ? "memory" : "NULL", locked_kib() - base);
     omp_free(p, fb);
     p = omp_alloc(32 * KiB, a);
-    CHECK(p && vm_locked_kib() - base == 32, "32 KiB within the limit: %ld KiB locked", vm_locked_kib() - base);
+    CHECK(p && locked_kib() - base == 32, "32 KiB within the limit: %ld KiB locked", locked_kib() - base);
     omp_free(p, a);
     setrlimit(RLIMIT_MEMLOCK, &old);
     omp_destroy_allocator(fb);

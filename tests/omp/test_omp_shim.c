@@ -14,6 +14,7 @@
 
 #include <loci.h>
 #include <omp.h>
+#include "locked.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -301,20 +302,6 @@ static void test_free_mistakes(void **state)
     free(m);
 }
 
-/* VmLck of this process, in bytes. */
-static long locked_bytes(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "VmLck:", 6) == 0)
-            kib = atol(line + 6);
-    if (f)
-        fclose(f);
-    return kib * 1024;
-}
-
 /* pool_size: an arena of that size; null_fb gives NULL once it is full. */
 static void test_pool(void **state)
 {
@@ -380,15 +367,15 @@ static void test_pool_realloc_and_pinned(void **state)
 
     omp_alloctrait_t pin[] = {{omp_atk_pinned, omp_atv_true}, {omp_atk_fallback, omp_atv_null_fb}};
     a = make(omp_default_mem_space, 2, pin);
-    long page = sysconf(_SC_PAGESIZE), before = locked_bytes();
+    long page = sysconf(_SC_PAGESIZE), before = locked_kib() * 1024;
     p = omp_alloc(100, a);
     assert_non_null(p);
-    assert_int_equal(locked_bytes() - before, page);
+    assert_int_equal(locked_kib() * 1024 - before, page);
     p = omp_realloc(p, 3 * page, a, a);
     assert_non_null(p);
-    assert_int_equal(locked_bytes() - before, 3 * page);
+    assert_int_equal(locked_kib() * 1024 - before, 3 * page);
     omp_free(p, a);
-    assert_int_equal(locked_bytes(), before);
+    assert_int_equal(locked_kib() * 1024, before);
     omp_destroy_allocator(a);
 }
 
