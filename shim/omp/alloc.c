@@ -32,48 +32,6 @@ static const shim_runtime_t *runtime(const char *fn)
     return NULL;
 }
 
-/* ---- one allocator, one try --------------------------------------------- */
-
-static void *attempt(shim_allocator_t *al, size_t align, bool zero, shim_block_t *b)
-{
-    size_t size = b->size;
-    if (align < al->traits.alignment)
-        align = al->traits.alignment;
-    b->span = size;
-    if (al->pool_absent) {
-        errno = ENOENT;
-        return NULL;
-    }
-    if (al->pool) {
-        void *p = align > BASE_ALIGN ? loci_arena_aligned_alloc(al->pool, align, size)
-                                     : loci_arena_alloc(al->pool, size);
-        if (p && zero)
-            memset(p, 0, size);
-        return p;
-    }
-    loci_allocator_t *la = shim_resolve(al);
-    if (!la)
-        return NULL;
-    bool blocked = al->traits.partition == OMP_ATV_BLOCKED;
-    if (blocked) { /* a block that owns its pages */
-        size_t page = (size_t)sysconf(_SC_PAGESIZE);
-        if (size > SIZE_MAX - page) {
-            errno = ENOMEM;
-            return NULL;
-        }
-        size = b->span = (size + page - 1) / page * page;
-        align = align > page ? align : page;
-    }
-    void *p = align > BASE_ALIGN ? loci_aligned_alloc(la, align, size)
-              : zero             ? loci_calloc(la, 1, size)
-                                 : loci_alloc(la, size);
-    if (p && blocked)
-        shim_partition_blocked(p, size, la, &b->undo);
-    if (p && zero && align > BASE_ALIGN) /* after the split: pages fault where they belong */
-        memset(p, 0, size);
-    return p;
-}
-
 /* Give a block back to whoever made it. */
 static void release(const shim_block_t *b)
 {
@@ -81,8 +39,92 @@ static void release(const shim_block_t *b)
         shim_runtime()->free(b->ptr, b->made_by);
         return;
     }
+    if (b->pinned)
+        shim_unpin(b->ptr, b->span);
+    if (b->charge) {
+        shim_allocator_t *owner = shim_allocator(b->made_by);
+        if (owner)
+            shim_pool_give(owner, b->charge);
+    }
     shim_partition_undo(b->ptr, b->span, &b->undo);
     loci_free(b->ptr);
+}
+
+/* ---- one allocator, one try --------------------------------------------- */
+
+/* Why the calling thread's last attempt failed, when the shim (not loci)
+ * refused it: a full pool, the memlock limit. */
+static _Thread_local char refused[256];
+
+/* Blocks that own their pages (blocked, pinned): size rounded up to pages,
+ * alignment to at least a page. false on overflow. */
+static bool own_pages(size_t *size, size_t *align)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (*size > SIZE_MAX - page)
+        return false;
+    *size = (*size + page - 1) / page * page;
+    if (*align < page)
+        *align = page;
+    return true;
+}
+
+static void *from_pool(shim_allocator_t *al, size_t align, size_t size, shim_block_t *b)
+{
+    b->charge = shim_pool_charge(b->size, align);
+    if (!b->charge || !shim_pool_take(al, 0, b->charge)) {
+        snprintf(refused, sizeof refused, "the pool of %lu bytes has %zu in use; %zu more do not fit",
+                 (unsigned long)al->traits.pool_size, atomic_load(&al->pool_used), b->charge);
+        b->charge = 0;
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = align > BASE_ALIGN ? loci_arena_aligned_alloc(al->pool, align, size)
+                                 : loci_arena_alloc(al->pool, size);
+    if (!p) {
+        shim_pool_give(al, b->charge);
+        b->charge = 0;
+    }
+    return p;
+}
+
+static void *attempt(shim_allocator_t *al, size_t align, bool zero, shim_block_t *b)
+{
+    size_t size = b->size;
+    refused[0] = '\0';
+    if (align < al->traits.alignment)
+        align = al->traits.alignment;
+    bool blocked = al->traits.partition == OMP_ATV_BLOCKED && !al->pool;
+    if ((blocked || al->traits.pinned) && !own_pages(&size, &align)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    b->span = size;
+    loci_allocator_t *la = NULL;
+    void *p;
+    if (al->pool) {
+        p = from_pool(al, align, size, b);
+    } else {
+        if (!(la = shim_resolve(al)))
+            return NULL;
+        p = align > BASE_ALIGN ? loci_aligned_alloc(la, align, size)
+            : zero             ? loci_calloc(la, 1, size)
+                               : loci_alloc(la, size);
+    }
+    if (p && blocked)
+        shim_partition_blocked(p, size, la, &b->undo);
+    if (p && (zero && (al->pool || align > BASE_ALIGN))) /* after the split: pages fault where they belong */
+        memset(p, 0, size);
+    if (p && al->traits.pinned) {
+        if (shim_pin(p, size, refused, sizeof refused) != 0) {
+            shim_block_t undo = *b;
+            undo.ptr = p;
+            release(&undo);
+            return NULL;
+        }
+        b->pinned = true;
+    }
+    return p;
 }
 
 /* Why al could not serve, for messages. Call right after the failure. */
@@ -93,7 +135,9 @@ static const char *reason(shim_allocator_t *al, bool overflow, bool looped, char
         snprintf(buf, len, "the size overflows size_t");
     else if (looped)
         snprintf(buf, len, "the fb_data allocators fall back to each other in a loop");
-    else if (errno == ENOENT && (al->pool_absent || loci_allocator_create(al->intent) == NULL))
+    else if (refused[0])
+        snprintf(buf, len, "%s", refused);
+    else if (errno == ENOENT && !al->pool && loci_allocator_create(al->intent) == NULL)
         snprintf(buf, len, "%s (\"%s\", %s) is absent here: %s", ms->name, ms->intent, ms->origin,
                  loci_last_error());
     else
@@ -141,7 +185,7 @@ static void *runtime_alloc(omp_handle_t a, omp_handle_t asked, size_t align, siz
                 fn, size, rt->name);
         abort();
     }
-    shim_block_t b = {p, n * size, n * size, asked, a, true, {-1, 0}};
+    shim_block_t b = {.ptr = p, .size = n * size, .span = n * size, .asked = asked, .made_by = a, .runtime = true, .undo = {-1, 0}};
     if (p && shim_ready() && !shim_block_add(&b)) {
         rt->free(p, a);
         p = NULL;
@@ -156,10 +200,14 @@ void *shim_alloc(omp_handle_t a, size_t align, size_t n, size_t size, unsigned f
     if (n == 0 || size == 0)
         return NULL;
     char name[64];
-    if (align == 0 || (align & (align - 1))) {
-        shim_log(SHIM_WARN, "%s: alignment %zu is not a power of two; returning NULL", fn, align);
-        errno = EINVAL;
-        return NULL;
+    if (align == 0 || (align & (align - 1))) { /* both runtimes still allocate */
+        size_t up = align > SIZE_MAX / 2 ? 0 : align ? (size_t)1 << (64 - __builtin_clzll(align)) : 1;
+        shim_log(SHIM_WARN, "%s: alignment %zu is not a power of two; using %zu", fn, align, up);
+        if (!up) {
+            errno = EINVAL;
+            return NULL;
+        }
+        align = up;
     }
     size_t bytes;
     bool overflow = __builtin_mul_overflow(n, size, &bytes);
@@ -185,8 +233,8 @@ void *shim_alloc(omp_handle_t a, size_t align, size_t n, size_t size, unsigned f
         uintptr_t fb = al->traits.fallback;
         if (fb == OMP_ATV_DEFAULT_MEM_FB && a != OMP_DEFAULT_MEM_ALLOC)
             a = OMP_DEFAULT_MEM_ALLOC; /* default traits, null_fb (OpenMP 5.1 Table 2.10) */
-        else if (fb == OMP_ATV_ALLOCATOR_FB && hop < MAX_HOPS)
-            a = al->traits.fb_data;
+        else if (fb == OMP_ATV_ALLOCATOR_FB && hop < MAX_HOPS) /* no fb_data: the default, as libgomp */
+            a = al->traits.fb_data ? al->traits.fb_data : shim_default_allocator();
         else
             return give_up(al, asked, n, size, flags, overflow, fb == OMP_ATV_ALLOCATOR_FB, fn);
     }
@@ -222,6 +270,25 @@ void shim_free(void *p, omp_handle_t a, const char *fn)
     }
 }
 
+/* Keep the block where it is when it stays with the allocator that made it
+ * and the new size fits what it covers: a pool is charged in use - old + new
+ * (libgomp's accounting), a pinned block stays locked. A block that would
+ * keep more than twice what it needs moves instead, unless it is a pool's. */
+static bool in_place(const shim_block_t *old, omp_handle_t to, size_t size)
+{
+    shim_allocator_t *al = shim_allocator(to);
+    if (old->runtime || to != old->made_by || !al)
+        return false;
+    size_t room = old->pinned || old->undo.mode != -1 ? old->span : loci_usable_size(old->ptr);
+    if (size > room || (!old->charge && size < room / 2))
+        return false;
+    size_t charge = old->charge ? old->charge - old->size + size : 0;
+    if (old->charge && !shim_pool_take(al, old->charge, charge))
+        return false;
+    shim_block_resize(old->ptr, size, charge);
+    return true;
+}
+
 void *shim_realloc(void *p, size_t size, omp_handle_t a, omp_handle_t free_a, const char *fn)
 {
     if (!shim_ready()) {
@@ -245,9 +312,22 @@ void *shim_realloc(void *p, size_t size, omp_handle_t a, omp_handle_t free_a, co
     if (free_a && free_a != old.asked && free_a != old.made_by)
         shim_log(SHIM_WARN, "%s(%p, free_allocator %s): the block was allocated with %s; moved all the same", fn,
                  p, shim_handle_name(free_a, name, sizeof name), shim_handle_name(old.asked, owner, sizeof owner));
-    void *q = shim_alloc(a ? a : old.asked, 1, 1, size, 0, fn); /* null: the block's own allocator */
-    if (!q)
+    omp_handle_t to = a ? a : old.asked; /* null: the block's own allocator */
+    if (in_place(&old, to, size))
+        return p;
+    /* Moving within one pool: the old block's bytes count as given back while the new one
+     * is made (in use - old + new); the arena under the pool holds both for that moment. */
+    shim_allocator_t *pool = old.charge && to == old.made_by ? shim_allocator(to) : NULL;
+    if (pool)
+        shim_pool_give(pool, old.charge);
+    void *q = shim_alloc(to, 1, 1, size, 0, fn);
+    if (!q) {
+        if (pool)
+            shim_pool_keep(pool, old.charge);
         return NULL; /* the old block stays as it was */
+    }
+    if (pool)
+        shim_block_resize(p, old.size, 0); /* its bytes are given back already */
     memcpy(q, p, old.size < size ? old.size : size);
     shim_free(p, OMP_NULL_ALLOCATOR, fn);
     return q;

@@ -6,8 +6,11 @@
  *
  * An allocator's intent is its memory space's plus what loci does for its
  * traits: partition=nearest puts "near=pe" first, interleaved adds
- * "partition=interleave", pinned adds "pinned". pool_size makes a loci arena
- * of that size on the intent's target.
+ * "partition=interleave" (pinned is the shim's: alloc.c locks each block's
+ * own pages). Where the space has an "otherwise" (large_cap: local DRAM when
+ * nothing is bigger), a second intent is composed the same way and serves
+ * when the first has no target. pool_size makes a loci arena on the intent's
+ * target; the shim counts the pool's bytes (pool.c).
  */
 #include "shim.h"
 
@@ -73,18 +76,24 @@ static bool has_key(const char *intent, const char *key)
     return false;
 }
 
+static void compose_one(const shim_allocator_t *al, const char *place, char *out, size_t len)
+{
+    const shim_traits_t *t = &al->traits;
+    out[0] = '\0';
+    if (t->partition == OMP_ATV_NEAREST && *place && !has_key(place, "near"))
+        add_term(out, len, "near=pe"); /* locality first, then the memory space */
+    add_term(out, len, place);
+    if (t->partition == OMP_ATV_INTERLEAVED && t->pool_size == SHIM_NO_POOL)
+        add_term(out, len, "partition=interleave");
+}
+
 static void compose(shim_allocator_t *al)
 {
-    const char *place = shim_memspace(al->memspace)->intent;
-    const shim_traits_t *t = &al->traits;
-    al->intent[0] = '\0';
-    if (t->partition == OMP_ATV_NEAREST && *place && !has_key(place, "near"))
-        add_term(al->intent, sizeof al->intent, "near=pe"); /* locality first, then the memory space */
-    add_term(al->intent, sizeof al->intent, place);
-    if (t->pinned)
-        add_term(al->intent, sizeof al->intent, "pinned");
-    if (t->partition == OMP_ATV_INTERLEAVED && !t->pool_size)
-        add_term(al->intent, sizeof al->intent, "partition=interleave");
+    const shim_memspace_t *ms = shim_memspace(al->memspace);
+    compose_one(al, ms->intent, al->intent, sizeof al->intent);
+    al->has_otherwise = ms->otherwise != NULL;
+    if (ms->otherwise)
+        compose_one(al, ms->otherwise, al->otherwise, sizeof al->otherwise);
 }
 
 loci_allocator_t *shim_resolve(shim_allocator_t *al)
@@ -99,6 +108,8 @@ loci_allocator_t *shim_resolve(shim_allocator_t *al)
     if (r)
         return (loci_allocator_t *)r;
     loci_allocator_t *a = loci_allocator_create(al->intent); /* loci caches it per initiator */
+    if (!a && errno == ENOENT && al->has_otherwise)
+        a = loci_allocator_create(al->otherwise);
     if (memo && (a || errno == ENOENT))
         atomic_store_explicit(memo, a ? (uintptr_t)a : SHIM_ABSENT, memory_order_release);
     return a;
@@ -161,31 +172,32 @@ static bool is_allocator(omp_handle_t a)
 
 /* ---- creation -------------------------------------------------------------- */
 
-/* Said once, when the allocator is made: its memory space is not on this
- * machine (seen from here), and what its fallback will do about it. */
-static void report_absent(const shim_allocator_t *al, const char *fn)
+/* The memory space is not on this machine (seen from here): no allocator, as
+ * both runtimes answer ("if an allocator based on the requirements cannot be
+ * created then the special omp_null_allocator handle is returned"). */
+static omp_handle_t report_absent(shim_allocator_t *al, const char *fn)
 {
     const shim_memspace_t *ms = shim_memspace(al->memspace);
     loci_allocator_create(al->intent); /* loci_last_error(): why it is absent */
-    uintptr_t fb = al->traits.fallback;
-    shim_log(fb == OMP_ATV_NULL_FB || fb == OMP_ATV_ABORT_FB ? SHIM_WARN : SHIM_INFO,
-             "%s: %s (\"%s\", %s) is absent here: %s; fallback=%s: %s", fn, ms->name, ms->intent, ms->origin,
-             loci_last_error(), shim_trait_value_name(fb),
-             fb == OMP_ATV_NULL_FB    ? "its allocations return NULL"
-             : fb == OMP_ATV_ABORT_FB ? "its allocations abort"
-             : fb == OMP_ATV_DEFAULT_MEM_FB ? "its allocations go to omp_default_mem_space"
-                                             : "its allocations go to its fb_data allocator");
+    shim_log(SHIM_INFO, "%s: %s (\"%s\", %s) is absent here: %s; returning omp_null_allocator", fn, ms->name,
+             ms->intent, ms->origin, loci_last_error());
+    loci_arena_destroy(al->pool);
+    free(al);
+    return OMP_NULL_ALLOCATOR;
 }
 
-/* The pool: an arena of pool_size bytes. false: it cannot exist at all. */
-static bool make_pool(shim_allocator_t *al, const char *fn)
+/* The pool: an arena on the space's target, its bytes counted by the shim
+ * (pool.c), so the arena itself has no cap. false: no pool; absent says
+ * whether that is because the space is absent from here. */
+static bool make_pool(shim_allocator_t *al, bool *absent, const char *fn)
 {
     const shim_memspace_t *ms = shim_memspace(al->memspace);
-    al->pool = loci_arena_create(al->intent, al->traits.pool_size);
-    if (!al->pool && errno == ENOENT) {
-        al->pool_absent = true; /* like an exhausted pool: the fallback serves */
-        return true;
-    }
+    al->pool = loci_arena_create(al->intent, 0);
+    if (!al->pool && errno == ENOENT && al->has_otherwise)
+        al->pool = loci_arena_create(al->otherwise, 0);
+    *absent = !al->pool && errno == ENOENT;
+    if (*absent)
+        return false;
     if (!al->pool) {
         shim_log(SHIM_WARN, "%s: no pool of %lu bytes on %s (\"%s\"): %s; returning omp_null_allocator", fn,
                  (unsigned long)al->traits.pool_size, ms->name, al->intent, loci_last_error());
@@ -204,7 +216,7 @@ static bool make_pool(shim_allocator_t *al, const char *fn)
 omp_handle_t shim_allocator_create(omp_handle_t m, const shim_traits_t *t, const char *fn)
 {
     char name[64];
-    if (t->fallback == OMP_ATV_ALLOCATOR_FB && !is_allocator(t->fb_data)) {
+    if (t->fallback == OMP_ATV_ALLOCATOR_FB && t->fb_data && !is_allocator(t->fb_data)) {
         shim_log(SHIM_WARN, "%s: fb_data = %s is not an allocator; returning omp_null_allocator", fn,
                  shim_handle_name(t->fb_data, name, sizeof name));
         return OMP_NULL_ALLOCATOR;
@@ -217,21 +229,21 @@ omp_handle_t shim_allocator_create(omp_handle_t m, const shim_traits_t *t, const
     al->memspace = m;
     al->traits = *t;
     compose(al);
-    bool absent = false; /* from the calling thread: said once the allocator exists */
-    if (t->pool_size) {
-        if (!make_pool(al, fn)) {
-            free(al);
-            return OMP_NULL_ALLOCATOR;
-        }
-        absent = al->pool_absent;
-    } else if (!shim_resolve(al)) {
-        if (errno != ENOENT) { /* not absent: loci cannot place it at all */
+    bool absent = false, placed; /* absent from here, seen from the calling thread */
+    if (t->pool_size != SHIM_NO_POOL) {
+        placed = make_pool(al, &absent, fn);
+    } else {
+        placed = shim_resolve(al) != NULL;
+        absent = !placed && errno == ENOENT;
+        if (!placed && !absent)
             shim_log(SHIM_WARN, "%s: cannot place \"%s\": %s; returning omp_null_allocator", fn, al->intent,
                      loci_last_error());
-            free(al);
-            return OMP_NULL_ALLOCATOR;
-        }
-        absent = true;
+    }
+    if (absent)
+        return report_absent(al, fn);
+    if (!placed) {
+        free(al);
+        return OMP_NULL_ALLOCATOR;
     }
 
     pthread_mutex_lock(&lock);
@@ -252,8 +264,6 @@ omp_handle_t shim_allocator_create(omp_handle_t m, const shim_traits_t *t, const
         free(al);
         return OMP_NULL_ALLOCATOR;
     }
-    if (absent)
-        report_absent(al, fn);
     return al->handle;
 }
 

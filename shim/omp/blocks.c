@@ -108,6 +108,18 @@ static bool lookup(const void *ptr, shim_block_t *out, bool take)
 
 bool shim_block_find(const void *ptr, shim_block_t *out) { return lookup(ptr, out, false); }
 
+void shim_block_resize(const void *ptr, size_t size, size_t charge)
+{
+    struct stripe *s = stripe_of(ptr);
+    pthread_mutex_lock(&s->lock);
+    node_t **l = link_of(s, ptr);
+    if (l) {
+        (*l)->b.size = size;
+        (*l)->b.charge = charge;
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
 bool shim_block_take(const void *ptr, shim_block_t *out) { return lookup(ptr, out, true); }
 
 void shim_blocks_forget(omp_handle_t a)

@@ -1,9 +1,21 @@
 /*
- * def-allocator-var: the allocator behind omp_null_allocator. Per thread, as
- * in both runtimes; its first value comes from OMP_ALLOCATOR (OpenMP 5.1):
- * a predefined allocator's name, or a memory space's name with optional
- * traits, e.g. "omp_high_bw_mem_space:alignment=64,pinned=true". A malformed
- * value is reported, naming the part at fault, and ignored.
+ * def-allocator-var: the allocator behind omp_null_allocator. It is a
+ * data-environment ICV: the implicit tasks of a parallel region, and tasks,
+ * start with their encountering thread's value (OpenMP 5.1 §2.4.1). Both
+ * runtimes implement that inheritance already, so the value lives in the
+ * runtime's own ICV (omp_set/get_default_allocator of the runtime) and every
+ * team and task the runtime makes inherits it, loci handles included (the
+ * runtime only stores them: every allocation call reaches the shim first).
+ *
+ * Its initial value comes from OMP_ALLOCATOR (OpenMP 5.1): a predefined
+ * allocator's name, or a memory space's name with optional traits, e.g.
+ * "omp_high_bw_mem_space:alignment=64,pinned=true". The runtime parses the
+ * variable too (libgomp 12 knows only the names; libomp 14 makes its own,
+ * unplaced allocator from the second form), so its initial value R0 may
+ * differ from loci's, E. The runtime then holds swap(a) for the program's a,
+ * where swap exchanges R0 and E: it starts at R0, which reads as E, and a
+ * program setting R0 explicitly reads R0 back. A malformed value is
+ * reported, naming the part at fault, and ignored.
  */
 #include "shim.h"
 
@@ -13,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static _Thread_local omp_handle_t thread_default; /* 0: the process's */
-static omp_handle_t process_default = OMP_DEFAULT_MEM_ALLOC;
+static omp_handle_t runtime_initial = OMP_DEFAULT_MEM_ALLOC; /* R0 */
+static omp_handle_t environment = OMP_DEFAULT_MEM_ALLOC;     /* E */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static char *trim(char *s)
@@ -96,43 +108,60 @@ static omp_handle_t parse(const char *text, char *why, size_t len)
     return shim_allocator_create((omp_handle_t)m, &t, "OMP_ALLOCATOR"); /* says why if it cannot */
 }
 
+/* R0 and E, before the program can have set anything: the first call that
+ * reads or sets the ICV goes through here. */
 static void from_environment(void)
 {
+    const shim_runtime_t *rt = shim_runtime();
+    if (rt->get_default_allocator)
+        runtime_initial = environment = rt->get_default_allocator();
     const char *env = getenv("OMP_ALLOCATOR");
     if (!env || !*env)
         return;
     char why[512] = "";
     omp_handle_t h = parse(env, why, sizeof why);
     if (h)
-        process_default = h;
+        environment = h;
     else
-        shim_log(SHIM_WARN, "OMP_ALLOCATOR=%s: %s; using omp_default_mem_alloc", env,
-                 *why ? why : "no allocator could be made");
+        shim_log(SHIM_WARN, "OMP_ALLOCATOR=%s: %s; using %s", env,
+                 *why ? why
+                      : "no allocator could be made: its memory space has no memory here, or its traits "
+                        "cannot be met (LOCI_LOG=info says which)",
+                 environment == OMP_DEFAULT_MEM_ALLOC ? "omp_default_mem_alloc" : "the runtime's value");
+}
+
+/* What the runtime holds for a, and what a value it holds means: the same map. */
+static omp_handle_t swap(omp_handle_t a)
+{
+    return a == runtime_initial ? environment : a == environment ? runtime_initial : a;
 }
 
 omp_handle_t shim_default_allocator(void)
 {
+    const shim_runtime_t *rt = shim_runtime();
     if (!shim_ready())
-        return shim_runtime()->get_default_allocator ? shim_runtime()->get_default_allocator()
-                                                     : OMP_DEFAULT_MEM_ALLOC;
-    if (thread_default)
-        return thread_default;
+        return rt->get_default_allocator ? rt->get_default_allocator() : OMP_DEFAULT_MEM_ALLOC;
     pthread_once(&once, from_environment);
-    return process_default;
+    return rt->get_default_allocator ? swap(rt->get_default_allocator()) : environment;
 }
 
 void shim_set_default_allocator(omp_handle_t a)
 {
+    const shim_runtime_t *rt = shim_runtime();
     if (!shim_ready()) {
-        if (shim_runtime()->set_default_allocator)
-            shim_runtime()->set_default_allocator(a);
+        if (rt->set_default_allocator)
+            rt->set_default_allocator(a);
         return;
     }
+    pthread_once(&once, from_environment);
+    if (a == OMP_NULL_ALLOCATOR) /* as both runtimes do */
+        a = OMP_DEFAULT_MEM_ALLOC;
     if (!shim_allocator(a) && !shim_runtime_allocator(a)) {
         char name[64];
         shim_log(SHIM_WARN, "omp_set_default_allocator(%s): not a live allocator; the default stays",
                  shim_handle_name(a, name, sizeof name));
         return;
     }
-    thread_default = a;
+    if (rt->set_default_allocator)
+        rt->set_default_allocator(swap(a));
 }

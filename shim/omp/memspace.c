@@ -5,10 +5,14 @@
  *   [omp]
  *   high_bw = kind=hbm!
  *
- * high_bw and large_cap are constraints ('!'): memory better than local DRAM
- * on that axis, which a machine may lack; then the allocator's fallback trait
- * decides, as OpenMP says. low_lat ranks: the lowest-latency memory always
- * exists (usually local DRAM). default and const are local DRAM.
+ * high_bw is a constraint ('!'): memory with more bandwidth than local DRAM,
+ * which a machine may lack; then omp_init_allocator returns
+ * omp_null_allocator, as both runtimes do. large_cap is memory bigger than
+ * local DRAM where there is some (CXL, PMEM...), otherwise local DRAM itself:
+ * on an ordinary machine DRAM is its largest memory (and both runtimes give
+ * plain memory). low_lat ranks: the lowest-latency memory always exists
+ * (usually local DRAM). default and const are local DRAM. A space set in
+ * LOCI_CONFIG is exactly what the admin wrote, with no "otherwise".
  */
 #include "shim.h"
 
@@ -18,11 +22,11 @@
 #include <strings.h>
 
 static shim_memspace_t spaces[OMP_MEM_SPACES] = {
-    [OMP_DEFAULT_MEM_SPACE] = {"omp_default_mem_space", "default", "", "built-in"},
-    [OMP_LARGE_CAP_MEM_SPACE] = {"omp_large_cap_mem_space", "large_cap", "capacity=large!", "built-in"},
-    [OMP_CONST_MEM_SPACE] = {"omp_const_mem_space", "const", "", "built-in"},
-    [OMP_HIGH_BW_MEM_SPACE] = {"omp_high_bw_mem_space", "high_bw", "bandwidth=high!", "built-in"},
-    [OMP_LOW_LAT_MEM_SPACE] = {"omp_low_lat_mem_space", "low_lat", "latency=low", "built-in"},
+    [OMP_DEFAULT_MEM_SPACE] = {"omp_default_mem_space", "default", "", NULL, "built-in"},
+    [OMP_LARGE_CAP_MEM_SPACE] = {"omp_large_cap_mem_space", "large_cap", "capacity=large!", "", "built-in"},
+    [OMP_CONST_MEM_SPACE] = {"omp_const_mem_space", "const", "", NULL, "built-in"},
+    [OMP_HIGH_BW_MEM_SPACE] = {"omp_high_bw_mem_space", "high_bw", "bandwidth=high!", NULL, "built-in"},
+    [OMP_LOW_LAT_MEM_SPACE] = {"omp_low_lat_mem_space", "low_lat", "latency=low", NULL, "built-in"},
 };
 static bool ready;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -36,6 +40,8 @@ static void describe(void)
         const shim_memspace_t *s = &spaces[i];
         char where[512] = "";
         loci_allocator_t *a = loci_allocator_create(s->intent);
+        if (!a && s->otherwise)
+            a = loci_allocator_create(s->otherwise);
         const loci_target_t *t[8];
         int n = a ? loci_allocator_targets(a, t, 8) : 0;
         for (int k = 0; k < n && k < 8; k++) {
@@ -61,6 +67,7 @@ static void start(void)
         const char *intent = loci_config_intent("omp", spaces[i].key, &origin);
         if (intent) {
             spaces[i].intent = intent;
+            spaces[i].otherwise = NULL;
             spaces[i].origin = origin;
         }
     }

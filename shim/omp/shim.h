@@ -73,6 +73,7 @@ typedef struct {
     const char *name;   /* "omp_high_bw_mem_space" */
     const char *key;    /* its key in [omp] of LOCI_CONFIG: "high_bw" */
     const char *intent; /* where loci places it */
+    const char *otherwise; /* where, when intent has no target here (NULL: absent) */
     const char *origin; /* "built-in" or the "file:line" of LOCI_CONFIG */
 } shim_memspace_t;
 
@@ -92,10 +93,12 @@ int shim_memspace_by_name(const char *name);
 typedef struct {
     uintptr_t sync_hint, access, fallback, partition; /* OMP_ATV_* */
     uintptr_t alignment;   /* a power of two, 1 = none */
-    uintptr_t pool_size;   /* bytes, 0 = no pool */
+    uintptr_t pool_size;   /* bytes (0 too: a pool nothing fits in), SHIM_NO_POOL = none */
     omp_handle_t fb_data;  /* the allocator fallback=allocator_fb goes to */
     bool pinned;
 } shim_traits_t;
+
+#define SHIM_NO_POOL UINTPTR_MAX /* as libgomp: the pool_size default is "no pool" */
 
 /** Every trait at its OpenMP default. */
 void shim_traits_default(shim_traits_t *t);
@@ -122,8 +125,10 @@ typedef struct {
     omp_handle_t memspace;
     shim_traits_t traits;
     char intent[512];         /* what loci is asked for: memory space + traits */
-    loci_arena_t *pool;       /* pool_size: an arena of that size */
-    bool pool_absent;         /* pool_size, but the memory space is absent here */
+    char otherwise[512];      /* the same over the space's "otherwise", if it has one */
+    bool has_otherwise;
+    loci_arena_t *pool;       /* pool_size: an arena holding the pool's blocks */
+    _Atomic(size_t) pool_used; /* bytes charged to the pool (pool.c) */
     /* Per initiator NUMA node: its loci allocator, SHIM_ABSENT, or 0 (not yet). */
     _Atomic(uintptr_t) resolved[SHIM_MAX_INITIATORS];
     atomic_flag reported;     /* its first failed allocation was reported */
@@ -157,6 +162,32 @@ omp_handle_t shim_default_allocator(void);
 /** Set the calling thread's default allocator; an invalid handle is refused. */
 void shim_set_default_allocator(omp_handle_t a);
 
+/* --- pool.c: what a pool_size pool has in use ---------------------------- */
+
+/** What a block of `size` bytes aligned to `alignment` costs its pool: the
+ *  bytes plus libgomp's per-block header and alignment padding, so a pool
+ *  holds the same blocks as under libgomp 12. 0 on overflow. */
+size_t shim_pool_charge(size_t size, size_t alignment);
+
+/** Charge `add` to al's pool after giving back `give` (a realloc: in use -
+ *  old + new), if that stays within pool_size; false (nothing changed) if not. */
+bool shim_pool_take(shim_allocator_t *al, size_t give, size_t add);
+
+/** Give `charge` bytes back to al's pool. */
+void shim_pool_give(shim_allocator_t *al, size_t charge);
+
+/** Charge them again, whatever the pool holds: a block that stays after all. */
+void shim_pool_keep(shim_allocator_t *al, size_t charge);
+
+/* --- pinned.c: omp_atk_pinned ------------------------------------------------ */
+
+/** Lock the pages [p, p + len) (page-aligned), within RLIMIT_MEMLOCK counted
+ *  over every block the shim pinned. -1 with why when refused. */
+int shim_pin(void *p, size_t len, char *why, size_t why_len);
+
+/** Unlock them again (before the block goes back to loci). */
+void shim_unpin(void *p, size_t len);
+
 /* --- partition.c: partition=blocked ---------------------------------------- */
 
 /** The memory policy a blocked block had before it was split. */
@@ -177,7 +208,9 @@ void shim_partition_undo(void *p, size_t size, const shim_undo_t *undo);
 typedef struct {
     void *ptr;
     size_t size;          /* bytes asked for */
-    size_t span;          /* bytes the block covers (partition=blocked rounds to pages) */
+    size_t span;          /* bytes the block covers (blocked and pinned round to pages) */
+    size_t charge;        /* bytes charged to made_by's pool, 0 if none */
+    bool pinned;          /* [ptr, ptr + span) is locked */
     omp_handle_t asked;   /* the allocator the program named */
     omp_handle_t made_by; /* the one whose memory it is, after fallbacks */
     bool runtime;         /* made by the runtime, not loci */
@@ -190,6 +223,9 @@ bool shim_block_add(const shim_block_t *b);
 /** Find ptr's record (take: and remove it); false if there is none. */
 bool shim_block_find(const void *ptr, shim_block_t *out);
 bool shim_block_take(const void *ptr, shim_block_t *out);
+
+/** Give ptr's record a new size and pool charge (an in-place realloc). */
+void shim_block_resize(const void *ptr, size_t size, size_t charge);
 
 /** Forget every block made by allocator a (its pool is going away). */
 void shim_blocks_forget(omp_handle_t a);

@@ -62,7 +62,8 @@ void shim_traits_default(shim_traits_t *t)
                          .access = OMP_ATV_ALL,
                          .fallback = OMP_ATV_DEFAULT_MEM_FB,
                          .partition = OMP_ATV_ENVIRONMENT,
-                         .alignment = 1};
+                         .alignment = 1,
+                         .pool_size = SHIM_NO_POOL};
 }
 
 const char *shim_trait_value_name(uintptr_t v)
@@ -142,11 +143,7 @@ static int decode_one(const omp_trait_t *tr, shim_traits_t *t, char *why, size_t
         t->alignment = v;
         return 0;
     case OMP_ATK_POOL_SIZE:
-        if (v == 0) {
-            snprintf(why, len, "trait pool_size = 0: expected a size in bytes (e.g. 1048576)");
-            return -1;
-        }
-        t->pool_size = v == OMP_ATV_DEFAULT ? 0 : v;
+        t->pool_size = v; /* omp_atv_default is SHIM_NO_POOL; 0 is a pool that holds nothing (libgomp) */
         return 0;
     case OMP_ATK_FB_DATA:
         t->fb_data = v == OMP_ATV_DEFAULT ? OMP_NULL_ALLOCATOR : v;
@@ -159,17 +156,12 @@ static int decode_one(const omp_trait_t *tr, shim_traits_t *t, char *why, size_t
 
 int shim_traits_decode(int n, const omp_trait_t *traits, shim_traits_t *out, char *why, size_t len)
 {
-    if (n < 0 || (n > 0 && !traits)) {
-        snprintf(why, len, "%d traits at %p: expected a count >= 0 and, if > 0, an array", n,
-                 (const void *)traits);
+    if (n > 0 && !traits) {
+        snprintf(why, len, "%d traits at NULL: expected an array of them", n);
         return -1;
     }
     for (int i = 0; i < n; i++)
         if (decode_one(&traits[i], out, why, len) != 0)
             return -1;
-    if (out->fallback == OMP_ATV_ALLOCATOR_FB && out->fb_data == OMP_NULL_ALLOCATOR) {
-        snprintf(why, len, "trait fallback = allocator_fb needs trait fb_data (the allocator to fall back to)");
-        return -1;
-    }
-    return 0;
+    return 0; /* n < 0: no traits, and allocator_fb without fb_data falls back to the default, as libgomp */
 }

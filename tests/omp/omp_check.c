@@ -8,7 +8,7 @@
  *                                     land on NODE
  *   omp_check pool NODE               alignment=2MiB, pool_size=16MiB, null_fb on high_bw:
  *                                     aligned blocks on NODE, then NULL once the pool is full
- *   omp_check abort                   the same pool with abort_fb: a message, then abort()
+ *   omp_check abort                   a 4 MiB pool with abort_fb: a message, then abort()
  *   omp_check fallback NODE FB_NODE   a pool with allocator_fb -> omp_large_cap_mem_alloc:
  *                                     blocks on NODE until it is full, then on FB_NODE
  *   omp_check interleave N,N,...      partition=interleaved on low_lat: pages on every node
@@ -16,6 +16,8 @@
  *   omp_check nearest NODE            partition=nearest on high_bw lands on NODE
  *   omp_check clause NODE             allocate clause (and Clang's allocate directive) with
  *                                     omp_high_bw_mem_alloc: private copies on NODE
+ *   omp_check inherit NODE            omp_set_default_allocator(high_bw) in the master: every
+ *                                     thread's omp_alloc(omp_null_allocator) lands on NODE
  *   omp_check semantics               OpenMP 5.1 semantics through the real interposition
  *
  * Exit 0 ok, 1 a check failed, 2 bad usage.
@@ -43,17 +45,7 @@
 #pragma GCC diagnostic ignored "-Walloc-size-larger-than="
 #endif
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "omp_check: %s:%d: %s: ", __FILE__, __LINE__, #cond);                  \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static void *touched(void *p, size_t size)
 {
@@ -160,7 +152,8 @@ static int abort_fb(void)
     pid_t pid = fork();
     if (pid == 0) {
         dup2(err[1], 2);
-        omp_allocator_handle_t a = hbw_pool(omp_atv_abort_fb, 4 * MiB, 0);
+        omp_alloctrait_t traits[] = {{omp_atk_pool_size, 4 * MiB}, {omp_atk_fallback, omp_atv_abort_fb}};
+        omp_allocator_handle_t a = make(omp_default_mem_space, 2, traits);
         for (int i = 0; i < 64; i++)
             touched(omp_alloc(1 * MiB, a), 1 * MiB);
         _exit(0); /* the pool never filled: wrong */
@@ -182,7 +175,8 @@ static int abort_fb(void)
 static int fallback(int node, int fb_node)
 {
     enum { BLOCK = 2 * MiB, COUNT = 8 };
-    omp_allocator_handle_t a = hbw_pool(omp_atv_allocator_fb, 4 * MiB, omp_large_cap_mem_alloc);
+    /* a 2 MiB-aligned block costs a pool 4 MiB + 24 bytes (libgomp's accounting): room for 2 */
+    omp_allocator_handle_t a = hbw_pool(omp_atv_allocator_fb, 9 * MiB, omp_large_cap_mem_alloc);
     char *blocks[COUNT];
     int on_node = 0, on_fb = 0, nodes[BLOCK / 4096];
     for (int i = 0; i < COUNT; i++) {
@@ -285,6 +279,34 @@ static int clause(int node)
     return failures;
 }
 
+/* def-allocator-var is inherited: the master sets omp_high_bw_mem_alloc as its default and
+ * every thread of the region that follows allocates with omp_null_allocator, also from a
+ * user allocator on high_bw set the same way. */
+static int inherit(int node)
+{
+    enum { THREADS = 2, SIZE = 4 * MiB };
+    omp_alloctrait_t traits[] = {{omp_atk_alignment, 4096}};
+    omp_allocator_handle_t defaults[] = {omp_high_bw_mem_alloc, make(omp_high_bw_mem_space, 1, traits)};
+    for (int d = 0; d < 2; d++) {
+        omp_set_default_allocator(defaults[d]);
+        int bad = 0, threads = 0;
+#pragma omp parallel num_threads(THREADS) reduction(+ : bad, threads)
+        {
+            char *p = touched(omp_alloc(SIZE, omp_null_allocator), SIZE);
+            bad += !p || !pages_on_node(omp_get_thread_num() ? "worker's block" : "master's block", p, SIZE, node);
+            omp_free(p, omp_null_allocator);
+            threads++;
+        }
+        CHECK(!bad && threads == THREADS, "%d of %d threads' blocks not on node %d (%s default)", bad, threads, node,
+              d ? "a high_bw allocator as" : "omp_high_bw_mem_alloc as");
+    }
+    omp_set_default_allocator(omp_default_mem_alloc);
+    omp_destroy_allocator(defaults[1]);
+    if (!failures)
+        printf("ok   inherited default allocator: every thread's blocks on node %d\n", node);
+    return failures;
+}
+
 /* loci's answer to "is this yours?", found in the process only when the shim is in it. */
 static bool is_loci(const void *p)
 {
@@ -361,6 +383,8 @@ int main(int argc, char **argv)
         return nearest(node) != 0;
     if (strcmp(cmd, "clause") == 0 && argc == 3)
         return clause(node) != 0;
+    if (strcmp(cmd, "inherit") == 0 && argc == 3)
+        return inherit(node) != 0;
     if (strcmp(cmd, "semantics") == 0 && argc == 2)
         return semantics() != 0;
     fprintf(stderr, "usage: see the comment at the top of omp_check.c\n");

@@ -19,7 +19,8 @@ foreach(cc gcc clang)
     ${cc}_interleaved  "${run} interleave 0,1,2"
     ${cc}_blocked      "${run} blocked 0,1,2"
     ${cc}_nearest      "${run} nearest 1"
-    ${cc}_clause       "${run} clause 1")
+    ${cc}_clause       "${run} clause 1"
+    ${cc}_inherit      "${run} inherit 1")
 endforeach()
 
 loci_vm_suite(NAME omp TOPOLOGY tiers3 TIMEOUT 120
@@ -27,7 +28,7 @@ loci_vm_suite(NAME omp TOPOLOGY tiers3 TIMEOUT 120
            ${PROJECT_SOURCE_DIR}/tests/omp/check-hydro.sh ${PROJECT_SOURCE_DIR}/tests/omp/omp-high-bw-cxl.conf
   TESTS ${omp_vm_tests}
     env_predefined "OMP_ALLOCATOR=omp_high_bw_mem_alloc LD_PRELOAD=/test/libloci-omp.so omp_check_gcc place default 1"
-    env_traits     "OMP_ALLOCATOR=omp_large_cap_mem_space:alignment=4096,pinned=true LD_PRELOAD=/test/libloci-omp.so omp_check_gcc place default 2"
+    env_traits     "OMP_ALLOCATOR=omp_large_cap_mem_space:alignment=4096,sync_hint=contended LD_PRELOAD=/test/libloci-omp.so omp_check_gcc place default 2"
     config_high_bw "LOCI_CONFIG=/test/omp-high-bw-cxl.conf LD_PRELOAD=/test/libloci-omp.so omp_check_gcc place omp_high_bw_mem_alloc 2"
     libgomp_alone  "omp_check_gcc place omp_high_bw_mem_alloc 0"
     hydro          "check-hydro.sh 3 hydro /test/libloci-omp.so 1 0 -n 32 -i 5")
