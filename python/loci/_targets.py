@@ -33,6 +33,12 @@ class Target:
     simulated = property(lambda self: bool(self.flags & _lib.TARGET_SIMULATED),
                          doc="from an injected LOCI_TOPOLOGY: placement is recorded, not applied")
 
+    def stats(self):
+        """Counters of what loci placed here: bytes_in_use, bytes_peak, allocations, frees."""
+        s = _lib.Stats()
+        _lib.check(lib.loci_target_stats(self._handle, ctypes.byref(s)), "loci_target_stats")
+        return {f: getattr(s, f) for f, _ in _lib.Stats._fields_}
+
     def __eq__(self, other):
         return isinstance(other, Target) and other._handle == self._handle
 
