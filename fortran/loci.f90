@@ -12,7 +12,7 @@ module loci
   use, intrinsic :: iso_c_binding
   implicit none
   private
-  public :: c_ptr, c_null_ptr, c_associated, c_f_pointer, c_loc, c_size_t, c_int, c_int64_t
+  public :: c_ptr, c_null_ptr, c_associated, c_f_pointer, c_loc, c_size_t, c_int, c_int64_t, c_double
 
   ! ---- status codes and flags (include/loci.h) ----
   integer(c_int), parameter, public :: LOCI_OK = 0, LOCI_EINVAL = -1, LOCI_ENOMEM = -2, &
