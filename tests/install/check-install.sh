@@ -2,11 +2,18 @@
 # Installs the build into a scratch prefix and uses it the ways users do: C and Fortran
 # programs built with CMake's find_package(loci) and with pkg-config (loci, loci-fortran), and
 # the Python package installed with pip into a venv. Each must build and run.
-# usage: check-install.sh BUILD_DIR SCRATCH_DIR [PYTHON]
-#   PYTHON: the interpreter with numpy for the pip check (none: the Fortran and Python
-#           checks are left out, and the build has no Fortran module either)
+# usage: check-install.sh BUILD_DIR SCRATCH_DIR [fortran] [python=PYTHON]
+#   fortran: the build has the Fortran module: check it too
+#   python=PYTHON: pip-install the Python package into a venv of PYTHON (with numpy) and use it
 set -euo pipefail
-build=$1 scratch=$2 python=${3:-}
+build=$1 scratch=$2 fortran= python=
+for opt in "${@:3}"; do
+  case $opt in
+    fortran) fortran=1 ;;
+    python=*) python=${opt#python=} ;;
+    *) echo "check-install.sh: unknown option $opt" >&2; exit 2 ;;
+  esac
+done
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$scratch" && mkdir -p "$scratch"
 cmake --install "$build" --prefix "$scratch/prefix" >"$scratch/install.log"
@@ -25,17 +32,20 @@ cc "$here/consumer/consumer.c" $flags -o "$scratch/pkgconfig-consumer"
 "$scratch/pkgconfig-consumer"
 echo "pkg-config loci: built and ran"
 
-[ -n "$python" ] || exit 0
-cmake -S "$here/consumer-fortran" -B "$scratch/cmake-fortran" -G Ninja -DCMAKE_PREFIX_PATH="$scratch/prefix" >"$scratch/cmake-fortran.log"
-cmake --build "$scratch/cmake-fortran" >>"$scratch/cmake-fortran.log"
-"$scratch/cmake-fortran/consumer_fortran"
-echo "find_package(loci), loci::loci_fortran: built and ran"
+if [ -n "$fortran" ]; then
+  cmake -S "$here/consumer-fortran" -B "$scratch/cmake-fortran" -G Ninja -DCMAKE_PREFIX_PATH="$scratch/prefix" >"$scratch/cmake-fortran.log"
+  cmake --build "$scratch/cmake-fortran" >>"$scratch/cmake-fortran.log"
+  "$scratch/cmake-fortran/consumer_fortran"
+  echo "find_package(loci), loci::loci_fortran: built and ran"
 
-# shellcheck disable=SC2046 # word splitting of the flags is intended
-(cd "$scratch" && gfortran "$here/consumer-fortran/consumer.f90" \
-  $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs loci-fortran) -o pkgconfig-consumer-fortran)
-"$scratch/pkgconfig-consumer-fortran"
-echo "pkg-config loci-fortran: built and ran"
+  # shellcheck disable=SC2046 # word splitting of the flags is intended
+  (cd "$scratch" && gfortran "$here/consumer-fortran/consumer.f90" \
+    $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs loci-fortran) -o pkgconfig-consumer-fortran)
+  "$scratch/pkgconfig-consumer-fortran"
+  echo "pkg-config loci-fortran: built and ran"
+fi
+
+[ -n "$python" ] || exit 0
 
 # pip install ./python, as docs/PYTHON.md says, into a venv that sees Debian's numpy; a copy
 # of the package, so pip's build files stay out of the source tree. No LOCI_LIBRARY: the
