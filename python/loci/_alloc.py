@@ -7,9 +7,23 @@ from ._memory import ALIGNMENT, layout, new_array
 from ._targets import Target, target
 
 
+def _refuse_unless_cpu_accessible(ptr):
+    """numpy dereferences its data: memory only a GPU reaches (a device's own
+    memory, not a NUMA node) would crash the first access, so it is refused."""
+    info = _lib.TargetInfo()
+    t = lib.loci_ptr_target(ptr)
+    if not t or lib.loci_target_info(t, ctypes.byref(info)) != 0 or info.flags & _lib.TARGET_CPU_ACCESSIBLE:
+        return
+    lib.loci_free(ptr)
+    raise _lib.error(_lib.ENOTSUP, "loci.empty",
+                     f"the intent resolved to {_lib.text(info.name)} ({_lib.text(info.kind)} memory), which "
+                     "the CPU cannot access, so it cannot back a numpy array; add use=cpu to the intent")
+
+
 def _alloc_block(alloc, handle, shape, dtype, zero, keep=None):
     shape, dt, nbytes = layout(shape, dtype)
     ptr = _lib.check_ptr(alloc(handle, max(ALIGNMENT, dt.alignment), nbytes), alloc.__name__)
+    _refuse_unless_cpu_accessible(ptr)
     a = new_array(ptr, shape, dt, nbytes, lib.loci_free, keep)
     if zero and nbytes:
         ctypes.memset(ptr, 0, nbytes)  # a foreign call: the GIL is released meanwhile
