@@ -18,11 +18,15 @@ packages=(
   # benchmark competitors and plots
   libjemalloc-dev libmimalloc-dev libmemkind-dev python3 python3-matplotlib
   # MPI front end (shim/mpi, tests/mpi, bench/mpi): both MPIs side by side, and the
-  # Fortran compiler their mpifort wrappers call
+  # Fortran compiler their mpifort wrappers call (and the Fortran module, fortran/, is built with)
   openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
   # the aggregate store (kind=store): librados to build, and a throw-away Ceph cluster for
   # the multi-node tests and benchmarks (scripts/store-cluster.sh; ceph-mgr reports usage)
   librados-dev ceph-mon ceph-osd ceph-mgr ceph-common iproute2
+  # Python package (python/): Debian's python3 runs its tests (tests/CMakeLists.txt uses
+  # /usr/bin/python3, not a python earlier on PATH); the install check pip-installs it into a
+  # venv that sees these, offline (--no-build-isolation: setuptools and wheel from here)
+  python3-numpy python3-pytest python3-venv python3-setuptools python3-wheel
 )
 
 if [ "$(id -u)" -ne 0 ]; then
