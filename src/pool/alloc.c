@@ -50,8 +50,9 @@ void *pool_calloc(pool_heap_t *h, size_t n, size_t size)
     void *p;
     if (total > POOL_SMALL_MAX) {
         p = pool__alloc_large(h, total, 0, true);
-    } else if ((p = pool__alloc_class(h, pool_size_class(total)))) {
-        memset(p, 0, total);
+    } else if ((p = pool__alloc_class(h, pool_size_class(total))) && pool__zero(h->ops, p, total) != 0) {
+        pool_free(p);
+        p = NULL;
     }
     return p ? p : failed(h, POOL_REQ_CALLOC, n, size, 0);
 }
@@ -100,7 +101,19 @@ void *pool_realloc(void *p, size_t size)
     void *q = pool_alloc(h, size); /* the heap's failure hook applies */
     if (!q)
         return NULL;
-    memcpy(q, p, size < usable ? size : usable);
+    int rc = pool__copy(h->ops, q, p, size < usable ? size : usable);
+    if (rc != 0) {
+        pool_free(q);
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
     pool_free(p);
     return q;
+}
+
+int pool_copy(void *dst, const void *src, size_t n)
+{
+    const pool_heap_t *hd = pool_heap_of(dst), *hs = pool_heap_of(src);
+    const provider_ops_t *ops = hd && hd->ops->copy ? hd->ops : hs ? hs->ops : &provider_numa;
+    return pool__copy(ops, dst, src, n);
 }

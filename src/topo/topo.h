@@ -84,6 +84,7 @@ struct loci_target {
     topo_attr_t *latency;      /* ns */
     char *path;                /* file tier directory, else NULL */
     uint64_t near_devices;     /* bit i set: topo->devices[i] is local to this target */
+    int cuda_device;           /* CUDA device ordinal of a GPU's memory (gpu_source.c), else -1 */
 };
 
 /* One `key = intent` line of a front-end section of LOCI_CONFIG ([omp]). */
