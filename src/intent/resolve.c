@@ -525,8 +525,9 @@ int intent_explain(const intent_t *original, const resolution_t *res, char *buf,
         char why[256] = "ranked below the first 16 candidates";
         const intent_term_t *failed = NULL;
         if (!in_pool(&in, tg))
-            snprintf(why, sizeof why, "%s", tg->path ? "a file tier: ask with persist, mode= or kind=/target="
-                                                     : "GPU memory: ask with use=gpu, kind=gpu or target=");
+            snprintf(why, sizeof why, "%s", tg->path              ? "a file tier: ask with persist, mode= or kind=/target="
+                                            : tg->kind == KIND_GPU ? "GPU memory: ask with use=gpu, kind=gpu or target="
+                                                                   : "no GPU reaches it: use=gpu asks for GPU memory");
         else
             failed = failed_filter(&v, &in, tg, why, sizeof why);
         size_t used = strlen(buf);

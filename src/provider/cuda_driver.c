@@ -55,7 +55,7 @@ static void load(void)
         path = "libcuda.so.1";
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        snprintf(why_not, sizeof why_not, "no CUDA driver (%s)", dlerror());
+        snprintf(why_not, sizeof why_not, "%s", dlerror());
         return;
     }
     for (size_t i = 0; i < sizeof entries / sizeof *entries; i++) {
