@@ -22,6 +22,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -454,6 +455,58 @@ static void pinned_host_memory_near_the_gpu(void **state)
     loci_free(p);
 }
 
+/* ---- threads -------------------------------------------------------------------- */
+
+#define THREADS 4
+static void *handed[THREADS];
+static char why_failed[THREADS][512];
+
+static void *thread_failed(int me, const char *what)
+{
+    snprintf(why_failed[me], sizeof why_failed[me], "%s: %s", what, loci_last_error());
+    return why_failed[me];
+}
+
+/* Each thread: device and managed blocks of many sizes, freed by itself, and
+ * one big block freed by the next thread. */
+static void *churn(void *arg)
+{
+    int me = (int)(intptr_t)arg;
+    loci_allocator_t *dev = loci_allocator_create("use=gpu:0"), *man = loci_allocator_create("use=cpu+gpu:0");
+    for (int round = 0; round < 200; round++) {
+        size_t size = (size_t)(round * 997 + me * 31) % (600 * 1024) + 1;
+        void *d = loci_alloc(dev, size), *m = loci_alloc(man, size);
+        if (!d || !m || loci_ptr_target(d) != loci_ptr_target(m))
+            return thread_failed(me, "allocation failed or landed elsewhere");
+        memset(m, me, size);
+        loci_free(d);
+        loci_free(m);
+    }
+    handed[me] = loci_alloc(dev, 2 * MIB);
+    return handed[me] ? NULL : thread_failed(me, "big block");
+}
+
+static void threads_share_gpus(void **state)
+{
+    (void)state;
+    use_gpus();
+    setenv("LOCI_FAKE_CUDA_MEM", "1G", 1); /* room for four threads' caches of every size class */
+    pthread_t t[THREADS];
+    for (intptr_t i = 0; i < THREADS; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, churn, (void *)i), 0);
+    for (int i = 0; i < THREADS; i++) {
+        void *why;
+        assert_int_equal(pthread_join(t[i], &why), 0);
+        if (why)
+            fail_msg("thread %d: %s", i, (const char *)why);
+    }
+    for (int i = 0; i < THREADS; i++)
+        loci_free(handed[(i + 1) % THREADS]);
+    loci_stats_t st;
+    assert_int_equal(loci_target_stats(target("gpu0"), &st), 0);
+    assert_int_equal(st.bytes_in_use, 0);
+}
+
 /* ---- drivers that cannot serve (child processes: a driver loads once) ----------- */
 
 static int child_no_gpus(char **args)
@@ -519,6 +572,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(managed_arena_moves_keeping_addresses),
         cmocka_unit_test(device_arena_refuses_to_move),
         cmocka_unit_test(pinned_host_memory_near_the_gpu),
+        cmocka_unit_test(threads_share_gpus),
         cmocka_unit_test(no_driver_no_gpus),
     };
     return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
