@@ -159,8 +159,9 @@ static void print_json(int n)
         row_t r;
         if (read_row(loci_target_at(i), &r))
             continue;
-        printf("    {\"name\": \"%s\", \"kind\": \"%s\", \"kind_source\": \"%s\", \"numa_node\": %d,\n",
-               r.info.name, r.info.kind, r.kind_src, r.info.numa_node);
+        printf("    {\"name\": \"%s\", \"kind\": \"%s\", \"kind_source\": \"%s\", \"numa_node\": %d, "
+               "\"cuda_device\": %d,\n",
+               r.info.name, r.info.kind, r.kind_src, r.info.numa_node, topo->targets[i].cuda_device);
         printf("     \"capacity\": %" PRIu64 ", \"capacity_source\": \"%s\", \"available\": %" PRIu64 ",\n",
                r.info.capacity, r.capacity_src, r.info.available);
         printf("     \"bandwidth_mbps\": %" PRIu64 ", \"bandwidth_source\": \"%s\", \"latency_ns\": %" PRIu64
