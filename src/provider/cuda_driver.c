@@ -53,6 +53,10 @@ static void load(void)
     const char *path = getenv("LOCI_CUDA_LIBRARY");
     if (!path || !*path)
         path = "libcuda.so.1";
+    if (strcmp(path, "none") == 0) {
+        snprintf(why_not, sizeof why_not, "LOCI_CUDA_LIBRARY=none");
+        return;
+    }
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         snprintf(why_not, sizeof why_not, "%s", dlerror());

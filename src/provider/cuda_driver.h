@@ -1,6 +1,6 @@
 /*
  * The CUDA driver API, as much of it as loci uses, loaded at run time with
- * dlopen("libcuda.so.1") (or $LOCI_CUDA_LIBRARY) and dlsym of the documented
+ * dlopen("libcuda.so.1") (or $LOCI_CUDA_LIBRARY; "none" = do not look) and dlsym of the documented
  * entry points: loci has no build- or link-time dependency on CUDA. No
  * driver, a driver that fails cuInit or no device = no GPU, never an error;
  * a driver too old for what loci uses says so once (warning) and gives no GPU.

@@ -2,7 +2,8 @@
  * Source "driver": GPUs from the CUDA driver API (provider/cuda_driver.h).
  *
  * Each device becomes a gpuN target (kind gpu: its device memory; capacity
- * and free bytes from the driver, source "os"; bandwidth and latency from
+ * from the driver, source "os", and as free until used: no context is
+ * created at discovery; bandwidth and latency from
  * the class defaults until `loci bench` measures them). Its PCI bus id is
  * looked up among hwloc's PCI devices: the match gives its NUMA locality
  * (near=gpu:N), and hwloc's GPU devices are renamed so that gpuN is CUDA
@@ -76,14 +77,13 @@ static struct loci_target *add_device_target(topo_t *t, const cuda_api_t *cu, in
     tg->kind_source = SRC_OS;
     tg->flags = LOCI_TARGET_GPU_ACCESSIBLE;
     tg->cuda_device = ordinal;
-    size_t total = 0, free_bytes = 0;
+    size_t total = 0;
     if (cu->DeviceTotalMem(&total, dev) == CUDA_SUCCESS)
         topo_attr_offer(&tg->capacity, total, SRC_OS);
-    if (cuda_enter(ordinal) == 0) {
-        if (cu->MemGetInfo(&free_bytes, &total) == CUDA_SUCCESS)
-            topo_attr_offer(&tg->available, free_bytes, SRC_OS);
-        cuda_leave();
-    }
+    /* Free bytes would need a context (cuMemGetInfo): creating one on every
+     * GPU costs each process GPU memory and time, GPU user or not. So the
+     * device counts as free until loci uses it; the provider asks then. */
+    topo_attr_offer(&tg->available, total, SRC_DEFAULT);
     return tg;
 }
 

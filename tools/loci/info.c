@@ -79,12 +79,17 @@ static void print_gpus(const topo_t *topo)
             if (topo->devices[d].kind == DEV_GPU && gpu_memory_of(topo, d) == tg)
                 pci = &topo->devices[d];
         char cap[32], avail[32], node[16] = "unknown";
+        size_t free_bytes = tg->available.value, total;
+        if (tg->numa_node < 0 && cuda_enter(tg->cuda_device) == 0) { /* live: discovery creates no context */
+            cuda_driver(NULL)->MemGetInfo(&free_bytes, &total);
+            cuda_leave();
+        }
         if (pci && pci->numa_node >= 0)
             snprintf(node, sizeof node, "node %d", pci->numa_node);
         printf("  %s: CUDA device %d, PCI %s, near %s; memory %s (%s free) on %s%s\n", tg->name, tg->cuda_device,
                pci ? pci->busid : "(not in the topology)", node,
                units_format_size(tg->capacity.value, cap, sizeof cap),
-               units_format_size(tg->available.value, avail, sizeof avail), tg->name,
+               units_format_size(free_bytes, avail, sizeof avail), tg->name,
                tg->numa_node >= 0 ? " (a NUMA node)" : "");
         if (tg->numa_node >= 0)
             printf("    device memory: use=gpu:%d (NUMA node %d)\n", tg->cuda_device, tg->numa_node);
