@@ -50,9 +50,13 @@ void *pool_calloc(pool_heap_t *h, size_t n, size_t size)
     void *p;
     if (total > POOL_SMALL_MAX) {
         p = pool__alloc_large(h, total, 0, true);
-    } else if ((p = pool__alloc_class(h, pool_size_class(total))) && pool__zero(h->ops, p, total) != 0) {
-        pool_free(p);
-        p = NULL;
+    } else if ((p = pool__alloc_class(h, pool_size_class(total)))) {
+        int rc = pool__zero(h->ops, p, total);
+        if (rc != 0) { /* a GPU whose driver failed: not "full", so no fallback */
+            pool_free(p);
+            errno = loci__errno_of(rc);
+            return NULL;
+        }
     }
     return p ? p : failed(h, POOL_REQ_CALLOC, n, size, 0);
 }
@@ -114,6 +118,10 @@ void *pool_realloc(void *p, size_t size)
 int pool_copy(void *dst, const void *src, size_t n)
 {
     const pool_heap_t *hd = pool_heap_of(dst), *hs = pool_heap_of(src);
-    const provider_ops_t *ops = hd && hd->ops->copy ? hd->ops : hs ? hs->ops : &provider_numa;
-    return pool__copy(ops, dst, src, n);
+    const provider_ops_t *via = hd && hd->ops->copy ? hd->ops : hs && hs->ops->copy ? hs->ops : NULL;
+    if (!via) {
+        memcpy(dst, src, n);
+        return 0;
+    }
+    return via->copy(dst, src, n);
 }

@@ -327,6 +327,8 @@ static void driver_errors_mid_run(void **state)
     STANDIN_ONLY();
     use_gpus();
     loci_allocator_t *a = allocator("use=gpu:0,fallback=null");
+    void *small = loci_alloc(a, 100); /* a slab, so that a calloc below zeroes a block of it */
+    assert_non_null(small);
     setenv("LOCI_FAKE_CUDA_FAIL", "cuMemAlloc_v2:999", 1);
     errno = 0;
     assert_null(loci_alloc(a, 8 * MIB));
@@ -336,6 +338,11 @@ static void driver_errors_mid_run(void **state)
     setenv("LOCI_FAKE_CUDA_FAIL", "cuMemsetD8_v2:700", 1);
     assert_null(loci_alloc(a, 8 * MIB));
     assert_non_null(strstr(loci_last_error(), "cuMemsetD8"));
+    errno = 0;
+    assert_null(loci_calloc(a, 10, 10));
+    assert_int_equal(errno, EIO);
+    assert_non_null(strstr(loci_last_error(), "cuMemsetD8"));
+    loci_free(small);
     unsetenv("LOCI_FAKE_CUDA_FAIL");
     void *p = loci_alloc(a, 8 * MIB); /* nothing leaked or corrupted: all of it still there */
     assert_non_null(p);
