@@ -57,7 +57,9 @@ const char *loci_last_error(void);
 /* ------------------------------------------------------------- lifecycle -- */
 
 /** Discover the machine's memory targets (or load LOCI_TOPOLOGY), read
- *  LOCI_CONFIG and saved measurements. Idempotent and thread-safe.
+ *  LOCI_CONFIG and saved measurements, and ask the CUDA driver (libcuda.so.1,
+ *  or LOCI_CUDA_LIBRARY; loaded once per process) for GPUs: none there is no
+ *  error (docs/GPU.md). Idempotent and thread-safe.
  *  Returns LOCI_ECONFIG with "file:line: what is wrong" in loci_last_error()
  *  for a malformed configuration, LOCI_ETOPO for an unreadable topology. */
 int loci_init(void);
@@ -268,7 +270,9 @@ typedef struct loci_arena loci_arena_t;
  *  max_bytes caps the usable bytes of its live blocks (0 = unbounded): an
  *  allocation that would pass it returns NULL with ENOMEM. NULL + errno
  *  (EINVAL: malformed intent; ENOENT: unsatisfiable; ENOTSUP: the target
- *  cannot hold an arena, e.g. GPU memory) and loci_last_error(). */
+ *  cannot hold an arena) and loci_last_error(). On a GPU, "use=gpu[:N]" makes
+ *  an arena of device memory (it cannot move), "use=cpu+gpu[:N]" one of
+ *  managed memory (docs/GPU.md). */
 loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes);
 
 /** `size` bytes in arena ar (size 0: a unique pointer to free). NULL + ENOMEM
@@ -288,6 +292,10 @@ void *loci_arena_aligned_alloc(loci_arena_t *ar, size_t alignment, size_t size);
  *    remapped over the same range, so nothing may touch the arena's data
  *    during the move; if another thread is inside the arena (allocating,
  *    moving) the move is refused with LOCI_EBUSY.
+ *  - managed GPU memory (an arena made with "use=cpu+gpu") to another GPU or
+ *    a NUMA node: the driver's preferred location and a prefetch of every
+ *    page; threads may keep using the data. Device memory ("use=gpu") cannot
+ *    move: LOCI_ENOTSUP.
  *  Errors, with nothing moved: LOCI_EINVAL (NULL argument), LOCI_ENOTSUP
  *  (shared arena, or no way to move there keeping addresses), LOCI_ENOMEM /
  *  LOCI_ENOSPC (dst cannot hold the arena). When an extent fails midway

@@ -121,7 +121,12 @@ void *loci_realloc(void *ptr, size_t size)
     if (!owner || !(p = loci_alloc(owner, size)))
         return NULL;
     size_t old = pool_usable_size(ptr);
-    memcpy(p, ptr, old < size ? old : size);
+    int rc = pool_copy(p, ptr, old < size ? old : size);
+    if (rc != 0) {
+        pool_free(p);
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
     pool_free(ptr);
     return p;
 }

@@ -69,6 +69,9 @@ void allocator_place(const resolution_t *res, int i, place_t *out)
     out->pinned = res->pinned;
     out->shared = res->access != ACCESS_PROCESS;
     out->simulated = (tg->flags & LOCI_TARGET_SIMULATED) != 0;
+    out->managed = res->managed;
+    out->gpu_pinned = res->gpu_pinned;
+    out->cuda_device = tg->cuda_device;
     if (tg->numa_node < 0) {
         allocator_file_mode(res, out);
         return;

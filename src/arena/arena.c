@@ -76,6 +76,7 @@ void arena_place(const struct loci_target *t, bool pinned, bool shareable, place
     out->pinned = pinned;
     out->shared = shareable;
     out->simulated = (t->flags & LOCI_TARGET_SIMULATED) != 0;
+    out->cuda_device = t->cuda_device;
     if (t->numa_node >= 0) {
         out->policy = PLACE_BIND;
         place_add_node(out, t->numa_node);
@@ -101,10 +102,14 @@ loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)
     arena_place(t, res.pinned, shareable, &place);
     if (t->numa_node < 0) /* a file tier: mode=paged gives loci's chunk cache, as for loci_alloc */
         allocator_file_mode(&res, &place);
+    place.managed = res.managed;
+    place.gpu_pinned = res.gpu_pinned;
     const provider_ops_t *ops = provider_for_place(&place);
-    if (!ops || !(t->flags & LOCI_TARGET_CPU_ACCESSIBLE))
+    bool gpu = ops == &provider_cuda_device || ops == &provider_cuda_managed;
+    if (!ops || !(gpu || (t->flags & LOCI_TARGET_CPU_ACCESSIBLE)))
         return loci__fail_null(LOCI_ENOTSUP, "arena for intent \"%s\": its target %s cannot hold an arena "
-                                             "(arenas live on NUMA nodes and file tiers)", in.canonical, t->name);
+                                             "(arenas live on NUMA nodes, file tiers and GPUs)", in.canonical,
+                               t->name);
     loci_arena_t *ar = arena_new(in.canonical, t, max_bytes);
     if (!ar)
         return NULL;
@@ -197,7 +202,12 @@ void *arena_realloc(loci_arena_t *ar, void *p, size_t size)
     void *q = arena_alloc_with(ar, 0, size);
     if (!q)
         return NULL;
-    memcpy(q, p, size < old ? size : old);
+    int rc = pool_copy(q, p, size < old ? size : old);
+    if (rc != 0) {
+        loci_free(q);
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
     loci_free(p);
     return q;
 }

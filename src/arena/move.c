@@ -105,10 +105,16 @@ int arena_move_check(const loci_arena_t *ar, const struct loci_target *dst)
                                         "cannot be handed to another tier keeping their addresses; create it "
                                         "with mode=mmap to move it", ar->intent);
     const struct loci_target *from = loci_arena_target(ar);
-    const provider_ops_t *from_ops = provider_for(from, ar->shareable), *to_ops = provider_for(dst, ar->shareable);
-    if (!to_ops || !(dst->flags & LOCI_TARGET_CPU_ACCESSIBLE))
-        return loci__fail(LOCI_ENOTSUP, "cannot move an arena to %s: arenas live on NUMA nodes and file tiers",
-                          dst->name);
+    if (ar->ops == &provider_cuda_device)
+        return loci__fail(LOCI_ENOTSUP, "arena \"%s\" holds device memory of %s: moved elsewhere it would need "
+                                        "other addresses, which an arena keeps; create it with use=cpu+gpu "
+                                        "(managed memory) to move it between GPUs and host memory", ar->intent,
+                          from->name);
+    const provider_ops_t *from_ops = ar->ops, *to_ops = provider_for_move(ar->ops, dst, ar->shareable);
+    bool managed = to_ops == &provider_cuda_managed;
+    if (!to_ops || !(managed || (dst->flags & LOCI_TARGET_CPU_ACCESSIBLE)))
+        return loci__fail(LOCI_ENOTSUP, "cannot move an arena to %s: arenas live on NUMA nodes and file tiers%s",
+                          dst->name, dst->kind == KIND_GPU ? " (and managed GPU memory: use=cpu+gpu)" : "");
     bool can = from_ops == to_ops ? to_ops->move != NULL : to_ops->adopt && from_ops->adopt;
     if (!can)
         return loci__fail(LOCI_ENOTSUP, "cannot move an arena from %s to %s keeping its addresses: the %s "
@@ -160,8 +166,8 @@ int arena_move(loci_arena_t *ar, const struct loci_target *dst)
     int rc = arena_move_check(ar, dst);
     if (rc != 0)
         return rc;
-    const provider_ops_t *to_ops = provider_for(dst, ar->shareable);
-    bool idle = provider_for(loci_arena_target(ar), ar->shareable) != to_ops;
+    const provider_ops_t *to_ops = provider_for_move(ar->ops, dst, ar->shareable);
+    bool idle = ar->ops != to_ops;
     if (!idle)
         pthread_rwlock_wrlock(&ar->lock);
     else if (pthread_rwlock_trywrlock(&ar->lock) != 0)
@@ -172,6 +178,11 @@ int arena_move(loci_arena_t *ar, const struct loci_target *dst)
     const struct loci_target *from = loci_arena_target(ar);
     move_t m = {.from_ops = ar->ops, .to_ops = to_ops, .from = ar->place, .remap = ar->ops != to_ops};
     arena_place(dst, ar->pinned, ar->shareable, &m.to);
+    if (to_ops == &provider_cuda_managed) { /* still managed memory, allocated through the same GPU */
+        m.to.managed = true;
+        m.to.cuda_device = ar->place.cuda_device;
+        m.to.policy = PLACE_LOCAL;
+    }
     if (from != dst && (rc = check_room(ar, &m, dst)) == 0)
         rc = pool_heap_rebase(ar->heap, to_ops, &m.to, move_extent, &m);
     if (from != dst && rc == 0) {

@@ -18,7 +18,7 @@ typedef enum {
     TERM_LATENCY,     /* latency=low */
     TERM_CAPACITY,    /* capacity=large */
     TERM_NEAR,        /* near=pe | nic[:N] | gpu[:N] | numa:N */
-    TERM_USE,         /* use=cpu | gpu[:N] */
+    TERM_USE,         /* use=cpu | gpu[:N] | cpu+gpu[:N] */
     TERM_ACCESS,      /* access=process|node|job|global */
     TERM_PERSIST,     /* persist */
     TERM_KIND,        /* kind=dram|hbm|cxl|pmem|ssd|gpu|gpu-host */
@@ -46,7 +46,7 @@ typedef struct {
     int position;       /* 1-based term number in the text, for messages */
     union {
         int near_kind;  /* intent_near_t for TERM_NEAR */
-        int use_gpu;    /* TERM_USE: 0 = cpu, 1 = gpu */
+        int use_gpu;    /* TERM_USE: 0 = cpu, 1 = gpu, 2 = cpu+gpu (managed memory) */
         int access;     /* intent_access_t */
         int kind;       /* topo_kind_t */
         int fallback;   /* intent_fallback_t */
@@ -89,6 +89,8 @@ typedef struct {
     intent_mode_t mode;
     bool mode_forced;   /* mode=...! : no other mode will do */
     bool persist, pinned;
+    bool managed;       /* use=cpu+gpu: GPU targets give managed memory, not device memory */
+    bool gpu_pinned;    /* pinned near=gpu: host memory registered with the GPU driver */
     uint64_t align, cache, chunk; /* 0 = default */
 } resolution_t;
 

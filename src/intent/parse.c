@@ -23,7 +23,7 @@
  *    (cache >= chunk is for the resolver to check).
  *  - Numbers after ':' (near=nic:N, near=gpu:N, near=numa:N, use=gpu:N) are decimal,
  *    0..INT_MAX. near=numa needs one; near=pe and use=cpu take none; nic and gpu without
- *    one mean any (index -1).
+ *    one mean any (index -1). use=cpu+gpu[:N] (synonym gpu+cpu) is memory both compute on.
  *  - target=NAME: 1 to 31 of a-z 0-9 '-' ':' '_' after lower-casing; whether the target
  *    exists is the resolver's concern.
  *  - Synonyms: partition=interleaved (OpenMP's spelling) is partition=interleave.
@@ -87,6 +87,8 @@ static const struct word near_words[] = {
 static const struct word use_words[] = {
     {"cpu", 0, NUM_NONE, NULL},
     {"gpu", 1, NUM_OPTIONAL, NULL},
+    {"cpu+gpu", 2, NUM_OPTIONAL, NULL},     /* both: managed memory */
+    {"gpu+cpu", 2, NUM_OPTIONAL, "cpu+gpu"},
 };
 static const struct word access_words[] = {
     {"process", ACCESS_PROCESS, NUM_NONE, NULL},

@@ -27,12 +27,32 @@ typedef struct {
 
 /* ---- what each term says about one target -------------------------------- */
 
+/* nicN / gpuN by name: GPUs are numbered as the CUDA driver numbers them
+ * where it knows them (gpu_source.c), so hwloc's order is not theirs. */
 static int device_index(const topo_t *t, topo_device_kind_t kind, int ordinal)
 {
-    for (int i = 0, seen = 0; i < t->ndevices; i++)
-        if (t->devices[i].kind == kind && seen++ == ordinal)
+    char name[16];
+    snprintf(name, sizeof name, "%s%d", kind == DEV_NIC ? "nic" : "gpu", ordinal);
+    for (int i = 0; i < t->ndevices; i++)
+        if (t->devices[i].kind == kind && strcmp(t->devices[i].name, name) == 0)
             return i;
     return -1;
+}
+
+/* Which GPU a target's memory is: its CUDA device, or the N of a gpuN
+ * NUMA node the driver did not claim; -1 for other memory. */
+static int gpu_ordinal(const struct loci_target *tg)
+{
+    int n;
+    if (tg->cuda_device >= 0)
+        return tg->cuda_device;
+    return tg->kind == KIND_GPU && sscanf(tg->name, "gpu%d", &n) == 1 ? n : -1;
+}
+
+/* Device memory: a GPU's own memory, outside every NUMA node. */
+static bool is_device_memory(const struct loci_target *tg)
+{
+    return tg->cuda_device >= 0 && tg->numa_node < 0;
 }
 
 static bool near_device(const view_t *v, const struct loci_target *tg, topo_device_kind_t kind, int ordinal)
@@ -107,12 +127,20 @@ static bool passes(const view_t *v, const struct loci_target *tg, const intent_t
                                           : term->v.near_kind == NEAR_GPU ? "the GPU"
                                                                           : "that NUMA node");
         return false;
-    case TERM_USE:
-        if (term->v.use_gpu ? (tg->flags & LOCI_TARGET_GPU_ACCESSIBLE) != 0
-                            : (tg->flags & LOCI_TARGET_CPU_ACCESSIBLE) != 0)
+    case TERM_USE: {
+        /* use=cpu+gpu: device memory qualifies, served as managed memory */
+        bool cpu = (tg->flags & LOCI_TARGET_CPU_ACCESSIBLE) || (term->v.use_gpu == 2 && is_device_memory(tg));
+        bool gpu = (tg->flags & LOCI_TARGET_GPU_ACCESSIBLE) != 0;
+        bool ok = term->v.use_gpu == 0 ? cpu : term->v.use_gpu == 1 ? gpu : cpu && gpu;
+        if (ok && term->v.use_gpu && term->index >= 0 && gpu_ordinal(tg) != term->index) {
+            snprintf(why, len, "memory of another GPU than gpu%d", term->index);
+            return false;
+        }
+        if (ok)
             return true;
-        snprintf(why, len, "not %s-accessible", term->v.use_gpu ? "GPU" : "CPU");
+        snprintf(why, len, "not %s-accessible", term->v.use_gpu == 0 ? "CPU" : term->v.use_gpu == 1 ? "GPU" : "CPU and GPU");
         return false;
+    }
     case TERM_ACCESS:
         if (shareable_enough(tg, term->v.access))
             return true;
@@ -379,15 +407,70 @@ static void apply_traits(const intent_t *in, resolution_t *out)
     }
 }
 
+/* GPU terms this machine or the memory kinds cannot honour, said plainly
+ * rather than as "no target satisfies". */
+static int check_gpu_terms(const view_t *v, const intent_t *in)
+{
+    const intent_term_t *use = intent_find(in, TERM_USE);
+    if (!use || !use->v.use_gpu)
+        return 0;
+    int gpus = 0;
+    char names[256] = "";
+    for (int i = 0; i < v->topo->ntargets; i++) {
+        const struct loci_target *tg = &v->topo->targets[i];
+        if (gpu_ordinal(tg) < 0)
+            continue;
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%s", gpus++ ? ", " : "", tg->name);
+    }
+    if (use->index >= gpus && gpus == 0)
+        return loci__fail(LOCI_ENOENT, "intent \"%s\": term %d asks for GPU %d, but this machine has no GPU "
+                                       "(see `loci info`)", in->canonical, use->position, use->index);
+    if (use->index >= gpus)
+        return loci__fail(LOCI_ENOENT, "intent \"%s\": term %d asks for GPU %d, but this machine has %d GPU%s (%s); "
+                                       "GPUs count from 0", in->canonical, use->position, use->index, gpus,
+                          gpus == 1 ? "" : "s", names);
+    if (intent_find(in, TERM_PERSIST))
+        return loci__fail(LOCI_EINVAL, "intent \"%s\": GPU memory does not outlive the process, so 'persist' "
+                                       "cannot go with use=%s; persistent data goes to a file tier or the store "
+                                       "(persist without use=)", in->canonical, use->v.use_gpu == 1 ? "gpu" : "cpu+gpu");
+    return 0;
+}
+
+/* use=gpu with pinned: device memory is always resident; pinned is a trait
+ * of host memory. */
+static int check_pinned(const intent_t *in, const resolution_t *res)
+{
+    if (!res->pinned || res->managed || !is_device_memory(res->candidates[0]))
+        return 0;
+    return loci__fail(LOCI_EINVAL, "intent \"%s\": 'pinned' is for host memory the GPU reaches by DMA, and %s is "
+                                   "device memory (always resident on the GPU); for pinned host memory near a GPU "
+                                   "write near=gpu:N,pinned, for memory CPU and GPU share use=cpu+gpu",
+                      in->canonical, res->candidates[0]->name);
+}
+
+static bool has_cuda_gpu(const topo_t *t)
+{
+    for (int i = 0; i < t->ntargets; i++)
+        if (t->targets[i].cuda_device >= 0)
+            return true;
+    return false;
+}
+
 static int resolve_view(const view_t *v, const intent_t *original, resolution_t *out)
 {
     intent_t in = *original;
     canonical_target_names(v, &in);
     int rc = check_names(v, &in);
+    if (rc == 0)
+        rc = check_gpu_terms(v, &in);
     if (rc)
         return rc;
     *out = (resolution_t){.initiator = v->initiator};
     apply_traits(&in, out);
+    const intent_term_t *use = intent_find(&in, TERM_USE), *near = intent_find(&in, TERM_NEAR);
+    out->managed = use && use->v.use_gpu == 2;
+    out->gpu_pinned = out->pinned && near && near->v.near_kind == NEAR_GPU && has_cuda_gpu(v->topo);
     const struct loci_target *pool[RESOLVE_MAX_CANDIDATES * 4];
     int n = 0;
     const intent_term_t *first_failed = NULL;
@@ -435,7 +518,7 @@ static int resolve_view(const view_t *v, const intent_t *original, resolution_t 
     qsort(pool, (size_t)n, sizeof *pool, compare_targets);
     out->ncandidates = n < RESOLVE_MAX_CANDIDATES ? n : RESOLVE_MAX_CANDIDATES;
     memcpy(out->candidates, pool, (size_t)out->ncandidates * sizeof *pool);
-    return 0;
+    return check_pinned(original, out);
 }
 
 static int make_view(view_t *v)
@@ -476,6 +559,7 @@ int intent_explain(const intent_t *original, const resolution_t *res, char *buf,
             continue;
         char why[256] = "ranked below the first 16 candidates";
         const intent_term_t *failed = NULL;
+        const intent_term_t *use = intent_find(&in, TERM_USE);
         if (tg->flags & LOCI_TARGET_UNREACHABLE)
             snprintf(why, sizeof why, "unreachable: %s", tg->unreachable);
         else if (!in_pool(&in, tg))
@@ -483,9 +567,10 @@ int intent_explain(const intent_t *original, const resolution_t *res, char *buf,
                                                                      "access=global, kind=store or target="
                                             : tg->path ? "a file tier: ask with persist, mode= or kind=/target="
                                             : tg->kind == KIND_GPU ? "GPU memory: ask with use=gpu, kind=gpu or target="
-                                                                   : "not asked for: ordinary data goes to DRAM unless "
-                                                                     "a hint (bandwidth=, latency=, capacity=, near=, "
-                                                                     "kind=, target=) says otherwise");
+                                            : use && use->v.use_gpu ? "no GPU reaches it: use=gpu asks for GPU memory"
+                                                                    : "not asked for: ordinary data goes to DRAM unless "
+                                                                      "a hint (bandwidth=, latency=, capacity=, near=, "
+                                                                      "kind=, target=) says otherwise");
         else
             failed = failed_filter(&v, &in, tg, why, sizeof why);
         size_t used = strlen(buf);

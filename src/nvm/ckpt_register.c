@@ -37,6 +37,9 @@ int loci_ckpt_register(const char *name, const void *ptr, size_t len)
     if (t && !(t->flags & LOCI_TARGET_CPU_ACCESSIBLE))
         return loci__fail(LOCI_ENOTSUP, "checkpoint variable \"%s\": %p is on %s, which the CPU cannot read", name,
                           ptr, t->name);
+    if (!t && provider_cuda_device_pointer(ptr))
+        return loci__fail(LOCI_ENOTSUP, "checkpoint variable \"%s\": %p is GPU device memory, which the CPU cannot "
+                                        "read; copy it to host memory and register that", name, ptr);
     const char *b = ptr;
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < nvars && rc == 0; i++) {

@@ -51,7 +51,12 @@ void *pool_calloc(pool_heap_t *h, size_t n, size_t size)
     if (total > POOL_SMALL_MAX) {
         p = pool__alloc_large(h, total, 0, true);
     } else if ((p = pool__alloc_class(h, pool_size_class(total)))) {
-        memset(p, 0, total);
+        int rc = pool__zero(h->ops, p, total);
+        if (rc != 0) { /* a GPU whose driver failed: not "full", so no fallback */
+            pool_free(p);
+            errno = loci__errno_of(rc);
+            return NULL;
+        }
     }
     return p ? p : failed(h, POOL_REQ_CALLOC, n, size, 0);
 }
@@ -100,7 +105,23 @@ void *pool_realloc(void *p, size_t size)
     void *q = pool_alloc(h, size); /* the heap's failure hook applies */
     if (!q)
         return NULL;
-    memcpy(q, p, size < usable ? size : usable);
+    int rc = pool__copy(h->ops, q, p, size < usable ? size : usable);
+    if (rc != 0) {
+        pool_free(q);
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
     pool_free(p);
     return q;
+}
+
+int pool_copy(void *dst, const void *src, size_t n)
+{
+    const pool_heap_t *hd = pool_heap_of(dst), *hs = pool_heap_of(src);
+    const provider_ops_t *via = hd && hd->ops->copy ? hd->ops : hs && hs->ops->copy ? hs->ops : NULL;
+    if (!via) {
+        memcpy(dst, src, n);
+        return 0;
+    }
+    return via->copy(dst, src, n);
 }

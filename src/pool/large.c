@@ -312,7 +312,7 @@ static void *reuse(pool_heap_t *h, large_t *d, bool zero)
         if (h->purgeable)
             rc = h->ops->purge(p, d->size); /* reads as zeros, faults back on use */
         else
-            memset(p, 0, d->size);
+            rc = pool__zero(h->ops, p, d->size);
     }
     if (rc == 0) {
         atomic_store_explicit(&d->live, 1, memory_order_relaxed);

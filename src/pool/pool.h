@@ -157,6 +157,11 @@ void *pool_aligned_alloc(pool_heap_t *h, size_t align, size_t size);
  *  Alignment beyond the natural one is not preserved when the block moves. */
 void *pool_realloc(void *p, size_t size);
 
+/** Copy n bytes between blocks of any heaps (a block moving to another
+ *  heap): memcpy, or the provider's copy when either side is memory the CPU
+ *  must not touch (GPU device memory). 0 or LOCI_E* with loci__fail. */
+int pool_copy(void *dst, const void *src, size_t n);
+
 /** Free a block of any heap. NULL is fine (0). A pointer loci did not make,
  *  one inside a block, or a block already freed returns LOCI_EINVAL: it is
  *  logged as a warning and reported in loci_last_error(), and nothing changes. */

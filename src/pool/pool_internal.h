@@ -27,6 +27,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #define SLICE_SHIFT 16
 #define SLICE_SIZE ((size_t)1 << SLICE_SHIFT)
@@ -264,6 +265,24 @@ typedef struct hclass {
     _Atomic uint64_t refilled_ms;  /* last refill: the class is in use */
     _Atomic uint64_t oldest_ms;    /* empty_since of empty_tail; UINT64_MAX when none */
 } __attribute__((aligned(64))) hclass_t;
+
+/* Zero or copy block bytes: through the provider when the CPU must not touch
+ * them (GPU memory), else memset/memcpy. 0 or LOCI_E* with loci__fail. */
+static inline int pool__zero(const provider_ops_t *ops, void *p, size_t n)
+{
+    if (ops->zero)
+        return ops->zero(p, n);
+    memset(p, 0, n);
+    return 0;
+}
+
+static inline int pool__copy(const provider_ops_t *ops, void *dst, const void *src, size_t n)
+{
+    if (ops->copy)
+        return ops->copy(dst, src, n);
+    memcpy(dst, src, n);
+    return 0;
+}
 
 /* The extent cache's size bins: 8 per doubling from one page (4 KiB) up. */
 #define LC_BINS (8 * (48 - 12))

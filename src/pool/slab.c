@@ -293,6 +293,11 @@ static slab_t *slab_new(pool_heap_t *h, unsigned c)
     pthread_mutex_lock(&h->lock);
     segment_t *g = slices_take(h, n, &first);
     pthread_mutex_unlock(&h->lock);
+    if (!g && pool__reclaim(h, (int)c)) { /* the provider is full (a GPU): give back what we retain, retry */
+        pthread_mutex_lock(&h->lock);
+        g = slices_take(h, n, &first);
+        pthread_mutex_unlock(&h->lock);
+    }
     if (!g) {
         free(s);
         pool__uncharge(h, bytes);

@@ -13,6 +13,8 @@ const provider_ops_t *provider_for(const struct loci_target *t, bool shared)
         return &provider_paged;
     if (t->path && t->path[0])
         return &provider_file;
+    if (t->cuda_device >= 0 && t->numa_node < 0)
+        return shared ? NULL : &provider_cuda_device;
     if (t->numa_node >= 0)
         return shared ? &provider_shm : &provider_numa;
     return NULL;
@@ -21,6 +23,10 @@ const provider_ops_t *provider_for(const struct loci_target *t, bool shared)
 const provider_ops_t *provider_for_place(const place_t *place)
 {
     const struct loci_target *t = place->target;
+    if (t && t->cuda_device >= 0 && t->numa_node < 0 && place->managed && !place->shared)
+        return &provider_cuda_managed;
+    if (t && t->numa_node >= 0 && place->gpu_pinned && !place->shared)
+        return &provider_cuda_host;
     if (!t || !t->path || !t->path[0] || place->file_mode == FILE_MMAP) /* stores: paged all the same */
         return provider_for(t, place->shared);
     if (place->file_mode == FILE_PAGED_ONLY)
@@ -35,6 +41,14 @@ const provider_ops_t *provider_for_place(const place_t *place)
         loci__log(LOCI_LOG_WARN, "%s: mode=paged falls back to mode=mmap: %s (write mode=paged! to refuse instead)",
                   t->name, why);
     return &provider_file;
+}
+
+const provider_ops_t *provider_for_move(const provider_ops_t *from, const struct loci_target *dst, bool shared)
+{
+    bool host_or_gpu = dst && !dst->path && (dst->numa_node >= 0 || dst->cuda_device >= 0);
+    if (from == &provider_cuda_managed && host_or_gpu && !shared)
+        return from;
+    return provider_for(dst, shared);
 }
 
 int provider_for_region(place_t *place, const char *name, unsigned flags, const provider_ops_t **ops)

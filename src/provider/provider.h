@@ -51,6 +51,10 @@ typedef struct {
     bool simulated;                          /* injected topology: record, do not mbind */
     file_mode_t file_mode;                   /* file tiers: page cache or chunk cache */
     uint64_t cache, chunk;                   /* paged: DRAM budget, chunk size (0 = 64 MiB, 256 KiB) */
+    bool managed;                            /* GPU memory: managed memory, not device memory */
+    int cuda_device;                         /* managed memory placed on the host: the GPU whose
+                                              * driver context allocates it (an arena moved there) */
+    bool gpu_pinned;                         /* pinned host memory registered with the GPU driver */
 } place_t;
 
 /** True when the placement must hold or fail: a real (not simulated) bind.
@@ -118,15 +122,28 @@ typedef struct provider_ops {
     void *(*open)(const place_t *place, const char *name, size_t *size, unsigned flags);
     /** Optional: delete the persistent region `name` of place->target. */
     int (*remove)(const place_t *place, const char *name);
+    /* --- added for GPU memory (optional, NULL = the CPU reads and writes it) */
+    /** Optional: zero [addr, addr+size) of an extent the CPU must not write
+     *  (device memory; managed memory, which a CPU write would pull to the
+     *  host). The pool calls it instead of memset. */
+    int (*zero)(void *addr, size_t size);
+    /** Optional: copy size bytes from src to dst where either may be this
+     *  provider's memory and the other any memory (a realloc that moves a
+     *  block). The pool calls it instead of memcpy. */
+    int (*copy)(void *dst, const void *src, size_t size);
 } provider_ops_t;
 
 extern const provider_ops_t provider_numa;
 extern const provider_ops_t provider_file;
 extern const provider_ops_t provider_shm;
 extern const provider_ops_t provider_paged;
+extern const provider_ops_t provider_cuda_device;  /* use=gpu: device memory (cuMemAlloc) */
+extern const provider_ops_t provider_cuda_managed; /* use=cpu+gpu: managed memory (cuMemAllocManaged) */
+extern const provider_ops_t provider_cuda_host;    /* near=gpu,pinned: NUMA memory registered with the driver */
 
 /** The provider serving a target and access mode (numa for NUMA targets,
- *  shm for shareable NUMA memory, file for file tiers). NULL if none can. */
+ *  shm for shareable NUMA memory, file for file tiers, cuda_device for a
+ *  GPU's device memory). NULL if none can. */
 const provider_ops_t *provider_for(const struct loci_target *t, bool shared);
 
 /** The provider for a place: provider_for(), except that file tiers asked
@@ -134,6 +151,15 @@ const provider_ops_t *provider_for(const struct loci_target *t, bool shared);
  *  userfaultfd permission, shareable or pinned memory) and the mode was not
  *  forced with `!`: then file (mmap), with a warning saying why, once. */
 const provider_ops_t *provider_for_place(const place_t *place);
+
+/** The provider that serves `dst` for memory now served by `from` when an
+ *  arena moves there: managed GPU memory stays managed (the driver moves
+ *  it between GPUs and host memory), anything else provider_for(dst). */
+const provider_ops_t *provider_for_move(const provider_ops_t *from, const struct loci_target *dst, bool shared);
+
+/** True when p is GPU device memory the CPU cannot read (asked of the CUDA
+ *  driver, if there is one): whoever allocated it, loci or not. */
+bool provider_cuda_device_pointer(const void *p);
 
 /** Apply `place` as the calling task's memory policy (set_mempolicy): what
  *  `loci run` does before exec. LOCI_ENOTSUP for simulated places. */

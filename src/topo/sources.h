@@ -32,6 +32,13 @@ int topo_config_apply_nodes(const topo_config_t *c, topo_t *t);
 int topo_config_apply_named(const topo_config_t *c, topo_t *t);
 void topo_config_free(topo_config_t *c);
 
+/** gpu_source.c: GPUs from the CUDA driver (provider/cuda_driver.h): a gpuN
+ *  target per device (its memory, capacity and free bytes), matched by PCI
+ *  bus id to hwloc's device so its locality is known, or to a GPU-memory
+ *  NUMA node (Grace Hopper) that is then that device's. No driver = no GPU
+ *  targets. Runs after naming. */
+void topo_source_gpus(topo_t *t);
+
 /** estimate.c: fill pairs without a figure from NUMA distance, then defaults. */
 void topo_estimate(topo_t *t);
 

@@ -85,6 +85,7 @@ struct loci_target {
     topo_attr_t *latency;      /* ns */
     char *path;                /* file tier directory, else NULL */
     uint64_t near_devices;     /* bit i set: topo->devices[i] is local to this target */
+    int cuda_device;           /* CUDA device ordinal of a GPU's memory (gpu_source.c), else -1 */
     struct rados_pool *store;  /* kind store: the connection to its pool, else NULL */
     char *unreachable;         /* kind store: why it cannot be used now (NULL: it can) */
 };

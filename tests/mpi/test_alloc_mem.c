@@ -6,6 +6,7 @@
  *
  * usage: test_alloc_mem info   (LOCI_MPI_INTENT unset)
  *        test_alloc_mem env    (LOCI_MPI_INTENT set to a valid intent)
+ *        test_alloc_mem gpu    (a CUDA driver: LOCI_CUDA_LIBRARY, docs/GPU.md)
  * The same source is built linked with the shim and without it (run with
  * LD_PRELOAD): both must pass.
  */
@@ -109,6 +110,30 @@ static void mixed(unsigned seed)
         free_mem(blocks[i]);
 }
 
+/* GPU memory for CUDA-aware MPIs (run with a CUDA driver, the stand-in in
+ * the tests): device memory is never touched by the CPU here, managed
+ * memory is. */
+static void gpu(void)
+{
+    static const char *intents[] = {"use=gpu", "use=cpu+gpu"};
+    for (int i = 0; i < 2; i++) {
+        MPI_Info info = info1("loci_intent", intents[i]);
+        void *p = NULL;
+        int rc = MPI_Alloc_mem(1 << 20, info, &p);
+        info_free(&info);
+        CHECK(rc == MPI_SUCCESS && p, "MPI_Alloc_mem(1 MiB, loci_intent=%s) = %d: %s", intents[i], rc,
+              loci_last_error());
+        loci_target_info_t t;
+        CHECK(loci_ptr_target(p) && loci_target_info(loci_ptr_target(p), &t) == 0 && strcmp(t.kind, "gpu") == 0 &&
+                  t.numa_node < 0,
+              "loci_intent=%s: %p is not on a GPU target", intents[i], p);
+        CHECK(loci_usable_size(p) >= 1 << 20, "loci_intent=%s: %zu usable bytes", intents[i], loci_usable_size(p));
+        if (i == 1)
+            memset(p, 0xa5, 1 << 20);
+        free_mem(p);
+    }
+}
+
 static void *thread_main(void *arg)
 {
     mixed((unsigned)(uintptr_t)arg);
@@ -125,6 +150,8 @@ int main(int argc, char **argv)
 
     if (strcmp(mode, "env") == 0) {
         env_default();
+    } else if (strcmp(mode, "gpu") == 0) {
+        gpu();
     } else {
         const char *env = getenv("LOCI_MPI_INTENT");
         CHECK(!env || !*env, "mode 'info' runs without LOCI_MPI_INTENT (empty counts as unset)");

@@ -512,6 +512,21 @@ static void test_config(void **state)
     unlink(bad);
 }
 
+/* [omp] maps spaces to GPU memory (docs/GPU.md), here through the CUDA driver stand-in. */
+static void test_config_gpu(void **state)
+{
+    char conf[] = "/tmp/loci-omp-gpu-XXXXXX";
+    int c = mkstemp(conf);
+    assert_true(c >= 0);
+    dprintf(c, "[omp]\n# device memory\nhigh_bw = use=gpu\n# managed memory\nlarge_cap = use=cpu+gpu\n");
+    close(c);
+    char conf_env[64];
+    snprintf(conf_env, sizeof conf_env, "LOCI_CONFIG=%s", conf);
+    const char *const env[] = {conf_env, "LOCI_CUDA_LIBRARY=" LOCI_TEST_CUDA_STANDIN, NULL};
+    expect_exit0("config_gpu", env, NULL);
+    unlink(conf);
+}
+
 /* ---- scenarios (run as children) ------------------------------------------------ */
 
 static int check(bool ok, const char *what)
@@ -554,6 +569,15 @@ static int scenario_main(const char *name)
         bad |= check(omp_get_default_allocator() == omp_default_mem_alloc, "a bad OMP_ALLOCATOR is ignored");
     } else if (strcmp(name, "config") == 0) {
         bad |= check(strcmp(kind_of(omp_alloc(64, omp_high_bw_mem_alloc)), "cxl") == 0, "[omp] high_bw = kind=cxl!");
+    } else if (strcmp(name, "config_gpu") == 0) {
+        void *d = omp_alloc(1 << 20, omp_high_bw_mem_alloc), *m = omp_alloc(4096, omp_large_cap_mem_alloc);
+        bad |= check(d && strcmp(kind_of(d), "gpu") == 0, "[omp] high_bw = use=gpu: device memory");
+        bad |= check(d && loci_usable_size(d) >= 1 << 20, "its usable size");
+        bad |= check(m && strcmp(kind_of(m), "gpu") == 0, "[omp] large_cap = use=cpu+gpu: managed memory");
+        if (m)
+            memset(m, 1, 4096); /* managed memory: the CPU may write it */
+        omp_free(d, omp_high_bw_mem_alloc);
+        omp_free(m, omp_large_cap_mem_alloc);
     } else if (strcmp(name, "config_bad") == 0) { /* loci cannot start: the runtime serves, unplaced */
         void *p = omp_alloc(64, omp_high_bw_mem_alloc);
         bad |= check(p && !loci_ptr_target(p), "the runtime's memory");
@@ -577,6 +601,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_pool_realloc_and_pinned), cmocka_unit_test(test_partition_and_pinned), cmocka_unit_test(test_default_allocator),
         cmocka_unit_test(test_threads),         cmocka_unit_test(test_absent_memspace),
         cmocka_unit_test(test_omp_allocator_env), cmocka_unit_test(test_config),
+        cmocka_unit_test(test_config_gpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

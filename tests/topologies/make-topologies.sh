@@ -277,3 +277,39 @@ hmat "$f" 0 "$P0" 200000 100
 hmat "$f" 1 "$P1" 200000 100
 distances "$f" "10 21" "21 10"
 finish "$f" nic-socket1.xml
+
+# --- 6. dgpu-2s -------------------------------------------------------------
+# 2-socket DDR server with two discrete GPUs (class 0302, 3D controller, as
+# NVIDIA data-centre GPUs report), one under each package: 0000:17:00.0 on
+# package 0, 0000:b1:00.0 on package 1.  No OS devices: hwloc built without
+# CUDA/NVML support, so only the CUDA driver (loci's stand-in in the tests)
+# says which CUDA device is which PCI device.
+f=$tmp/dgpu-2s.xml
+synth "$f" "pack:2 [numa(memory=256GiB)] l3:1(size=60MiB) l2:8(size=2MiB) l1d:1(size=48KiB) core:1 pu:1"
+gpu_io() { # BRIDGE_BUS GPU_BUS GP_BASE
+  cat <<EOF
+      <object type="Bridge" gp_index="$3" bridge_type="0-1" depth="0" bridge_pci="0000:[$1-$2]">
+        <object type="Bridge" gp_index="$(($3 + 1))" bridge_type="1-1" depth="1" bridge_pci="0000:[$2-$2]" pci_busid="0000:$1:01.0" pci_type="0604 [8086:352a] [8086:0000] 04" pci_link_speed="31.507692">
+          <info name="PCIVendor" value="Intel Corporation"/>
+          <object type="PCIDev" gp_index="$(($3 + 2))" pci_busid="0000:$2:00.0" pci_type="0302 [10de:2330] [10de:16c1] a1" pci_link_speed="31.507692">
+            <info name="PCIVendor" value="NVIDIA Corporation"/>
+            <info name="PCIDevice" value="GH100 [H100 SXM5 80GB]"/>
+          </object>
+        </object>
+      </object>
+EOF
+}
+gpu_io 16 17 1001 > "$tmp/gpu0-io.xml"
+gpu_io b0 b1 1011 > "$tmp/gpu1-io.xml"
+splice "$f" 0 "$tmp/gpu0-io.xml"
+splice "$f" 1 "$tmp/gpu1-io.xml"
+ann "$f" root info LociReference "dgpu-2s: 2-socket DDR server, 8 cores/package; nodes 0,1 256GiB DDR5 with CPUs; GPU PCI 0000:17:00.0 (3D controller) under package 0, GPU PCI 0000:b1:00.0 under package 1; no CUDA OS devices; HMAT figures only for local pairs"
+ann "$f" root info LociUnits "memattr Bandwidth in MiB/s as hwloc stores Linux HMAT figures (kernel says MB/s), Latency in ns"
+ann "$f" root info Architecture x86_64
+intel_pkg "$f" 0 "Intel(R) Xeon(R) Platinum 8480+" 6 143
+intel_pkg "$f" 1 "Intel(R) Xeon(R) Platinum 8480+" 6 143
+P0=$(cpuset_of "$f" package:0); P1=$(cpuset_of "$f" package:1)
+hmat "$f" 0 "$P0" 200000 100
+hmat "$f" 1 "$P1" 200000 100
+distances "$f" "10 21" "21 10"
+finish "$f" dgpu-2s.xml

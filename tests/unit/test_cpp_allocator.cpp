@@ -151,6 +151,23 @@ void test_unique_ptr_and_region(void **)
     assert_int_equal(loci_persist_remove("test_cpp_region", nullptr), 0);
 }
 
+// Managed GPU memory (use=cpu+gpu, docs/GPU.md): CPU and GPU share it, so STL containers work in
+// it. ctest points LOCI_CUDA_LIBRARY at the driver stand-in.
+void test_vector_in_managed_gpu_memory(void **)
+{
+    loci::allocator<long> managed("use=cpu+gpu");
+    std::vector<long, loci::allocator<long>> v(managed);
+    for (long i = 0; i < 100000; i++)
+        v.push_back(i * 3);
+    loci_target_info_t info;
+    const loci_target_t *t = loci_ptr_target(v.data());
+    assert_non_null(t);
+    assert_int_equal(loci_target_info(t, &info), 0);
+    assert_string_equal(info.kind, "gpu");
+    assert_true(v[99999] == 299997);
+    assert_true(loci_usable_size(v.data()) >= v.capacity() * sizeof(long));
+}
+
 } // namespace
 
 int main()
@@ -162,6 +179,7 @@ int main()
         cmocka_unit_test(test_arena_cap),
         cmocka_unit_test(test_equality_and_errors),
         cmocka_unit_test(test_unique_ptr_and_region),
+        cmocka_unit_test(test_vector_in_managed_gpu_memory),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -129,6 +129,14 @@ static void test_use(void **state)
     assert_int_equal(in->terms[0].v.use_gpu, 1);
     assert_int_equal(in->terms[0].index, 2);
     assert_string_equal(in->canonical, "use=gpu:2");
+    in = ok("use = CPU+GPU");
+    assert_int_equal(in->terms[0].v.use_gpu, 2); /* managed memory */
+    assert_int_equal(in->terms[0].index, -1);
+    assert_string_equal(in->canonical, "use=cpu+gpu");
+    in = ok("use=gpu+cpu:1");
+    assert_int_equal(in->terms[0].v.use_gpu, 2);
+    assert_int_equal(in->terms[0].index, 1);
+    assert_string_equal(in->canonical, "use=cpu+gpu:1");
 }
 
 static void test_access(void **state)
@@ -479,7 +487,7 @@ static void test_error_numbers(void **state)
     err("near=pe:0", "intent \"near=pe:0\": unexpected number in 'near=pe:0' at 1 "
                      "(near=pe takes no number; expected near=pe|nic[:N]|gpu[:N]|numa:N)");
     err("use=cpu:1", "intent \"use=cpu:1\": unexpected number in 'use=cpu:1' at 1 "
-                     "(use=cpu takes no number; expected use=cpu|gpu[:N])");
+                     "(use=cpu takes no number; expected use=cpu|gpu[:N]|cpu+gpu[:N])");
 }
 
 static void test_error_sizes(void **state)

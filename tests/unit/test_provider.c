@@ -389,8 +389,12 @@ static void providers_for_targets(void **state)
     t.numa_node = -1;
     assert_ptr_equal(provider_for(&t, false), &provider_file);
     assert_ptr_equal(provider_for(&t, true), &provider_file);
-    t.path = NULL; /* a GPU: not served by these providers */
+    t.path = NULL;
+    t.cuda_device = -1; /* neither a NUMA node, a file tier nor a GPU: nothing serves it */
     assert_null(provider_for(&t, false));
+    t.cuda_device = 0; /* a GPU's device memory, never shareable */
+    assert_ptr_equal(provider_for(&t, false), &provider_cuda_device);
+    assert_null(provider_for(&t, true));
     assert_null(provider_for(NULL, false));
     assert_non_null(provider_numa.move);
     assert_null(provider_file.move);

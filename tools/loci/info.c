@@ -1,6 +1,7 @@
 /* `loci info`: the memory targets of this machine, as a table or JSON. */
 #include "commands.h"
 #include "loci.h"
+#include "provider/cuda_driver.h"
 #include "topo/topo.h"
 #include "units.h"
 
@@ -51,6 +52,56 @@ static const char *fmt_latency(uint64_t ns, char *buf, size_t len)
 
 static const char *or_dash(const char *s) { return s && *s ? s : "-"; }
 
+/* The target holding GPU device's memory (a gpuN target, or a GPU-memory
+ * NUMA node), found through the device bit it carries. */
+static const struct loci_target *gpu_memory_of(const topo_t *topo, int device)
+{
+    for (int i = 0; i < topo->ntargets; i++)
+        if (topo->targets[i].cuda_device >= 0 && (topo->targets[i].near_devices & (1ull << device)))
+            return &topo->targets[i];
+    return NULL;
+}
+
+/* Each GPU: its PCI device, the host memory near it, its memory and the
+ * intents that reach each kind (docs/GPU.md). */
+static void print_gpus(const topo_t *topo)
+{
+    const char *why;
+    bool driver = cuda_driver(&why) != NULL;
+    int shown = 0;
+    for (int i = 0; i < topo->ntargets; i++) {
+        const struct loci_target *tg = &topo->targets[i];
+        if (tg->cuda_device < 0)
+            continue;
+        if (!shown++)
+            printf("\nGPUs (CUDA driver):\n");
+        const topo_device_t *pci = NULL;
+        for (int d = 0; d < topo->ndevices && !pci; d++)
+            if (topo->devices[d].kind == DEV_GPU && gpu_memory_of(topo, d) == tg)
+                pci = &topo->devices[d];
+        char cap[32], avail[32], node[16] = "unknown";
+        size_t free_bytes = tg->available.value, total;
+        if (tg->numa_node < 0 && cuda_enter(tg->cuda_device) == 0) { /* live: discovery creates no context */
+            cuda_driver(NULL)->MemGetInfo(&free_bytes, &total);
+            cuda_leave();
+        }
+        if (pci && pci->numa_node >= 0)
+            snprintf(node, sizeof node, "node %d", pci->numa_node);
+        printf("  %s: CUDA device %d, PCI %s, near %s; memory %s (%s free) on %s%s\n", tg->name, tg->cuda_device,
+               pci ? pci->busid : "(not in the topology)", node,
+               units_format_size(tg->capacity.value, cap, sizeof cap),
+               units_format_size(free_bytes, avail, sizeof avail), tg->name,
+               tg->numa_node >= 0 ? " (a NUMA node)" : "");
+        if (tg->numa_node >= 0)
+            printf("    device memory: use=gpu:%d (NUMA node %d)\n", tg->cuda_device, tg->numa_node);
+        else
+            printf("    device memory: use=gpu:%d   managed: use=cpu+gpu:%d   pinned host: near=gpu:%d,pinned\n",
+                   tg->cuda_device, tg->cuda_device, tg->cuda_device);
+    }
+    if (!shown)
+        printf("\nGPUs: none from the CUDA driver (%s)\n", driver ? "it reports no usable device" : why);
+}
+
 static void print_table(int n)
 {
     topo_t *topo = topo_get();
@@ -83,6 +134,7 @@ static void print_table(int n)
         if (r.unreachable)
             printf("%8s unreachable: %s\n", "", r.unreachable);
     }
+    print_gpus(topo);
     printf("\nSources: config > measured (loci bench --save) > hmat > hwloc > os > distance > default.\n");
 }
 
@@ -120,8 +172,9 @@ static void print_json(int n)
         row_t r;
         if (read_row(loci_target_at(i), &r))
             continue;
-        printf("    {\"name\": \"%s\", \"kind\": \"%s\", \"kind_source\": \"%s\", \"numa_node\": %d,\n",
-               r.info.name, r.info.kind, r.kind_src, r.info.numa_node);
+        printf("    {\"name\": \"%s\", \"kind\": \"%s\", \"kind_source\": \"%s\", \"numa_node\": %d, "
+               "\"cuda_device\": %d,\n",
+               r.info.name, r.info.kind, r.kind_src, r.info.numa_node, topo->targets[i].cuda_device);
         printf("     \"capacity\": %" PRIu64 ", \"capacity_source\": \"%s\", \"available\": %" PRIu64 ",\n",
                r.info.capacity, r.capacity_src, r.info.available);
         printf("     \"bandwidth_mbps\": %" PRIu64 ", \"bandwidth_source\": \"%s\", \"latency_ns\": %" PRIu64
