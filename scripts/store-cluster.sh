@@ -72,9 +72,11 @@ start_osd() { # ID: on the host recorded at start
     fi || die "ceph-osd $id did not start: see $dir/log/osd.$id.log"
 }
 
-pid_alive() { # PIDFILE NAME: the pid in it runs a process called NAME
+pid_alive() { # PIDFILE NAME: the pid in it runs a process called NAME (a zombie is dead:
+    # daemons are re-parented to whatever reaps orphans here, which may be slow to)
     local pid; pid=$(cat "$1" 2>/dev/null) || return 1
-    [ -n "$pid" ] && [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = "$2" ]
+    [ -n "$pid" ] && [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = "$2" ] &&
+        [ "$(awk '{ print $3 }' /proc/"$pid"/stat 2>/dev/null)" != Z ]
 }
 
 start() {
@@ -241,7 +243,9 @@ stop() {
     local t
     for t in $(seq 1 40); do
         local alive=0 p
-        for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+        for p in "${pids[@]}"; do
+            [ -d /proc/"$p" ] && [ "$(awk '{ print $3 }' /proc/"$p"/stat 2>/dev/null)" != Z ] && alive=1
+        done
         [ $alive -eq 0 ] && break
         sleep 0.25
     done
@@ -279,7 +283,8 @@ down|up)
 kill-osd)
     [ $# -eq 1 ] || die "kill-osd DIR ID"
     pid_alive "$dir/run/osd.$1.pid" ceph-osd || die "osd.$1 is not running"
-    kill -KILL "$(cat "$dir/run/osd.$1.pid")" ;;
+    kill -KILL "$(cat "$dir/run/osd.$1.pid")"
+    for t in $(seq 1 40); do pid_alive "$dir/run/osd.$1.pid" ceph-osd || break; sleep 0.25; done ;;
 start-osd)
     [ $# -eq 1 ] || die "start-osd DIR ID"
     [ -f "$dir/osd$1/host.loci" ] || die "no osd.$1 in $dir"

@@ -30,6 +30,18 @@ static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static held_t *held;
 static bool renewer_running;
 
+/* A child of fork() holds none of its parent's locks and has no renewer:
+ * it starts with an empty list (the parent's entries are left, unreachable). */
+static void reset_in_child(void)
+{
+    pthread_mutex_init(&lock, NULL);
+    pthread_cond_init(&wake, NULL);
+    held = NULL;
+    renewer_running = false;
+}
+
+static void watch_forks(void) { pthread_atfork(NULL, NULL, reset_in_child); }
+
 static int take(const held_t *h, uint8_t flags)
 {
     struct timeval ttl = {.tv_sec = h->ttl_s};
@@ -82,6 +94,8 @@ static void describe_holder(rados_ioctx_t io, const char *oid, char *buf, size_t
 
 int rados_lock_take(rados_pool_t *rp, rados_ioctx_t io, const char *oid, bool exclusive, const char *what)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, watch_forks);
     held_t *h = calloc(1, sizeof *h);
     if (!h)
         return loci__fail(LOCI_ENOMEM, "out of memory locking %s", what);

@@ -38,10 +38,10 @@ rados_cmd() { timeout 30 rados -c "$STORE_DIR/ceph.conf" "$@"; }
 # Wait (60 s at most) until every OSD is up and every placement group active: what a check
 # that took hosts or OSDs down leaves for the next one.
 wait_healthy() {
-    local i stat pgs
-    for i in $(seq 1 120); do
-        stat=$(timeout 20 ceph -c "$STORE_DIR/ceph.conf" osd stat -f json 2>/dev/null)
-        pgs=$(timeout 20 ceph -c "$STORE_DIR/ceph.conf" pg stat 2>/dev/null)
+    local stat pgs deadline=$((SECONDS + 60))
+    while [ $SECONDS -lt $deadline ]; do
+        stat=$(timeout 10 ceph -c "$STORE_DIR/ceph.conf" osd stat -f json 2>/dev/null)
+        pgs=$(timeout 10 ceph -c "$STORE_DIR/ceph.conf" pg stat 2>/dev/null)
         if echo "$stat" | grep -q '"num_osds":\([0-9]*\),"num_up_osds":\1,' &&
             ! echo "$pgs" | grep -Eq 'peering|down|activating|stale|unknown|creating'; then
             return 0
