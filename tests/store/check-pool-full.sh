@@ -4,6 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 export LOCI_CONFIG=$STORE_DIR/full.conf
 ceph_c() { timeout 30 ceph -c "$STORE_DIR/ceph.conf" "$@"; }
+wait_healthy # pool lfull keeps one copy: every OSD must be up
 expect "write full1 (2 MiB, over the 1 MiB quota) before the pool is marked full" 0 on a "$STORE_NODE" write full1 2M 31
 full=1
 for i in $(seq 1 60); do # the monitors mark the pool full from the usage the manager reports
