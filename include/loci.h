@@ -212,6 +212,9 @@ const loci_target_t *loci_ptr_target(const void *ptr);
  *  present that only this process maps are moved. The memory is not loci's
  *  afterwards either: loci_ptr_target() does not know it, and whoever
  *  allocated it frees it. With an injected topology nothing is applied.
+ *  len 0 is nothing to place: 0 is returned and nothing is done or checked,
+ *  whatever addr (NULL included) and intent — an empty part of an MPI
+ *  window, whose base MPICH makes NULL, is such a range.
  *  Returns 0, or LOCI_EINVAL (malformed intent; addr NULL; part of the
  *  range unmapped), LOCI_ENOENT (nothing satisfies the intent), LOCI_ENOTSUP
  *  (it resolves to a file tier or GPU: only NUMA memory can be bound),

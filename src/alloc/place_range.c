@@ -63,10 +63,10 @@ int loci_place_range(void *addr, size_t len, const char *intent)
     int rc = loci__ensure_init();
     if (rc)
         return rc;
+    if (len == 0) /* an empty part (MPI windows: NULL or any address) is nothing to place */
+        return 0;
     if (!addr)
         return loci__fail(LOCI_EINVAL, "loci_place_range: NULL address");
-    if (len == 0)
-        return 0;
     const loci_allocator_t *a = allocator_get(intent);
     if (!a)
         return errno == ENOENT ? LOCI_ENOENT : errno == ENOMEM ? LOCI_ENOMEM : LOCI_EINVAL;
