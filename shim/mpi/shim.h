@@ -58,7 +58,12 @@ void shim_check_abi(void);
 
 int shim_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int shim_free_mem(void *base);
-int shim_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win,
-                      bool shared);
+/** Which allocating window call: flags of shim_win_allocate. */
+enum {
+    SHIM_WIN_SHARED = 1, /* MPI_Win_allocate_shared */
+    SHIM_WIN_LARGE = 2,  /* MPI 4's _c variant: displacement unit as an MPI_Aint */
+};
+int shim_win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win,
+                      unsigned call);
 
 #endif

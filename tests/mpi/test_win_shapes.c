@@ -6,7 +6,8 @@
  * MPI_Win_shared_query of every part (empty ones and MPI_PROC_NULL
  * included), windows past 2 GiB, mixed displacement units, info keys loci
  * does not know, window lifetimes that overlap (also from two threads on
- * two communicators), and the flavours the library leaves alone.
+ * two communicators), MPI 4's _c calls (MPICH), and the flavours the
+ * library leaves alone.
  *
  * Each process writes what a program can observe — bases (NULL or not),
  * attributes, queried sizes, displacement units and offsets between parts,
@@ -198,6 +199,13 @@ static void note_shared_parts(const window_t *w)
         else
             note("%s: query %d: size %lld disp_unit %d base %s", w->name, t, (long long)size, disp,
                  null_or_set(part));
+#if MPI_VERSION >= 4
+        MPI_Aint size_c, disp_c;
+        char *part_c;
+        MPI_Win_shared_query_c(w->win, t, &size_c, &disp_c, &part_c);
+        CHECK(size_c == size && disp_c == disp && part_c == part, "%s: MPI_Win_shared_query_c of %d differs", w->name,
+              t);
+#endif
         if (t == w->rank)
             CHECK(part == w->base, "%s: own part queried at %p, MPI_Win_allocate_shared gave %p", w->name,
                   (void *)part, (void *)w->base);
@@ -207,13 +215,15 @@ static void note_shared_parts(const window_t *w)
     }
 }
 
-typedef enum { ALLOCATE, SHARED, NONCONTIG } kind_t;
+/* *_C: MPI 4's MPI_Win_allocate_c / MPI_Win_allocate_shared_c (MPICH 4; Open MPI 4.1 is MPI 3.1) */
+typedef enum { ALLOCATE, SHARED, NONCONTIG, ALLOCATE_C, SHARED_C } kind_t;
 
 /* info NULL: MPI_INFO_NULL, except that NONCONTIG adds alloc_shared_noncontig. */
 static window_t open_window(const char *name, MPI_Comm comm, kind_t kind, MPI_Aint size, int disp, MPI_Info info,
                             bool quiet)
 {
-    window_t w = {.name = name, .comm = comm, .size = size, .disp = disp, .shared = kind != ALLOCATE};
+    window_t w = {.name = name, .comm = comm, .size = size, .disp = disp,
+                  .shared = kind != ALLOCATE && kind != ALLOCATE_C};
     MPI_Comm_rank(comm, &w.rank);
     MPI_Comm_size(comm, &w.nprocs);
     MPI_Info use = info;
@@ -225,7 +235,14 @@ static window_t open_window(const char *name, MPI_Comm comm, kind_t kind, MPI_Ai
         MPI_Info_set(use, "alloc_shared_noncontig", "true");
     }
     w.base = (char *)&w; /* must be overwritten by the MPI */
-    int rc = kind == ALLOCATE ? MPI_Win_allocate(size, disp, use, comm, &w.base, &w.win)
+    int rc;
+#if MPI_VERSION >= 4
+    if (kind == ALLOCATE_C || kind == SHARED_C)
+        rc = kind == ALLOCATE_C ? MPI_Win_allocate_c(size, disp, use, comm, &w.base, &w.win)
+                                : MPI_Win_allocate_shared_c(size, disp, use, comm, &w.base, &w.win);
+    else
+#endif
+        rc = kind == ALLOCATE ? MPI_Win_allocate(size, disp, use, comm, &w.base, &w.win)
                               : MPI_Win_allocate_shared(size, disp, use, comm, &w.base, &w.win);
     CHECK(rc == MPI_SUCCESS, "%s: window of %lld bytes: error %d", name, (long long)size, rc);
     if (use != info)
@@ -355,6 +372,13 @@ int main(int argc, char **argv)
         shape(name[4], k, rank == 0 ? big : rank == 1 ? 0 : 5000, 1, MPI_INFO_NULL);
         shape(name[5], k, rank == nprocs - 1 ? 0 : P, 2, MPI_INFO_NULL);
     }
+
+#if MPI_VERSION >= 4
+    shape("allocate_c.one_empty", ALLOCATE_C, rank == 1 ? 0 : (rank + 1) * P, mixed, MPI_INFO_NULL);
+    shape("allocate_c.large", ALLOCATE_C, rank == 0 ? big : rank == 1 ? 0 : P, 1, MPI_INFO_NULL);
+    shape("shared_c.one_empty", SHARED_C, rank == 1 ? 0 : (rank + 1) * 1000 + 24, mixed, MPI_INFO_NULL);
+    shape("shared_c.all_empty", SHARED_C, 0, 4, MPI_INFO_NULL);
+#endif
 
     /* Keys loci does not know reach the MPI as they are; loci_intent (some processes) too. */
     MPI_Info info;
