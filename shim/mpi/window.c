@@ -52,7 +52,7 @@ int shim_win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm
     if (comm == MPI_COMM_NULL) /* MPI reports it in its own way */
         return mpi_allocate(call, size, disp_unit, info, comm, baseptr, win);
     shim_request_t req;
-    int err = shim_request(fn, info, &req);
+    int err = shim_request(fn, info, false, &req);
     if (err == MPI_SUCCESS && req.intent && !loci_allocator_create(req.intent)) {
         shim_say(fn, "%s=\"%s\": %s", req.from, req.given, loci_last_error());
         err = MPI_ERR_INFO_VALUE;

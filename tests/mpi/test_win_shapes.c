@@ -390,11 +390,17 @@ int main(int argc, char **argv)
     MPI_Info_set(info, "same_size", "false");
     MPI_Info_set(info, "same_disp_unit", "false");
     MPI_Info_set(info, "alloc_shm", "true");
+    MPI_Info_set(info, "mpi_minimum_memory_alignment", "4096"); /* MPI_Alloc_mem's to loci, windows' to the MPI */
     if (rank % 2 == 0)
         MPI_Info_set(info, "loci_intent", INTENT);
     shape("info.allocate", ALLOCATE, rank == 1 ? 0 : 2 * P, 1, info);
     shape("info.shared", SHARED, rank == 1 ? 0 : 3 * P, 1, info);
     shape("info.noncontig", NONCONTIG, rank == 1 ? 0 : 3 * P, 1, info);
+    MPI_Info_free(&info);
+    MPI_Info_create(&info); /* a value MPI_Alloc_mem refuses is advice an MPI may ignore in a window */
+    MPI_Info_set(info, "mpi_minimum_memory_alignment", "3");
+    shape("info.odd_alignment", ALLOCATE, rank == 1 ? 0 : P, 1, info);
+    shape("info.odd_alignment_shared", SHARED, rank == 1 ? 0 : P, 1, info);
     MPI_Info_free(&info);
 
     overlapping(MPI_COMM_WORLD, "overlapping", false);
