@@ -206,7 +206,10 @@ const loci_target_t *loci_ptr_target(const void *ptr);
  *  [addr, addr+len), rounded out to whole pages, to the NUMA target the
  *  intent resolves to from the calling thread (constraints bind, hints
  *  prefer; a target without room for len bytes gives way per the intent's
- *  fallback). Pages not touched yet land there when first touched; in a
+ *  fallback; when no candidate has room, hints with the default fallback
+ *  still prefer the best one — the kernel puts what it cannot take on other
+ *  nodes — while constraints fail with LOCI_ENOMEM rather than bind more than
+ *  the node has). Pages not touched yet land there when first touched; in a
  *  shared mapping of tmpfs, SysV or memfd memory the policy belongs to the
  *  memory, so this holds for every process that maps it. Pages already
  *  present that only this process maps are moved. The memory is not loci's
