@@ -3,7 +3,8 @@
 # libloci-mpi preloaded and an intent active (LOCI_MPI_INTENT) — and fails
 # unless both runs pass and write the same observations: with the library a
 # program must see what it sees without it, except where its memory lands.
-# The program takes OUTDIR and MODE (plain | placed) and writes OUTDIR/rank.N.
+# The program takes OUTDIR, MODE (plain | placed) and INTENT, and writes
+# OUTDIR/rank.N.
 #
 # usage: same-as-plain.sh FLAVOUR MPIRUN NP SHIM INTENT -- PROGRAM [ARGS...]
 set -eu
@@ -19,9 +20,9 @@ trap 'rm -rf "$out"' EXIT
 mkdir "$out/plain" "$out/placed"
 
 echo "== without libloci-mpi"
-LOCI_MPI_INTENT= "$here/mpirun.sh" "$flavour" "$mpirun" "$np" -- "$@" "$out/plain" plain
+LOCI_MPI_INTENT= "$here/mpirun.sh" "$flavour" "$mpirun" "$np" -- "$@" "$out/plain" plain "$intent"
 echo "== with libloci-mpi, LOCI_MPI_INTENT=$intent"
-LOCI_MPI_INTENT=$intent "$here/mpirun.sh" "$flavour" "$mpirun" "$np" --preload "$shim" -- "$@" "$out/placed" placed
+LOCI_MPI_INTENT=$intent "$here/mpirun.sh" "$flavour" "$mpirun" "$np" --preload "$shim" -- "$@" "$out/placed" placed "$intent"
 for f in "$out"/plain/rank.*; do
     [ -s "$f" ] || { echo "FAILED: the run without loci wrote nothing to $(basename "$f")"; exit 1; }
 done
