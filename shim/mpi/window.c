@@ -1,10 +1,12 @@
 /*
- * MPI_Win_allocate / MPI_Win_allocate_shared (and MPI 4's _c variants): the MPI library allocates the
- * window as usual (so its flavour, shared-memory fast paths and
- * MPI_Win_free stay the library's), then each process binds its part by
- * intent before anyone touches it. A shared window's memory is a tmpfs
- * segment: the binding belongs to the memory, so it holds in every process
- * of the node that maps it.
+ * MPI_Win_allocate / MPI_Win_allocate_shared (and MPI 4's _c variants):
+ * the MPI library allocates the window as usual (so its flavour,
+ * shared-memory fast paths, MPI_Win_free and every base, size and
+ * displacement unit it reports stay the library's), then each process
+ * binds its part by intent before anyone touches it; an empty part is
+ * nothing to bind. A shared window's memory is a tmpfs segment: the
+ * binding belongs to the memory, so it holds in every process of the node
+ * that maps it.
  *
  * Both calls are collective: a process whose intent is refused must not
  * leave the others waiting inside MPI, so the processes agree first (and
