@@ -6,8 +6,8 @@
  * MPI_Win_shared_query of every part (empty ones and MPI_PROC_NULL
  * included), windows past 2 GiB, mixed displacement units, info keys loci
  * does not know, window lifetimes that overlap (also from two threads on
- * two communicators), MPI 4's _c calls (MPICH), and the flavours the
- * library leaves alone.
+ * two communicators), windows of split communicators and MPI_COMM_SELF,
+ * MPI 4's _c calls (MPICH), and the flavours the library leaves alone.
  *
  * Each process writes what a program can observe — bases (NULL or not),
  * attributes, queried sizes, displacement units and offsets between parts,
@@ -262,11 +262,31 @@ static window_t open_window(const char *name, MPI_Comm comm, kind_t kind, MPI_Ai
     return w;
 }
 
-static void shape(const char *name, kind_t kind, MPI_Aint size, int disp, MPI_Info info)
+static void shape_on(MPI_Comm comm, const char *name, kind_t kind, MPI_Aint size, int disp, MPI_Info info)
 {
-    window_t w = open_window(name, MPI_COMM_WORLD, kind, size, disp, info, false);
+    window_t w = open_window(name, comm, kind, size, disp, info, false);
     exchange(&w);
     MPI_Win_free(&w.win);
+}
+
+static void shape(const char *name, kind_t kind, MPI_Aint size, int disp, MPI_Info info)
+{
+    shape_on(MPI_COMM_WORLD, name, kind, size, disp, info);
+}
+
+/* Windows of part of the job (odd and even processes, the agreement among
+ * them only) and of one process alone, with an empty part. */
+static void sub_communicators(void)
+{
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    int hrank;
+    MPI_Comm_rank(half, &hrank);
+    shape_on(half, "split.allocate", ALLOCATE, hrank == 0 ? 2 * (MPI_Aint)page : 0, 4, MPI_INFO_NULL);
+    shape_on(half, "split.shared", SHARED, hrank == 0 ? 0 : 5000, 1, MPI_INFO_NULL);
+    MPI_Comm_free(&half);
+    shape_on(MPI_COMM_SELF, "self.allocate_empty", ALLOCATE, 0, 1, MPI_INFO_NULL);
+    shape_on(MPI_COMM_SELF, "self.shared", SHARED, (MPI_Aint)page, 8, MPI_INFO_NULL);
 }
 
 /* Windows whose lifetimes overlap: created while others are alive, freed
@@ -411,6 +431,7 @@ int main(int argc, char **argv)
     shape("info.odd_alignment_shared", SHARED, rank == 1 ? 0 : P, 1, info);
     MPI_Info_free(&info);
 
+    sub_communicators();
     overlapping(MPI_COMM_WORLD, "overlapping", false);
     if (provided == MPI_THREAD_MULTIPLE)
         concurrent();
