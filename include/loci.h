@@ -218,12 +218,18 @@ const loci_target_t *loci_ptr_target(const void *ptr);
  *  [addr, addr+len), rounded out to whole pages, to the NUMA target the
  *  intent resolves to from the calling thread (constraints bind, hints
  *  prefer; a target without room for len bytes gives way per the intent's
- *  fallback). Pages not touched yet land there when first touched; in a
+ *  fallback; when no candidate has room, hints with the default fallback
+ *  still prefer the best one — the kernel puts what it cannot take on other
+ *  nodes — while constraints fail with LOCI_ENOMEM rather than bind more than
+ *  the node has). Pages not touched yet land there when first touched; in a
  *  shared mapping of tmpfs, SysV or memfd memory the policy belongs to the
  *  memory, so this holds for every process that maps it. Pages already
  *  present that only this process maps are moved. The memory is not loci's
  *  afterwards either: loci_ptr_target() does not know it, and whoever
  *  allocated it frees it. With an injected topology nothing is applied.
+ *  len 0 is nothing to place: 0 is returned and nothing is done or checked,
+ *  whatever addr (NULL included) and intent — an empty part of an MPI
+ *  window, whose base MPICH makes NULL, is such a range.
  *  Returns 0, or LOCI_EINVAL (malformed intent; addr NULL; part of the
  *  range unmapped), LOCI_ENOENT (nothing satisfies the intent), LOCI_ENOTSUP
  *  (it resolves to a file tier or GPU: only NUMA memory can be bound),

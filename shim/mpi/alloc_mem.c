@@ -30,7 +30,7 @@ int shim_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     shim_check_abi();
     shim_request_t req;
-    int rc = shim_request(alloc_fn, info, &req);
+    int rc = shim_request(alloc_fn, info, true, &req);
     if (rc != MPI_SUCCESS)
         return shim_raise(MPI_COMM_WORLD, rc);
     if (!req.intent && !req.align)

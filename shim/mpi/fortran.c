@@ -36,7 +36,8 @@ static void win_allocate(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MP
                          MPI_Fint *win, MPI_Fint *ierr, bool shared)
 {
     MPI_Win w = MPI_WIN_NULL;
-    int rc = shim_win_allocate(*size, *disp_unit, PMPI_Info_f2c(*info), PMPI_Comm_f2c(*comm), baseptr, &w, shared);
+    int rc = shim_win_allocate(*size, *disp_unit, PMPI_Info_f2c(*info), PMPI_Comm_f2c(*comm), baseptr, &w,
+                               shared ? SHIM_WIN_SHARED : 0);
     if (rc == MPI_SUCCESS)
         *win = PMPI_Win_c2f(w);
     set_ierr(ierr, rc);

@@ -2,7 +2,7 @@
  * What a call asks for. Keys, first found wins: loci_intent (an intent,
  * docs/INTENTS.md), mpich_buf_type (MPICH's buffer types, mapped to
  * intents); else LOCI_MPI_INTENT from the environment. Independently,
- * mpi_minimum_memory_alignment (MPI 4.1) asks for an alignment.
+ * mpi_minimum_memory_alignment (MPI 4.1) asks MPI_Alloc_mem for an alignment.
  */
 #include "shim.h"
 
@@ -84,13 +84,13 @@ static int alignment(const char *fn, char *text, size_t *out)
     return MPI_SUCCESS;
 }
 
-int shim_request(const char *fn, MPI_Info info, shim_request_t *req)
+int shim_request(const char *fn, MPI_Info info, bool want_alignment, shim_request_t *req)
 {
     pthread_once(&env_once, read_env);
     req->intent = req->from = req->given = NULL;
     req->align = 0;
     if (info != MPI_INFO_NULL) {
-        if (info_value(info, "mpi_minimum_memory_alignment", req->value)) {
+        if (want_alignment && info_value(info, "mpi_minimum_memory_alignment", req->value)) {
             int rc = alignment(fn, req->value, &req->align);
             if (rc != MPI_SUCCESS)
                 return rc;

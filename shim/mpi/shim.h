@@ -25,10 +25,12 @@ typedef struct {
     char value[MPI_MAX_INFO_VAL + 1]; /* storage for an info value */
 } shim_request_t;
 
-/** Fill *req from info (MPI_INFO_NULL is fine) and LOCI_MPI_INTENT.
+/** Fill *req from info (MPI_INFO_NULL is fine) and LOCI_MPI_INTENT; with
+ *  want_alignment, also mpi_minimum_memory_alignment (MPI_Alloc_mem: windows
+ *  leave that key to the MPI library, whatever its value).
  *  MPI_SUCCESS, or MPI_ERR_INFO_VALUE with the reason printed on stderr
  *  (not raised: the caller decides on which handle). */
-int shim_request(const char *fn, MPI_Info info, shim_request_t *req);
+int shim_request(const char *fn, MPI_Info info, bool want_alignment, shim_request_t *req);
 
 /* --- the MPI library's live MPI_Alloc_mem blocks (track.c) -------------- */
 
@@ -58,7 +60,12 @@ void shim_check_abi(void);
 
 int shim_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int shim_free_mem(void *base);
-int shim_win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win,
-                      bool shared);
+/** Which allocating window call: flags of shim_win_allocate. */
+enum {
+    SHIM_WIN_SHARED = 1, /* MPI_Win_allocate_shared */
+    SHIM_WIN_LARGE = 2,  /* MPI 4's _c variant: displacement unit as an MPI_Aint */
+};
+int shim_win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win,
+                      unsigned call);
 
 #endif

@@ -42,6 +42,15 @@ static int choose(const loci_allocator_t *a, size_t len, place_t *out)
         if (has_room(out, len))
             return 0;
     }
+    if (r->fallback == FALLBACK_NEXT) {
+        /* No candidate has room for all of it. The memory exists already (an MPI
+         * window may be larger than any node and mostly untouched): a preference
+         * still holds — the kernel puts what the best candidate cannot take on
+         * other nodes — where a binding would end with the OOM killer. */
+        allocator_place(r, 0, out);
+        if (!place_is_strict(out))
+            return 0;
+    }
     if (r->fallback == FALLBACK_DEFAULT) {
         const loci_allocator_t *local = allocator_get("");
         if (local) {
@@ -63,10 +72,10 @@ int loci_place_range(void *addr, size_t len, const char *intent)
     int rc = loci__ensure_init();
     if (rc)
         return rc;
+    if (len == 0) /* an empty part (MPI windows: NULL or any address) is nothing to place */
+        return 0;
     if (!addr)
         return loci__fail(LOCI_EINVAL, "loci_place_range: NULL address");
-    if (len == 0)
-        return 0;
     const loci_allocator_t *a = allocator_get(intent);
     if (!a)
         return errno == ENOENT ? LOCI_ENOENT : errno == ENOMEM ? LOCI_ENOMEM : LOCI_EINVAL;

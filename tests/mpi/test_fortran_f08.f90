@@ -1,6 +1,6 @@
 ! libloci-mpi from Fortran through `use mpi_f08` (handles as types, ierror
 ! optional: absent arrives as NULL). Loci memory by info key, a refused
-! intent, a double free, a window by intent.
+! intent, a double free, a window by intent, windows with empty parts.
 program test_fortran_f08
   use mpi_f08
   use iso_c_binding
@@ -53,6 +53,16 @@ program test_fortran_f08
   call MPI_Put(rank, 1, MPI_INTEGER, right, disp, 1, MPI_INTEGER, win)
   call MPI_Win_fence(0, win)
   call check(a(6) == mod(rank + nprocs - 1, nprocs), 'MPI_Put into the window')
+  call MPI_Win_free(win)
+
+  ! Windows where only process 0 has memory: the empty parts are nothing to place
+  disp = 0
+  if (rank == 0) disp = size
+  call MPI_Win_allocate(disp, 4, info, MPI_COMM_WORLD, base, win, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_Win_allocate, empty parts but on process 0')
+  call MPI_Win_free(win)
+  call MPI_Win_allocate_shared(disp, 4, info, MPI_COMM_WORLD, base, win, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_Win_allocate_shared, empty parts but on process 0')
   call MPI_Win_free(win)
 
   call MPI_Info_free(info)

@@ -6,7 +6,8 @@
 #else
 #define AS_CPTR(address) address
 #endif
-! Loci memory by info key, a refused intent, a double free, a window by intent.
+! Loci memory by info key, a refused intent, a double free, a window by intent, windows with
+! empty parts.
 program test_fortran_mpi
 #ifndef LOCI_MPIF_H
   use mpi
@@ -69,6 +70,16 @@ program test_fortran_mpi
   call MPI_PUT(rank, 1, MPI_INTEGER, right, disp, 1, MPI_INTEGER, win, ierr)
   call MPI_WIN_FENCE(0, win, ierr)
   call check(a(6) == mod(rank + nprocs - 1, nprocs), 'MPI_PUT into the window')
+  call MPI_WIN_FREE(win, ierr)
+
+  ! Windows where only process 0 has memory: the empty parts are nothing to place
+  disp = 0
+  if (rank == 0) disp = size
+  call MPI_WIN_ALLOCATE(disp, 4, info, MPI_COMM_WORLD, base, win, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_WIN_ALLOCATE, empty parts but on process 0')
+  call MPI_WIN_FREE(win, ierr)
+  call MPI_WIN_ALLOCATE_SHARED(disp, 4, info, MPI_COMM_WORLD, base, win, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_WIN_ALLOCATE_SHARED, empty parts but on process 0')
   call MPI_WIN_FREE(win, ierr)
 
   call MPI_INFO_FREE(info, ierr)

@@ -12,6 +12,7 @@
 
 #include "loci.h"
 
+#include <errno.h>
 #include <numaif.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -91,7 +92,6 @@ static void bad_input(void **state)
     (void)state;
     char *p = map(page);
     assert_int_equal(loci_place_range(NULL, page, "near=pe"), LOCI_EINVAL);
-    assert_int_equal(loci_place_range(p, 0, "near=pe"), 0);
     assert_int_equal(loci_place_range(p, page, "bandwith=high"), LOCI_EINVAL);
     assert_non_null(strstr(loci_last_error(), "bandwith"));
     assert_int_equal(loci_place_range(p, page, "target=nosuch!"), LOCI_ENOENT);
@@ -99,6 +99,22 @@ static void bad_input(void **state)
     assert_non_null(strstr(loci_last_error(), "NUMA"));
     munmap(p, page);
     assert_int_equal(loci_place_range(p, page, "near=pe"), LOCI_EINVAL); /* unmapped now */
+}
+
+/* An empty range (an MPI window's empty part: NULL in MPICH, anything in
+ * Open MPI) is nothing to place, whatever the address and the intent. */
+static void empty_range_is_nothing(void **state)
+{
+    (void)state;
+    char *p = map(page);
+    assert_int_equal(loci_place_range(NULL, 0, "near=pe!"), 0);
+    assert_int_equal(loci_place_range(p, 0, "near=pe!"), 0);
+    assert_int_equal(loci_place_range(p + page, 0, "near=pe!"), 0); /* one past the end */
+    assert_int_equal(loci_place_range((void *)16, 0, ""), 0);       /* never mapped */
+    assert_int_equal(loci_place_range(NULL, 0, "persist"), 0);      /* no NUMA target needed either */
+    int node;
+    assert_int_equal(policy_at(p, &node), MPOL_DEFAULT); /* the memory around it is untouched */
+    munmap(p, page);
 }
 
 /* More than the node has: fallback=null says no room; the default finds none either
@@ -114,12 +130,37 @@ static void no_room(void **state)
     munmap(p, page);
 }
 
+/* A range larger than every node (16 TiB reserved, not backed: an MPI window a
+ * program touches only in part): a hint still prefers its best target, a
+ * constraint with the default fallback refuses to bind more than the node has. */
+static void larger_than_any_node(void **state)
+{
+    (void)state;
+    size_t len = (size_t)1 << 44;
+    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        fail_msg("cannot reserve 16 TiB of address space (vm.overcommit_memory=2?): %s", strerror(errno));
+    assert_int_equal(loci_place_range(p, len, "near=pe"), 0);
+    int node, mode = policy_at(p + len - 1, &node);
+    assert_true(mode == MPOL_PREFERRED || mode == 5 /* MPOL_PREFERRED_MANY */);
+    assert_int_equal(node, best_node("near=pe"));
+    p[0] = p[len - 1] = 1; /* usable as ever */
+    munmap(p, len);
+    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    assert_true(p != MAP_FAILED);
+    assert_int_equal(loci_place_range(p, len, "near=pe!"), LOCI_ENOMEM);
+    assert_non_null(strstr(loci_last_error(), "no room"));
+    assert_int_equal(policy_at(p, &node), MPOL_DEFAULT);
+    munmap(p, len);
+}
+
 int main(void)
 {
     page = (size_t)sysconf(_SC_PAGESIZE);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(binds_rounded_out), cmocka_unit_test(hint_prefers),
-        cmocka_unit_test(shared_memory_keeps_it), cmocka_unit_test(bad_input), cmocka_unit_test(no_room),
+        cmocka_unit_test(shared_memory_keeps_it), cmocka_unit_test(bad_input), cmocka_unit_test(empty_range_is_nothing),
+        cmocka_unit_test(no_room), cmocka_unit_test(larger_than_any_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

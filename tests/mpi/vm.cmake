@@ -2,7 +2,7 @@
 # loci_vm_suite is defined). With every process on CPU 0 (node 0), memory
 # asked for near=nic must land on the NIC's node and near=pe on node 0: on
 # nic1 (NIC on node 1) and, with the same binary, on nic0 (NIC on node 0).
-# Each MPI runs with its launcher (2 processes) and as a singleton.
+# Each MPI runs with its launcher (2 and 3 processes) and as a singleton.
 include(${PROJECT_SOURCE_DIR}/shim/mpi/flavours.cmake)
 
 # One suite per MPI and topology: both libraries are named libloci-mpi.so, and the
@@ -21,6 +21,7 @@ foreach(f IN LISTS LOCI_MPI_FLAVOURS)
                ${PROJECT_SOURCE_DIR}/tests/mpi/vm-mpi-run.sh ${files}
       TESTS
         np2       "vm-mpi-run.sh 0 ${f} ${run} 2 -- vm_mpi_place_${f} ${nic} 0"
+        np3       "vm-mpi-run.sh 0 ${f} ${run} 3 -- vm_mpi_place_${f} ${nic} 0"
         singleton "vm-mpi-run.sh 0 ${f} ${run} 0 -- vm_mpi_place_${f} ${nic} 0")
   endforeach()
 endforeach()

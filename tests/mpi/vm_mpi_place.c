@@ -6,7 +6,8 @@
  * loci_intent and by mpich_buf_type), MPI_Win_allocate, and
  * MPI_Win_allocate_shared, whose parts process 0 touches for everyone:
  * the binding made by each part's owner must hold for the process that
- * faults the pages in. The same binary passes on nic1 (NIC_NODE 1) and
+ * faults the pages in; and both windows again with parts of different
+ * sizes, one of them empty. The same binary passes on nic1 (NIC_NODE 1) and
  * nic0 (NIC_NODE 0): SharP's portability check.
  *
  * usage: vm_mpi_place NIC_NODE PE_NODE     (any number of processes, singleton too)
@@ -100,6 +101,57 @@ static void shared_window(const char *intent, int node)
     MPI_Info_free(&info);
 }
 
+/* Parts of different sizes, one of them empty (process 1's; a singleton's
+ * only part): the empty part gets the MPI's own base (MPICH: NULL) and the
+ * window is made; every other part lands on `node`. */
+static void uneven_windows(const char *intent, int node)
+{
+    MPI_Info info = info1("loci_intent", intent);
+    MPI_Aint size = rank == 1 % nprocs ? 0 : (MPI_Aint)(rank + 1) << 20;
+    char *p, what[128];
+    MPI_Win win;
+    if (MPI_Win_allocate(size, 1, info, MPI_COMM_WORLD, &p, &win) != MPI_SUCCESS) {
+        fprintf(stderr, "rank %d: MPI_Win_allocate(%lld bytes, %s) failed\n", rank, (long long)size, intent);
+        exit(1);
+    }
+    if (size > 0) {
+        memset(p, 1, (size_t)size);
+        snprintf(what, sizeof what, "uneven MPI_Win_allocate, %lld bytes, loci_intent=%s", (long long)size, intent);
+        expect(what, p, (size_t)size, node);
+    } else
+        printf("ok   rank %d: uneven MPI_Win_allocate, empty part, base %s\n", rank, p ? "set" : "NULL");
+    MPI_Win_free(&win);
+
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    if (MPI_Win_allocate_shared(size, 1, info, MPI_COMM_WORLD, &p, &win) != MPI_SUCCESS) {
+        fprintf(stderr, "rank %d: MPI_Win_allocate_shared(%lld bytes, %s) failed\n", rank, (long long)size, intent);
+        exit(1);
+    }
+    if (rank == 0) /* process 0 faults in every part, the empty one queried too */
+        for (int r = 0; r < nprocs; r++) {
+            MPI_Aint part_size;
+            int disp;
+            char *part;
+            MPI_Win_shared_query(win, r, &part_size, &disp, &part);
+            if (r == 1 % nprocs) {
+                if (part_size == 0)
+                    printf("ok   rank 0: uneven MPI_Win_allocate_shared, empty part %d, base %s\n", r,
+                           part ? "set" : "NULL");
+                else {
+                    fprintf(stderr, "rank 0: empty part %d queried as %lld bytes\n", r, (long long)part_size);
+                    failures++;
+                }
+                continue;
+            }
+            memset(part, 1, (size_t)((MPI_Aint)(r + 1) << 20));
+            snprintf(what, sizeof what, "uneven MPI_Win_allocate_shared part %d, loci_intent=%s", r, intent);
+            expect(what, part, (size_t)(r + 1) << 20, node);
+        }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_free(&win);
+    MPI_Info_free(&info);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -122,6 +174,7 @@ int main(int argc, char **argv)
     window("near=pe", pe);
     shared_window("near=nic", nic);
     shared_window("near=pe", pe);
+    uneven_windows("near=nic", nic);
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
