@@ -5,11 +5,12 @@
 #   2. ASan+UBSan build: unit tests
 #   3. TSan build: unit tests
 #   4. clang libFuzzer build: each fuzz target for a bounded time
-# Ends with one line "tests: N passed, N failed" over all stages; exits non-zero on any failure.
+# Ends with one line "tests: N passed, N failed, N skipped" over all stages (a skipped test
+# printed why); exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-passed=0 failed=0 stage_failures=()
+passed=0 failed=0 skipped=0 stage_failures=()
 
 stage() { # name, build dir, ctest label regex, cmake args...
   local name=$1 dir=$2 labels=$3; shift 3
@@ -27,14 +28,16 @@ stage() { # name, build dir, ctest label regex, cmake args...
   fi
   local log="$dir/ctest.log"
   (cd "$dir" && ctest -L "$labels" --output-on-failure -j "$jobs" --timeout 600) 2>&1 | tee "$log"
-  local p f
+  local p f s
   p=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$log")
-  f=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*|Failed|Not Run|Timeout)' "$log")
+  # A test that exits 77 is skipped (it printed why): not a pass, not a failure.
+  s=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*\*\*\*Skipped' "$log")
+  f=$(grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*|Failed|Not Run|Timeout)' "$log" | grep -cv '\*\*\*Skipped')
   if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
     echo "${name}: ran no test (label '${labels}')" >&2
     f=1
   fi
-  passed=$((passed + p)); failed=$((failed + f))
+  passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
   [ "$f" -eq 0 ] || stage_failures+=("$name")
 }
 
@@ -51,5 +54,5 @@ echo
 if [ ${#stage_failures[@]} -gt 0 ]; then
   echo "failing stages: ${stage_failures[*]}"
 fi
-echo "tests: ${passed} passed, ${failed} failed"
+echo "tests: ${passed} passed, ${failed} failed, ${skipped} skipped"
 [ "$failed" -eq 0 ]
