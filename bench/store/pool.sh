@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Measurements of a scripts/store-cluster.sh cluster for bench_nvm --store:
 #   pool.sh osd-bytes DIR      bytes the OSDs received so far (sum of op_w_in_bytes, admin sockets)
-#   pool.sh write DIR SECONDS  `rados bench write` of the pool, 4 MiB objects kept for seq: MB/s
-#   pool.sh seq DIR SECONDS    `rados bench seq` of those objects: MB/s
+#   pool.sh write DIR SECONDS [ARGS]  `rados bench write` of the pool, 4 MiB objects kept for seq: MB/s
+#   pool.sh seq DIR SECONDS [ARGS]    `rados bench seq` of those objects: MB/s
 #   pool.sh cleanup DIR        removes the objects rados bench wrote
 # MB/s are 10^6 bytes/s (rados bench prints MiB/s). POOL picks the pool (default loci).
 set -euo pipefail
@@ -26,8 +26,8 @@ osd-bytes)
         total=$((total + n))
     done
     echo "$total" ;;
-write) rados_bench write "${3:-10}" --no-cleanup ;;
-seq) rados_bench seq "${3:-10}" ;;
+write) rados_bench write "${3:-10}" --no-cleanup "${@:4}" ;;
+seq) rados_bench seq "${3:-10}" "${@:4}" ;;
 cleanup) timeout 300 rados -c "$dir/ceph.conf" -p "$pool" cleanup >/dev/null ;;
 *) echo "pool.sh: unknown command '$cmd'; expected osd-bytes, write, seq or cleanup" >&2; exit 2 ;;
 esac
