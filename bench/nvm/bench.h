@@ -42,7 +42,7 @@ void bench_io(uint64_t *read_bytes, uint64_t *write_bytes);
 /** Sequential O_DIRECT read of the whole file at path in 1 MiB requests: MB/s. */
 double bench_raw_read_mbps(const char *path);
 
-/** The number a shell command prints (popen), or -1 when it fails. */
+/** The number a shell command prints (popen); exits when it fails or prints none. */
 double bench_cmd_number(const char *cmd);
 
 /** The file of a persistent region of ssd0: "<tier>/<name>.region". */

@@ -94,8 +94,10 @@ double bench_cmd_number(const char *cmd)
         v = -1;
     if (f && pclose(f) != 0)
         v = -1;
-    if (v < 0)
-        fprintf(stderr, "bench_nvm: '%s' printed no number\n", cmd);
+    if (v < 0) { /* a figure asked for and not measured: no row without it */
+        fprintf(stderr, "bench_nvm: '%s' failed or printed no number\n", cmd);
+        exit(1);
+    }
     return v;
 }
 

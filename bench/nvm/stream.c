@@ -160,8 +160,13 @@ int bench_stream(const bench_opts_t *o, bool read, bool write)
             for (int k = 0; k < 3; k++)
                 drop(&arr[k], intent);
         }
-    printf("  ssd arrays MB/s: bytes of the SSD arrays (8 per element each) per second; raw read: O_DIRECT "
-           "sequential\n  read of the same file, 1 MiB requests, just before each pass; ssd/raw: median of the "
-           "passes' ratios.\n  Goal for streaming (read) access: ssd/raw >= 0.8.\n");
+    if (o->store)
+        printf("  ssd arrays MB/s: bytes of the arrays on the store (8 per element each) per second; raw read: the "
+               "--raw-read\n  command (rados bench seq of the pool) just before each pass; ssd/raw: median of the "
+               "passes' ratios\n  (0: not measured, A alone is a write). Goal for streaming reads: ssd/raw >= 0.8.\n");
+    else
+        printf("  ssd arrays MB/s: bytes of the SSD arrays (8 per element each) per second; raw read: O_DIRECT "
+               "sequential\n  read of the same file, 1 MiB requests, just before each pass; ssd/raw: median of the "
+               "passes' ratios.\n  Goal for streaming (read) access: ssd/raw >= 0.8.\n");
     return 0;
 }
