@@ -23,6 +23,11 @@ typedef struct {
     int repeats;      /* timed repeats per cell (median) */
     FILE *json;       /* rows go there (a JSON array), or NULL */
     const char *tier; /* ssd0's directory */
+    /* --store: the parts run on the aggregate store target of LOCI_CONFIG */
+    const char *store;         /* its name (e.g. "agg0"), or NULL: ssd0 */
+    const char *osd_bytes_cmd; /* prints the bytes the OSDs received so far (or NULL) */
+    const char *raw_read_cmd;  /* prints the pool's sequential read MB/s (or NULL) */
+    unsigned writes;           /* (a): random writes, 0 = the default */
 } bench_opts_t;
 
 double bench_now(void);
@@ -36,6 +41,9 @@ void bench_io(uint64_t *read_bytes, uint64_t *write_bytes);
 
 /** Sequential O_DIRECT read of the whole file at path in 1 MiB requests: MB/s. */
 double bench_raw_read_mbps(const char *path);
+
+/** The number a shell command prints (popen); exits when it fails or prints none. */
+double bench_cmd_number(const char *cmd);
 
 /** The file of a persistent region of ssd0: "<tier>/<name>.region". */
 void bench_region_path(const bench_opts_t *o, const char *name, char *buf, size_t len);
@@ -53,7 +61,9 @@ size_t bench_resident(const void *p, size_t len);
 void *bench_check(void *p, const char *what);
 
 int bench_randwrite(const bench_opts_t *o);
-int bench_stream(const bench_opts_t *o);
+/** read: the triad per placement (on the store: B and C there); write: on the
+ *  store only, A alone there (a sequential paged write). */
+int bench_stream(const bench_opts_t *o, bool read, bool write);
 int bench_matmul(const bench_opts_t *o);
 int bench_sort(const bench_opts_t *o);
 

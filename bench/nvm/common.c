@@ -86,6 +86,21 @@ double bench_raw_read_mbps(const char *path)
     return (double)total / t / 1e6;
 }
 
+double bench_cmd_number(const char *cmd)
+{
+    FILE *f = popen(cmd, "r");
+    double v = -1;
+    if (!f || fscanf(f, "%lf", &v) != 1)
+        v = -1;
+    if (f && pclose(f) != 0)
+        v = -1;
+    if (v < 0) { /* a figure asked for and not measured: no row without it */
+        fprintf(stderr, "bench_nvm: '%s' failed or printed no number\n", cmd);
+        exit(1);
+    }
+    return v;
+}
+
 void bench_region_path(const bench_opts_t *o, const char *name, char *buf, size_t len)
 {
     snprintf(buf, len, "%s/%s.region", o->tier, name);

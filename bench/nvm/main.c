@@ -1,7 +1,13 @@
 /*
- * bench_nvm [--quick] [--repeats N] [--only abcd] [--json FILE]
+ * bench_nvm [--quick] [--repeats N] [--only abcdw] [--json FILE]
+ *           [--store [--osd-bytes CMD] [--raw-read CMD] [--writes N]]
  * The NVMalloc §IV evaluation on this machine's ssd0 tier (bench.h). The
  * default run takes a few minutes; --quick is a smoke run in seconds.
+ * --store runs (a) and (b) on the aggregate store target of LOCI_CONFIG
+ * instead (bench/store/run.sh): (a) also reports the bytes the OSDs received
+ * (CMD prints their total), (b) puts B and C on the store and compares with
+ * the pool's sequential read bandwidth (CMD prints MB/s), and w is a
+ * sequential paged write (A alone on the store).
  */
 #include "bench.h"
 
@@ -9,10 +15,22 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+/* The first reachable target of kind "store", or NULL. */
+static const char *store_target(void)
+{
+    for (int i = 0; i < loci_target_count(); i++) {
+        loci_target_info_t info;
+        if (loci_target_info(loci_target_at(i), &info) == 0 && strcmp(info.kind, "store") == 0 &&
+            !(info.flags & LOCI_TARGET_UNREACHABLE))
+            return info.name;
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     bench_opts_t o = {.repeats = 0};
-    const char *only = "abcd", *json = NULL;
+    const char *only = NULL, *json = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             o.quick = true;
@@ -22,10 +40,31 @@ int main(int argc, char **argv)
             only = argv[++i];
         else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
             json = argv[++i];
+        else if (strcmp(argv[i], "--store") == 0)
+            o.store = "";
+        else if (strcmp(argv[i], "--osd-bytes") == 0 && i + 1 < argc)
+            o.osd_bytes_cmd = argv[++i];
+        else if (strcmp(argv[i], "--raw-read") == 0 && i + 1 < argc)
+            o.raw_read_cmd = argv[++i];
+        else if (strcmp(argv[i], "--writes") == 0 && i + 1 < argc)
+            o.writes = (unsigned)strtoul(argv[++i], NULL, 10);
         else {
-            fprintf(stderr, "usage: %s [--quick] [--repeats N (1-16)] [--only abcd] [--json FILE]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--repeats N (1-16)] [--only abcdw] [--json FILE] [--store "
+                            "[--osd-bytes CMD] [--raw-read CMD] [--writes N]]\n", argv[0]);
             return 2;
         }
+    }
+    if (o.store && !(o.store = store_target())) {
+        fprintf(stderr, "bench_nvm: --store: no reachable target of kind store; set LOCI_CONFIG to a file with a "
+                        "[target NAME] kind = store section (scripts/store-cluster.sh start DIR writes DIR/loci.conf)\n");
+        return 1;
+    }
+    if (!only)
+        only = o.store ? "abw" : "abcd";
+    if (o.store ? strpbrk(only, "cd") != NULL : strchr(only, 'w') != NULL) {
+        fprintf(stderr, "bench_nvm: --only %s: parts c and d run on ssd0 only, part w on the store only (--store)\n",
+                only);
+        return 2;
     }
     if (o.repeats <= 0 || o.repeats > 16)
         o.repeats = o.quick ? 1 : 3;
@@ -40,16 +79,17 @@ int main(int argc, char **argv)
     }
     struct utsname u;
     uname(&u);
-    printf("bench_nvm%s: ssd0 = %s, Linux %s, %d repeat(s) per cell\n", o.quick ? " --quick" : "", o.tier, u.release,
-           o.repeats);
+    const char *where = o.store ? o.store : o.tier;
+    printf("bench_nvm%s: %s = %s, Linux %s, %d repeat(s) per cell\n", o.quick ? " --quick" : "",
+           o.store ? "store" : "ssd0", where, u.release, o.repeats);
     if (o.json)
         fprintf(o.json, "{\"quick\": %s, \"kernel\": \"%s\", \"tier\": \"%s\", \"rows\": [", o.quick ? "true" : "false",
-                u.release, o.tier);
+                u.release, where);
     int rc = 0;
     if (strchr(only, 'a'))
         rc |= bench_randwrite(&o);
-    if (strchr(only, 'b'))
-        rc |= bench_stream(&o);
+    if (strchr(only, 'b') || strchr(only, 'w'))
+        rc |= bench_stream(&o, strchr(only, 'b') != NULL, strchr(only, 'w') != NULL);
     if (strchr(only, 'c'))
         rc |= bench_matmul(&o);
     if (strchr(only, 'd'))

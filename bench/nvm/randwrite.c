@@ -5,6 +5,13 @@
  * whole chunk: NVMalloc without its write optimisation), against the pages
  * the writes dirtied. The region is filled with data first, so that the
  * chunk reads are real reads.
+ *
+ * On the aggregate store (--store) the "pages" variant also counts the bytes
+ * the OSDs received (their op_w_in_bytes perf counters, summed by the
+ * --osd-bytes command) against the pages dirtied. The region is not filled
+ * there (a fill of 2 GiB through synchronous chunk writes would take minutes
+ * on this machine): a chunk never written reads as zeros after one OSD
+ * round trip, which does not change what is written back.
  */
 #include "bench.h"
 #include "provider/provider.h" /* provider_paged_whole_chunks: the "off" column */
@@ -16,6 +23,7 @@
 typedef struct {
     double seconds;
     uint64_t distinct_pages, dirtied, written, read, faults;
+    double osd_bytes; /* received by the OSDs (store only), -1 = not measured */
 } rw_result_t;
 
 static uint64_t next(uint64_t *s)
@@ -26,19 +34,20 @@ static uint64_t next(uint64_t *s)
     return x ^ (x >> 31);
 }
 
-static rw_result_t run(const char *intent, size_t size, unsigned writes, bool whole_chunks)
+static rw_result_t run(const bench_opts_t *o, const char *intent, size_t size, unsigned writes, bool whole_chunks)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     bool was = provider_paged_whole_chunks(whole_chunks); /* the cache made below takes it */
     loci_allocator_t *a = bench_check(loci_allocator_create(intent), intent);
     unsigned char *p = bench_check(loci_alloc(a, size), "loci_alloc");
     provider_paged_whole_chunks(was);
-    for (size_t off = 0; off < size; off += page) /* data on the store, not holes */
+    for (size_t off = 0; off < size && !o->store; off += page) /* data on the store, not holes */
         memset(p + off, (int)(off / page), page);
     loci_nvm_evict(p, size);
     uint64_t *seen = calloc(size / page / 64 + 1, 8);
+    rw_result_t r = {.osd_bytes = -1};
+    double osd0 = o->osd_bytes_cmd ? bench_cmd_number(o->osd_bytes_cmd) : -1;
     loci_nvm_stats_t s0 = bench_nvm();
-    rw_result_t r = {0};
     uint64_t rng = 2012;
     double t = bench_now();
     for (unsigned i = 0; i < writes; i++) {
@@ -52,6 +61,9 @@ static rw_result_t run(const char *intent, size_t size, unsigned writes, bool wh
     loci_nvm_flush(p, size); /* what is still cached and dirty counts too */
     r.seconds = bench_now() - t;
     loci_nvm_stats_t s1 = bench_nvm();
+    double osd1 = osd0 >= 0 ? bench_cmd_number(o->osd_bytes_cmd) : -1;
+    if (osd1 >= 0)
+        r.osd_bytes = osd1 - osd0;
     r.dirtied = whole_chunks ? r.distinct_pages : s1.pages_dirtied - s0.pages_dirtied;
     r.written = s1.bytes_written - s0.bytes_written;
     r.read = s1.bytes_read - s0.bytes_read;
@@ -64,17 +76,20 @@ static rw_result_t run(const char *intent, size_t size, unsigned writes, bool wh
 int bench_randwrite(const bench_opts_t *o)
 {
     size_t size = o->quick ? 256 * MiB : 2 * GiB, cache = o->quick ? 8 * MiB : 64 * MiB;
-    unsigned writes = o->quick ? 4096 : 131072;
+    unsigned writes = o->writes ? o->writes : o->quick ? 4096 : 131072;
     char intent[128];
-    snprintf(intent, sizeof intent, "kind=ssd!,mode=paged!,cache=%zu,chunk=256KiB,fallback=null", cache);
-    printf("\n(a) random single-byte writes (NVMalloc Table VII): %u writes over a %zu MiB paged region, "
-           "%zu MiB cache, 256 KiB chunks\n", writes, size / MiB, cache / MiB);
+    if (o->store)
+        snprintf(intent, sizeof intent, "target=%s,cache=%zu,chunk=256KiB,fallback=null", o->store, cache);
+    else
+        snprintf(intent, sizeof intent, "kind=ssd!,mode=paged!,cache=%zu,chunk=256KiB,fallback=null", cache);
+    printf("\n(a) random single-byte writes (NVMalloc Table VII): %u writes over a %zu MiB paged region%s, "
+           "%zu MiB cache, 256 KiB chunks\n", writes, size / MiB, o->store ? " on the store" : "", cache / MiB);
     printf("  %-22s %10s %10s %14s %14s %10s %10s %9s\n", "dirty tracking", "distinct", "dirtied", "written",
            "read", "/distinct", "/dirtied", "seconds");
     const char *names[] = {"pages (loci)", "whole chunks"};
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < (o->store ? 1 : 2); k++) { /* the store: loci's tracking only */
         bench_progress("randwrite: %s, %u writes", names[k], writes);
-        rw_result_t r = run(intent, size, writes, k == 1);
+        rw_result_t r = run(o, intent, size, writes, k == 1);
         double page = (double)sysconf(_SC_PAGESIZE);
         double per_distinct = (double)r.written / ((double)r.distinct_pages * page);
         double per_dirtied = (double)r.written / ((double)r.dirtied * page);
@@ -83,10 +98,13 @@ int bench_randwrite(const bench_opts_t *o)
                per_distinct, per_dirtied, r.seconds);
         bench_json(o, "\"bench\": \"randwrite\", \"tracking\": \"%s\", \"writes\": %u, \"region\": %zu, "
                       "\"cache\": %zu, \"distinct_pages\": %llu, \"dirtied_pages\": %llu, \"bytes_written\": %llu, "
-                      "\"bytes_read\": %llu, \"faults\": %llu, \"seconds\": %.3f",
+                      "\"bytes_read\": %llu, \"faults\": %llu, \"seconds\": %.3f, \"osd_bytes\": %.0f",
                    k ? "chunk" : "page", writes, size, cache, (unsigned long long)r.distinct_pages,
                    (unsigned long long)r.dirtied, (unsigned long long)r.written, (unsigned long long)r.read,
-                   (unsigned long long)r.faults, r.seconds);
+                   (unsigned long long)r.faults, r.seconds, r.osd_bytes);
+        if (r.osd_bytes >= 0)
+            printf("  %-22s %10s %10s %11.1f MB %14s %10s %9.3fx\n", "  received by the OSDs", "", "",
+                   r.osd_bytes / 1e6, "", "", r.osd_bytes / ((double)r.dirtied * page));
     }
     printf("  distinct: pages the writes touched; dirtied: clean pages made dirty (a page written again after its\n"
            "  chunk was evicted is dirtied, and written back, once more). Goal: written <= 1.01x dirtied x 4 KiB.\n");

@@ -8,6 +8,12 @@
  * mmap's writes). SSD arrays are persistent regions, so that the raw
  * sequential read bandwidth of the very same file (O_DIRECT) is measured
  * beside each run.
+ *
+ * On the aggregate store (--store) two rows only, paged: B and C on the
+ * store (streaming reads), against the pool's sequential read bandwidth that
+ * the --raw-read command prints just before each pass (rados bench seq);
+ * and A alone there, a sequential paged write (bench/store/run.sh puts
+ * `rados bench write` of the same cluster beside it).
  */
 #include "bench.h"
 
@@ -45,6 +51,30 @@ static void drop(array_t *a, const char *intent)
     loci_persist_remove(a->name, intent);
 }
 
+/* Which rows run: on ssd0 every placement per mode (all in DRAM once); on
+ * the store the paged rows "BC" (read) and "A" (write). */
+static bool wanted(const bench_opts_t *o, int mode, const char *on, bool read, bool write)
+{
+    if (!o->store)
+        return !(strcmp(on, "-") == 0 && mode == 1);
+    return mode == 1 && ((read && strcmp(on, "BC") == 0) || (write && strcmp(on, "A") == 0));
+}
+
+/* The raw bandwidth a pass is compared with: O_DIRECT read of an SSD array's
+ * file; on the store, the --raw-read command when B or C is there. */
+static double raw_mbps(const bench_opts_t *o, const array_t *arr)
+{
+    if (o->store)
+        return (arr[1].ssd || arr[2].ssd) && o->raw_read_cmd ? bench_cmd_number(o->raw_read_cmd) : 0;
+    for (int k = 0; k < 3; k++)
+        if (arr[k].ssd) {
+            char path[600];
+            bench_region_path(o, arr[k].name, path, sizeof path);
+            return bench_raw_read_mbps(path);
+        }
+    return 0;
+}
+
 static void cold(array_t *arr)
 {
     for (int k = 0; k < 3; k++)
@@ -52,12 +82,15 @@ static void cold(array_t *arr)
             loci_nvm_evict(arr[k].v, arr[k].bytes);
 }
 
-int bench_stream(const bench_opts_t *o)
+int bench_stream(const bench_opts_t *o, bool read, bool write)
 {
     size_t bytes = o->quick ? 32 * MiB : 256 * MiB, cache = o->quick ? 8 * MiB : 64 * MiB, n = bytes / sizeof(double);
     char paged[128];
-    snprintf(paged, sizeof paged, "kind=ssd!,mode=paged!,cache=%zu,chunk=256KiB", cache);
-    const char *modes[] = {"mmap", "paged"}, *intents[] = {"kind=ssd!,mode=mmap", paged};
+    if (o->store)
+        snprintf(paged, sizeof paged, "target=%s,cache=%zu,chunk=256KiB", o->store, cache);
+    else
+        snprintf(paged, sizeof paged, "kind=ssd!,mode=paged!,cache=%zu,chunk=256KiB", cache);
+    const char *modes[] = {"mmap", o->store ? "store" : "paged"}, *intents[] = {"kind=ssd!,mode=mmap", paged};
     const char *subsets[] = {"-", "A", "B", "C", "AB", "AC", "BC", "ABC"};
     printf("\n(b) STREAM triad, %zu MiB per array, paged cache %zu MiB; each pass cold and flushed; "
            "median of %d\n", bytes / MiB, cache / MiB, o->repeats);
@@ -65,8 +98,8 @@ int bench_stream(const bench_opts_t *o)
            "raw read MB/s", "ssd/raw", "DRAM held");
     for (int m = 0; m < 2; m++)
         for (int s = 0; s < 8; s++) {
-            if (s == 0 && m == 1)
-                continue; /* all in DRAM: once */
+            if (!wanted(o, m, subsets[s], read, write))
+                continue;
             const char *on = subsets[s], *intent = intents[m];
             bench_progress("stream: %s, arrays on ssd: %s", s ? modes[m] : "dram", on);
             array_t arr[3];
@@ -79,13 +112,7 @@ int bench_stream(const bench_opts_t *o)
             loci_nvm_stats_t s0 = bench_nvm();
             for (int r = 0; r < o->repeats; r++) {
                 cold(arr);
-                raw[r] = 0;
-                for (int k = 0; k < 3 && nssd && raw[r] == 0; k++)
-                    if (arr[k].ssd) {
-                        char path[600];
-                        bench_region_path(o, arr[k].name, path, sizeof path);
-                        raw[r] = bench_raw_read_mbps(path);
-                    }
+                raw[r] = raw_mbps(o, arr);
                 double *A = arr[0].v, *B = arr[1].v, *C = arr[2].v;
                 double t0 = bench_now();
                 for (size_t i = 0; i < n; i++)
@@ -97,7 +124,7 @@ int bench_stream(const bench_opts_t *o)
                         loci_nvm_flush(arr[k].v, bytes);
                     }
                 t[r] = bench_now() - t0;
-                ratio[r] = nssd ? nssd * (double)bytes / t[r] / 1e6 / raw[r] : 0;
+                ratio[r] = raw[r] > 0 ? nssd * (double)bytes / t[r] / 1e6 / raw[r] : 0;
                 held = res > held ? res : held;
             }
             for (size_t i = 0; i < n; i += 4099)
@@ -133,8 +160,13 @@ int bench_stream(const bench_opts_t *o)
             for (int k = 0; k < 3; k++)
                 drop(&arr[k], intent);
         }
-    printf("  ssd arrays MB/s: bytes of the SSD arrays (8 per element each) per second; raw read: O_DIRECT "
-           "sequential\n  read of the same file, 1 MiB requests, just before each pass; ssd/raw: median of the "
-           "passes' ratios.\n  Goal for streaming (read) access: ssd/raw >= 0.8.\n");
+    if (o->store)
+        printf("  ssd arrays MB/s: bytes of the arrays on the store (8 per element each) per second; raw read: the "
+               "--raw-read\n  command (rados bench seq of the pool) just before each pass; ssd/raw: median of the "
+               "passes' ratios\n  (0: not measured, A alone is a write). Goal for streaming reads: ssd/raw >= 0.8.\n");
+    else
+        printf("  ssd arrays MB/s: bytes of the SSD arrays (8 per element each) per second; raw read: O_DIRECT "
+               "sequential\n  read of the same file, 1 MiB requests, just before each pass; ssd/raw: median of the "
+               "passes' ratios.\n  Goal for streaming (read) access: ssd/raw >= 0.8.\n");
     return 0;
 }
