@@ -305,6 +305,17 @@ int vm_populate(void *addr, size_t size)
 }
 
 /* MemFree of one node from /sys/devices/system/node/nodeN/meminfo. */
+/* kB of field `name` ("MemFree:") in a node's meminfo text, or -1. */
+static long long meminfo_kb(const char *text, const char *name)
+{
+    const char *m = strstr(text, name);
+    return m ? strtoll(m + strlen(name), NULL, 10) : -1;
+}
+
+/* What the node can still give without swapping: free pages, plus clean
+ * file pages and reclaimable slab the kernel drops for a bound allocation
+ * (as MemAvailable counts them). MemFree alone would call a node full of
+ * page cache full, and refuse strict placement on any busy machine. */
 static int node_free(int node, uint64_t *bytes)
 {
     char path[96], buf[4096];
@@ -317,10 +328,19 @@ static int node_free(int node, uint64_t *bytes)
     if (n <= 0)
         return LOCI_ENOTSUP;
     buf[n] = '\0';
-    const char *m = strstr(buf, "MemFree:");
-    if (!m)
+    long long free_kb = meminfo_kb(buf, "MemFree:");
+    if (free_kb < 0)
         return LOCI_ENOTSUP;
-    *bytes = strtoull(m + 8, NULL, 10) * 1024;
+    long long reclaimable = 0;
+    static const char *const fields[] = {"Active(file):", "Inactive(file):", "SReclaimable:"};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+        long long kb = meminfo_kb(buf, fields[i]);
+        reclaimable += kb > 0 ? kb : 0;
+    }
+    long long dirty = meminfo_kb(buf, "Dirty:");
+    if (dirty > 0) /* must be written first: not at hand */
+        reclaimable = reclaimable > dirty ? reclaimable - dirty : 0;
+    *bytes = (uint64_t)(free_kb + reclaimable) * 1024;
     return 0;
 }
 

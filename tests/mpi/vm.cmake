@@ -16,7 +16,7 @@ foreach(f IN LISTS LOCI_MPI_FLAVOURS)
   string(REPLACE "\n" ";" files "${files}")
   get_filename_component(run ${LOCI_MPI_${f}_RUN} NAME)
   foreach(nic 1 0)
-    loci_vm_suite(NAME mpi_${f}_nic${nic} TOPOLOGY nic${nic} TIMEOUT 180
+    loci_vm_suite(NAME mpi_${f}_nic${nic} TOPOLOGY nic${nic} TIMEOUT 400
       PROGRAMS vm_mpi_place_${f} ${PROJECT_SOURCE_DIR}/tests/mpi/mpirun.sh
                ${PROJECT_SOURCE_DIR}/tests/mpi/vm-mpi-run.sh ${files}
       TESTS
