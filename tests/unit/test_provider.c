@@ -16,6 +16,8 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <numaif.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +347,72 @@ static void file_enospc_names_dir_and_size(void **state)
     rmdir(dir);
 }
 
+/* A file mapping that fails half way (MAP_SYNC on a file system without DAX
+ * is refused after the kernel dropped what was at the spot) must never
+ * unmap memory another thread mapped meanwhile: threads holding anonymous
+ * pages check them while others allocate file extents. */
+enum { RACE_PAGES = 64, RACE_ROUNDS = 400 };
+static atomic_int race_done;
+
+static void *race_file_allocs(void *arg)
+{
+    place_t pl = file_place(tier);
+    for (int i = 0; i < RACE_ROUNDS; i++) {
+        size_t align = i % 2 ? 2 * MB : page_size(); /* mapped as it comes, or over a reservation */
+        char *p = provider_file.alloc(&pl, 16 * page_size(), align);
+        if (!p) { /* cmocka's asserts belong to the main thread */
+            fprintf(stderr, "file alloc: %s\n", loci_last_error());
+            *(int *)arg = -1;
+            break;
+        }
+        p[0] = 1;
+        provider_file.free(p, 16 * page_size());
+    }
+    atomic_fetch_add(&race_done, 1);
+    return NULL;
+}
+
+static void *race_anon_pages(void *arg)
+{
+    size_t pg = page_size();
+    long lost = 0;
+    while (atomic_load(&race_done) < 2) {
+        unsigned char *held[RACE_PAGES];
+        for (int i = 0; i < RACE_PAGES; i++) {
+            held[i] = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            held[i][0] = (unsigned char)(i + 1);
+        }
+        for (int i = 0; i < RACE_PAGES; i++) {
+            unsigned char vec;
+            if (mincore(held[i], pg, &vec) != 0 || held[i][0] != (unsigned char)(i + 1))
+                lost++; /* unmapped (ENOMEM) or replaced under us */
+            else
+                munmap(held[i], pg);
+        }
+    }
+    *(long *)arg = lost;
+    return NULL;
+}
+
+static void file_mapping_failures_leave_others_mapped(void **state)
+{
+    make_tier();
+    atomic_store(&race_done, 0);
+    long lost = 0;
+    int failed[2] = {0, 0};
+    pthread_t alloc1, alloc2, holder;
+    assert_int_equal(pthread_create(&holder, NULL, race_anon_pages, &lost), 0);
+    assert_int_equal(pthread_create(&alloc1, NULL, race_file_allocs, &failed[0]), 0);
+    assert_int_equal(pthread_create(&alloc2, NULL, race_file_allocs, &failed[1]), 0);
+    pthread_join(alloc1, NULL);
+    pthread_join(alloc2, NULL);
+    pthread_join(holder, NULL);
+    assert_int_equal(lost, 0);
+    assert_int_equal(failed[0] | failed[1], 0);
+    assert_int_equal(count_files(tier), 0);
+    rmdir(tier);
+}
+
 /* ------------------------------------------------------------------- shm -- */
 
 static void shm_maps_again_through_proc(void **state)
@@ -411,6 +479,7 @@ int main(void)
         cmocka_unit_test(file_extents_are_private_files),
         cmocka_unit_test(file_refuses_unsafe_dirs),
         cmocka_unit_test(file_enospc_names_dir_and_size),
+        cmocka_unit_test(file_mapping_failures_leave_others_mapped),
         cmocka_unit_test(shm_maps_again_through_proc),
         cmocka_unit_test(providers_for_targets),
     };
