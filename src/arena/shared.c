@@ -27,6 +27,8 @@ static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
 static loci_arena_t **table;
 static size_t ntable, table_cap;
 
+void arena_shared_fork(loci_fork_phase_t phase) { loci__fork_rwlock(&table_lock, NULL, phase); }
+
 static int check_name(const char *name)
 {
     if (!name || !*name)

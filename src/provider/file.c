@@ -223,6 +223,8 @@ int provider_file_path(const void *addr, char *buf, size_t buflen, size_t *offse
     return 0;
 }
 
+static void file_fork(loci_fork_phase_t phase) { xtable_fork(&files, phase); }
+
 const provider_ops_t provider_file = {
     .name = "file",
     .alloc = file_alloc,
@@ -238,4 +240,5 @@ const provider_ops_t provider_file = {
     .remove = tier_remove_region,
     .adopt = file_adopt,
     .disown = file_disown,
+    .fork = file_fork,
 };

@@ -118,6 +118,9 @@ typedef struct provider_ops {
     void *(*open)(const place_t *place, const char *name, size_t *size, unsigned flags);
     /** Optional: delete the persistent region `name` of place->target. */
     int (*remove)(const place_t *place, const char *name);
+    /** Optional (NULL = no lock of its own): around fork(), take, release or
+     *  renew the provider's locks (provider_fork). */
+    void (*fork)(loci_fork_phase_t phase);
 } provider_ops_t;
 
 extern const provider_ops_t provider_numa;
@@ -133,6 +136,10 @@ const provider_ops_t *provider_for(const struct loci_target *t, bool shared);
  *  for mode=paged get provider_paged — unless paging cannot run here (no
  *  userfaultfd permission, shareable or pinned memory) and the mode was not
  *  forced with `!`: then file (mmap), with a warning saying why, once. */
+/** fork() handler of the providers (core/fork.c): each one's `fork`. Their
+ *  locks are the innermost of loci's: taken last. */
+void provider_fork(loci_fork_phase_t phase);
+
 const provider_ops_t *provider_for_place(const place_t *place);
 
 /** Apply `place` as the calling task's memory policy (set_mempolicy): what

@@ -128,6 +128,8 @@ int provider_shm_fd(const void *addr, size_t *offset)
     return r.fd;
 }
 
+static void shm_fork(loci_fork_phase_t phase) { xtable_fork(&shms, phase); }
+
 const provider_ops_t provider_shm = {
     .name = "shm",
     .alloc = shm_alloc,
@@ -139,4 +141,5 @@ const provider_ops_t provider_shm = {
     .available = shm_available,
     .adopt = shm_adopt,
     .disown = shm_disown,
+    .fork = shm_fork,
 };
