@@ -73,7 +73,9 @@ static void *map_and_record(const place_t *place, int fd, const char *path, size
 static void *file_alloc(const place_t *place, size_t size, size_t alignment)
 {
     char path[4096];
-    int fd = tier_create(place->target, 0, path, sizeof path);
+    int fd = tier_fits(place->target, size);
+    if (fd == 0)
+        fd = tier_create(place->target, 0, path, sizeof path);
     int rc = fd < 0 ? fd : tier_reserve(place->target, fd, size);
     if (rc != 0) {
         if (fd >= 0) {

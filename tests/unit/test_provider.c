@@ -347,6 +347,40 @@ static void file_enospc_names_dir_and_size(void **state)
     rmdir(dir);
 }
 
+/* Sizes no file tier can hold are refused before any system call: more
+ * than the file system has is ENOSPC naming what is free, more than a file
+ * can be is ENOMEM, nothing is left in the directory, and through an
+ * allocator the intent's fallback runs. */
+static void file_absurd_sizes(void **state)
+{
+    make_tier();
+    place_t pl = file_place(tier);
+    errno = 0;
+    assert_null(provider_file.alloc(&pl, (size_t)1 << 62, page_size()));
+    assert_int_equal(errno, ENOSPC);
+    if (!strstr(loci_last_error(), "free"))
+        fail_msg("message: %s", loci_last_error());
+    size_t sizes[] = {(size_t)1 << 63, SIZE_MAX - page_size() + 1};
+    for (int i = 0; i < 2; i++) {
+        errno = 0;
+        assert_null(provider_file.alloc(&pl, sizes[i], page_size()));
+        assert_int_equal(errno, ENOMEM);
+        assert_null(strstr(loci_last_error(), "posix_fallocate"));
+    }
+    assert_int_equal(count_files(tier), 0);
+    rmdir(tier);
+
+    loci_allocator_t *a = loci_allocator_create("kind=ssd,fallback=default");
+    assert_non_null(a);
+    size_t big[] = {(size_t)1 << 62, ((size_t)1 << 63) - page_size(), (size_t)1 << 63};
+    for (int i = 0; i < 3; i++) {
+        errno = 0;
+        assert_null(loci_alloc(a, big[i]));
+        if ((errno != ENOMEM && errno != ENOSPC) || !strstr(loci_last_error(), "fallback=default"))
+            fail_msg("%zu bytes: errno %d: %s", big[i], errno, loci_last_error());
+    }
+}
+
 /* A file mapping that fails half way (MAP_SYNC on a file system without DAX
  * is refused after the kernel dropped what was at the spot) must never
  * unmap memory another thread mapped meanwhile: threads holding anonymous
@@ -480,6 +514,7 @@ int main(void)
         cmocka_unit_test(file_refuses_unsafe_dirs),
         cmocka_unit_test(file_enospc_names_dir_and_size),
         cmocka_unit_test(file_mapping_failures_leave_others_mapped),
+        cmocka_unit_test(file_absurd_sizes),
         cmocka_unit_test(shm_maps_again_through_proc),
         cmocka_unit_test(providers_for_targets),
     };
