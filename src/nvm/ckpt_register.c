@@ -37,6 +37,10 @@ int loci_ckpt_register(const char *name, const void *ptr, size_t len)
     if (t && !(t->flags & LOCI_TARGET_CPU_ACCESSIBLE))
         return loci__fail(LOCI_ENOTSUP, "checkpoint variable \"%s\": %p is on %s, which the CPU cannot read", name,
                           ptr, t->name);
+    if (!provider_accessible(ptr, len, false))
+        return loci__fail(LOCI_ENOTSUP, "checkpoint variable \"%s\": the CPU cannot read all of its %zu bytes at %p "
+                                        "(PROT_NONE or not mapped); register memory the program can read",
+                          name, len, ptr);
     const char *b = ptr;
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < nvars && rc == 0; i++) {

@@ -136,6 +136,11 @@ const provider_ops_t *provider_for(const struct loci_target *t, bool shared);
  *  for mode=paged get provider_paged — unless paging cannot run here (no
  *  userfaultfd permission, shareable or pinned memory) and the mode was not
  *  forced with `!`: then file (mmap), with a warning saying why, once. */
+/** Is every byte of [addr, addr+size) mapped readable, and writable too
+ *  when `write` (as /proc/self/maps has it)? Without touching it: false for
+ *  PROT_NONE, holes, unmapped. */
+bool provider_accessible(const void *addr, size_t size, bool write);
+
 /** fork() handler of the providers (core/fork.c): each one's `fork`. Their
  *  locks are the innermost of loci's: taken last. */
 void provider_fork(loci_fork_phase_t phase);

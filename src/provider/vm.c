@@ -398,6 +398,29 @@ int vm_check_placed(void *addr, size_t size, const place_t *place)
                       misplaced, n, addr, vm_nodemask_str(place->nodemask, nodes, sizeof nodes), example);
 }
 
+bool provider_accessible(const void *addr, size_t size, bool write)
+{
+    uintptr_t at = (uintptr_t)addr, end = at + size; /* covered up to `at` so far */
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return true; /* no /proc: nothing to tell */
+    char line[512];
+    while (at < end && fgets(line, sizeof line, f)) {
+        if (strchr(line, '\n') == NULL) /* a long path: the rest of the line is no new line */
+            for (int c; (c = fgetc(f)) != EOF && c != '\n';)
+                ;
+        unsigned long lo, hi;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || hi <= at)
+            continue;
+        if (lo > at || perms[0] != 'r' || (write && perms[1] != 'w')) /* a hole, or no access: lines in address order */
+            break;
+        at = hi;
+    }
+    fclose(f);
+    return at >= end;
+}
+
 int vm_replace(void *to, void *from, size_t size)
 {
     memcpy(from, to, size);

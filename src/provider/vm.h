@@ -8,6 +8,7 @@
 
 #include "provider/provider.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #define PAGED "persist,mode=paged,cache=1MiB,chunk=64KiB"
@@ -106,6 +107,36 @@ static void bad_names_and_ranges(void **state)
     unregister_all((const char *[]){"first", "second", NULL});
     REFUSED(loci_ckpt_save("nothing"), LOCI_ENOENT, "nothing to save");
     REFUSED(loci_ckpt_restore("nothing"), LOCI_ENOENT, "nothing to restore");
+}
+
+/* Memory the CPU cannot read is refused when registered (PROT_NONE, not
+ * mapped at all), a save that meets a registered page made unreadable since
+ * fails with the variable's name instead of crashing, and a restore into
+ * read-only memory is refused before anything is written. */
+static void unreadable_memory_refused(void **state)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    char *none = mmap(NULL, 3 * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(none != MAP_FAILED);
+    REFUSED(loci_ckpt_register("guard", none, pg), LOCI_ENOTSUP, "\"guard\"", "cannot read");
+    assert_int_equal(munmap(none + pg, pg), 0); /* a hole in the middle */
+    assert_int_equal(mprotect(none, pg, PROT_READ | PROT_WRITE), 0);
+    REFUSED(loci_ckpt_register("holey", none, 3 * pg), LOCI_ENOTSUP, "\"holey\"", "cannot read");
+
+    char *later = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(later != MAP_FAILED);
+    memset(later, 7, 2 * pg);
+    OK(loci_ckpt_register("later", later, 2 * pg));
+    assert_int_equal(mprotect(later + pg, pg, PROT_NONE), 0);
+    REFUSED(loci_ckpt_save("unreadable"), LOCI_ENOTSUP, "\"later\"", "cannot read");
+    assert_int_equal(mprotect(later + pg, pg, PROT_READ), 0);
+    OK(loci_ckpt_save("unreadable"));
+    REFUSED(loci_ckpt_restore("unreadable"), LOCI_ENOTSUP, "\"later\"", "not all writable", "nothing restored");
+    assert_int_equal(later[0], 7);
+    OK(loci_ckpt_unregister("later"));
+    OK(loci_ckpt_remove("unreadable"));
+    munmap(later, 2 * pg);
+    munmap(none, 3 * pg);
 }
 
 static void dram_save_change_restore(void **state)
@@ -497,6 +528,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bad_names_and_ranges),
+        cmocka_unit_test(unreadable_memory_refused),
         cmocka_unit_test(dram_save_change_restore),
         cmocka_unit_test(incremental_saves_write_only_changes),
         cmocka_unit_test(sizes_unknown_and_missing_refused),
