@@ -28,18 +28,17 @@ int tier_check_dir(const struct loci_target *t)
     const char *tier = tier_name(t), *dir = t ? t->path : NULL;
     if (!dir || !*dir)
         return loci__fail(LOCI_EINVAL, "%s has no directory", tier);
+    /* every component, so that no link planted above it redirects the tier */
+    char what[64];
+    snprintf(what, sizeof what, "%s: directory", tier);
+    int fd = dir_open_checked(what, dir, false);
+    if (fd < 0)
+        return fd;
     struct stat st;
-    if (lstat(dir, &st) != 0) {
-        if (errno == ENOENT)
-            return loci__fail(LOCI_ENOENT, "%s: directory %s does not exist (create it with mode 0700, "
-                                           "or point LOCI_STORE_DIR / the config at one)", tier, dir);
-        return loci__fail(LOCI_EIO, "%s: cannot stat %s: %s", tier, dir, strerror(errno));
-    }
-    if (S_ISLNK(st.st_mode))
-        return loci__fail(LOCI_EPERM, "%s: %s is a symbolic link; loci refuses it (give the real directory)",
-                          tier, dir);
-    if (!S_ISDIR(st.st_mode))
-        return loci__fail(LOCI_EINVAL, "%s: %s is not a directory", tier, dir);
+    int rc = fstat(fd, &st) == 0 ? 0 : loci__fail(LOCI_EIO, "%s: cannot stat %s: %s", tier, dir, strerror(errno));
+    close(fd);
+    if (rc != 0)
+        return rc;
     if (st.st_uid != geteuid())
         return loci__fail(LOCI_EPERM, "%s: %s is owned by uid %u, not by you (uid %u); use a directory of your own",
                           tier, dir, (unsigned)st.st_uid, (unsigned)geteuid());

@@ -139,6 +139,43 @@ static void unreadable_memory_refused(void **state)
     munmap(none, 3 * pg);
 }
 
+/* LOCI_CKPT_DIR below a symbolic link planted in a parent (where links are
+ * not protected) would send the checkpoints elsewhere: refused, as is a
+ * parent anyone can write to; by its real path the directory is fine. */
+static void ckpt_dir_parents_checked(void **state)
+{
+    char base[] = "/tmp/loci-test-ckptdir-XXXXXX", path[200];
+    assert_non_null(mkdtemp(base));
+    char *saved = getenv("LOCI_CKPT_DIR") ? strdup(getenv("LOCI_CKPT_DIR")) : NULL;
+    static char value[1024];
+    OK(loci_ckpt_register("tiny", value, sizeof value));
+    snprintf(path, sizeof path, "%s/real", base);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/link", base);
+    assert_int_equal(symlink("real", path), 0);
+    snprintf(path, sizeof path, "%s/link/ckpt", base);
+    setenv("LOCI_CKPT_DIR", path, 1);
+    REFUSED(loci_ckpt_save("redirected"), LOCI_EPERM, "symbolic link", "link");
+    snprintf(path, sizeof path, "%s/real/ckpt", base);
+    assert_int_equal(access(path, F_OK), -1); /* nothing made through the link */
+    snprintf(path, sizeof path, "%s/open", base);
+    assert_int_equal(mkdir(path, 0700), 0);
+    assert_int_equal(chmod(path, 0777), 0);
+    snprintf(path, sizeof path, "%s/open/ckpt", base);
+    setenv("LOCI_CKPT_DIR", path, 1);
+    REFUSED(loci_ckpt_save("open"), LOCI_EPERM, "writable by others");
+    snprintf(path, sizeof path, "%s/real/ckpt", base);
+    setenv("LOCI_CKPT_DIR", path, 1);
+    OK(loci_ckpt_save("real"));
+    OK(loci_ckpt_unregister("tiny"));
+    if (saved)
+        setenv("LOCI_CKPT_DIR", saved, 1);
+    else
+        unsetenv("LOCI_CKPT_DIR");
+    free(saved);
+    remove_tree(base);
+}
+
 static void dram_save_change_restore(void **state)
 {
     size_t heap_size = 2 * MB + 8, dram_size = MB, ssd_size = 2 * MB;
@@ -529,6 +566,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bad_names_and_ranges),
         cmocka_unit_test(unreadable_memory_refused),
+        cmocka_unit_test(ckpt_dir_parents_checked),
         cmocka_unit_test(dram_save_change_restore),
         cmocka_unit_test(incremental_saves_write_only_changes),
         cmocka_unit_test(sizes_unknown_and_missing_refused),

@@ -10,6 +10,7 @@
 #include "provider/provider.h"
 #include "provider/vm.h"
 #include "support/resident.h"
+#include "support/scratch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -331,6 +332,44 @@ static void file_refuses_unsafe_dirs(void **state)
     rmdir(tier);
 }
 
+/* A symbolic link or a directory anyone can write anywhere above the tier
+ * directory (planted where symlinks are not protected) is refused too, not
+ * only as the last component. */
+static void file_refuses_unsafe_parents(void **state)
+{
+    make_tier();
+    char real[300], link[300], via_link[320], open_dir[300], under_open[320];
+    snprintf(real, sizeof real, "%s/real", tier);
+    snprintf(link, sizeof link, "%s/link", tier);
+    snprintf(via_link, sizeof via_link, "%s/tier", link);
+    snprintf(open_dir, sizeof open_dir, "%s/open", tier);
+    snprintf(under_open, sizeof under_open, "%s/tier", open_dir);
+    assert_int_equal(mkdir(real, 0700), 0);
+    char real_tier[320];
+    snprintf(real_tier, sizeof real_tier, "%s/tier", real);
+    assert_int_equal(mkdir(real_tier, 0700), 0);
+    assert_int_equal(symlink("real", link), 0);
+    assert_int_equal(mkdir(open_dir, 0700), 0);
+    assert_int_equal(chmod(open_dir, 0777), 0); /* writable by all, not sticky */
+    assert_int_equal(mkdir(under_open, 0700), 0);
+
+    place_t pl = file_place(via_link);
+    errno = 0;
+    assert_null(provider_file.alloc(&pl, MB, page_size()));
+    if (!strstr(loci_last_error(), "symbolic link") || errno != EPERM)
+        fail_msg("tier under a symbolic link: errno %d: %s", errno, loci_last_error());
+    pl = file_place(under_open);
+    assert_null(provider_file.alloc(&pl, MB, page_size()));
+    if (!strstr(loci_last_error(), "writable by others"))
+        fail_msg("tier under a directory anyone can write: %s", loci_last_error());
+    pl = file_place(real_tier); /* the same directory by its real path is fine */
+    void *p = provider_file.alloc(&pl, MB, page_size());
+    assert_non_null(p);
+    assert_int_equal(provider_file.free(p, MB), 0);
+    assert_int_equal(count_files(real_tier), 0);
+    remove_tree(tier);
+}
+
 static void file_enospc_names_dir_and_size(void **state)
 {
     char dir[] = "/dev/shm/loci-tier-XXXXXX"; /* tmpfs: a size limit answers at once */
@@ -512,6 +551,7 @@ int main(void)
         cmocka_unit_test(numa_pinned_refused),
         cmocka_unit_test(file_extents_are_private_files),
         cmocka_unit_test(file_refuses_unsafe_dirs),
+        cmocka_unit_test(file_refuses_unsafe_parents),
         cmocka_unit_test(file_enospc_names_dir_and_size),
         cmocka_unit_test(file_mapping_failures_leave_others_mapped),
         cmocka_unit_test(file_absurd_sizes),
