@@ -67,6 +67,19 @@ void vm_unmapped(void *addr, size_t size)
     atomic_compare_exchange_strong(&map_hint, &a, (uintptr_t)addr + size);
 }
 
+/* Unmap the head and tail of the span at res around its first `align`ed
+ * `size` bytes, which stay: their address. */
+static uintptr_t trim_to_aligned(void *res, size_t span, size_t size, size_t align)
+{
+    uintptr_t start = (uintptr_t)res, aligned = (start + align - 1) & ~(uintptr_t)(align - 1);
+    uintptr_t end = start + span, aend = aligned + size;
+    if (aligned > start)
+        munmap(res, aligned - start);
+    if (end > aend)
+        munmap((void *)aend, end - aend);
+    return aligned;
+}
+
 /* A file is first mapped wherever the kernel likes: that settles whether
  * the file system takes `flags` (MAP_SYNC is refused late, inside the file
  * system's mmap, after a MAP_FIXED mapping has dropped what was at the spot)
@@ -83,12 +96,7 @@ static void *map_file_aligned(size_t size, size_t align, size_t span, int fd, in
     void *res = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (res == MAP_FAILED)
         return MAP_FAILED;
-    uintptr_t start = (uintptr_t)res, aligned = (start + align - 1) & ~(uintptr_t)(align - 1);
-    uintptr_t end = start + span, aend = aligned + size;
-    if (aligned > start)
-        munmap(res, aligned - start);
-    if (end > aend)
-        munmap((void *)aend, end - aend);
+    uintptr_t aligned = trim_to_aligned(res, span, size, align);
     p = mmap((void *)aligned, size, PROT_READ | PROT_WRITE, flags | MAP_FIXED, fd, 0);
     if (p == MAP_FAILED) {
         int e = errno;
@@ -125,12 +133,7 @@ void *vm_map_aligned(size_t size, size_t align, int fd, int flags)
             atomic_store_explicit(&map_hint, (uintptr_t)res, memory_order_relaxed);
         return res;
     }
-    uintptr_t start = (uintptr_t)res, aligned = (start + align - 1) & ~(uintptr_t)(align - 1);
-    uintptr_t end = start + span, aend = aligned + size;
-    if (aligned > start)
-        munmap(res, aligned - start);
-    if (end > aend)
-        munmap((void *)aend, end - aend);
+    uintptr_t aligned = trim_to_aligned(res, span, size, align);
     if (align > page)
         atomic_store_explicit(&map_hint, aligned, memory_order_relaxed);
     return (void *)aligned;
