@@ -427,9 +427,11 @@ static void file_absurd_sizes(void **state)
 enum { RACE_PAGES = 64, RACE_ROUNDS = 400 };
 static atomic_int race_done;
 
+static place_t race_place; /* made once: file_place writes a shared target */
+
 static void *race_file_allocs(void *arg)
 {
-    place_t pl = file_place(tier);
+    place_t pl = race_place;
     for (int i = 0; i < RACE_ROUNDS; i++) {
         size_t align = i % 2 ? 2 * MB : page_size(); /* mapped as it comes, or over a reservation */
         char *p = provider_file.alloc(&pl, 16 * page_size(), align);
@@ -470,6 +472,7 @@ static void *race_anon_pages(void *arg)
 static void file_mapping_failures_leave_others_mapped(void **state)
 {
     make_tier();
+    race_place = file_place(tier);
     atomic_store(&race_done, 0);
     long lost = 0;
     int failed[2] = {0, 0};
