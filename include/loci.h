@@ -536,7 +536,9 @@ int loci_ckpt_unregister(const char *name);
  *  region open read-write here, replacing an older checkpoint of that name
  *  once the new one is complete (never before). Returns 0, or LOCI_EINVAL
  *  (bad name), LOCI_ENOENT (nothing to save), LOCI_ENOSPC (the file system
- *  is full: the save is abandoned, older checkpoints are intact), LOCI_EIO. */
+ *  is full: the save is abandoned, older checkpoints are intact), LOCI_EIO,
+ *  LOCI_ENOTSUP (a variable the CPU cannot read any more: the save is
+ *  abandoned). */
 int loci_ckpt_save(const char *ckpt);
 
 /** Restore checkpoint `ckpt` into every registered variable and every
@@ -546,7 +548,8 @@ int loci_ckpt_save(const char *ckpt);
  *  Variables of the checkpoint that are not registered here are left alone.
  *  Returns 0, or LOCI_ENOENT (no such checkpoint, or a variable or region
  *  missing from it), LOCI_EINVAL (bad name, a size that differs), LOCI_EIO
- *  (a corrupt manifest or chunk: the message names the variable and chunk). */
+ *  (a corrupt manifest or chunk: the message names the variable and chunk),
+ *  LOCI_ENOTSUP (a variable that is not writable now: nothing overwritten). */
 int loci_ckpt_restore(const char *ckpt);
 
 /** Check every chunk and the manifest of checkpoint `ckpt` against their

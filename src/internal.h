@@ -34,6 +34,26 @@ enum loci_log_level { LOCI_LOG_ERROR = 0, LOCI_LOG_WARN, LOCI_LOG_INFO, LOCI_LOG
 /** Print "loci: <level>: message" on stderr when level <= LOCI_LOG (default: warn). */
 LOCI_HIDDEN void loci__log(enum loci_log_level level, const char *fmt, ...) LOCI_PRINTF(2, 3);
 
+/* --- fork (util/fork.c, core/fork.c) ------------------------------------- */
+
+/** What a layer does with its locks around fork(): take them all before
+ *  (in the order it nests them, outer layers first), give them back in the
+ *  parent, and make them usable again in the child, whose only thread is
+ *  the one that forked. */
+typedef enum { LOCI_FORK_PREPARE, LOCI_FORK_PARENT, LOCI_FORK_CHILD } loci_fork_phase_t;
+
+#include <pthread.h>
+
+LOCI_HIDDEN void loci__fork_mutex(pthread_mutex_t *m, loci_fork_phase_t phase);
+/** A rwlock is taken for writing; the child gets a fresh one (initialised
+ *  with attr, NULL for the defaults): an unlock there would not recognise
+ *  the writer, whose thread id changed with the fork. */
+LOCI_HIDDEN void loci__fork_rwlock(pthread_rwlock_t *l, const pthread_rwlockattr_t *attr, loci_fork_phase_t phase);
+
+/** Register loci's fork handlers (once: when the library is loaded, and
+ *  loci_init makes sure). */
+LOCI_HIDDEN void loci__fork_watch(void);
+
 /* --- lifecycle (core/init.c) --------------------------------------------- */
 
 /** 0 if the library is initialised (initialising it now if needed), else the

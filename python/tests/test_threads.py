@@ -9,26 +9,27 @@ import numpy as np
 import loci
 from conftest import numa_targets
 
-# loci_init opens LOCI_CONFIG; on a FIFO that blocks in the C call until a
+# loci_init reads LOCI_TOPOLOGY; from a FIFO that blocks in the C call until a
 # writer opens it. The main thread can only open it if the blocked call let go
 # of the GIL; otherwise the child hangs and the timeout fails the test.
 GIL = r'''
 import os, sys, threading, loci
-fifo = os.environ["LOCI_CONFIG"]
+fifo = os.environ["LOCI_TOPOLOGY"]
 result = []
 t = threading.Thread(target=lambda: result.append(len(loci.targets())))
 t.start()
 with open(fifo, "w") as f:   # needs the GIL while the other thread is inside loci
-    f.write("# empty config\n")
+    f.write(open(os.environ["XML"]).read())
 t.join()
 print(result[0])
 '''
 
 
 def test_the_gil_is_released_inside_loci_calls(tmp_path):
-    fifo = tmp_path / "config.fifo"
+    fifo = tmp_path / "machine.fifo"
     os.mkfifo(fifo, 0o600)
-    p = subprocess.run([sys.executable, "-c", GIL], env=dict(os.environ, LOCI_CONFIG=str(fifo)),
+    xml = os.path.join(os.environ["LOCI_TEST_TOPOLOGIES"], "xeonmax-2s.xml")
+    p = subprocess.run([sys.executable, "-c", GIL], env=dict(os.environ, LOCI_TOPOLOGY=str(fifo), XML=xml),
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert int(p.stdout) >= 2

@@ -13,6 +13,12 @@
 #include <stdlib.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* fork(): this table's lock held by another thread must not stay held in
+ * the child; the child's only thread is the one that took it. */
+static void fork_lock(void) { pthread_mutex_lock(&lock); }
+static void fork_unlock(void) { pthread_mutex_unlock(&lock); }
+__attribute__((constructor)) static void watch_forks(void) { pthread_atfork(fork_lock, fork_unlock, fork_unlock); }
 static uintptr_t *slots;  /* 0 = empty */
 static size_t mask, used; /* capacity - 1 (capacity: a power of two), live entries */
 

@@ -30,6 +30,13 @@ static unsigned char generation[SLOTS]; /* under lock */
 static int next_slot;                   /* under lock: where to look first */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* fork(): registered after libloci's handlers (loaded first), so this lock,
+ * held around calls into loci, is taken before loci's; the child's only
+ * thread is the one that took it. */
+static void fork_lock(void) { pthread_mutex_lock(&lock); }
+static void fork_unlock(void) { pthread_mutex_unlock(&lock); }
+__attribute__((constructor)) static void watch_forks(void) { pthread_atfork(fork_lock, fork_unlock, fork_unlock); }
+
 /* OpenMP 5.1 Table 2.10. omp_default_mem_alloc falls back to nothing: it is
  * where default_mem_fb goes. */
 static const struct {

@@ -24,6 +24,21 @@ static struct stripe {
     size_t nbuckets, count;
 } stripes[STRIPES] = {[0 ... STRIPES - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER}};
 
+/* fork(): no stripe may stay locked by a thread the child does not have. */
+static void fork_lock(void)
+{
+    for (int i = 0; i < STRIPES; i++)
+        pthread_mutex_lock(&stripes[i].lock);
+}
+
+static void fork_unlock(void)
+{
+    for (int i = 0; i < STRIPES; i++)
+        pthread_mutex_unlock(&stripes[i].lock);
+}
+
+__attribute__((constructor)) static void watch_forks(void) { pthread_atfork(fork_lock, fork_unlock, fork_unlock); }
+
 static uint64_t hash(const void *p)
 {
     uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull; /* Fibonacci hashing */

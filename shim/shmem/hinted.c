@@ -13,6 +13,12 @@
 #include <string.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* fork(): registered after libloci's handlers (loaded first), so this lock
+ * is taken before loci's; the child's only thread is the one that took it. */
+static void fork_lock(void) { pthread_mutex_lock(&lock); }
+static void fork_unlock(void) { pthread_mutex_unlock(&lock); }
+__attribute__((constructor)) static void watch_forks(void) { pthread_atfork(fork_lock, fork_unlock, fork_unlock); }
 static shim_hinted_t *blocks; /* sorted by address */
 static size_t cap;
 static atomic_size_t count;

@@ -25,6 +25,12 @@
 static partition_t *_Atomic table[SHIM_MAX_PARTITIONS];
 static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
 
+/* fork(): registered after libloci's handlers (loaded first), so this lock,
+ * held around calls into loci, is taken before loci's. */
+static void fork_lock(void) { pthread_mutex_lock(&registry); }
+static void fork_unlock(void) { pthread_mutex_unlock(&registry); }
+__attribute__((constructor)) static void watch_forks(void) { pthread_atfork(fork_lock, fork_unlock, fork_unlock); }
+
 /* "0, 3, 5" (or "none"): the live ids, for messages. */
 static const char *live_ids(char *buf, size_t len)
 {

@@ -25,8 +25,9 @@ static void *heap_alloc(pool_heap_t *h, const pool_request_t *req)
  * Errors other than "full" are returned as they are. */
 void *allocator_on_fail(pool_heap_t *primary, const pool_request_t *req)
 {
-    if (errno != ENOMEM)
+    if (errno != ENOMEM && errno != ENOSPC) /* a full tier is full too */
         return NULL;
+    int code = errno == ENOSPC ? LOCI_ENOSPC : LOCI_ENOMEM;
     loci_allocator_t *a = pool_heap_owner(primary);
     char reason[512]; /* why the best target said no: kept for the final message */
     snprintf(reason, sizeof reason, "%s", loci_last_error());
@@ -63,7 +64,7 @@ void *allocator_on_fail(pool_heap_t *primary, const pool_request_t *req)
         size_t used = strlen(candidates);
         snprintf(candidates + used, sizeof candidates - used, "%s%s", i ? ", " : "", r->candidates[i]->name);
     }
-    return loci__fail_null(LOCI_ENOMEM, "intent \"%s\": no room for %zu bytes on %s (fallback=%s): %s",
+    return loci__fail_null(code, "intent \"%s\": no room for %zu bytes on %s (fallback=%s): %s",
                            a->intent, size, candidates,
                            r->fallback == FALLBACK_NULL      ? "null"
                            : r->fallback == FALLBACK_DEFAULT ? "default"

@@ -22,6 +22,7 @@ typedef struct alias {
 } alias_t;
 
 static pthread_rwlock_t cache_lock = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER; /* a candidate's heap, made on first use */
 static alias_t *aliases[CACHE_BUCKETS];
 static loci_allocator_t *allocators; /* every object, newest first */
 
@@ -97,7 +98,6 @@ pool_heap_t *allocator_heap(loci_allocator_t *a, int i)
     pool_heap_t *h = atomic_load_explicit(&a->heaps[i], memory_order_acquire);
     if (h)
         return h;
-    static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&create_lock);
     h = atomic_load_explicit(&a->heaps[i], memory_order_acquire);
     if (!h) {
@@ -181,6 +181,12 @@ void allocator_foreach(void (*fn)(loci_allocator_t *a, void *arg), void *arg)
     for (loci_allocator_t *a = allocators; a; a = a->next)
         fn(a, arg);
     pthread_rwlock_unlock(&cache_lock);
+}
+
+void allocator_fork(loci_fork_phase_t phase)
+{
+    loci__fork_rwlock(&cache_lock, NULL, phase);
+    loci__fork_mutex(&create_lock, phase);
 }
 
 void allocator_fini(void)

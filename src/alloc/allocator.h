@@ -42,5 +42,7 @@ void stats_arm_at_exit(void);
 
 /** Forget every allocator (loci_fini; the pool's heaps go with pool_fini). */
 void allocator_fini(void);
+/** fork() handler (core/fork.c): the allocator cache, then heap creation. */
+void allocator_fork(loci_fork_phase_t phase);
 
 #endif

@@ -19,6 +19,22 @@
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static loci_arena_t *arenas;
 
+/* An arena's lock: a move must not starve behind a stream of allocations. */
+static pthread_rwlockattr_t writer_first;
+
+static void make_writer_first(void)
+{
+    pthread_rwlockattr_init(&writer_first);
+    pthread_rwlockattr_setkind_np(&writer_first, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+}
+
+static const pthread_rwlockattr_t *lock_attr(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, make_writer_first);
+    return &writer_first;
+}
+
 loci_arena_t *arena_new(const char *intent, const struct loci_target *t, size_t max_bytes)
 {
     loci_arena_t *ar = calloc(1, sizeof *ar);
@@ -27,12 +43,7 @@ loci_arena_t *arena_new(const char *intent, const struct loci_target *t, size_t 
     snprintf(ar->intent, sizeof ar->intent, "%s", intent);
     atomic_init(&ar->target, t);
     ar->max_bytes = max_bytes;
-    /* A move must not starve behind a stream of allocations. */
-    pthread_rwlockattr_t attr;
-    pthread_rwlockattr_init(&attr);
-    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-    pthread_rwlock_init(&ar->lock, &attr);
-    pthread_rwlockattr_destroy(&attr);
+    pthread_rwlock_init(&ar->lock, lock_attr());
     pthread_mutex_init(&ar->async_lock, NULL);
     pthread_cond_init(&ar->async_done, NULL);
     return ar;
@@ -253,6 +264,17 @@ void loci_arena_destroy(loci_arena_t *ar)
 {
     if (ar)
         destroy(ar);
+}
+
+void arena_fork(loci_fork_phase_t phase)
+{
+    if (phase == LOCI_FORK_PREPARE) /* the list stays as it is until its locks are given back */
+        loci__fork_mutex(&registry_lock, phase);
+    for (loci_arena_t *ar = arenas; ar; ar = ar->next)
+        loci__fork_rwlock(&ar->lock, lock_attr(), phase);
+    arena_shared_fork(phase);
+    if (phase != LOCI_FORK_PREPARE)
+        loci__fork_mutex(&registry_lock, phase);
 }
 
 void arena_fini(void)

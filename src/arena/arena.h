@@ -65,6 +65,10 @@ void arena_place(const struct loci_target *t, bool pinned, bool shareable, place
 void *arena_realloc(loci_arena_t *ar, void *p, size_t size);
 /** Destroy every arena (loci_fini, before the pool goes). */
 void arena_fini(void);
+/** fork() handler (core/fork.c): the registry, each arena's lock, the
+ *  table of shared arenas. */
+void arena_fork(loci_fork_phase_t phase);
+void arena_shared_fork(loci_fork_phase_t phase);
 
 /* --- lookup.c ------------------------------------------------------------- */
 

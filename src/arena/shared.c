@@ -12,6 +12,7 @@
  * checked: only the same user attaches.
  */
 #include "arena/arena.h"
+#include "dirs.h"
 #include "units.h"
 
 #include <errno.h>
@@ -26,6 +27,8 @@ _Atomic unsigned arena__nshared;
 static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
 static loci_arena_t **table;
 static size_t ntable, table_cap;
+
+void arena_shared_fork(loci_fork_phase_t phase) { loci__fork_rwlock(&table_lock, NULL, phase); }
 
 static int check_name(const char *name)
 {
@@ -45,12 +48,20 @@ static int check_name(const char *name)
     return 0;
 }
 
-/* "<dir>/loci-<uid>-<name>.<ext>" */
+/* "<dir>/loci-<uid>-<name>.<ext>", its directory checked component by
+ * component: no link planted above the arena's files may redirect them. */
 static int path_of(const char *name, const char *ext, char *buf, size_t len)
 {
     const char *dir = getenv("LOCI_SHM_DIR");
-    int n = snprintf(buf, len, "%s/loci-%u-%s.%s", dir && *dir ? dir : "/dev/shm", (unsigned)geteuid(), name, ext);
-    return n > 0 && (size_t)n < len ? 0 : loci__fail(LOCI_EINVAL, "LOCI_SHM_DIR is too long");
+    dir = dir && *dir ? dir : "/dev/shm";
+    int n = snprintf(buf, len, "%s/loci-%u-%s.%s", dir, (unsigned)geteuid(), name, ext);
+    if (n <= 0 || (size_t)n >= len)
+        return loci__fail(LOCI_EINVAL, "LOCI_SHM_DIR is too long");
+    int fd = dir_open_checked("shared arena directory", dir, true);
+    if (fd < 0)
+        return fd;
+    close(fd);
+    return 0;
 }
 
 static uint64_t name_seed(const char *name)

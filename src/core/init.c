@@ -39,6 +39,7 @@ int loci_init(void)
             atomic_store_explicit(&current_topology, t, memory_order_release);
             static pthread_once_t stats_once = PTHREAD_ONCE_INIT;
             pthread_once(&stats_once, stats_arm_at_exit);
+            loci__fork_watch();
         }
         else
             loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());

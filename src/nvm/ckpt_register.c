@@ -40,6 +40,10 @@ int loci_ckpt_register(const char *name, const void *ptr, size_t len)
     if (!t && provider_cuda_device_pointer(ptr))
         return loci__fail(LOCI_ENOTSUP, "checkpoint variable \"%s\": %p is GPU device memory, which the CPU cannot "
                                         "read; copy it to host memory and register that", name, ptr);
+    if (!provider_accessible(ptr, len, false))
+        return loci__fail(LOCI_ENOTSUP, "checkpoint variable \"%s\": the CPU cannot read all of its %zu bytes at %p "
+                                        "(PROT_NONE or not mapped); register memory the program can read",
+                          name, len, ptr);
     const char *b = ptr;
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < nvars && rc == 0; i++) {

@@ -71,6 +71,10 @@ static int plan(const char *ckpt, const ckpt_manifest_t *m, const ckpt_item_t *i
         return loci__fail(LOCI_EINVAL, "%s \"%s\" has %zu bytes here but %llu in checkpoint \"%s\"; nothing "
                                        "restored", kind_name(it->kind), it->name, it->size,
                           (unsigned long long)v->size, ckpt);
+    if (!provider_accessible(it->base, it->size, true)) /* before anything is overwritten */
+        return loci__fail(LOCI_ENOTSUP, "%s \"%s\": its %zu bytes at %p are not all writable now (read-only, "
+                                        "PROT_NONE or unmapped); nothing restored", kind_name(it->kind), it->name,
+                          it->size, it->base);
     if (!it->paged || !v->linked)
         return 0;
     region_chunks_t rc;

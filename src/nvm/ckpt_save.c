@@ -174,6 +174,10 @@ static int save_memory(save_t *sv, const ckpt_item_t *it)
     const ckpt_var_t *pv = ckpt_manifest_find(sv->prev, it->kind, it->name);
     if (pv && (pv->linked || pv->size != it->size || pv->chunk != CKPT_CHUNK))
         pv = NULL;
+    if (!provider_accessible(it->base, it->size, false)) /* made unreadable since it was registered */
+        return loci__fail(LOCI_ENOTSUP, "\"%s\": the CPU cannot read all of its %zu bytes at %p now "
+                                        "(PROT_NONE or unmapped since it was registered); make it readable or "
+                                        "unregister it", it->name, it->size, it->base);
     ckpt_var_t *v = ckpt_manifest_add(sv->cur, it->name, it->kind, false, it->size, CKPT_CHUNK);
     if (!v)
         return LOCI_ENOMEM;

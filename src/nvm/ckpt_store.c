@@ -6,6 +6,7 @@
  * One flock on the directory orders saves, removals and GC (exclusive)
  * against restores and readers (shared).
  */
+#include "dirs.h"
 #include "nvm/ckpt.h"
 #include "provider/tier.h"
 
@@ -85,13 +86,30 @@ static int open_dir(int at, const char *name, const char *path, bool create, int
     return rc;
 }
 
+/* The checkpoint directory itself: its parents walked one by one (no link
+ * planted above it may redirect checkpoints), then it, made if asked. */
+static int open_top(const char *path, bool create, int *fd)
+{
+    const char *slash = strrchr(path, '/');
+    char parent[sizeof ((ckpt_store_t *)0)->path];
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (slash == path) /* "/ckpt" */
+        snprintf(parent, sizeof parent, "/");
+    int at = dir_open_checked("checkpoint directory", parent, true);
+    if (at < 0)
+        return at;
+    int rc = open_dir(at, slash ? slash + 1 : path, path, create, fd);
+    close(at);
+    return rc;
+}
+
 int ckpt_store_open(ckpt_store_t *s, bool exclusive, bool create)
 {
     int rc = loci__ensure_init();
     if (rc == 0)
         rc = where(s->path, sizeof s->path);
     if (rc == 0)
-        rc = open_dir(AT_FDCWD, s->path, s->path, create, &s->dir);
+        rc = open_top(s->path, create, &s->dir);
     if (rc != 0)
         return rc;
     while ((rc = flock(s->dir, exclusive ? LOCK_EX : LOCK_SH)) != 0 && errno == EINTR)

@@ -50,6 +50,12 @@ account_t *pool__account_get(const struct loci_target *t)
     return a;
 }
 
+void pool__accounts_fork(loci_fork_phase_t phase)
+{
+    for (account_t *a = accounts; a; a = a->next)
+        loci__fork_mutex(&a->lock, phase);
+}
+
 void pool__accounts_free(void)
 {
     while (accounts) {

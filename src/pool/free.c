@@ -37,7 +37,7 @@ static __attribute__((noinline)) int free_other(void *p, uintptr_t e)
     return bad_free(p, "double free (the block is not live)");
 }
 
-/* A small block: check it is live, mark it free, cache it. Only a block's
+/* A small block: mark it free if it was live, cache it. Only a block's
  * start has a live state byte, so interior pointers fail the same test.
  * The heap and class come with the page-map entry: the slab descriptor is
  * not read. */
@@ -49,9 +49,11 @@ static inline __attribute__((always_inline)) int free_block(void *p, uintptr_t e
     _Atomic uint8_t *st = (_Atomic uint8_t *)(e & PM_PTR_MASK) + unit;
     if (LOCI_UNLIKELY(unit << shift != off)) /* not where a block can start */
         return free_other(p, e);
-    if (LOCI_UNLIKELY(atomic_load_explicit(st, memory_order_relaxed) != BLOCK_LIVE))
+    /* One atomic step: of two threads freeing the block at once, exactly
+     * one sees it live (a load, then a store, let both cache it). Writing
+     * FREE over a byte that was not LIVE changes nothing. */
+    if (LOCI_UNLIKELY(atomic_exchange_explicit(st, BLOCK_FREE, memory_order_relaxed) != BLOCK_LIVE))
         return free_other(p, e);
-    atomic_store_explicit(st, BLOCK_FREE, memory_order_relaxed);
     tcache_t *tc = pool__tl.last;
     if (LOCI_LIKELY((uintptr_t)atomic_load_explicit(&tc->heap, memory_order_relaxed) == (aux & ~PM_CLS_MASK))) {
         tbin_t *b = &tc->bins[aux & PM_CLS_MASK];

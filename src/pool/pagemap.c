@@ -17,6 +17,8 @@ static pthread_mutex_t leaf_lock = PTHREAD_MUTEX_INITIALIZER;
  * checkers do not recognise as references. */
 static pm_entry_t *leaves[(size_t)1 << PM_ROOT_BITS];
 
+void pool__pagemap_fork(loci_fork_phase_t phase) { loci__fork_mutex(&leaf_lock, phase); }
+
 static pm_entry_t *leaf_at(uintptr_t off)
 {
     return (pm_entry_t *)((uintptr_t)pool__pm_zero_leaf + off);

@@ -239,4 +239,7 @@ void pool_thread_flush(void);
  *  loci_fini, before the topology goes away). */
 void pool_fini(void);
 
+/** fork() handler of the pool (core/fork.c): every lock, see pool/fork.c. */
+void pool_fork(loci_fork_phase_t phase);
+
 #endif

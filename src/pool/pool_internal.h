@@ -254,6 +254,8 @@ void pool__held_add(pool_heap_t *h, tcache_t *tc, int64_t bytes, int64_t blocks)
 void pool__committed_add(pool_heap_t *h, int64_t bytes);
 void pool__mapped_add(pool_heap_t *h, int64_t bytes, int extents);
 void pool__accounts_free(void);
+/* Each account's lock, for pool_fork (registry lock held before). */
+void pool__accounts_fork(loci_fork_phase_t phase);
 
 /* --- heaps (heap.c) ---------------------------------------------------------- */
 
@@ -425,6 +427,8 @@ static inline uintptr_t pm_slab_step(const slab_t *s)
 
 /* Map the slices of [base, base+size) to (e, aux), (e + step, aux), ... */
 int pool__pagemap_set(uintptr_t base, size_t size, uintptr_t e, uintptr_t step, uintptr_t aux);
+/* The lock that guards making leaves, for pool_fork. */
+void pool__pagemap_fork(loci_fork_phase_t phase);
 void pool__pagemap_clear(uintptr_t base, size_t size);
 
 /* --- slabs and segments (slab.c) ---------------------------------------------- */

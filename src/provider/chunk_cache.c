@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,7 @@ struct chunk_cache {
     void *bounce[NBOUNCE];
     unsigned bounce_used;   /* bit per buffer */
     loci_nvm_stats_t st;    /* counters; resident_bytes follows the slots */
+    _Atomic uint64_t write_failures, read_failures, dropped; /* for the log: a failing store is reported, not once per retry */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -167,6 +169,15 @@ static void give_bounce(chunk_cache_t *c, void *buf)
         if (c->bounce[i] == buf)
             c->bounce_used &= ~(1u << i);
     pthread_cond_broadcast(&c->changed);
+}
+
+/* Count one more of a repeated failure: true for the 1st, 2nd, 4th, 8th...,
+ * the ones worth a log line, so that a store failing for hours logs a few
+ * dozen lines, each with the count so far. */
+static bool worth_logging(_Atomic uint64_t *count)
+{
+    uint64_t n = atomic_fetch_add_explicit(count, 1, memory_order_relaxed) + 1;
+    return (n & (n - 1)) == 0;
 }
 
 /* The first failure of r's store since the last flush, kept with its
@@ -274,8 +285,10 @@ static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
             bytes += run[k].len;
         if (w != 0) {
             record_error(c, r, w);
-            loci__log(LOCI_LOG_ERROR, "mode=paged: write-back of %zu bytes failed, they stay dirty in DRAM: %s",
-                      bytes, loci_last_error());
+            if (worth_logging(&c->write_failures))
+                loci__log(LOCI_LOG_ERROR, "mode=paged: write-back of %zu bytes failed, they stay dirty in DRAM "
+                                          "(%llu failed write-backs so far): %s",
+                          bytes, (unsigned long long)atomic_load(&c->write_failures), loci_last_error());
             for (unsigned k = i; k < i + n; k++)
                 for (size_t q = (run[k].off - (base - r->base)) / c->page; q < (run[k].off - (base - r->base) + run[k].len) / c->page; q++)
                     bit_set(failed, (unsigned)q);
@@ -299,9 +312,10 @@ static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
 }
 
 /* Evict s (lock held, s resident): written back, dropped, out of the hash;
- * the caller owns the free slot afterwards. When its write-back fails, s
- * stays resident and dirty (most recently used) unless `force`, which drops
- * it anyway, its unwritten pages lost (and reported): false then. */
+ * true: the caller owns the free slot afterwards. When its write-back
+ * fails, s stays resident and dirty (most recently used) unless `force`,
+ * which drops it anyway, its unwritten pages lost (reported, and recorded
+ * for the next flush): the slot is freed then too. */
 static bool evict(chunk_cache_t *c, slot_t *s, bool force)
 {
     s->state = SLOT_EVICTING;
@@ -314,8 +328,10 @@ static bool evict(chunk_cache_t *c, slot_t *s, bool force)
         return false;
     }
     if (!ok) {
-        loci__log(LOCI_LOG_ERROR, "mode=paged: no chunk of the cache can be written back; dropping one, its "
-                                  "unwritten pages are lost: %s", loci_last_error());
+        if (worth_logging(&c->dropped))
+            loci__log(LOCI_LOG_ERROR, "mode=paged: no chunk of the cache can be written back; dropping one, its "
+                                      "unwritten pages are lost (%llu so far): %s",
+                      (unsigned long long)atomic_load(&c->dropped), loci_last_error());
         madvise((void *)chunk_addr(s->region, s->chunk), chunk_len(s->region, s->chunk), MADV_DONTNEED);
     }
     hash_remove(c, s);
@@ -324,7 +340,7 @@ static bool evict(chunk_cache_t *c, slot_t *s, bool force)
     c->st.evictions++;
     c->st.resident_bytes -= c->chunk;
     pthread_cond_broadcast(&c->changed);
-    return ok;
+    return true;
 }
 
 static void push_free(chunk_cache_t *c, slot_t *s)
@@ -361,8 +377,9 @@ static slot_t *claim(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, const 
             return NULL;
         }
         /* A chunk whose write-back fails stays, most recent: try the others
-         * before dropping one (the store is full or failing). */
-        for (int tries = 1; !evict(c, s, tries == c->nslots); tries++)
+         * before dropping one (the store is full or failing), whose slot is
+         * then this one. */
+        for (int tries = 1; !evict(c, s, tries >= c->nslots); tries++)
             if (!(s = victim(c))) {
                 wait_change(c);
                 return NULL;
@@ -399,7 +416,9 @@ static void fill(chunk_cache_t *c, slot_t *s, const uffd_fault_t *f)
         memset(buf, 0, len);
     else if ((rc = r->store->ops->read(r->store, base - r->base, buf, len)) != 0) {
         record_error(c, r, rc);
-        loci__log(LOCI_LOG_ERROR, "mode=paged: reading a chunk failed, it reads as zeros: %s", loci_last_error());
+        if (worth_logging(&c->read_failures))
+            loci__log(LOCI_LOG_ERROR, "mode=paged: reading a chunk failed, it reads as zeros (%llu failed reads so far): %s",
+                      (unsigned long long)atomic_load(&c->read_failures), loci_last_error());
         memset(buf, 0, len);
     }
     rc = uffd_copy(c->uffd, (void *)base, buf, len, !r->readonly);

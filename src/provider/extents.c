@@ -20,6 +20,8 @@ static size_t upper(const xtable_t *t, uintptr_t addr)
     return lo;
 }
 
+void xtable_fork(xtable_t *t, loci_fork_phase_t phase) { loci__fork_mutex(&t->lock, phase); }
+
 int xtable_add(xtable_t *t, const xrec_t *r)
 {
     xrec_t rec = *r;

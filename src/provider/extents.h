@@ -7,6 +7,8 @@
 #ifndef LOCI_PROVIDER_EXTENTS_H
 #define LOCI_PROVIDER_EXTENTS_H
 
+#include "internal.h"
+
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,6 +30,8 @@ typedef struct {
 
 #define XTABLE_INIT {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0}
 
+/** The table's lock around fork() (provider_fork). */
+void xtable_fork(xtable_t *t, loci_fork_phase_t phase);
 /** Add a record (path is copied). 0 or LOCI_ENOMEM. */
 int xtable_add(xtable_t *t, const xrec_t *r);
 /** Remove the record starting at `base` into *out (caller frees out->path). */

@@ -73,7 +73,9 @@ static void *map_and_record(const place_t *place, int fd, const char *path, size
 static void *file_alloc(const place_t *place, size_t size, size_t alignment)
 {
     char path[4096];
-    int fd = tier_create(place->target, 0, path, sizeof path);
+    int fd = tier_fits(place->target, size);
+    if (fd == 0)
+        fd = tier_create(place->target, 0, path, sizeof path);
     int rc = fd < 0 ? fd : tier_reserve(place->target, fd, size);
     if (rc != 0) {
         if (fd >= 0) {
@@ -223,6 +225,8 @@ int provider_file_path(const void *addr, char *buf, size_t buflen, size_t *offse
     return 0;
 }
 
+static void file_fork(loci_fork_phase_t phase) { xtable_fork(&files, phase); }
+
 const provider_ops_t provider_file = {
     .name = "file",
     .alloc = file_alloc,
@@ -238,4 +242,5 @@ const provider_ops_t provider_file = {
     .remove = tier_remove_region,
     .adopt = file_adopt,
     .disown = file_disown,
+    .fork = file_fork,
 };

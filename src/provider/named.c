@@ -78,6 +78,8 @@ int named_create(const char *path, size_t size, uint64_t seed, const place_t *pl
 {
     char sz[32];
     units_format_size(size, sz, sizeof sz);
+    if (size > (size_t)INT64_MAX) /* off_t: before a file is made */
+        return loci__fail(LOCI_ENOMEM, "%s: %s is more than a file can hold", path, sz);
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         if (errno == EEXIST)

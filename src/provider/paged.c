@@ -314,7 +314,9 @@ static void *paged_alloc(const place_t *place, size_t size, size_t alignment)
         return loci__fail_null(LOCI_EINVAL, "mode=paged! %s: paged memory is private to the process and leaves "
                                             "DRAM when evicted; use mode=mmap",
                                place->shared ? "with access=node/job/global" : "with pinned");
-    int fd = tier_create(place->target, O_DIRECT, NULL, 0);
+    int fd = tier_fits(place->target, size);
+    if (fd == 0)
+        fd = tier_create(place->target, O_DIRECT, NULL, 0);
     int rc = fd < 0 ? fd : tier_reserve(place->target, fd, size);
     if (rc != 0) {
         if (fd >= 0)

@@ -20,6 +20,14 @@ const provider_ops_t *provider_for(const struct loci_target *t, bool shared)
     return NULL;
 }
 
+void provider_fork(loci_fork_phase_t phase)
+{
+    static const provider_ops_t *const all[] = {&provider_numa, &provider_file, &provider_shm, &provider_paged};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        if (all[i]->fork)
+            all[i]->fork(phase);
+}
+
 const provider_ops_t *provider_for_place(const place_t *place)
 {
     const struct loci_target *t = place->target;

@@ -131,6 +131,9 @@ typedef struct provider_ops {
      *  provider's memory and the other any memory (a realloc that moves a
      *  block). The pool calls it instead of memcpy. */
     int (*copy)(void *dst, const void *src, size_t size);
+    /** Optional (NULL = no lock of its own): around fork(), take, release or
+     *  renew the provider's locks (provider_fork). */
+    void (*fork)(loci_fork_phase_t phase);
 } provider_ops_t;
 
 extern const provider_ops_t provider_numa;
@@ -150,6 +153,15 @@ const provider_ops_t *provider_for(const struct loci_target *t, bool shared);
  *  for mode=paged get provider_paged — unless paging cannot run here (no
  *  userfaultfd permission, shareable or pinned memory) and the mode was not
  *  forced with `!`: then file (mmap), with a warning saying why, once. */
+/** Is every byte of [addr, addr+size) mapped readable, and writable too
+ *  when `write` (as /proc/self/maps has it)? Without touching it: false for
+ *  PROT_NONE, holes, unmapped. */
+bool provider_accessible(const void *addr, size_t size, bool write);
+
+/** fork() handler of the providers (core/fork.c): each one's `fork`. Their
+ *  locks are the innermost of loci's: taken last. */
+void provider_fork(loci_fork_phase_t phase);
+
 const provider_ops_t *provider_for_place(const place_t *place);
 
 /** The provider that serves `dst` for memory now served by `from` when an

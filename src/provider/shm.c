@@ -25,6 +25,8 @@ static void *shm_alloc(const place_t *place, size_t size, size_t alignment)
 {
     char sz[32];
     units_format_size(size, sz, sizeof sz);
+    if (size > (size_t)INT64_MAX) /* off_t: before ftruncate takes it for a negative size */
+        return loci__fail_null(LOCI_ENOMEM, "shm: %s is more than a memory file can hold", sz);
     int fd = memfd_create("loci-shm", MFD_CLOEXEC);
     if (fd < 0)
         return loci__fail_null(LOCI_ENOMEM, "shm: memfd_create for %s: %s", sz, strerror(errno));
@@ -128,6 +130,8 @@ int provider_shm_fd(const void *addr, size_t *offset)
     return r.fd;
 }
 
+static void shm_fork(loci_fork_phase_t phase) { xtable_fork(&shms, phase); }
+
 const provider_ops_t provider_shm = {
     .name = "shm",
     .alloc = shm_alloc,
@@ -139,4 +143,5 @@ const provider_ops_t provider_shm = {
     .available = shm_available,
     .adopt = shm_adopt,
     .disown = shm_disown,
+    .fork = shm_fork,
 };

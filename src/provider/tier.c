@@ -28,18 +28,17 @@ int tier_check_dir(const struct loci_target *t)
     const char *tier = tier_name(t), *dir = t ? t->path : NULL;
     if (!dir || !*dir)
         return loci__fail(LOCI_EINVAL, "%s has no directory", tier);
+    /* every component, so that no link planted above it redirects the tier */
+    char what[64];
+    snprintf(what, sizeof what, "%s: directory", tier);
+    int fd = dir_open_checked(what, dir, false);
+    if (fd < 0)
+        return fd;
     struct stat st;
-    if (lstat(dir, &st) != 0) {
-        if (errno == ENOENT)
-            return loci__fail(LOCI_ENOENT, "%s: directory %s does not exist (create it with mode 0700, "
-                                           "or point LOCI_STORE_DIR / the config at one)", tier, dir);
-        return loci__fail(LOCI_EIO, "%s: cannot stat %s: %s", tier, dir, strerror(errno));
-    }
-    if (S_ISLNK(st.st_mode))
-        return loci__fail(LOCI_EPERM, "%s: %s is a symbolic link; loci refuses it (give the real directory)",
-                          tier, dir);
-    if (!S_ISDIR(st.st_mode))
-        return loci__fail(LOCI_EINVAL, "%s: %s is not a directory", tier, dir);
+    int rc = fstat(fd, &st) == 0 ? 0 : loci__fail(LOCI_EIO, "%s: cannot stat %s: %s", tier, dir, strerror(errno));
+    close(fd);
+    if (rc != 0)
+        return rc;
     if (st.st_uid != geteuid())
         return loci__fail(LOCI_EPERM, "%s: %s is owned by uid %u, not by you (uid %u); use a directory of your own",
                           tier, dir, (unsigned)st.st_uid, (unsigned)geteuid());
@@ -154,14 +153,29 @@ int tier_create(const struct loci_target *t, int oflags, char *path, size_t len)
     return tier_create_fail(t, EEXIST);
 }
 
+int tier_fits(const struct loci_target *t, uint64_t size)
+{
+    char sz[32], fr[32];
+    units_format_size(size, sz, sizeof sz);
+    if (size > (uint64_t)INT64_MAX) /* off_t: no file is that big */
+        return loci__fail(LOCI_ENOMEM, "%s: %s is more than a file can hold (8 EiB)", tier_name(t), sz);
+    struct statvfs sv;
+    uint64_t avail = 0;
+    if (statvfs(t->path, &sv) == 0 && size > (avail = (uint64_t)sv.f_bavail * sv.f_frsize))
+        return loci__fail(LOCI_ENOSPC, "%s: no space for %s in %s (%s free); free space there or choose another tier",
+                          tier_name(t), sz, t->path, units_format_size(avail, fr, sizeof fr));
+    return 0;
+}
+
 int tier_reserve(const struct loci_target *t, int fd, uint64_t size)
 {
-    int err = posix_fallocate(fd, 0, (off_t)size);
-    if (err == 0)
-        return 0;
+    int rc = tier_fits(t, size);
+    int err = rc == 0 ? posix_fallocate(fd, 0, (off_t)size) : 0;
+    if (rc != 0 || err == 0)
+        return rc;
     char sz[32];
     units_format_size(size, sz, sizeof sz);
-    if (err == ENOSPC || err == EDQUOT)
+    if (err == ENOSPC || err == EDQUOT || err == EFBIG)
         return loci__fail(LOCI_ENOSPC, "%s: no space for %s in %s (posix_fallocate: %s); free space there "
                                        "or choose another tier", tier_name(t), sz, t->path, strerror(err));
     return loci__fail(LOCI_EIO, "%s: posix_fallocate of %s in %s: %s", tier_name(t), sz, t->path, strerror(err));

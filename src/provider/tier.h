@@ -23,8 +23,14 @@ int tier_check_dir(const struct loci_target *t);
  *  directory in a process removes the named files of dead processes. fd or LOCI_E*. */
 int tier_create(const struct loci_target *t, int oflags, char *path, size_t len);
 
+/** Could a file of `size` bytes go into t's directory now? Checked before
+ *  any file is made: LOCI_ENOMEM beyond what a file can hold, LOCI_ENOSPC
+ *  beyond the file system's free space, each with a message. */
+int tier_fits(const struct loci_target *t, uint64_t size);
+
 /** Reserve `size` bytes for fd's file so that writing it never fails for
- *  space: LOCI_ENOSPC naming the tier and what to do when it is full. */
+ *  space (tier_fits first): LOCI_ENOSPC naming the tier and what to do
+ *  when it is full. */
 int tier_reserve(const struct loci_target *t, int fd, uint64_t size);
 
 /** Free space of place->target's file system (provider_ops_t.available). */

@@ -67,6 +67,48 @@ void vm_unmapped(void *addr, size_t size)
     atomic_compare_exchange_strong(&map_hint, &a, (uintptr_t)addr + size);
 }
 
+/* Unmap the head and tail of the span at res around its first `align`ed
+ * `size` bytes, which stay: their address. */
+static uintptr_t trim_to_aligned(void *res, size_t span, size_t size, size_t align)
+{
+    uintptr_t start = (uintptr_t)res, aligned = (start + align - 1) & ~(uintptr_t)(align - 1);
+    uintptr_t end = start + span, aend = aligned + size;
+    if (aligned > start)
+        munmap(res, aligned - start);
+    if (end > aend)
+        munmap((void *)aend, end - aend);
+    return aligned;
+}
+
+/* A file is first mapped wherever the kernel likes: that settles whether
+ * the file system takes `flags` (MAP_SYNC is refused late, inside the file
+ * system's mmap, after a MAP_FIXED mapping has dropped what was at the spot)
+ * and is often aligned already. Only then does it go over an aligned
+ * reservation with MAP_FIXED. Should that still fail, the reservation may be
+ * a hole another thread has mapped into: only what is provably empty is
+ * released, never the span. */
+static void *map_file_aligned(size_t size, size_t align, size_t span, int fd, int flags)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, flags, fd, 0);
+    if (p == MAP_FAILED || ((uintptr_t)p & (align - 1)) == 0)
+        return p;
+    munmap(p, size);
+    void *res = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (res == MAP_FAILED)
+        return MAP_FAILED;
+    uintptr_t aligned = trim_to_aligned(res, span, size, align);
+    p = mmap((void *)aligned, size, PROT_READ | PROT_WRITE, flags | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED) {
+        int e = errno;
+        void *empty = mmap((void *)aligned, size, PROT_NONE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+        if (empty != MAP_FAILED) /* the kernel had dropped it and nobody took it */
+            munmap(empty, size);
+        errno = e;
+    }
+    return p;
+}
+
 void *vm_map_aligned(size_t size, size_t align, int fd, int flags)
 {
     size_t page = vm_page_size();
@@ -84,28 +126,14 @@ void *vm_map_aligned(size_t size, size_t align, int fd, int flags)
         errno = ENOMEM;
         return MAP_FAILED;
     }
-    void *res;
-    if (fd < 0)
-        res = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    else /* reserve the span, then put the file at the aligned spot */
-        res = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (res == MAP_FAILED)
-        return MAP_FAILED;
-    uintptr_t start = (uintptr_t)res, aligned = (start + align - 1) & ~(uintptr_t)(align - 1);
-    uintptr_t end = start + span, aend = aligned + size;
-    if (fd >= 0) {
-        void *f = mmap((void *)aligned, size, PROT_READ | PROT_WRITE, flags | MAP_FIXED, fd, 0);
-        if (f == MAP_FAILED) {
-            int e = errno;
-            munmap(res, span);
-            errno = e;
-            return MAP_FAILED;
-        }
+    void *res = fd < 0 ? mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                       : map_file_aligned(size, align, span, fd, flags);
+    if (res == MAP_FAILED || fd >= 0) {
+        if (res != MAP_FAILED && align > page)
+            atomic_store_explicit(&map_hint, (uintptr_t)res, memory_order_relaxed);
+        return res;
     }
-    if (aligned > start)
-        munmap(res, aligned - start);
-    if (end > aend)
-        munmap((void *)aend, end - aend);
+    uintptr_t aligned = trim_to_aligned(res, span, size, align);
     if (align > page)
         atomic_store_explicit(&map_hint, aligned, memory_order_relaxed);
     return (void *)aligned;
@@ -393,10 +421,43 @@ int vm_check_placed(void *addr, size_t size, const place_t *place)
                       misplaced, n, addr, vm_nodemask_str(place->nodemask, nodes, sizeof nodes), example);
 }
 
+bool provider_accessible(const void *addr, size_t size, bool write)
+{
+    uintptr_t at = (uintptr_t)addr, end = at + size; /* covered up to `at` so far */
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return true; /* no /proc: nothing to tell */
+    char line[512];
+    while (at < end && fgets(line, sizeof line, f)) {
+        if (strchr(line, '\n') == NULL) /* a long path: the rest of the line is no new line */
+            for (int c; (c = fgetc(f)) != EOF && c != '\n';)
+                ;
+        unsigned long lo, hi;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || hi <= at)
+            continue;
+        if (lo > at || perms[0] != 'r' || (write && perms[1] != 'w')) /* a hole, or no access: lines in address order */
+            break;
+        at = hi;
+    }
+    fclose(f);
+    return at >= end;
+}
+
 int vm_replace(void *to, void *from, size_t size)
 {
     memcpy(from, to, size);
     if (mremap(from, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, to) == MAP_FAILED) {
+        int e = errno;
+        /* mremap may have unmapped `to` before failing: the caller still owns
+         * those addresses, so they get fresh memory with the old contents
+         * (NOREPLACE: never over what another thread mapped meanwhile). */
+        void *hole = mmap(to, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        if (hole == to)
+            memcpy(to, from, size);
+        else if (hole != MAP_FAILED)
+            munmap(hole, size);
+        errno = e;
         char sz[32];
         return loci__fail(LOCI_ENOMEM, "mremap of %s over %p: %s", units_format_size(size, sz, sizeof sz), to,
                           strerror(errno));

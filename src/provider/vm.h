@@ -8,6 +8,7 @@
 
 #include "provider/provider.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,7 +17,8 @@ size_t vm_page_size(void);
 
 /** Map `size` bytes aligned to `align` (power of two): anonymous private
  *  memory when fd < 0, else `fd` from offset 0 with `flags` (MAP_SHARED...).
- *  Over-maps and trims. Returns MAP_FAILED with errno set. */
+ *  Over-maps and trims; never maps over memory it does not own, even when
+ *  the file system refuses `flags` late. Returns MAP_FAILED with errno set. */
 void *vm_map_aligned(size_t size, size_t align, int fd, int flags);
 
 /** Tell vm_map_aligned that [addr, addr+size) was unmapped (its space may
@@ -45,7 +47,8 @@ int vm_check_placed(void *addr, size_t size, const place_t *place);
 
 /** Put the mapping at `from` (size bytes, one mapping) in place of
  *  [to, to+size), keeping to's contents: copy them, then mremap over the
- *  range. On failure `to` is untouched and `from` still mapped. */
+ *  range. On failure `to` keeps its contents (as plain memory should mremap
+ *  have dropped it first) and `from` is still mapped. */
 int vm_replace(void *to, void *from, size_t size);
 
 /** mlock the range; on failure the message names RLIMIT_MEMLOCK. */

@@ -1,6 +1,6 @@
 /*
  * The admin config file (LOCI_CONFIG) and files saved by `loci bench --save`:
- * INI, read with libinih. Every mistake is reported as "file:line: what is
+ * INI (read here: lines of any length, with their numbers). Every mistake is reported as "file:line: what is
  * wrong" and fails loci_init — a silently ignored line would misplace data.
  *
  *   [target NAME]        one target; NAME becomes its name
@@ -21,6 +21,8 @@
  *   [omp]                the OpenMP front end's memory spaces (docs/OPENMP.md): one intent
  *   high_bw = kind=hbm!  each for default, large_cap, const, high_bw, low_lat. Placement
  *                        terms only: the front end adds the allocator's traits itself.
+ *   [shmem]              the OpenSHMEM hints (docs/SHMEM.md): an intent each for high_bw,
+ *   high_bw = kind=hbm!,fallback=default   low_lat, near_nic
  */
 #include "intent/intent.h"
 #include "store/rados_pool.h"
@@ -28,11 +30,11 @@
 #include "units.h"
 
 #include <errno.h>
-#include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 typedef struct {
     char name[16];
@@ -54,9 +56,12 @@ static const struct frontend_section {
     const char *name;
     const char *const keys[8];
     const char *expected; /* for messages */
+    bool where_only;      /* placement terms only: the front end sets the allocator's traits */
 } frontend_sections[] = {
     {"omp", {"default", "large_cap", "const", "high_bw", "low_lat"},
-     "default, large_cap, const, high_bw or low_lat"},
+     "default, large_cap, const, high_bw or low_lat", true},
+    /* docs/SHMEM.md: hints are advice, an intent may say what to do when it cannot be met */
+    {"shmem", {"high_bw", "low_lat", "near_nic"}, "high_bw, low_lat or near_nic", false},
 };
 enum { FRONTEND_SECTIONS = sizeof frontend_sections / sizeof *frontend_sections };
 
@@ -156,7 +161,7 @@ static int begin_section(topo_config_t *c, const char *section)
     char word[32], name[64], extra[2];
     int n = sscanf(section, "%31s %63s %1s", word, name, extra);
     if (n != 2 || strcmp(word, "target") != 0)
-        return config_fail(c, c->line, "[%s]: unknown section; expected [target NAME] or [omp]", section);
+        return config_fail(c, c->line, "[%s]: unknown section; expected [target NAME], [omp] or [shmem]", section);
     if (!valid_name(name))
         return config_fail(c, c->line,
                            "[target %s]: a target name is 1-15 letters, digits, '-' or '_' (e.g. hbm0)",
@@ -324,7 +329,7 @@ static int frontend_key(topo_config_t *c, const struct frontend_section *fs, con
     if (intent_parse(value, &in) != 0)
         return config_fail(c, c->line, "[%s] %s = %s: %s", fs->name, fs->keys[k], value, loci_last_error());
     static const intent_key_t traits[] = {TERM_FALLBACK, TERM_ALIGN, TERM_PARTITION, TERM_PINNED};
-    for (size_t i = 0; i < sizeof traits / sizeof *traits; i++)
+    for (size_t i = 0; fs->where_only && i < sizeof traits / sizeof *traits; i++)
         if (intent_find(&in, traits[i]))
             return config_fail(c, c->line,
                                "[%s] %s = %s: give only where the memory is; fallback, align, partition "
@@ -349,74 +354,107 @@ static int frontend_key(topo_config_t *c, const struct frontend_section *fs, con
     return 1;
 }
 
-/* inih hands us lines through this reader, which is how we know line numbers:
- * a new section starts on the line being read when the handler sees it. */
-static char *read_counted_line(char *str, int num, void *stream)
+/* A `key = value` line of `section` (pass 2): a front end's, or a target's. */
+static void on_key(topo_config_t *c, const char *section, const char *name, const char *value)
 {
-    topo_config_t *c = stream;
-    char *s = fgets(str, num, c->file);
-    if (s)
-        c->line++;
-    return s;
-}
-
-/* Debian's inih does not report new sections, so sections are read here in a
- * first pass; keys are then matched to the entry of their section. */
-static int scan_sections(topo_config_t *c)
-{
-    char line[1024];
-    c->line = 0;
-    while (fgets(line, sizeof line, c->file)) {
-        c->line++;
-        char *p = line + strspn(line, " \t");
-        if (*p != '[')
-            continue;
-        char *end = strchr(p, ']');
-        if (!end) {
-            config_fail(c, c->line, "section header without ']'");
-            break;
-        }
-        *end = '\0';
-        if (!begin_section(c, p + 1))
-            break;
-    }
-    c->current = NULL;
-    return c->failed ? LOCI_ECONFIG : 0;
-}
-
-/* Debian's inih ends values only at " ;", but admins write "# why" after a
- * value too: cut the value at whitespace followed by '#'. */
-static const char *without_comment(const char *value, char *buf, size_t len)
-{
-    const char *hash = value;
-    while ((hash = strchr(hash, '#')) && !(hash > value && (hash[-1] == ' ' || hash[-1] == '\t')))
-        hash++;
-    if (!hash)
-        return value;
-    size_t n = (size_t)(hash - value);
-    while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t'))
-        n--;
-    snprintf(buf, len, "%.*s", (int)n, value);
-    return buf;
-}
-
-static int on_key(void *user, const char *section, const char *name, const char *raw_value)
-{
-    topo_config_t *c = user;
-    if (c->failed)
-        return 1;
-    char value_buf[512];
-    const char *value = without_comment(raw_value, value_buf, sizeof value_buf);
     const struct frontend_section *fs = frontend_section(section);
-    if (fs)
-        return frontend_key(c, fs, name, value);
+    if (fs) {
+        frontend_key(c, fs, name, value);
+        return;
+    }
     c->current = NULL;
     char word[32], tname[64];
     if (sscanf(section, "%31s %63s", word, tname) == 2)
         for (int i = 0; i < c->n; i++)
             if (strcasecmp(c->entries[i].name, tname) == 0)
                 c->current = &c->entries[i];
-    return on_entry(user, section, name, value);
+    on_entry(c, section, name, value);
+}
+
+/* Cut a value at a comment: whitespace followed by '#' or ';' (admins
+ * write "# why" after values), then trailing whitespace. In place. */
+static void cut_comment(char *value)
+{
+    char *p = value;
+    while (*p && !((*p == '#' || *p == ';') && p > value && (p[-1] == ' ' || p[-1] == '\t')))
+        p++;
+    while (p > value && (p[-1] == ' ' || p[-1] == '\t'))
+        p--;
+    *p = '\0';
+}
+
+/* Read the file line by line, each whole however long (the file's size is
+ * bounded before), with its number in c->line; a UTF-8 byte-order mark
+ * before the first line is skipped. Pass 1 (`with_keys` false) sees the section
+ * headers, pass 2 the keys, with the section they are in. */
+static int parse_lines(topo_config_t *c, bool with_keys)
+{
+    char *line = NULL, *section = NULL;
+    size_t cap = 0;
+    c->line = 0;
+    c->current = NULL;
+    rewind(c->file);
+    while (!c->failed && getline(&line, &cap, c->file) >= 0) {
+        char *p = line;
+        if (++c->line == 1 && strncmp(p, "\xEF\xBB\xBF", 3) == 0)
+            p += 3;
+        p += strspn(p, " \t");
+        p[strcspn(p, "\r\n")] = '\0';
+        if (*p == '\0' || *p == '#' || *p == ';')
+            continue;
+        if (*p == '[') {
+            char *end = strchr(p, ']');
+            if (!end) {
+                config_fail(c, c->line, "section header without ']'");
+                break;
+            }
+            *end = '\0';
+            free(section);
+            if (!(section = strdup(p + 1)))
+                config_fail(c, c->line, "out of memory");
+            else if (!with_keys)
+                begin_section(c, section);
+            continue;
+        }
+        if (!with_keys)
+            continue;
+        char *eq = p + strcspn(p, "=:");
+        if (*eq == '\0' || eq == p) {
+            config_fail(c, c->line, "not an INI line; expected 'key = value', '[target NAME]', '[omp]', '[shmem]' "
+                                    "or '# comment'");
+            break;
+        }
+        char *key_end = eq;
+        while (key_end > p && (key_end[-1] == ' ' || key_end[-1] == '\t'))
+            key_end--;
+        *key_end = '\0';
+        char *value = eq + 1 + strspn(eq + 1, " \t");
+        cut_comment(value);
+        on_key(c, section ? section : "", p, value);
+    }
+    free(line);
+    free(section);
+    c->current = NULL;
+    return c->failed ? LOCI_ECONFIG : 0;
+}
+
+/* A config is a regular file of sensible size: a directory would read as
+ * empty, a device (/dev/zero) forever. */
+static int regular_file(topo_config_t *c)
+{
+    enum { MAX_BYTES = 1 << 20 };
+    struct stat st;
+    const char *hint = c->source == SRC_CONFIG ? "; LOCI_CONFIG names an INI file" : "";
+    if (fstat(fileno(c->file), &st) != 0)
+        return loci__fail(LOCI_ECONFIG, "%s: cannot read (%s)%s", c->path, strerror(errno), hint);
+    if (S_ISDIR(st.st_mode))
+        return loci__fail(LOCI_ECONFIG, "%s: is a directory%s", c->path, hint);
+    if (!S_ISREG(st.st_mode))
+        return loci__fail(LOCI_ECONFIG, "%s: not a regular file%s", c->path, hint);
+    if (st.st_size > MAX_BYTES)
+        return loci__fail(LOCI_ECONFIG, "%s: %lld bytes; a config has at most %d%s", c->path, (long long)st.st_size,
+                          MAX_BYTES, hint);
+    return 0;
 }
 
 /* A store target has its engine, conf and pool, and nothing of a node or a
@@ -457,16 +495,11 @@ int topo_config_load(const char *path, topo_source_t source, topo_config_t **out
         return loci__fail(LOCI_ECONFIG, "%s: cannot open (%s)%s", path, strerror(e),
                           source == SRC_CONFIG ? "; fix LOCI_CONFIG or unset it" : "");
     }
-    int rc = scan_sections(c);
-    if (rc == 0) {
-        rewind(c->file);
-        c->line = 0;
-        int bad = ini_parse_stream(read_counted_line, c, on_key, c);
-        if (bad > 0 && !c->failed)
-            config_fail(c, bad,
-                        "not an INI line; expected 'key = value', '[target NAME]', '[omp]' or '# comment'");
-        rc = c->failed ? LOCI_ECONFIG : 0;
-    }
+    int rc = regular_file(c);
+    if (rc == 0)
+        rc = parse_lines(c, false);
+    if (rc == 0)
+        rc = parse_lines(c, true);
     fclose(c->file);
     c->file = NULL;
     for (int i = 0; rc == 0 && i < c->n; i++) {

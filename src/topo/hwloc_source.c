@@ -148,15 +148,32 @@ static void load_memattrs(hwloc_topology_t h, topo_t *t)
     }
 }
 
+/* A compute runtime's OS device under a PCI device: CUDA, OpenCL, Level
+ * Zero... (hwloc's co-processors), or a GPU management device of NVIDIA's
+ * or AMD's (nvml0, rsmi0) — not a display's DRM card0 or renderD128. */
+static bool has_compute_osdev(hwloc_obj_t pci)
+{
+    for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling)
+        if (c->type == HWLOC_OBJ_OS_DEVICE &&
+            (c->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC ||
+             (c->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU && c->name &&
+              (strncmp(c->name, "nvml", 4) == 0 || strncmp(c->name, "rsmi", 4) == 0))))
+            return true;
+    return false;
+}
+
 static bool device_kind(hwloc_obj_t o, topo_device_kind_t *kind)
 {
     if (o->type == HWLOC_OBJ_PCI_DEVICE) {
-        unsigned cls = o->attr->pcidev.class_id >> 8;
+        unsigned id = o->attr->pcidev.class_id, cls = id >> 8;
         if (cls == 0x02) { /* network controller */
             *kind = DEV_NIC;
             return true;
         }
-        if (cls == 0x03 || o->attr->pcidev.class_id == 0x1200) { /* display / accelerator */
+        /* 3D controllers and processing accelerators compute; other display
+         * controllers (VGA: a BMC's, QEMU's) only when a compute runtime
+         * drives them (a GeForce with CUDA). */
+        if (id == 0x0302 || id == 0x1200 || (cls == 0x03 && has_compute_osdev(o))) {
             *kind = DEV_GPU;
             return true;
         }

@@ -241,6 +241,8 @@ finish "$f" grace-hopper.xml
 # 2-socket DDR-only server; a ConnectX-6 (15b3:101b, Ethernet mode, class
 # 0200) hangs off a root port of package 1, so its locality is package 1's
 # cpuset and NUMA node 1.  OS devices: netdev eth0 and RDMA device mlx5_0.
+# Beside it a BMC's VGA controller (ASPEED, class 0300, only a DRM card0): no
+# GPU for loci, so near=gpu has nothing to be near.
 f=$tmp/nic-socket1.xml
 synth "$f" "pack:2 [numa(memory=192GiB)] l3:1(size=60MiB) l2:8(size=2MiB) l1d:1(size=48KiB) core:1 pu:1"
 cat > "$tmp/nic-io.xml" <<'EOF'
@@ -264,10 +266,15 @@ cat > "$tmp/nic-io.xml" <<'EOF'
             </object>
           </object>
         </object>
+        <object type="PCIDev" gp_index="1006" pci_busid="0000:97:02.0" pci_type="0300 [1a03:2000] [1a03:2000] 41" pci_link_speed="0.000000">
+          <info name="PCIVendor" value="ASPEED Technology, Inc."/>
+          <info name="PCIDevice" value="ASPEED Graphics Family"/>
+          <object type="OSDev" gp_index="1007" name="card0" osdev_type="1"/>
+        </object>
       </object>
 EOF
 splice "$f" 1 "$tmp/nic-io.xml"
-ann "$f" root info LociReference "nic-socket1: 2-socket DDR server, 8 cores/package; nodes 0,1 192GiB DDR5 with CPUs; ConnectX-6 NIC (PCI 0000:98:00.0, eth0 + mlx5_0) under package 1 (node 1); HMAT figures only for local pairs"
+ann "$f" root info LociReference "nic-socket1: 2-socket DDR server, 8 cores/package; nodes 0,1 192GiB DDR5 with CPUs; ConnectX-6 NIC (PCI 0000:98:00.0, eth0 + mlx5_0) and a BMC VGA (0000:97:02.0, card0) under package 1 (node 1); HMAT figures only for local pairs"
 ann "$f" root info LociUnits "memattr Bandwidth in MiB/s as hwloc stores Linux HMAT figures (kernel says MB/s), Latency in ns"
 ann "$f" root info Architecture x86_64
 intel_pkg "$f" 0 "Intel(R) Xeon(R) Gold 6430" 6 143

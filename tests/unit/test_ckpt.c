@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #define PAGED "persist,mode=paged,cache=1MiB,chunk=64KiB"
@@ -106,6 +107,73 @@ static void bad_names_and_ranges(void **state)
     unregister_all((const char *[]){"first", "second", NULL});
     REFUSED(loci_ckpt_save("nothing"), LOCI_ENOENT, "nothing to save");
     REFUSED(loci_ckpt_restore("nothing"), LOCI_ENOENT, "nothing to restore");
+}
+
+/* Memory the CPU cannot read is refused when registered (PROT_NONE, not
+ * mapped at all), a save that meets a registered page made unreadable since
+ * fails with the variable's name instead of crashing, and a restore into
+ * read-only memory is refused before anything is written. */
+static void unreadable_memory_refused(void **state)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    char *none = mmap(NULL, 3 * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(none != MAP_FAILED);
+    REFUSED(loci_ckpt_register("guard", none, pg), LOCI_ENOTSUP, "\"guard\"", "cannot read");
+    assert_int_equal(munmap(none + pg, pg), 0); /* a hole in the middle */
+    assert_int_equal(mprotect(none, pg, PROT_READ | PROT_WRITE), 0);
+    REFUSED(loci_ckpt_register("holey", none, 3 * pg), LOCI_ENOTSUP, "\"holey\"", "cannot read");
+
+    char *later = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(later != MAP_FAILED);
+    memset(later, 7, 2 * pg);
+    OK(loci_ckpt_register("later", later, 2 * pg));
+    assert_int_equal(mprotect(later + pg, pg, PROT_NONE), 0);
+    REFUSED(loci_ckpt_save("unreadable"), LOCI_ENOTSUP, "\"later\"", "cannot read");
+    assert_int_equal(mprotect(later + pg, pg, PROT_READ), 0);
+    OK(loci_ckpt_save("unreadable"));
+    REFUSED(loci_ckpt_restore("unreadable"), LOCI_ENOTSUP, "\"later\"", "not all writable", "nothing restored");
+    assert_int_equal(later[0], 7);
+    OK(loci_ckpt_unregister("later"));
+    OK(loci_ckpt_remove("unreadable"));
+    munmap(later, 2 * pg);
+    munmap(none, 3 * pg);
+}
+
+/* LOCI_CKPT_DIR below a symbolic link planted in a parent (where links are
+ * not protected) would send the checkpoints elsewhere: refused, as is a
+ * parent anyone can write to; by its real path the directory is fine. */
+static void ckpt_dir_parents_checked(void **state)
+{
+    char base[] = "/tmp/loci-test-ckptdir-XXXXXX", path[200];
+    assert_non_null(mkdtemp(base));
+    char *saved = getenv("LOCI_CKPT_DIR") ? strdup(getenv("LOCI_CKPT_DIR")) : NULL;
+    static char value[1024];
+    OK(loci_ckpt_register("tiny", value, sizeof value));
+    snprintf(path, sizeof path, "%s/real", base);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/link", base);
+    assert_int_equal(symlink("real", path), 0);
+    snprintf(path, sizeof path, "%s/link/ckpt", base);
+    setenv("LOCI_CKPT_DIR", path, 1);
+    REFUSED(loci_ckpt_save("redirected"), LOCI_EPERM, "symbolic link", "link");
+    snprintf(path, sizeof path, "%s/real/ckpt", base);
+    assert_int_equal(access(path, F_OK), -1); /* nothing made through the link */
+    snprintf(path, sizeof path, "%s/open", base);
+    assert_int_equal(mkdir(path, 0700), 0);
+    assert_int_equal(chmod(path, 0777), 0);
+    snprintf(path, sizeof path, "%s/open/ckpt", base);
+    setenv("LOCI_CKPT_DIR", path, 1);
+    REFUSED(loci_ckpt_save("open"), LOCI_EPERM, "writable by others");
+    snprintf(path, sizeof path, "%s/real/ckpt", base);
+    setenv("LOCI_CKPT_DIR", path, 1);
+    OK(loci_ckpt_save("real"));
+    OK(loci_ckpt_unregister("tiny"));
+    if (saved)
+        setenv("LOCI_CKPT_DIR", saved, 1);
+    else
+        unsetenv("LOCI_CKPT_DIR");
+    free(saved);
+    remove_tree(base);
 }
 
 static void dram_save_change_restore(void **state)
@@ -497,6 +565,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bad_names_and_ranges),
+        cmocka_unit_test(unreadable_memory_refused),
+        cmocka_unit_test(ckpt_dir_parents_checked),
         cmocka_unit_test(dram_save_change_restore),
         cmocka_unit_test(incremental_saves_write_only_changes),
         cmocka_unit_test(sizes_unknown_and_missing_refused),

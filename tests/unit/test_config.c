@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *write_file(const char *name, const char *text)
@@ -211,6 +212,55 @@ static void access_job_needs_a_store(void **state)
     }
 }
 
+/* What a careless hand or a hostile file does to a config: long lines
+ * (comments, paths) are read whole with the right line numbers, a UTF-8
+ * byte-order mark is no part of the first section, a directory or a device
+ * is refused with what LOCI_CONFIG must name, and every section a front end
+ * documents parses, its documented example included. */
+static void careless_and_hostile_configs(void **state)
+{
+    char text[2048], dir[150];
+    memset(dir, 'd', 140);
+    dir[140] = '\0';
+    char comment[600];
+    memset(comment, 'x', sizeof comment - 1);
+    comment[sizeof comment - 1] = '\0';
+    /* a long comment, then an error three lines on: the line number is right */
+    snprintf(text, sizeof text, "# %s\n[target a]\nnuma_node = 0\nspeed = 3\n", comment);
+    expect_config_error(text, "bad.ini:4: [target a]: unknown key 'speed'");
+    /* a 300-character path is a path, not a bad line */
+    char long_path[600];
+    snprintf(long_path, sizeof long_path, "%s/%s", scratch_dir, dir);
+    assert_int_equal(mkdir(long_path, 0700), 0);
+    snprintf(long_path + strlen(long_path), sizeof long_path - strlen(long_path), "/%s", dir); /* names end at 255 */
+    assert_int_equal(mkdir(long_path, 0700), 0);
+    snprintf(text, sizeof text, "[target long]\npath = %s   # scratch space\nkind = ssd\n", long_path);
+    if (init_with(write_file("long.ini", text)) != 0)
+        fail_msg("a %zu-character path: %s", strlen(long_path), loci_last_error());
+    assert_string_equal(loci_target_path(loci_target_by_name("long")), long_path);
+    rmdir(long_path);
+    *strrchr(long_path, '/') = '\0';
+    rmdir(long_path);
+    /* a byte-order mark before the first section */
+    assert_int_equal(init_with(write_file("bom.ini", "\xEF\xBB\xBF[target fast]\nnuma_node = 0\nkind = hbm\n")), 0);
+    assert_non_null(loci_target_by_name("fast"));
+    /* a directory, a device */
+    assert_int_equal(init_with(scratch_dir), LOCI_ECONFIG);
+    assert_non_null(strstr(loci_last_error(), "is a directory"));
+    assert_int_equal(init_with("/dev/zero"), LOCI_ECONFIG);
+    assert_non_null(strstr(loci_last_error(), "not a regular file"));
+    /* [shmem] as docs/SHMEM.md shows it, and the other hints */
+    const char *path = write_file("shmem.ini", "[shmem]\n"
+                                               "high_bw = kind=hbm!,fallback=default   # e.g. insist on HBM, else local DRAM\n"
+                                               "low_lat = latency=low\n"
+                                               "near_nic = near=nic\n");
+    assert_int_equal(init_with(path), 0);
+    assert_string_equal(loci_config_intent("shmem", "high_bw", NULL), "kind=hbm!,fallback=default");
+    assert_string_equal(loci_config_intent("shmem", "near_nic", NULL), "near=nic");
+    expect_config_error("[shmem]\nfast = bandwidth=high\n", "bad.ini:2: [shmem]: unknown key 'fast'; expected high_bw, low_lat or near_nic");
+    assert_int_equal(init_with(NULL), 0);
+}
+
 static void bad_topology_file(void **state)
 {
     unsetenv("LOCI_CONFIG");
@@ -248,6 +298,7 @@ int main(void)
         cmocka_unit_test(store_target_mistakes),
         cmocka_unit_test(store_target_on_injected_machine),
         cmocka_unit_test(access_job_needs_a_store),
+        cmocka_unit_test(careless_and_hostile_configs),
         cmocka_unit_test(bad_topology_file),
         cmocka_unit_test(unknown_target_names_the_ones_there),
     };

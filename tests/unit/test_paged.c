@@ -13,12 +13,15 @@
 #include <cmocka.h>
 
 #include "alloc/allocator.h"
+#include "provider/paged.h"
 #include "provider/provider.h"
 #include "support/resident.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +353,109 @@ static void provider_chosen_by_intent(void **state)
     loci_free(s2);
 }
 
+/* ---- a store that is full ---------------------------------------------- */
+
+/* The region's own store, its write-backs refused while `store_full`. */
+static const store_ops_t *real_ops;
+static store_ops_t full_ops;
+static atomic_bool store_full;
+
+static int write_unless_full(store_t *s, uint64_t off, const void *buf, size_t len)
+{
+    if (atomic_load(&store_full))
+        return loci__fail(LOCI_ENOSPC, "test store: no space left");
+    return real_ops->write(s, off, buf, len);
+}
+
+static int saved_stderr = -1;
+static char log_path[] = "/tmp/loci-test-paged-log-XXXXXX";
+
+static void hung(int sig)
+{
+    static const char msg[] = "writing paged memory over a full store did not complete\n";
+    (void)sig;
+    (void)!write(saved_stderr, msg, sizeof msg - 1);
+    unlink(log_path); /* what it logged while stuck */
+    _exit(1);
+}
+
+/* Lines of `path` containing `what`. */
+static int count_lines(const char *path, const char *what)
+{
+    FILE *f = fopen(path, "r");
+    char line[2048];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f))
+        n += strstr(line, what) != NULL;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* A region 4x its cache whose store fills up: every write still completes,
+ * the failure comes back from flush, the log says so a few times (not once
+ * per retry), and once space is back nothing that reached the store before
+ * is lost: each chunk holds its new contents or, dropped when no DRAM was
+ * left for it, the ones flushed before. */
+static void full_store_neither_hangs_nor_floods(void **state)
+{
+    size_t chunk = 64 * KB, nchunks = 32, size = nchunks * chunk;
+    place_t pl = paged_place(8 * chunk, chunk);
+    unsigned char *p = provider_paged.alloc(&pl, size, page);
+    assert_non_null(p);
+    for (size_t k = 0; k < nchunks; k++)
+        memset(p + k * chunk, (int)k, chunk);
+    assert_int_equal(provider_paged.flush(p, size), 0);
+
+    paged_region_t *r = paged_region_get((uintptr_t)p);
+    assert_non_null(r);
+    real_ops = r->store->ops;
+    full_ops = *real_ops;
+    full_ops.write = write_unless_full;
+    r->store->ops = &full_ops;
+    paged_region_put(r);
+
+    int log_fd = mkstemp(log_path);
+    saved_stderr = dup(2);
+    assert_true(log_fd >= 0);
+    fflush(stderr);
+    dup2(log_fd, 2);
+    signal(SIGALRM, hung);
+    alarm(60); /* a hang fails the test instead of stalling the suite */
+    atomic_store(&store_full, true);
+    for (size_t k = 0; k < nchunks; k++)
+        memset(p + k * chunk, (int)(100 + k), chunk);
+    int full_rc = provider_paged.flush(p, size);
+    alarm(0);
+    fflush(stderr);
+    dup2(saved_stderr, 2);
+    close(saved_stderr);
+    close(log_fd);
+    int lines = count_lines(log_path, "mode=paged");
+    unlink(log_path);
+
+    assert_int_equal(full_rc, LOCI_ENOSPC);
+    assert_non_null(strstr(loci_last_error(), "no space left"));
+    if (lines < 1 || lines > 16)
+        fail_msg("%d log lines about the failing store (want a few, at least one)", lines);
+
+    atomic_store(&store_full, false);
+    assert_int_equal(provider_paged.flush(p, size), 0);
+    assert_int_equal(provider_paged.evict(p, size), 0);
+    size_t kept = 0;
+    for (size_t k = 0; k < nchunks; k++) {
+        unsigned char v = p[k * chunk];
+        if (v != k && v != 100 + k)
+            fail_msg("chunk %zu reads %u: neither its new (%zu) nor its flushed (%zu) contents", k, v, 100 + k, k);
+        kept += v == 100 + k;
+    }
+    assert_true(kept >= 7); /* the cache's slots stayed full of what could not be written */
+    r = paged_region_get((uintptr_t)p);
+    r->store->ops = real_ops;
+    paged_region_put(r);
+    assert_int_equal(provider_paged.free(p, size), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +467,7 @@ int main(void)
         cmocka_unit_test(system_calls_on_paged_memory),
         cmocka_unit_test(bad_cache_sizes),
         cmocka_unit_test(provider_chosen_by_intent),
+        cmocka_unit_test(full_store_neither_hangs_nor_floods),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -10,12 +10,15 @@
 #include "provider/provider.h"
 #include "provider/vm.h"
 #include "support/resident.h"
+#include "support/scratch.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <numaif.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +332,44 @@ static void file_refuses_unsafe_dirs(void **state)
     rmdir(tier);
 }
 
+/* A symbolic link or a directory anyone can write anywhere above the tier
+ * directory (planted where symlinks are not protected) is refused too, not
+ * only as the last component. */
+static void file_refuses_unsafe_parents(void **state)
+{
+    make_tier();
+    char real[300], link[300], via_link[320], open_dir[300], under_open[320];
+    snprintf(real, sizeof real, "%s/real", tier);
+    snprintf(link, sizeof link, "%s/link", tier);
+    snprintf(via_link, sizeof via_link, "%s/tier", link);
+    snprintf(open_dir, sizeof open_dir, "%s/open", tier);
+    snprintf(under_open, sizeof under_open, "%s/tier", open_dir);
+    assert_int_equal(mkdir(real, 0700), 0);
+    char real_tier[320];
+    snprintf(real_tier, sizeof real_tier, "%s/tier", real);
+    assert_int_equal(mkdir(real_tier, 0700), 0);
+    assert_int_equal(symlink("real", link), 0);
+    assert_int_equal(mkdir(open_dir, 0700), 0);
+    assert_int_equal(chmod(open_dir, 0777), 0); /* writable by all, not sticky */
+    assert_int_equal(mkdir(under_open, 0700), 0);
+
+    place_t pl = file_place(via_link);
+    errno = 0;
+    assert_null(provider_file.alloc(&pl, MB, page_size()));
+    if (!strstr(loci_last_error(), "symbolic link") || errno != EPERM)
+        fail_msg("tier under a symbolic link: errno %d: %s", errno, loci_last_error());
+    pl = file_place(under_open);
+    assert_null(provider_file.alloc(&pl, MB, page_size()));
+    if (!strstr(loci_last_error(), "writable by others"))
+        fail_msg("tier under a directory anyone can write: %s", loci_last_error());
+    pl = file_place(real_tier); /* the same directory by its real path is fine */
+    void *p = provider_file.alloc(&pl, MB, page_size());
+    assert_non_null(p);
+    assert_int_equal(provider_file.free(p, MB), 0);
+    assert_int_equal(count_files(real_tier), 0);
+    remove_tree(tier);
+}
+
 static void file_enospc_names_dir_and_size(void **state)
 {
     char dir[] = "/dev/shm/loci-tier-XXXXXX"; /* tmpfs: a size limit answers at once */
@@ -343,6 +384,109 @@ static void file_enospc_names_dir_and_size(void **state)
     assert_non_null(strstr(loci_last_error(), "16.0 TiB"));
     assert_int_equal(count_files(dir), 0);
     rmdir(dir);
+}
+
+/* Sizes no file tier can hold are refused before any system call: more
+ * than the file system has is ENOSPC naming what is free, more than a file
+ * can be is ENOMEM, nothing is left in the directory, and through an
+ * allocator the intent's fallback runs. */
+static void file_absurd_sizes(void **state)
+{
+    make_tier();
+    place_t pl = file_place(tier);
+    errno = 0;
+    assert_null(provider_file.alloc(&pl, (size_t)1 << 62, page_size()));
+    assert_int_equal(errno, ENOSPC);
+    if (!strstr(loci_last_error(), "free"))
+        fail_msg("message: %s", loci_last_error());
+    size_t sizes[] = {(size_t)1 << 63, SIZE_MAX - page_size() + 1};
+    for (int i = 0; i < 2; i++) {
+        errno = 0;
+        assert_null(provider_file.alloc(&pl, sizes[i], page_size()));
+        assert_int_equal(errno, ENOMEM);
+        assert_null(strstr(loci_last_error(), "posix_fallocate"));
+    }
+    assert_int_equal(count_files(tier), 0);
+    rmdir(tier);
+
+    loci_allocator_t *a = loci_allocator_create("kind=ssd,fallback=default");
+    assert_non_null(a);
+    size_t big[] = {(size_t)1 << 62, ((size_t)1 << 63) - page_size(), (size_t)1 << 63};
+    for (int i = 0; i < 3; i++) {
+        errno = 0;
+        assert_null(loci_alloc(a, big[i]));
+        if ((errno != ENOMEM && errno != ENOSPC) || !strstr(loci_last_error(), "fallback=default"))
+            fail_msg("%zu bytes: errno %d: %s", big[i], errno, loci_last_error());
+    }
+}
+
+/* A file mapping that fails half way (MAP_SYNC on a file system without DAX
+ * is refused after the kernel dropped what was at the spot) must never
+ * unmap memory another thread mapped meanwhile: threads holding anonymous
+ * pages check them while others allocate file extents. */
+enum { RACE_PAGES = 64, RACE_ROUNDS = 400 };
+static atomic_int race_done;
+
+static place_t race_place; /* made once: file_place writes a shared target */
+
+static void *race_file_allocs(void *arg)
+{
+    place_t pl = race_place;
+    for (int i = 0; i < RACE_ROUNDS; i++) {
+        size_t align = i % 2 ? 2 * MB : page_size(); /* mapped as it comes, or over a reservation */
+        char *p = provider_file.alloc(&pl, 16 * page_size(), align);
+        if (!p) { /* cmocka's asserts belong to the main thread */
+            fprintf(stderr, "file alloc: %s\n", loci_last_error());
+            *(int *)arg = -1;
+            break;
+        }
+        p[0] = 1;
+        provider_file.free(p, 16 * page_size());
+    }
+    atomic_fetch_add(&race_done, 1);
+    return NULL;
+}
+
+static void *race_anon_pages(void *arg)
+{
+    size_t pg = page_size();
+    long lost = 0;
+    while (atomic_load(&race_done) < 2) {
+        unsigned char *held[RACE_PAGES];
+        for (int i = 0; i < RACE_PAGES; i++) {
+            held[i] = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            held[i][0] = (unsigned char)(i + 1);
+        }
+        for (int i = 0; i < RACE_PAGES; i++) {
+            unsigned char vec;
+            if (mincore(held[i], pg, &vec) != 0 || held[i][0] != (unsigned char)(i + 1))
+                lost++; /* unmapped (ENOMEM) or replaced under us */
+            else
+                munmap(held[i], pg);
+        }
+    }
+    *(long *)arg = lost;
+    return NULL;
+}
+
+static void file_mapping_failures_leave_others_mapped(void **state)
+{
+    make_tier();
+    race_place = file_place(tier);
+    atomic_store(&race_done, 0);
+    long lost = 0;
+    int failed[2] = {0, 0};
+    pthread_t alloc1, alloc2, holder;
+    assert_int_equal(pthread_create(&holder, NULL, race_anon_pages, &lost), 0);
+    assert_int_equal(pthread_create(&alloc1, NULL, race_file_allocs, &failed[0]), 0);
+    assert_int_equal(pthread_create(&alloc2, NULL, race_file_allocs, &failed[1]), 0);
+    pthread_join(alloc1, NULL);
+    pthread_join(alloc2, NULL);
+    pthread_join(holder, NULL);
+    assert_int_equal(lost, 0);
+    assert_int_equal(failed[0] | failed[1], 0);
+    assert_int_equal(count_files(tier), 0);
+    rmdir(tier);
 }
 
 /* ------------------------------------------------------------------- shm -- */
@@ -414,7 +558,10 @@ int main(void)
         cmocka_unit_test(numa_pinned_refused),
         cmocka_unit_test(file_extents_are_private_files),
         cmocka_unit_test(file_refuses_unsafe_dirs),
+        cmocka_unit_test(file_refuses_unsafe_parents),
         cmocka_unit_test(file_enospc_names_dir_and_size),
+        cmocka_unit_test(file_mapping_failures_leave_others_mapped),
+        cmocka_unit_test(file_absurd_sizes),
         cmocka_unit_test(shm_maps_again_through_proc),
         cmocka_unit_test(providers_for_targets),
     };

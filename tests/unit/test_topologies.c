@@ -158,6 +158,9 @@ static void near_devices(void **state)
     assert_int_equal(loci_target_near_devices(loci_target_by_name("node:1"), "nic", buf, sizeof buf), 1);
     assert_non_null(strstr(buf, "nic0"));
     assert_int_equal(loci_target_near_devices(loci_target_by_name("node:0"), "nic", buf, sizeof buf), 0);
+    /* the BMC's VGA controller beside the NIC (ASPEED, only a DRM card) is no GPU */
+    if (loci_target_near_devices(loci_target_by_name("node:1"), "gpu", buf, sizeof buf) != 0)
+        fail_msg("GPUs near node 1: %s (the BMC's VGA controller is none)", buf);
 
     load("grace-hopper");
     assert_int_equal(loci_target_near_devices(loci_target_by_name("gpu0"), "gpu", buf, sizeof buf), 1);

@@ -19,6 +19,7 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -195,17 +196,28 @@ static int initiator_cpus(int initiator, int **out)
     return k;
 }
 
-static bench_params_t params_from_env(void)
+/* LOCI_BENCH_MB sizes each triad array (MiB, 1 to 1 TiB; default 64); the
+ * chase buffer is 4x that. False, with a message, for anything else. */
+static bool params_from_env(bench_params_t *out)
 {
-    /* LOCI_BENCH_MB sizes each triad array; the chase buffer is 4x that. */
     const char *mb = getenv("LOCI_BENCH_MB");
-    size_t array_mb = mb && atoi(mb) > 0 ? (size_t)atoi(mb) : 64;
-    return (bench_params_t){array_mb << 20, (array_mb << 20) * 4, 1u << 22};
+    char *end = NULL;
+    errno = 0;
+    unsigned long long array_mb = mb && *mb >= '0' && *mb <= '9' ? strtoull(mb, &end, 10) : 64;
+    if (mb && (!end || *end || errno || array_mb < 1 || array_mb > (1ull << 20))) {
+        fprintf(stderr, "loci bench: LOCI_BENCH_MB=%s: expected MiB per array, 1 to %llu\n", mb, 1ull << 20);
+        return false;
+    }
+    *out = (bench_params_t){(size_t)array_mb << 20, ((size_t)array_mb << 20) * 4, 1u << 22};
+    return true;
 }
 
 int cmd_bench(int argc, char **argv)
 {
     const char *only = NULL, *save = NULL;
+    bench_params_t p;
+    if (!params_from_env(&p))
+        return 2;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--target") == 0 && i + 1 < argc)
             only = argv[++i];
@@ -231,7 +243,6 @@ int cmd_bench(int argc, char **argv)
         free(cpus);
         return 1;
     }
-    bench_params_t p = params_from_env();
     FILE *out = NULL;
     if (save && !(out = fopen(save, "w"))) {
         fprintf(stderr, "loci bench: cannot write %s: %s\n", save, strerror(errno));

@@ -2,6 +2,8 @@
 #include "commands.h"
 #include "loci.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,10 +46,13 @@ void json_string(FILE *f, const char *s)
 
 int tool_set_initiator(const char *arg)
 {
+    /* digits only: no sign (-1 would mean "follow the CPU"), no hex, nothing beyond int */
     char *end;
-    long node = strtol(arg ? arg : "", &end, 10);
-    if (!arg || *end || end == arg) {
-        fprintf(stderr, "loci: --from needs a NUMA node number\n");
+    errno = 0;
+    long node = arg && *arg >= '0' && *arg <= '9' ? strtol(arg, &end, 10) : -1;
+    if (node < 0 || *end || errno || node > INT_MAX) {
+        fprintf(stderr, "loci: --from %s: expected a NUMA node number (0 to %d, digits only)\n", arg ? arg : "(missing)",
+                INT_MAX);
         return 2;
     }
     if (loci_set_initiator((int)node) != 0) {

@@ -1,0 +1,115 @@
+/* fork() while other threads allocate, free, make allocators and arenas:
+ * every child can allocate and free at once (no lock of loci stays held by
+ * a thread the child does not have), and its blocks are its own. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <loci.h>
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { WORKERS = 3, FORKS = 150 };
+static atomic_bool stop;
+
+static void *churn(void *arg)
+{
+    uintptr_t id = (uintptr_t)arg;
+    char intent[64];
+    void *held[32] = {0};
+    for (unsigned i = 0; !atomic_load(&stop); i++) {
+        /* new spellings now and then: the allocator cache takes each as an alias */
+        snprintf(intent, sizeof intent, "%*sbandwidth=high", (int)(i % 40), "");
+        loci_allocator_t *a = loci_allocator_create(i % 7 ? "" : intent);
+        unsigned k = i % 32;
+        loci_free(held[k]);
+        size_t size = i % 13 ? 16 + (i * 40 + id) % 4000 : (size_t)1 << 20; /* small blocks, large ones */
+        held[k] = a ? loci_alloc(a, size) : NULL;
+        if (held[k])
+            memset(held[k], (int)id, 16);
+        if (i % 97 == 0) {
+            loci_arena_t *ar = loci_arena_create("", 0);
+            void *p = ar ? loci_arena_alloc(ar, 300) : NULL;
+            loci_free(p);
+            loci_arena_destroy(ar);
+        }
+    }
+    for (unsigned k = 0; k < 32; k++)
+        loci_free(held[k]);
+    return NULL;
+}
+
+/* In the child: what a program does right after fork. Killed by the alarm
+ * if a lock is left held. */
+static int child_allocates(void)
+{
+    alarm(30);
+    loci_allocator_t *a = loci_allocator_create("latency=low");
+    char *p[64];
+    for (int i = 0; i < 64; i++) {
+        p[i] = loci_alloc(a, (size_t)(i + 1) * 24);
+        if (!p[i]) {
+            fprintf(stderr, "child: loci_alloc: %s\n", loci_last_error());
+            return 2;
+        }
+        memset(p[i], i, (size_t)(i + 1) * 24);
+    }
+    for (int i = 0; i < 64; i++) {
+        if (p[i][0] != (char)i)
+            return 3;
+        loci_free(p[i]);
+    }
+    void *big = loci_alloc(a, (size_t)3 << 20);
+    loci_free(big);
+    loci_arena_t *ar = loci_arena_create("", 0);
+    void *q = ar ? loci_arena_alloc(ar, 1000) : NULL;
+    if (!q)
+        return 4;
+    loci_free(q);
+    loci_arena_destroy(ar);
+    return big ? 0 : 5;
+}
+
+static void fork_while_threads_allocate(void **state)
+{
+    assert_int_equal(loci_init(), 0);
+    pthread_t t[WORKERS];
+    for (uintptr_t i = 0; i < WORKERS; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, churn, (void *)i), 0);
+    int stuck = 0, failed = 0; /* the last failure's status */
+    for (int n = 0; n < FORKS; n++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+            _exit(child_allocates());
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+            stuck++;
+        else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            failed = status;
+    }
+    atomic_store(&stop, true);
+    for (int i = 0; i < WORKERS; i++)
+        pthread_join(t[i], NULL);
+    if (stuck || failed)
+        fail_msg("of %d children, %d hung in loci; wait status of a failed one: %#x", FORKS, stuck, failed);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(fork_while_threads_allocate),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
