@@ -565,6 +565,8 @@ typedef struct {
     uint64_t chunks_removed; /**< pool chunks none refers to, deleted */
     uint64_t bytes_removed;  /**< their size */
     uint64_t temps_removed;  /**< files left by interrupted saves, deleted */
+    uint64_t snaps_kept;     /**< store snapshots of regions some checkpoint refers to */
+    uint64_t snaps_removed;  /**< store snapshots none refers to, deleted (their clones go) */
 } loci_ckpt_gc_t;
 
 /** Delete the pool chunks no checkpoint refers to and what interrupted saves
@@ -578,7 +580,8 @@ typedef struct {
     uint64_t bytes;          /**< their total size */
     uint64_t chunks;         /**< chunks in the checkpoint */
     uint64_t chunks_written; /**< chunks whose bytes were written to the pool */
-    uint64_t chunks_linked;  /**< region chunks hard-linked into the pool (no data written) */
+    uint64_t chunks_linked;  /**< region chunks hard-linked into the pool, or kept by a store
+                              *   snapshot (no data written) */
     uint64_t chunks_shared;  /**< chunks taken over from the previous checkpoint, unchanged */
     uint64_t chunks_zero;    /**< all-zero chunks: nothing stored */
     uint64_t bytes_written;  /**< chunk data and manifest written */

@@ -64,8 +64,14 @@ typedef struct {
     uint64_t chunk;   /* chunk size: the last chunk may be shorter */
     uint64_t nchunks; /* ceil(size / chunk) */
     uint64_t version; /* linked: the region's version when saved (region_chunks_t), 0 unknown */
+    uint64_t snap;    /* a region on the store: the RADOS snapshot holding its chunks (0: none);
+                       * its chunks' ids are then CKPT_IN_SNAP or CKPT_ZERO */
+    char target[16];  /* then the store target */
     ckpt_chunk_t *chunks;
 } ckpt_var_t;
+
+/** Pool id of a chunk held by the variable's store snapshot, not by a pool file. */
+#define CKPT_IN_SNAP 1
 
 typedef struct {
     char name[NVM_NAME_MAX + 1];
@@ -85,6 +91,12 @@ ckpt_var_t *ckpt_manifest_add(ckpt_manifest_t *m, const char *name, ckpt_kind_t 
                               uint64_t chunk);
 
 void ckpt_manifest_free(ckpt_manifest_t *m);
+
+/** The text of m, its last line the checksum of the rest (m->sum set): malloc'd. */
+int ckpt_manifest_text(ckpt_manifest_t *m, char **text, size_t *len);
+
+/** Parse and check manifest text of checkpoint `name` (from a file or the store). */
+int ckpt_manifest_parse(const char *name, const char *text, size_t len, ckpt_manifest_t *m);
 
 /** Write m as "<name>.manifest" in directory dirfd: to a temporary file,
  *  fsync'd, renamed over the old one, directory fsync'd; m->sum set. *bytes: its size;
@@ -163,6 +175,37 @@ int ckpt_fail_in(int code, const char *fmt, ...) LOCI_PRINTF(2, 3);
  *  index < nchunks (0: no file, zeros), from one pass over the directory
  *  instead of a lookup per chunk. *out: malloc'd. 0 or LOCI_E*. */
 int ckpt_chunk_inodes(int dirfd, uint64_t nchunks, uint64_t **out);
+
+/* ------------------------------------------- regions on the store (ckpt_snap.c) -- */
+
+struct rados_pool;
+
+/** The connection of store target `target` (named in a manifest), or NULL + loci__fail. */
+struct rados_pool *ckpt_target_pool(const char *target);
+
+/** Put the manifest text of m also in the store of each target its snapshots
+ *  are on, as object "loci-ckpt/<name>" (replaced atomically). */
+int ckpt_store_manifest_put(const ckpt_manifest_t *m, const char *text, size_t len);
+
+/** Remove checkpoint `name` from the stores of m's snapshots if the one
+ *  there is m (same checksum): another node's checkpoint of that name stays. */
+int ckpt_store_manifest_remove(const ckpt_manifest_t *m);
+
+/** References to store snapshots, for the GC. */
+typedef struct {
+    struct ckpt_snap_ref *v;
+    size_t n, cap;
+} ckpt_snap_refs_t;
+
+/** Add the snapshots of m to refs. */
+int ckpt_snap_refs_add(ckpt_snap_refs_t *refs, const ckpt_manifest_t *m);
+
+/** refs: the snapshots this directory's checkpoints refer to. Add those of
+ *  the checkpoints kept in their stores (any node's), then remove every
+ *  snapshot of refs' regions that none refers to — except for regions open
+ *  for writing anywhere (a save may be under way: skipped, said at level info). */
+int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_t *out);
+void ckpt_snap_refs_free(ckpt_snap_refs_t *refs);
 
 static inline bool ckpt_sum_equal(ckpt_sum_t a, ckpt_sum_t b) { return a.low64 == b.low64 && a.high64 == b.high64; }
 

@@ -104,12 +104,18 @@ int loci_ckpt_remove(const char *ckpt)
         return rc;
     char file[NVM_NAME_MAX + 16];
     snprintf(file, sizeof file, "%s.manifest", ckpt);
+    ckpt_manifest_t m;
+    bool have = ckpt_manifest_read(s.dir, ckpt, &m) == 0; /* a corrupt one is removed all the same */
     if (unlinkat(s.dir, file, 0) != 0)
         rc = errno == ENOENT ? loci__fail(LOCI_ENOENT, "no checkpoint \"%s\" in %s", ckpt, s.path)
                              : loci__fail(ckpt_code_of(errno), "cannot remove checkpoint \"%s\": %s", ckpt,
                                           strerror(errno));
     else if (fsync(s.dir) != 0)
         rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", s.path, strerror(errno));
+    if (rc == 0 && have) /* its copy in the store, if it is this one */
+        rc = ckpt_store_manifest_remove(&m);
+    if (have)
+        ckpt_manifest_free(&m);
     ckpt_store_close(&s);
     return rc;
 }
@@ -120,6 +126,7 @@ typedef struct {
     const ckpt_store_t *s;
     uint64_t *ids; /* marked: referenced by a manifest */
     size_t n, cap;
+    ckpt_snap_refs_t snaps; /* store snapshots referenced by a manifest */
     loci_ckpt_gc_t out;
 } gc_t;
 
@@ -134,9 +141,10 @@ static int mark(int dirfd, const char *path, const char *entry, void *arg)
     int rc = ckpt_manifest_read(g->s->dir, name, &m);
     if (rc != 0) /* its chunks cannot be told: deleting anything could lose them */
         return ckpt_fail_in(rc, "nothing collected");
+    rc = ckpt_snap_refs_add(&g->snaps, &m);
     for (size_t k = 0; k < m.nvars && rc == 0; k++)
         for (uint64_t i = 0; i < m.vars[k].nchunks && rc == 0; i++) {
-            if (m.vars[k].chunks[i].id == CKPT_ZERO)
+            if (m.vars[k].chunks[i].id == CKPT_ZERO || m.vars[k].snap)
                 continue;
             if (g->n == g->cap) {
                 size_t n = g->cap ? 2 * g->cap : 1024;
@@ -225,7 +233,10 @@ int loci_ckpt_gc(loci_ckpt_gc_t *out)
         rc = dir_each_entry(s.dir, s.path, sweep_temps, &g);
     if (rc == 0 && (fsync(s.pool) != 0 || fsync(s.dir) != 0))
         rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", s.path, strerror(errno));
+    if (rc == 0 && g.snaps.n > 0)
+        rc = ckpt_snap_sweep(&g.snaps, &g.out);
     ckpt_store_close(&s);
+    ckpt_snap_refs_free(&g.snaps);
     free(g.ids);
     if (out)
         *out = g.out;

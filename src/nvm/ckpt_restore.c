@@ -9,6 +9,7 @@
  */
 #include "nvm/ckpt.h"
 #include "provider/chunked.h"
+#include "provider/store_rados.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@ typedef struct {
     const ckpt_var_t *v;
     int dirfd;    /* a region's chunk directory when its chunk files are relinked, else -1 */
     uint64_t *ino; /* then the inode of each of its chunk files now */
+    store_rados_snap_t *sn; /* a region saved on the store: read at its snapshot */
 } plan_t;
 
 static const char *kind_name(ckpt_kind_t k) { return k == CKPT_REGION ? "region" : "variable"; }
@@ -51,6 +53,39 @@ static int check_chunk(const ckpt_store_t *s, const char *ckpt, const ckpt_var_t
               : 0;
 }
 
+/* Chunk i of v read at its store snapshot into buf (the chunk's length,
+ * zeros past what the object holds). */
+static int read_snap_chunk(store_rados_snap_t *sn, const ckpt_var_t *v, uint64_t i, unsigned char *buf)
+{
+    size_t len = chunk_len(v, i), got;
+    int rc = store_rados_snap_read(sn, i, buf, len, &got);
+    if (rc == 0)
+        memset(buf + got, 0, len - got);
+    return rc;
+}
+
+/* Chunk i of a variable kept by a store snapshot against its checksum. */
+static int check_snap_chunk(store_rados_snap_t *sn, const char *ckpt, const ckpt_var_t *v, uint64_t i,
+                            unsigned char *buf)
+{
+    int rc = read_snap_chunk(sn, v, i, buf);
+    if (rc == 0 && !ckpt_sum_equal(XXH3_128bits(buf, chunk_len(v, i)), v->chunks[i].sum))
+        rc = loci__fail(LOCI_EIO, "fails its checksum");
+    return rc ? ckpt_fail_in(rc, "checkpoint \"%s\" is corrupt: region \"%s\", chunk %llu (%s snapshot %llu)", ckpt,
+                             v->name, (unsigned long long)i, v->target, (unsigned long long)v->snap)
+              : 0;
+}
+
+/* The snapshot of v to read, or NULL + loci__fail naming the checkpoint. */
+static store_rados_snap_t *open_snap(const char *ckpt, const ckpt_var_t *v)
+{
+    struct rados_pool *rp = ckpt_target_pool(v->target);
+    store_rados_snap_t *sn = rp ? store_rados_snap_open(rp, v->name, v->snap) : NULL;
+    if (!sn)
+        ckpt_fail_in(ckpt_code_of(errno), "checkpoint \"%s\", region \"%s\"", ckpt, v->name);
+    return sn;
+}
+
 /* Chunk i of a relinked region already is the checkpoint's file (which
  * lives while the checkpoint refers to it: its inode is that file's). */
 static bool in_place(const plan_t *p, uint64_t i)
@@ -63,7 +98,7 @@ static bool in_place(const plan_t *p, uint64_t i)
 static int plan(const char *ckpt, const ckpt_manifest_t *m, const ckpt_item_t *it, plan_t *p)
 {
     const ckpt_var_t *v = ckpt_manifest_find(m, it->kind, it->name);
-    *p = (plan_t){it, v, -1, NULL};
+    *p = (plan_t){it, v, -1, NULL, NULL};
     if (!v)
         return loci__fail(LOCI_ENOENT, "checkpoint \"%s\" has no %s \"%s\"; nothing restored (unregister it, or "
                                        "close the region, to restore the rest)", ckpt, kind_name(it->kind), it->name);
@@ -71,6 +106,8 @@ static int plan(const char *ckpt, const ckpt_manifest_t *m, const ckpt_item_t *i
         return loci__fail(LOCI_EINVAL, "%s \"%s\" has %zu bytes here but %llu in checkpoint \"%s\"; nothing "
                                        "restored", kind_name(it->kind), it->name, it->size,
                           (unsigned long long)v->size, ckpt);
+    if (v->snap) /* read at the snapshot, copied into the memory whatever it is */
+        return (p->sn = open_snap(ckpt, v)) ? 0 : LOCI_EIO;
     if (!it->paged || !v->linked)
         return 0;
     region_chunks_t rc;
@@ -95,6 +132,13 @@ static int copy_back(const ckpt_store_t *s, const plan_t *p, unsigned char *buf)
         char *to = (char *)p->it->base + i * v->chunk;
         if (v->chunks[i].id == CKPT_ZERO) {
             memset(to, 0, len);
+            continue;
+        }
+        if (p->sn) { /* written back as head, with the region's context: the snapshot stays */
+            int rc = read_snap_chunk(p->sn, v, i, buf);
+            if (rc != 0)
+                return ckpt_fail_in(rc, "region \"%s\", chunk %llu", v->name, (unsigned long long)i);
+            memcpy(to, buf, len);
             continue;
         }
         char id[17];
@@ -184,13 +228,15 @@ static int restore(const char *ckpt, const ckpt_store_t *s, const ckpt_item_t *i
     for (size_t k = 0; k < n && rc == 0; k++) /* every checksum before the first write */
         for (uint64_t i = 0; i < plans[k].v->nchunks && rc == 0; i++)
             if (plans[k].v->chunks[i].id != CKPT_ZERO && (plans[k].dirfd < 0 || !in_place(&plans[k], i)))
-                rc = check_chunk(s, ckpt, plans[k].v, i, buf);
+                rc = plans[k].sn ? check_snap_chunk(plans[k].sn, ckpt, plans[k].v, i, buf)
+                                 : check_chunk(s, ckpt, plans[k].v, i, buf);
     for (size_t k = 0; k < n && rc == 0; k++)
         rc = plans[k].dirfd >= 0 ? relink_back(s, &plans[k], buf) : copy_back(s, &plans[k], buf);
     for (size_t k = 0; plans && k < planned; k++) {
         if (plans[k].dirfd >= 0)
             close(plans[k].dirfd);
         free(plans[k].ino);
+        store_rados_snap_close(plans[k].sn);
     }
     free(buf);
     free(plans);
@@ -229,14 +275,24 @@ int loci_ckpt_verify(const char *ckpt)
     rc = buf ? ckpt_manifest_read(s.dir, ckpt, &m) : loci__fail(LOCI_ENOMEM, "out of memory verifying a checkpoint");
     uint64_t bad = 0, total = 0;
     char first[1024] = "";
-    for (size_t k = 0; rc == 0 && k < m.nvars; k++)
+    for (size_t k = 0; rc == 0 && k < m.nvars; k++) {
+        store_rados_snap_t *sn = m.vars[k].snap ? open_snap(ckpt, &m.vars[k]) : NULL;
+        if (m.vars[k].snap && !sn) { /* the snapshot is gone: every chunk of it is */
+            total += m.vars[k].nchunks;
+            if (bad++ == 0)
+                snprintf(first, sizeof first, "%s", loci_last_error());
+            continue;
+        }
         for (uint64_t i = 0; i < m.vars[k].nchunks; i++) {
             if (m.vars[k].chunks[i].id == CKPT_ZERO)
                 continue;
             total++;
-            if (check_chunk(&s, ckpt, &m.vars[k], i, buf) != 0 && bad++ == 0)
+            if ((sn ? check_snap_chunk(sn, ckpt, &m.vars[k], i, buf) : check_chunk(&s, ckpt, &m.vars[k], i, buf)) != 0 &&
+                bad++ == 0)
                 snprintf(first, sizeof first, "%s", loci_last_error());
         }
+        store_rados_snap_close(sn);
+    }
     if (rc == 0 && bad > 0)
         rc = loci__fail(LOCI_EIO, "%s (%llu of %llu chunks are bad)", first, (unsigned long long)bad,
                         (unsigned long long)total);

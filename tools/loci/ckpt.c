@@ -69,10 +69,16 @@ static int ckpt_show(const char *name, bool chunks)
         char sz[32], ch[32];
         printf("%-7s %-24s %10s %8s %-5s %7" PRIu64 " %7" PRIu64 "\n", v->kind == CKPT_REGION ? "region" : "memory",
                v->name, units_format_size(v->size, sz, sizeof sz), units_format_size(v->chunk, ch, sizeof ch),
-               v->linked ? "link" : "copy", v->nchunks, zero);
+               v->snap ? "snap" : v->linked ? "link" : "copy", v->nchunks, zero);
+        if (v->snap)
+            printf("        kept by snapshot %" PRIu64 " of %s (region objects loci-region/%s/...)\n", v->snap,
+                   v->target, v->name);
         for (uint64_t i = 0; chunks && i < v->nchunks; i++) {
             if (v->chunks[i].id == CKPT_ZERO)
                 printf("    %8" PRIu64 "  zero\n", i);
+            else if (v->snap)
+                printf("    %8" PRIu64 "  at snapshot %" PRIu64 "  xxh128 %016" PRIx64 "%016" PRIx64 "\n", i, v->snap,
+                       v->chunks[i].sum.high64, v->chunks[i].sum.low64);
             else
                 printf("    %8" PRIu64 "  chunks/%016" PRIx64 "  xxh128 %016" PRIx64 "%016" PRIx64 "\n", i,
                        v->chunks[i].id, v->chunks[i].sum.high64, v->chunks[i].sum.low64);
@@ -90,7 +96,7 @@ static int usage(void)
                     "  show    a checkpoint's variables (-v: and each chunk's pool file and checksum)\n"
                     "  verify  check every chunk and the manifest against their checksums\n"
                     "  rm      remove a checkpoint (its chunks go at the next gc)\n"
-                    "  gc      delete the chunks no checkpoint refers to\n"
+                    "  gc      delete the chunks (and store snapshots) no checkpoint refers to\n"
                     "Directory: LOCI_CKPT_DIR, else ckpt/ in the directory of the tier \"persist\" resolves to.\n");
     return 2;
 }
@@ -119,8 +125,11 @@ int cmd_ckpt(int argc, char **argv)
         if (loci_ckpt_gc(&g) != 0)
             return fail();
         char sz[32];
-        printf("gc: %" PRIu64 " chunks kept, %" PRIu64 " removed (%s), %" PRIu64 " temporary files removed\n",
+        printf("gc: %" PRIu64 " chunks kept, %" PRIu64 " removed (%s), %" PRIu64 " temporary files removed",
                g.chunks_kept, g.chunks_removed, units_format_size(g.bytes_removed, sz, sizeof sz), g.temps_removed);
+        if (g.snaps_kept || g.snaps_removed)
+            printf("; store snapshots: %" PRIu64 " kept, %" PRIu64 " removed", g.snaps_kept, g.snaps_removed);
+        printf("\n");
         return 0;
     }
     return usage();
