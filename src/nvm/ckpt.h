@@ -183,6 +183,40 @@ struct rados_pool;
 /** The connection of store target `target` (named in a manifest), or NULL + loci__fail. */
 struct rados_pool *ckpt_target_pool(const char *target);
 
+/** Objects of checkpoints in a store: "loci-ckpt/<name>" (manifests) and
+ *  CKPT_STORE_CHUNKS "<pool id>" (drained chunks). */
+#define CKPT_STORE_MANIFESTS "loci-ckpt/"
+#define CKPT_STORE_CHUNKS "loci-ckpt/chunks/"
+
+/** Manifest of checkpoint `name` in the store of rp, checked (LOCI_ENOENT: none). */
+int ckpt_store_manifest_get(struct rados_pool *rp, const char *name, ckpt_manifest_t *m);
+
+/** Put manifest text of checkpoint `name` in the store of rp (atomically). */
+int ckpt_store_manifest_put_to(struct rados_pool *rp, const char *name, const char *text, size_t len);
+
+/** Checkpoint `name` at level 2: in the drain target's store (or, with
+ *  none configured, the first store target holding it): its manifest and
+ *  that store. LOCI_ENOENT saying where it looked. */
+int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct rados_pool **rp);
+
+/** Call fn(name, arg) for each checkpoint whose manifest is in the store of rp. */
+int ckpt_store_manifest_each(struct rados_pool *rp, int (*fn)(const char *name, void *arg), void *arg);
+
+/* ------------------------------------------------ level 2: drain (ckpt_drain.c) -- */
+
+/** The [checkpoint] drain target of LOCI_CONFIG, or NULL. */
+const char *ckpt_drain_target(void);
+
+/** Drain checkpoint `name` of the directory to `target` now: its chunks the
+ *  store lacks (*sent counts their bytes), then its manifest. */
+int ckpt_drain_now(const char *name, const char *target, uint64_t *sent);
+
+/** Queue checkpoint `name` for the background drain. */
+int ckpt_drain_queue(const char *name);
+
+/** Whether this process has `name` queued or draining. */
+bool ckpt_drain_pending(const char *name);
+
 /** Put the manifest text of m also in the store of each target its snapshots
  *  are on, as object "loci-ckpt/<name>" (replaced atomically). */
 int ckpt_store_manifest_put(const ckpt_manifest_t *m, const char *text, size_t len);

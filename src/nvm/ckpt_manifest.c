@@ -239,7 +239,8 @@ static int parse_var(cursor_t *c, ckpt_manifest_t *m, char *line)
         return bad(c, "expected \"var KIND NAME SIZE CHUNK copy|link [VERSION]\" or \"... snap TARGET SNAPSHOT\"");
     bool region = strcmp(tok[1], "region") == 0, linked = strcmp(tok[5], "link") == 0;
     bool in_snap = strcmp(tok[5], "snap") == 0;
-    if (in_snap && (n != 8 || !region || strlen(tok[6]) >= sizeof m->vars->target || !decimal(tok[7], &snap) || !snap))
+    if (in_snap && (n != 8 || !region || strlen(tok[6]) >= sizeof m->vars->target || !decimal(tok[7], &snap) || !snap ||
+                    !decimal(tok[4], &chunk) || chunk > CKPT_CHUNK))
         return bad(c, "expected \"var region NAME SIZE CHUNK snap TARGET SNAPSHOT\"");
     if (!in_snap && n == 8)
         return bad(c, "only \"snap\" has a target and a snapshot");

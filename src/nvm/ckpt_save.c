@@ -455,7 +455,8 @@ static int save(const char *name, ckpt_store_t *s, const ckpt_item_t *items, siz
         rc = ckpt_manifest_write(s->dir, &cur, &bytes, &published);
         sv.st.bytes_written += bytes;
     }
-    if (rc == 0 && sv.on_store) { /* found by every node: the same text in the store */
+    const char *drain = rc == 0 ? ckpt_drain_target() : NULL; /* (a lookup that fails sets the last error) */
+    if (rc == 0 && sv.on_store && !drain) { /* found by every node: the same text in the store */
         char *text;
         size_t len;
         if ((rc = ckpt_manifest_text(&cur, &text, &len)) == 0) {
@@ -478,6 +479,8 @@ static int save(const char *name, ckpt_store_t *s, const ckpt_item_t *items, siz
         saved_once = true;
         pthread_mutex_unlock(&stats_lock);
         keep_cached(s, &cur);
+        if (drain && ckpt_drain_queue(name) != 0) /* level 1 is saved all the same */
+            loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
     }
     free(sv.created);
     free(sv.buf);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MANIFEST_PREFIX "loci-ckpt/"
+#define MANIFEST_PREFIX CKPT_STORE_MANIFESTS
 #define MANIFEST_MAX ((size_t)1 << 30)
 
 struct ckpt_snap_ref {
@@ -56,13 +56,18 @@ typedef struct {
     size_t len;
 } blob_t;
 
+int ckpt_store_manifest_put_to(struct rados_pool *rp, const char *name, const char *text, size_t len)
+{
+    char oid[NVM_NAME_MAX + 16];
+    snprintf(oid, sizeof oid, MANIFEST_PREFIX "%s", name);
+    return rados_object_put(rp, oid, text, len);
+}
+
 static int put_one(const char *target, const ckpt_manifest_t *m, void *arg)
 {
     const blob_t *b = arg;
     struct rados_pool *rp = ckpt_target_pool(target);
-    char oid[NVM_NAME_MAX + 16];
-    snprintf(oid, sizeof oid, MANIFEST_PREFIX "%s", m->name);
-    int rc = rp ? rados_object_put(rp, oid, b->text, b->len) : LOCI_EIO;
+    int rc = rp ? ckpt_store_manifest_put_to(rp, m->name, b->text, b->len) : LOCI_EIO;
     return rc ? ckpt_fail_in(rc, "its manifest in %s", target) : 0;
 }
 
@@ -72,8 +77,7 @@ int ckpt_store_manifest_put(const ckpt_manifest_t *m, const char *text, size_t l
     return each_target(m, put_one, &b);
 }
 
-/* The manifest of checkpoint `name` in the store of rp, parsed. */
-static int get_manifest(struct rados_pool *rp, const char *name, ckpt_manifest_t *m)
+int ckpt_store_manifest_get(struct rados_pool *rp, const char *name, ckpt_manifest_t *m)
 {
     char oid[NVM_NAME_MAX + 16], *text;
     size_t len;
@@ -93,7 +97,7 @@ static int remove_one(const char *target, const ckpt_manifest_t *m, void *arg)
     if (!rp)
         return LOCI_EIO;
     ckpt_manifest_t there;
-    int rc = get_manifest(rp, m->name, &there);
+    int rc = ckpt_store_manifest_get(rp, m->name, &there);
     if (rc == LOCI_ENOENT)
         return 0;
     bool same = rc == 0 && ckpt_sum_equal(there.sum, m->sum);
@@ -105,6 +109,44 @@ static int remove_one(const char *target, const ckpt_manifest_t *m, void *arg)
 }
 
 int ckpt_store_manifest_remove(const ckpt_manifest_t *m) { return each_target(m, remove_one, NULL); }
+
+int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct rados_pool **out)
+{
+    const char *drain = ckpt_drain_target();
+    int rc = loci__fail(LOCI_ENOENT, "no checkpoint \"%s\" here nor in a store%s", name,
+                        drain ? "" : " (none configured: [checkpoint] drain = TARGET)");
+    for (int i = 0; i < loci_target_count(); i++) {
+        const loci_target_t *t = loci_target_at(i);
+        if (t->kind != KIND_STORE || !t->store || (drain && strcmp(t->name, drain) != 0))
+            continue;
+        int e = ckpt_store_manifest_get(t->store, name, m);
+        if (e == LOCI_ENOENT)
+            continue;
+        if (e != 0)
+            return ckpt_fail_in(e, "checkpoint \"%s\" in %s", name, t->name);
+        *out = t->store;
+        return 0;
+    }
+    return rc;
+}
+
+typedef struct {
+    int (*fn)(const char *name, void *arg);
+    void *arg;
+} each_t;
+
+/* Manifests only: "loci-ckpt/<name>", not the chunks under "loci-ckpt/chunks/". */
+static int each_manifest(const char *name, void *arg)
+{
+    const each_t *e = arg;
+    return strchr(name, '/') ? 0 : e->fn(name, e->arg);
+}
+
+int ckpt_store_manifest_each(struct rados_pool *rp, int (*fn)(const char *name, void *arg), void *arg)
+{
+    each_t e = {fn, arg};
+    return rados_object_each(rp, MANIFEST_PREFIX, each_manifest, &e);
+}
 
 /* ---- garbage collection of snapshots ---------------------------------------- */
 
@@ -149,7 +191,7 @@ static int add_stored(const char *name, void *arg)
 {
     listing_t *l = arg;
     ckpt_manifest_t m;
-    int rc = get_manifest(l->rp, name, &m);
+    int rc = ckpt_store_manifest_get(l->rp, name, &m);
     if (rc == LOCI_ENOENT) /* removed meanwhile */
         return 0;
     if (rc != 0) /* its snapshots cannot be told: removing any could lose them */
@@ -171,7 +213,7 @@ int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_t *out)
         listing_t l = {refs, seen ? NULL : ckpt_target_pool(refs->v[i].target)};
         if (seen)
             continue;
-        int rc = l.rp ? rados_object_each(l.rp, MANIFEST_PREFIX, add_stored, &l) : LOCI_EIO;
+        int rc = l.rp ? ckpt_store_manifest_each(l.rp, add_stored, &l) : LOCI_EIO;
         if (rc != 0)
             return rc;
     }

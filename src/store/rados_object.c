@@ -57,6 +57,19 @@ int rados_object_get(rados_pool_t *rp, const char *oid, size_t max, char **buf, 
     return 0;
 }
 
+int rados_object_exists(rados_pool_t *rp, const char *oid)
+{
+    int rc = rados_pool_check(rp, oid);
+    rados_ioctx_t io = rc ? NULL : rados_pool_ioctx(rp);
+    if (!io)
+        return rc ? rc : LOCI_EIO;
+    uint64_t size;
+    time_t mtime;
+    int e = rados_stat(io, oid, &size, &mtime);
+    rados_ioctx_destroy(io);
+    return e == -ENOENT ? LOCI_ENOENT : e < 0 ? failed(rp, e, "looking up", oid) : 0;
+}
+
 int rados_object_remove(rados_pool_t *rp, const char *oid)
 {
     rados_ioctx_t io = rados_pool_ioctx(rp);

@@ -77,6 +77,9 @@ int rados_object_put(rados_pool_t *rp, const char *oid, const void *buf, size_t 
 /** Object `oid` whole, malloc'd into *buf (LOCI_ENOENT: none), at most max bytes. */
 int rados_object_get(rados_pool_t *rp, const char *oid, size_t max, char **buf, size_t *len);
 
+/** 0 when object `oid` exists, LOCI_ENOENT when not, else LOCI_E*. */
+int rados_object_exists(rados_pool_t *rp, const char *oid);
+
 /** Delete object `oid` (0 when it does not exist). */
 int rados_object_remove(rados_pool_t *rp, const char *oid);
 

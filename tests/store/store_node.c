@@ -17,10 +17,12 @@
  *   store_node timed-write NAME SIZE      write+sync on a region; prints code and seconds
  *   store_node late-write NAME SIZE DELAY open writable, print "open", sleep DELAY s, then
  *                                         write+sync; prints code and seconds of the write
- *   store_node ckpt-save NAME SIZE SEED CKPT
- *                                         open NAME writable (SEED "-": as it is; else filled
- *                                         from SEED), register DRAM variable "dram" (1 MiB from
- *                                         SEED, or 0), loci_ckpt_save(CKPT); prints its counters
+ *   store_node ckpt-save NAME SIZE SEED CKPT [wait]
+ *                                         open NAME writable (NAME "-": no region; SEED "-": as
+ *                                         it is, else filled from SEED), register DRAM variable
+ *                                         "dram" (1 MiB from SEED, or 0), loci_ckpt_save(CKPT);
+ *                                         prints its counters; wait: then loci_ckpt_wait(CKPT)
+ *                                         (exit 4 when only the drain failed)
  *   store_node ckpt-restore NAME SIZE CKPT SEED
  *                                         open NAME writable, register "dram" (zeroed),
  *                                         loci_ckpt_restore(CKPT), both compared with SEED's pattern
@@ -215,13 +217,15 @@ static int compare(const char *what, const uint8_t *p, size_t size, uint64_t see
     return bad ? 1 : 0;
 }
 
-static int do_ckpt_save(const char *name, size_t size, const char *seed_arg, const char *ckpt)
+static int do_ckpt_save(const char *name, size_t size, const char *seed_arg, const char *ckpt, bool wait)
 {
     bool fill = strcmp(seed_arg, "-") != 0;
     uint64_t seed = fill ? strtoull(seed_arg, NULL, 0) : 0;
-    uint8_t *p = loci_persist_open(name, size, INTENT, LOCI_CREATE);
+    uint8_t *p = NULL;
     static uint8_t dram[DRAM_BYTES];
-    if (!p)
+    if (strcmp(name, "-") == 0)
+        size = 0;
+    else if (!(p = loci_persist_open(name, size, INTENT, LOCI_CREATE)))
         return fail("open");
     for (size_t i = 0; fill && i < size; i++)
         p[i] = pattern(seed, i);
@@ -232,13 +236,21 @@ static int do_ckpt_save(const char *name, size_t size, const char *seed_arg, con
         return fail("register");
     if (loci_ckpt_save(ckpt) != 0 || loci_ckpt_last_save(&st) != 0)
         return fail("save");
-    loci_persist_close(p);
     printf("saved %s: chunks %llu written %llu linked %llu shared %llu zero %llu, bytes written %llu hashed %llu\n",
            ckpt, (unsigned long long)st.chunks, (unsigned long long)st.chunks_written,
            (unsigned long long)st.chunks_linked, (unsigned long long)st.chunks_shared,
            (unsigned long long)st.chunks_zero, (unsigned long long)st.bytes_written,
            (unsigned long long)st.bytes_hashed);
-    return 0;
+    int rc = 0;
+    if (wait && loci_ckpt_wait(ckpt) != 0) {
+        printf("drain of %s failed: %s\n", ckpt, loci_last_error());
+        rc = 4;
+    } else if (wait) {
+        printf("drained %s\n", ckpt);
+    }
+    if (p)
+        loci_persist_close(p);
+    return rc;
 }
 
 static int do_ckpt_restore(const char *name, size_t size, const char *ckpt, uint64_t seed)
@@ -290,8 +302,8 @@ int main(int argc, char **argv)
         return do_timed_write(argv[2], size_arg(argv[3]), -1);
     if (strcmp(cmd, "late-write") == 0 && argc == 5)
         return do_timed_write(argv[2], size_arg(argv[3]), atoi(argv[4]));
-    if (strcmp(cmd, "ckpt-save") == 0 && argc == 6)
-        return do_ckpt_save(argv[2], size_arg(argv[3]), argv[4], argv[5]);
+    if (strcmp(cmd, "ckpt-save") == 0 && (argc == 6 || (argc == 7 && strcmp(argv[6], "wait") == 0)))
+        return do_ckpt_save(argv[2], size_arg(argv[3]), argv[4], argv[5], argc == 7);
     if (strcmp(cmd, "ckpt-restore") == 0 && argc == 6)
         return do_ckpt_restore(argv[2], size_arg(argv[3]), argv[4], strtoull(argv[5], NULL, 0));
     fprintf(stderr, "usage: see the header of tests/store/store_node.c\n");

@@ -34,11 +34,18 @@ static int ckpt_ls(void)
         return n < 0 ? fail() : 1;
     }
     n = loci_ckpt_list(v, n);
-    printf("%-24s %6s %-23s %6s %10s %8s\n", "NAME", "SEQ", "SAVED", "VARS", "SIZE", "CHUNKS");
+    const char *origin, *drain = loci_config_intent("checkpoint", "drain", &origin);
+    printf("%-24s %6s %-23s %6s %10s %8s  %s\n", "NAME", "SEQ", "SAVED", "VARS", "SIZE", "CHUNKS", "LEVELS");
     for (int i = 0; i < n; i++) {
         char t[64], sz[32];
-        printf("%-24s %6" PRIu64 " %-23s %6" PRIu64 " %10s %8" PRIu64 "\n", v[i].name, v[i].seq,
-               when(v[i].saved, t, sizeof t), v[i].vars, units_format_size(v[i].bytes, sz, sizeof sz), v[i].chunks);
+        unsigned lv = v[i].levels;
+        const char *levels = lv == (LOCI_CKPT_LOCAL | LOCI_CKPT_STORE) ? "local+store"
+                             : lv == LOCI_CKPT_STORE                  ? "store"
+                             : drain                                  ? "local, store pending"
+                                                                      : "local";
+        printf("%-24s %6" PRIu64 " %-23s %6" PRIu64 " %10s %8" PRIu64 "  %s\n", v[i].name, v[i].seq,
+               when(v[i].saved, t, sizeof t), v[i].vars, units_format_size(v[i].bytes, sz, sizeof sz), v[i].chunks,
+               levels);
     }
     free(v);
     return 0;
@@ -91,11 +98,12 @@ static int ckpt_show(const char *name, bool chunks)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: loci ckpt ls | show NAME [-v] | verify NAME | rm NAME | gc\n"
-                    "  ls      the checkpoints, oldest first\n"
+    fprintf(stderr, "usage: loci ckpt ls | show NAME [-v] | verify NAME | rm NAME | drain NAME [TARGET] | gc\n"
+                    "  ls      the checkpoints, oldest first, here (local) and in the drain target (store)\n"
                     "  show    a checkpoint's variables (-v: and each chunk's pool file and checksum)\n"
                     "  verify  check every chunk and the manifest against their checksums\n"
                     "  rm      remove a checkpoint (its chunks go at the next gc)\n"
+                    "  drain   copy a checkpoint to the store ([checkpoint] drain, or TARGET) now\n"
                     "  gc      delete the chunks (and store snapshots) no checkpoint refers to\n"
                     "Directory: LOCI_CKPT_DIR, else ckpt/ in the directory of the tier \"persist\" resolves to.\n");
     return 2;
@@ -118,6 +126,12 @@ int cmd_ckpt(int argc, char **argv)
         if (loci_ckpt_remove(argv[2]) != 0)
             return fail();
         printf("removed checkpoint %s (run `loci ckpt gc` to free its chunks)\n", argv[2]);
+        return 0;
+    }
+    if (strcmp(sub, "drain") == 0 && (argc == 3 || argc == 4)) {
+        if (loci_ckpt_drain(argv[2], argc == 4 ? argv[3] : NULL) != 0)
+            return fail();
+        printf("checkpoint %s is whole in the store\n", argv[2]);
         return 0;
     }
     if (strcmp(sub, "gc") == 0 && argc == 2) {
