@@ -166,8 +166,27 @@ static void *drainer(void *arg)
     return NULL;
 }
 
+/* fork: the child has no drain thread; what it had queued or was draining
+ * is left to the parent (its waiters are told instead of waiting forever). */
+static void before_fork(void) { pthread_mutex_lock(&lock); }
+static void after_fork_parent(void) { pthread_mutex_unlock(&lock); }
+static void after_fork_child(void)
+{
+    running = false;
+    for (size_t j = 0; j < njobs; j++)
+        if (jobs[j].state != DONE) {
+            jobs[j].state = DONE;
+            jobs[j].result = LOCI_EIO;
+        }
+    pthread_mutex_unlock(&lock);
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void install_atfork(void) { pthread_atfork(before_fork, after_fork_parent, after_fork_child); }
+
 int ckpt_drain_queue(const char *name)
 {
+    pthread_once(&atfork_once, install_atfork);
     pthread_mutex_lock(&lock);
     job_t *jb = find(name);
     if (!jb && njobs == QUEUE_MAX) { /* forget the oldest finished one */
