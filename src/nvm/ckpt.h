@@ -11,6 +11,8 @@
  *   ckpt_save.c      loci_ckpt_save and its counters
  *   ckpt_restore.c   loci_ckpt_restore, loci_ckpt_verify
  *   ckpt_gc.c        loci_ckpt_list, loci_ckpt_remove, loci_ckpt_gc
+ *   ckpt_snap.c      regions on the store: manifests in the store, GC of snapshots
+ *   ckpt_drain.c     level 2: the drain to the store, loci_ckpt_wait, loci_ckpt_drain
  */
 #ifndef LOCI_NVM_CKPT_H
 #define LOCI_NVM_CKPT_H

@@ -6,7 +6,8 @@
  *   name NAME
  *   seq 7
  *   time 1763812345.123456789
- *   var memory|region NAME SIZE CHUNK copy|link
+ *   var memory|region NAME SIZE CHUNK copy|link   (or, a region on the store:
+ *                                      "... snap TARGET SNAPSHOT", chunks "0000000000000001 <sum>")
  *   <pool id, 16 hex> <checksum, 32 hex>     one line per chunk, ceil(SIZE /
  *   zero                                     CHUNK) of them; "link" chunks add
  *   <pool id> <checksum> <inode>             the inode of the file (0: copied)
