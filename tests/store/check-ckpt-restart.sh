@@ -27,6 +27,14 @@ expect_text "r2 drained without a new chunk object (shared with r1)" "^$drained\
 rm -rf "$cka" # node a is lost
 expect_text "loci ckpt ls on b finds r1 in the store" 'r1 .*store' "$(at b "$ckb" "$LOCI_TOOL" ckpt ls)"
 expect "loci ckpt verify r1 on b (level 2 only)" 0 at b "$ckb" "$LOCI_TOOL" ckpt verify r1
+# Bad input: the manifest in the store fails its checksum.
+rados_cmd -p loci get loci-ckpt/r1 "$STORE_DIR/r1.manifest"
+sed '0,/^seq /s/^seq /seq 9/' "$STORE_DIR/r1.manifest" >"$STORE_DIR/r1.bad"
+rados_cmd -p loci put loci-ckpt/r1 "$STORE_DIR/r1.bad"
+out=$(at b "$ckb" "$LOCI_TOOL" ckpt verify r1 2>&1)
+expect_text "verify on b: r1's manifest in the store fails its checksum" 'r1.*fails its checksum' "$out"
+rados_cmd -p loci put loci-ckpt/r1 "$STORE_DIR/r1.manifest"
+rm -f "$STORE_DIR/r1.manifest" "$STORE_DIR/r1.bad"
 expect "restore r1 on b from the store: region and DRAM variable bit-exact" 0 \
     at b "$ckb" "$STORE_NODE" ckpt-restore rs $size r1 44
 

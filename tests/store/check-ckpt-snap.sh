@@ -35,6 +35,16 @@ expect "b sees the restored region" 0 on b "$STORE_NODE" verify ck $size 11
 show=$(ckpt_a "$LOCI_TOOL" ckpt show c1)
 expect_text "loci ckpt show names the snapshot" 'kept by snapshot [0-9]+ of agg0' "$show"
 
+# Bad input: c1's snapshot gone from the region's context behind loci's back.
+ctx=$(rados_cmd -p loci getxattr loci-region/ck loci.snapc)
+rados_cmd -p loci setxattr loci-region/ck loci.snapc "${ctx% *}" # the oldest (c1's) dropped
+out=$(ckpt_a "$LOCI_TOOL" ckpt verify c1 2>&1)
+expect_text "verify c1 with its snapshot gone says so" 'region "ck".*no such snapshot' "$out"
+out=$(ckpt_a "$STORE_NODE" ckpt-restore ck $size c1 11 2>&1)
+expect_text "restore c1 with its snapshot gone refuses, naming it" 'FAIL restore:.*no such snapshot' "$out"
+rados_cmd -p loci setxattr loci-region/ck loci.snapc "$ctx"
+expect "b's bytes were not overwritten by the refused restore" 0 on b "$STORE_NODE" verify ck $size 11
+
 # b writes again, then c2 is removed and collected: c1's snapshot stays, c2's goes.
 expect "b overwrites again (seed 33)" 0 on b "$STORE_NODE" write ck $size 33
 expect "rm c2" 0 ckpt_a "$LOCI_TOOL" ckpt rm c2

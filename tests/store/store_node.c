@@ -270,8 +270,11 @@ static int do_ckpt_restore(const char *name, size_t size, const char *ckpt, uint
         return fail("open");
     if (loci_ckpt_register("dram", dram, DRAM_BYTES) != 0)
         return fail("register");
-    if (loci_ckpt_restore(ckpt) != 0)
-        return fail("restore");
+    if (loci_ckpt_restore(ckpt) != 0) {
+        int rc = fail("restore");
+        loci_persist_close(p); /* its lock released now, not after lock_ttl */
+        return rc;
+    }
     int rc = compare("region", p, size, seed) | compare("dram", dram, DRAM_BYTES, seed);
     if (loci_persist_sync(p) != 0)
         return fail("sync");
