@@ -133,9 +133,60 @@ static job_t *find(const char *name)
     return NULL;
 }
 
+/* Queue `name` unless it is queued (under lock): a new job, or NULL when the queue is full. */
+static job_t *enqueue(const char *name)
+{
+    job_t *jb = find(name);
+    if (!jb && njobs == QUEUE_MAX) { /* forget the oldest finished one */
+        size_t j = 0;
+        while (j < njobs && jobs[j].state != DONE)
+            j++;
+        if (j < njobs) {
+            memmove(&jobs[j], &jobs[j + 1], (njobs - j - 1) * sizeof *jobs);
+            njobs--;
+        }
+    }
+    if (!jb && njobs < QUEUE_MAX) {
+        jb = &jobs[njobs++];
+        *jb = (job_t){.state = DONE};
+        snprintf(jb->name, sizeof jb->name, "%s", name);
+    }
+    if (jb && jb->state == DRAINING)
+        jb->again = true;
+    else if (jb)
+        jb->state = QUEUED;
+    return jb;
+}
+
+static int resume_one(int dirfd, const char *path, const char *entry, void *arg)
+{
+    (void)dirfd, (void)path, (void)arg;
+    char name[NVM_NAME_MAX + 1];
+    if (ckpt_manifest_name(entry, name) && !find(name))
+        enqueue(name); /* one drained already costs a look at its manifest in the store */
+    return 0;
+}
+
+/* The first drain of a process also takes the directory's checkpoints that
+ * a killed process may have left undrained (resumed: their chunks already
+ * in the store are not sent again). */
+static void resume_pending(void)
+{
+    static bool resumed;
+    ckpt_store_t s;
+    if (resumed || ckpt_store_open(&s, false, false) != 0)
+        return;
+    resumed = true;
+    pthread_mutex_lock(&lock);
+    dir_each_entry(s.dir, s.path, resume_one, NULL);
+    pthread_mutex_unlock(&lock);
+    ckpt_store_close(&s);
+}
+
 static void *drainer(void *arg)
 {
     (void)arg;
+    resume_pending();
     pthread_mutex_lock(&lock);
     for (;;) {
         job_t *jb = NULL;
@@ -188,29 +239,11 @@ int ckpt_drain_queue(const char *name)
 {
     pthread_once(&atfork_once, install_atfork);
     pthread_mutex_lock(&lock);
-    job_t *jb = find(name);
-    if (!jb && njobs == QUEUE_MAX) { /* forget the oldest finished one */
-        size_t j = 0;
-        while (j < njobs && jobs[j].state != DONE)
-            j++;
-        if (j < njobs) {
-            memmove(&jobs[j], &jobs[j + 1], (njobs - j - 1) * sizeof *jobs);
-            njobs--;
-        }
-    }
-    if (!jb && njobs < QUEUE_MAX) {
-        jb = &jobs[njobs++];
-        *jb = (job_t){.state = DONE};
-        snprintf(jb->name, sizeof jb->name, "%s", name);
-    }
+    job_t *jb = enqueue(name);
     int rc = 0;
     if (!jb)
         rc = loci__fail(LOCI_EBUSY, "%d checkpoints wait for their drain already; \"%s\" stays at level 1 "
                                     "(`loci ckpt drain %s` later)", QUEUE_MAX, name, name);
-    else if (jb->state == DRAINING)
-        jb->again = true;
-    else
-        jb->state = QUEUED;
     pthread_t t;
     if (rc == 0 && !running) {
         if (pthread_create(&t, NULL, drainer, NULL) == 0) {

@@ -266,6 +266,35 @@ static int check_any(const source_t *src, store_rados_snap_t *sn, const char *ck
                      : check_chunk(src->s, ckpt, v, i, buf);
 }
 
+static bool later(const ckpt_manifest_t *a, const ckpt_manifest_t *b)
+{
+    return a->saved_s != b->saved_s ? a->saved_s > b->saved_s : a->saved_ns > b->saved_ns;
+}
+
+/* With a drain target, the same name may be at both levels with other
+ * contents (saved again on another node): the newer one wins, said. */
+static int newer_in_store(const char *ckpt, source_t *src, ckpt_manifest_t *m)
+{
+    const char *drain = ckpt_drain_target();
+    struct rados_pool *rp = drain ? ckpt_target_pool(drain) : NULL;
+    ckpt_manifest_t there;
+    if (!rp || ckpt_store_manifest_get(rp, ckpt, &there) != 0)
+        return 0; /* not there, or unreachable: this node's */
+    if (ckpt_sum_equal(there.sum, m->sum) || !later(&there, m)) {
+        if (!ckpt_sum_equal(there.sum, m->sum))
+            loci__log(LOCI_LOG_INFO, "checkpoint \"%s\": this node's is newer than the one in %s; using this node's",
+                      ckpt, drain);
+        ckpt_manifest_free(&there);
+        return 0;
+    }
+    loci__log(LOCI_LOG_WARN, "checkpoint \"%s\": %s holds a newer one (saved %lld) than this node's (saved %lld): "
+                             "using the one in %s", ckpt, drain, (long long)there.saved_s, (long long)m->saved_s, drain);
+    ckpt_manifest_free(m);
+    *m = there;
+    src->rp = rp;
+    return 0;
+}
+
 /* Checkpoint `ckpt`: from this node's directory (s opened, *opened), else
  * from the store it was drained to (level 2: with the directory or the
  * manifest gone, e.g. on another node). */
@@ -278,6 +307,8 @@ static int load(const char *ckpt, ckpt_store_t *s, bool *opened, source_t *src, 
         src->s = s;
         rc = ckpt_manifest_read(s->dir, ckpt, m);
     }
+    if (rc == 0)
+        return newer_in_store(ckpt, src, m);
     if (rc != LOCI_ENOENT)
         return rc;
     char local[512];

@@ -3,7 +3,8 @@
 # level 1 (the node's directory) and a background thread drains it to the store. Node a
 # saves a DRAM variable and a store region, and is lost (its checkpoint directory wiped):
 # node b lists, verifies and restores the checkpoint from the store bit-exact. With the
-# store unreachable a save still succeeds at level 1 and says level 2 is pending.
+# store unreachable a save still succeeds at level 1 and says level 2 is pending. A name at
+# both levels with other contents: the newer one wins.
 . "$(dirname "$0")/lib.sh"
 size=4M
 drain_conf=$STORE_DIR/drain.conf
@@ -50,7 +51,18 @@ expect_text "d1 is listed at level 1 with level 2 pending" 'd1 .*local, store pe
 expect "loci ckpt drain d1 once the store is back" 0 at a "$cka" "$LOCI_TOOL" ckpt drain d1
 expect_text "d1 now at both levels" 'd1 .*local\+store' "$(at a "$cka" "$LOCI_TOOL" ckpt ls)"
 
-for c in r1 r2 d1; do rados_cmd -p loci rm "loci-ckpt/$c" 2>/dev/null; done
+# The same name at both levels with other contents: the newer complete one wins, said.
+ckc=$STORE_DIR/ckpt-rc
+rm -rf "$ckc"; mkdir -m 700 "$ckc"
+expect "a saves n1 (seed 77) at level 1" 0 on a env LOCI_CKPT_DIR="$ckc" "$STORE_NODE" ckpt-save rs $size 77 n1
+sleep 1.1 # a later save time
+expect "b saves n1 (seed 66) and drains it" 0 at b "$ckb" "$STORE_NODE" ckpt-save rs $size 66 n1 wait
+out=$(at a "$ckc" "$STORE_NODE" ckpt-restore rs $size n1 66 2>&1)
+expect_text "restore n1 on a says the store holds a newer one" 'n1.*agg0 holds a newer one' "$out"
+expect_text "... and restores that one bit-exact (seed 66)" '^restored n1' "$out"
+rm -rf "$ckc"
+
+for c in r1 r2 d1 n1; do rados_cmd -p loci rm "loci-ckpt/$c" 2>/dev/null; done
 expect "remove region rs" 0 on a "$STORE_NODE" remove rs
 rm -rf "$cka" "$ckb"
 finish
