@@ -28,6 +28,8 @@ expect_text "r2 drained without a new chunk object (shared with r1)" "^$drained\
 rm -rf "$cka" # node a is lost
 expect_text "loci ckpt ls on b finds r1 in the store" 'r1 .*store' "$(at b "$ckb" "$LOCI_TOOL" ckpt ls)"
 expect "loci ckpt verify r1 on b (level 2 only)" 0 at b "$ckb" "$LOCI_TOOL" ckpt verify r1
+expect_text "loci ckpt show r1 on b reads it from the store" 'object loci-ckpt/r1 of agg0' \
+    "$(at b "$ckb" "$LOCI_TOOL" ckpt show r1)"
 # Bad input: the manifest in the store fails its checksum.
 rados_cmd -p loci get loci-ckpt/r1 "$STORE_DIR/r1.manifest"
 sed '0,/^seq /s/^seq /seq 9/' "$STORE_DIR/r1.manifest" >"$STORE_DIR/r1.bad"

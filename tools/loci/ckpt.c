@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "loci.h"
 #include "nvm/ckpt.h"
+#include "store/rados_pool.h"
 #include "units.h"
 
 #include <inttypes.h>
@@ -55,18 +56,27 @@ static int ckpt_ls(void)
 static int ckpt_show(const char *name, bool chunks)
 {
     int rc = nvm_check_name("checkpoint", name);
-    ckpt_store_t s;
-    if (rc != 0 || (rc = ckpt_store_open(&s, false, false)) != 0)
+    if (rc != 0)
         return fail();
+    ckpt_store_t s;
     ckpt_manifest_t m;
-    rc = ckpt_manifest_read(s.dir, name, &m);
+    struct rados_pool *rp = NULL;
+    bool opened = (rc = ckpt_store_open(&s, false, false)) == 0;
+    if (opened)
+        rc = ckpt_manifest_read(s.dir, name, &m);
+    if (rc == LOCI_ENOENT) /* not on this node: level 2 */
+        rc = ckpt_store_find(name, &m, &rp);
     if (rc != 0) {
-        ckpt_store_close(&s);
+        if (opened)
+            ckpt_store_close(&s);
         return fail();
     }
-    char t[64];
-    printf("checkpoint %s (%s/%s.manifest)\nseq %" PRIu64 ", saved %s\n\n", m.name, s.path, m.name, m.seq,
-           when(m.saved_s, t, sizeof t));
+    char t[64], where[sizeof s.path + NVM_NAME_MAX + 64];
+    if (rp)
+        snprintf(where, sizeof where, "object loci-ckpt/%s of %s", m.name, rados_pool_target(rp));
+    else
+        snprintf(where, sizeof where, "%s/%s.manifest", s.path, m.name);
+    printf("checkpoint %s (%s)\nseq %" PRIu64 ", saved %s\n\n", m.name, where, m.seq, when(m.saved_s, t, sizeof t));
     printf("%-7s %-24s %10s %8s %-5s %7s %7s\n", "KIND", "NAME", "SIZE", "CHUNK", "DATA", "CHUNKS", "ZERO");
     for (size_t k = 0; k < m.nvars; k++) {
         const ckpt_var_t *v = &m.vars[k];
@@ -92,7 +102,8 @@ static int ckpt_show(const char *name, bool chunks)
         }
     }
     ckpt_manifest_free(&m);
-    ckpt_store_close(&s);
+    if (opened)
+        ckpt_store_close(&s);
     return 0;
 }
 
