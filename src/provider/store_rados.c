@@ -108,13 +108,13 @@ static int rados_store_write_runs(store_t *s, const store_run_t *runs, unsigned 
         rados_write_op_write(op, runs[i].buf, runs[i].len, runs[i].off - chunk * r->chunk);
     char oid[340];
     chunk_oid(r, chunk, oid, sizeof oid);
+    note_written(r, chunk); /* before: a write that timed out may still have been applied */
     /* FULL_TRY: a full pool answers ENOSPC/EDQUOT at once instead of
      * holding the write until space comes back. */
     rc = rados_write_op_operate(op, r->io, oid, NULL, LIBRADOS_OPERATION_FULL_TRY);
     rados_release_write_op(op);
     if (rc < 0)
         return fail(r, rc, "writing", chunk);
-    note_written(r, chunk);
     return 0;
 }
 
@@ -149,6 +149,7 @@ static int rados_store_discard(store_t *s, uint64_t off, size_t len)
         uint64_t chunk = off / r->chunk, inner = off % r->chunk;
         size_t n = r->chunk - inner < len ? r->chunk - inner : len;
         chunk_oid(r, chunk, oid, sizeof oid);
+        note_written(r, chunk);
         int rc;
         if (n == r->chunk) {
             rc = rados_remove(r->io, oid);
@@ -163,7 +164,6 @@ static int rados_store_discard(store_t *s, uint64_t off, size_t len)
         }
         if (rc < 0 && rc != -ENOENT)
             return fail(r, rc, "discarding", chunk);
-        note_written(r, chunk);
         off += n;
         len -= n;
     }
