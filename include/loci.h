@@ -556,6 +556,23 @@ int loci_ckpt_restore(const char *ckpt);
  *  checksums. 0, LOCI_ENOENT, or LOCI_EIO naming the first bad chunk. */
 int loci_ckpt_verify(const char *ckpt);
 
+/** Wait until checkpoint `ckpt` is drained to the store (level 2, with
+ *  `[checkpoint] drain = TARGET` in LOCI_CONFIG: loci_ckpt_save returns once
+ *  level 1 is written and a background thread drains it). A checkpoint this
+ *  process did not queue (one a killed process left pending) is drained now.
+ *  0 once the store holds it whole; LOCI_EIO (the store unreachable: it
+ *  stays at level 1, `loci ckpt drain` retries), LOCI_ENOENT. */
+int loci_ckpt_wait(const char *ckpt);
+
+/** Drain checkpoint `ckpt` of the checkpoint directory to store target
+ *  `target` (NULL: the [checkpoint] drain target) now: the chunks the store
+ *  lacks, then its manifest. 0 or LOCI_E*. */
+int loci_ckpt_drain(const char *ckpt, const char *target);
+
+/** Levels of a checkpoint (loci_ckpt_info_t.levels). */
+#define LOCI_CKPT_LOCAL 1u /**< level 1: in this node's checkpoint directory */
+#define LOCI_CKPT_STORE 2u /**< level 2: whole in the store (found by every node) */
+
 /** One checkpoint, as loci_ckpt_list describes it. */
 typedef struct {
     char name[129];   /**< the checkpoint's name */
@@ -564,6 +581,8 @@ typedef struct {
     uint64_t vars;    /**< variables and regions in it */
     uint64_t bytes;   /**< their total size */
     uint64_t chunks;  /**< chunks stored (zero chunks not counted) */
+    unsigned levels;  /**< LOCI_CKPT_LOCAL and/or LOCI_CKPT_STORE */
+    int drain_pending; /**< 1: queued or being drained by this process */
 } loci_ckpt_info_t;
 
 /** Describe the checkpoints in the checkpoint directory, oldest first: fill
@@ -582,6 +601,8 @@ typedef struct {
     uint64_t chunks_removed; /**< pool chunks none refers to, deleted */
     uint64_t bytes_removed;  /**< their size */
     uint64_t temps_removed;  /**< files left by interrupted saves, deleted */
+    uint64_t snaps_kept;     /**< store snapshots of regions some checkpoint refers to */
+    uint64_t snaps_removed;  /**< store snapshots none refers to, deleted (their clones go) */
 } loci_ckpt_gc_t;
 
 /** Delete the pool chunks no checkpoint refers to and what interrupted saves
@@ -595,7 +616,8 @@ typedef struct {
     uint64_t bytes;          /**< their total size */
     uint64_t chunks;         /**< chunks in the checkpoint */
     uint64_t chunks_written; /**< chunks whose bytes were written to the pool */
-    uint64_t chunks_linked;  /**< region chunks hard-linked into the pool (no data written) */
+    uint64_t chunks_linked;  /**< region chunks hard-linked into the pool, or kept by a store
+                              *   snapshot (no data written) */
     uint64_t chunks_shared;  /**< chunks taken over from the previous checkpoint, unchanged */
     uint64_t chunks_zero;    /**< all-zero chunks: nothing stored */
     uint64_t bytes_written;  /**< chunk data and manifest written */

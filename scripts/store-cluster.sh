@@ -149,6 +149,10 @@ osd_pool_default_size = $replicas
 osd_pool_default_min_size = 1
 osd_pool_default_pg_autoscale_mode = off
 paxos_propose_interval = 0.01
+# the clones of removed snapshots (checkpoints collected) are trimmed at once, not 5 s per
+# batch as for rotational disks (a throw-away cluster on files counts as one)
+osd_snap_trim_sleep_hdd = 0
+osd_snap_trim_sleep_hybrid = 0
 osd_heartbeat_interval = 1
 osd_heartbeat_grace = 5
 mon_osd_min_down_reporters = 1

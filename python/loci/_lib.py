@@ -54,12 +54,14 @@ class CkptInfo(ctypes.Structure):
     _fields_ = [
         ("name", ctypes.c_char * 129), ("seq", c_u64), ("saved", ctypes.c_int64),
         ("vars", c_u64), ("bytes", c_u64), ("chunks", c_u64),
+        ("levels", ctypes.c_uint), ("drain_pending", ctypes.c_int),
     ]
 
 
 class CkptGc(ctypes.Structure):
     _fields_ = [("chunks_kept", c_u64), ("chunks_removed", c_u64),
-                ("bytes_removed", c_u64), ("temps_removed", c_u64)]
+                ("bytes_removed", c_u64), ("temps_removed", c_u64),
+                ("snaps_kept", c_u64), ("snaps_removed", c_u64)]
 
 
 class Stats(ctypes.Structure):

@@ -11,6 +11,8 @@
  *   ckpt_save.c      loci_ckpt_save and its counters
  *   ckpt_restore.c   loci_ckpt_restore, loci_ckpt_verify
  *   ckpt_gc.c        loci_ckpt_list, loci_ckpt_remove, loci_ckpt_gc
+ *   ckpt_snap.c      regions on the store: manifests in the store, GC of snapshots
+ *   ckpt_drain.c     level 2: the drain to the store, loci_ckpt_wait, loci_ckpt_drain
  */
 #ifndef LOCI_NVM_CKPT_H
 #define LOCI_NVM_CKPT_H
@@ -64,8 +66,14 @@ typedef struct {
     uint64_t chunk;   /* chunk size: the last chunk may be shorter */
     uint64_t nchunks; /* ceil(size / chunk) */
     uint64_t version; /* linked: the region's version when saved (region_chunks_t), 0 unknown */
+    uint64_t snap;    /* a region on the store: the RADOS snapshot holding its chunks (0: none);
+                       * its chunks' ids are then CKPT_IN_SNAP or CKPT_ZERO */
+    char target[16];  /* then the store target */
     ckpt_chunk_t *chunks;
 } ckpt_var_t;
+
+/** Pool id of a chunk held by the variable's store snapshot, not by a pool file. */
+#define CKPT_IN_SNAP 1
 
 typedef struct {
     char name[NVM_NAME_MAX + 1];
@@ -85,6 +93,12 @@ ckpt_var_t *ckpt_manifest_add(ckpt_manifest_t *m, const char *name, ckpt_kind_t 
                               uint64_t chunk);
 
 void ckpt_manifest_free(ckpt_manifest_t *m);
+
+/** The text of m, its last line the checksum of the rest (m->sum set): malloc'd. */
+int ckpt_manifest_text(ckpt_manifest_t *m, char **text, size_t *len);
+
+/** Parse and check manifest text of checkpoint `name` (from a file or the store). */
+int ckpt_manifest_parse(const char *name, const char *text, size_t len, ckpt_manifest_t *m);
 
 /** Write m as "<name>.manifest" in directory dirfd: to a temporary file,
  *  fsync'd, renamed over the old one, directory fsync'd; m->sum set. *bytes: its size;
@@ -163,6 +177,71 @@ int ckpt_fail_in(int code, const char *fmt, ...) LOCI_PRINTF(2, 3);
  *  index < nchunks (0: no file, zeros), from one pass over the directory
  *  instead of a lookup per chunk. *out: malloc'd. 0 or LOCI_E*. */
 int ckpt_chunk_inodes(int dirfd, uint64_t nchunks, uint64_t **out);
+
+/* ------------------------------------------- regions on the store (ckpt_snap.c) -- */
+
+struct rados_pool;
+
+/** The connection of store target `target` (named in a manifest), or NULL + loci__fail. */
+struct rados_pool *ckpt_target_pool(const char *target);
+
+/** Objects of checkpoints in a store: "loci-ckpt/<name>" (manifests) and
+ *  CKPT_STORE_CHUNKS "<pool id>" (drained chunks). */
+#define CKPT_STORE_MANIFESTS "loci-ckpt/"
+#define CKPT_STORE_CHUNKS "loci-ckpt/chunks/"
+
+/** Manifest of checkpoint `name` in the store of rp, checked (LOCI_ENOENT: none). */
+int ckpt_store_manifest_get(struct rados_pool *rp, const char *name, ckpt_manifest_t *m);
+
+/** Put manifest text of checkpoint `name` in the store of rp (atomically). */
+int ckpt_store_manifest_put_to(struct rados_pool *rp, const char *name, const char *text, size_t len);
+
+/** Checkpoint `name` at level 2: in the drain target's store (or, with
+ *  none configured, the first store target holding it): its manifest and
+ *  that store. LOCI_ENOENT saying where it looked. */
+int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct rados_pool **rp);
+
+/** Call fn(name, arg) for each checkpoint whose manifest is in the store of rp. */
+int ckpt_store_manifest_each(struct rados_pool *rp, int (*fn)(const char *name, void *arg), void *arg);
+
+/* ------------------------------------------------ level 2: drain (ckpt_drain.c) -- */
+
+/** The [checkpoint] drain target of LOCI_CONFIG, or NULL. */
+const char *ckpt_drain_target(void);
+
+/** Drain checkpoint `name` of the directory to `target` now: its chunks the
+ *  store lacks (*sent counts their bytes), then its manifest. */
+int ckpt_drain_now(const char *name, const char *target, uint64_t *sent);
+
+/** Queue checkpoint `name` for the background drain. */
+int ckpt_drain_queue(const char *name);
+
+/** Whether this process has `name` queued or draining. */
+bool ckpt_drain_pending(const char *name);
+
+/** Put the manifest text of m also in the store of each target its snapshots
+ *  are on, as object "loci-ckpt/<name>" (replaced atomically). */
+int ckpt_store_manifest_put(const ckpt_manifest_t *m, const char *text, size_t len);
+
+/** Remove checkpoint `name` from the stores of m's snapshots if the one
+ *  there is m (same checksum): another node's checkpoint of that name stays. */
+int ckpt_store_manifest_remove(const ckpt_manifest_t *m);
+
+/** References to store snapshots, for the GC. */
+typedef struct {
+    struct ckpt_snap_ref *v;
+    size_t n, cap;
+} ckpt_snap_refs_t;
+
+/** Add the snapshots of m to refs. */
+int ckpt_snap_refs_add(ckpt_snap_refs_t *refs, const ckpt_manifest_t *m);
+
+/** refs: the snapshots this directory's checkpoints refer to. Add those of
+ *  the checkpoints kept in their stores (any node's), then remove every
+ *  snapshot of refs' regions that none refers to — except for regions open
+ *  for writing anywhere (a save may be under way: skipped, said at level info). */
+int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_t *out);
+void ckpt_snap_refs_free(ckpt_snap_refs_t *refs);
 
 static inline bool ckpt_sum_equal(ckpt_sum_t a, ckpt_sum_t b) { return a.low64 == b.low64 && a.high64 == b.high64; }
 

@@ -19,10 +19,43 @@
 /* ---- list ------------------------------------------------------------------ */
 
 typedef struct {
-    const ckpt_store_t *s;
+    const ckpt_store_t *s;      /* the directory, or NULL */
+    struct rados_pool *rp;      /* the drain target's store, or NULL */
     loci_ckpt_info_t *v;
+    ckpt_sum_t *sums;           /* of v's manifests */
     size_t n, cap;
 } infos_t;
+
+/* Add (or, at level 2, mark) checkpoint m. */
+static int add_manifest(infos_t *l, const ckpt_manifest_t *m, unsigned level)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i].name, m->name) == 0 && ckpt_sum_equal(l->sums[i], m->sum)) {
+            l->v[i].levels |= level;
+            return 0;
+        }
+    if (l->n == l->cap) {
+        size_t n = l->cap ? 2 * l->cap : 16;
+        loci_ckpt_info_t *v = realloc(l->v, n * sizeof *v);
+        ckpt_sum_t *sums = v ? realloc(l->sums, n * sizeof *sums) : NULL;
+        if (v)
+            l->v = v;
+        if (!sums)
+            return loci__fail(LOCI_ENOMEM, "out of memory listing checkpoints");
+        l->sums = sums, l->cap = n;
+    }
+    loci_ckpt_info_t *in = &l->v[l->n];
+    l->sums[l->n++] = m->sum;
+    *in = (loci_ckpt_info_t){.seq = m->seq, .saved = m->saved_s, .vars = m->nvars, .levels = level,
+                             .drain_pending = level == LOCI_CKPT_LOCAL && ckpt_drain_pending(m->name)};
+    snprintf(in->name, sizeof in->name, "%s", m->name);
+    for (size_t k = 0; k < m->nvars; k++) {
+        in->bytes += m->vars[k].size;
+        for (uint64_t i = 0; i < m->vars[k].nchunks; i++)
+            in->chunks += m->vars[k].chunks[i].id != CKPT_ZERO;
+    }
+    return 0;
+}
 
 static int add_info(int dirfd, const char *path, const char *entry, void *arg)
 {
@@ -39,46 +72,59 @@ static int add_info(int dirfd, const char *path, const char *entry, void *arg)
         loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
         return 0;
     }
-    if (l->n == l->cap) {
-        size_t n = l->cap ? 2 * l->cap : 16;
-        loci_ckpt_info_t *v = realloc(l->v, n * sizeof *v);
-        if (!v) {
-            ckpt_manifest_free(&m);
-            return loci__fail(LOCI_ENOMEM, "out of memory listing checkpoints");
-        }
-        l->v = v, l->cap = n;
-    }
-    loci_ckpt_info_t *in = &l->v[l->n++];
-    *in = (loci_ckpt_info_t){.seq = m.seq, .saved = m.saved_s, .vars = m.nvars};
-    snprintf(in->name, sizeof in->name, "%s", name);
-    for (size_t k = 0; k < m.nvars; k++) {
-        in->bytes += m.vars[k].size;
-        for (uint64_t i = 0; i < m.vars[k].nchunks; i++)
-            in->chunks += m.vars[k].chunks[i].id != CKPT_ZERO;
-    }
+    rc = add_manifest(l, &m, LOCI_CKPT_LOCAL);
     ckpt_manifest_free(&m);
-    return 0;
+    return rc;
+}
+
+static int add_stored_info(const char *name, void *arg)
+{
+    infos_t *l = arg;
+    ckpt_manifest_t m;
+    int rc = ckpt_store_manifest_get(l->rp, name, &m);
+    if (rc == LOCI_ENOMEM)
+        return rc;
+    if (rc != 0) {
+        loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
+        return 0;
+    }
+    rc = add_manifest(l, &m, LOCI_CKPT_STORE);
+    ckpt_manifest_free(&m);
+    return rc;
 }
 
 static int by_seq(const void *a, const void *b)
 {
-    uint64_t x = ((const loci_ckpt_info_t *)a)->seq, y = ((const loci_ckpt_info_t *)b)->seq;
-    return x < y ? -1 : x > y;
+    const loci_ckpt_info_t *x = a, *y = b; /* save numbers are per directory: time first */
+    if (x->saved != y->saved)
+        return x->saved < y->saved ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 int loci_ckpt_list(loci_ckpt_info_t *out, int max)
 {
     if (max < 0 || (max > 0 && !out))
         return loci__fail(LOCI_EINVAL, "loci_ckpt_list: %s", max < 0 ? "negative max" : "NULL array");
-    ckpt_store_t s;
-    int rc = ckpt_store_open(&s, false, false);
-    if (rc == LOCI_ENOENT)
-        return 0; /* nothing saved yet */
+    int rc = loci__ensure_init();
     if (rc != 0)
         return rc;
-    infos_t l = {.s = &s};
-    rc = dir_each_entry(s.dir, s.path, add_info, &l);
-    ckpt_store_close(&s);
+    ckpt_store_t s;
+    infos_t l = {0};
+    rc = ckpt_store_open(&s, false, false);
+    if (rc != 0 && rc != LOCI_ENOENT) /* none: nothing saved here yet */
+        return rc;
+    if (rc == 0) {
+        l.s = &s;
+        rc = dir_each_entry(s.dir, s.path, add_info, &l);
+        ckpt_store_close(&s);
+    } else {
+        rc = 0;
+    }
+    const char *drain = ckpt_drain_target();
+    if (rc == 0 && drain && (l.rp = ckpt_target_pool(drain)) != NULL)
+        rc = ckpt_store_manifest_each(l.rp, add_stored_info, &l);
+    else if (rc == 0 && drain) /* level 2 unreachable: level 1 is listed */
+        loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
     if (rc == 0) {
         if (l.n > 0)
             qsort(l.v, l.n, sizeof *l.v, by_seq);
@@ -87,6 +133,7 @@ int loci_ckpt_list(loci_ckpt_info_t *out, int max)
         rc = l.n > INT32_MAX ? INT32_MAX : (int)l.n;
     }
     free(l.v);
+    free(l.sums);
     return rc;
 }
 
@@ -104,12 +151,18 @@ int loci_ckpt_remove(const char *ckpt)
         return rc;
     char file[NVM_NAME_MAX + 16];
     snprintf(file, sizeof file, "%s.manifest", ckpt);
+    ckpt_manifest_t m;
+    bool have = ckpt_manifest_read(s.dir, ckpt, &m) == 0; /* a corrupt one is removed all the same */
     if (unlinkat(s.dir, file, 0) != 0)
         rc = errno == ENOENT ? loci__fail(LOCI_ENOENT, "no checkpoint \"%s\" in %s", ckpt, s.path)
                              : loci__fail(ckpt_code_of(errno), "cannot remove checkpoint \"%s\": %s", ckpt,
                                           strerror(errno));
     else if (fsync(s.dir) != 0)
         rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", s.path, strerror(errno));
+    if (rc == 0 && have) /* its copy in the store, if it is this one */
+        rc = ckpt_store_manifest_remove(&m);
+    if (have)
+        ckpt_manifest_free(&m);
     ckpt_store_close(&s);
     return rc;
 }
@@ -120,6 +173,7 @@ typedef struct {
     const ckpt_store_t *s;
     uint64_t *ids; /* marked: referenced by a manifest */
     size_t n, cap;
+    ckpt_snap_refs_t snaps; /* store snapshots referenced by a manifest */
     loci_ckpt_gc_t out;
 } gc_t;
 
@@ -134,9 +188,10 @@ static int mark(int dirfd, const char *path, const char *entry, void *arg)
     int rc = ckpt_manifest_read(g->s->dir, name, &m);
     if (rc != 0) /* its chunks cannot be told: deleting anything could lose them */
         return ckpt_fail_in(rc, "nothing collected");
+    rc = ckpt_snap_refs_add(&g->snaps, &m);
     for (size_t k = 0; k < m.nvars && rc == 0; k++)
         for (uint64_t i = 0; i < m.vars[k].nchunks && rc == 0; i++) {
-            if (m.vars[k].chunks[i].id == CKPT_ZERO)
+            if (m.vars[k].chunks[i].id == CKPT_ZERO || m.vars[k].snap)
                 continue;
             if (g->n == g->cap) {
                 size_t n = g->cap ? 2 * g->cap : 1024;
@@ -225,7 +280,10 @@ int loci_ckpt_gc(loci_ckpt_gc_t *out)
         rc = dir_each_entry(s.dir, s.path, sweep_temps, &g);
     if (rc == 0 && (fsync(s.pool) != 0 || fsync(s.dir) != 0))
         rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", s.path, strerror(errno));
+    if (rc == 0 && g.snaps.n > 0)
+        rc = ckpt_snap_sweep(&g.snaps, &g.out);
     ckpt_store_close(&s);
+    ckpt_snap_refs_free(&g.snaps);
     free(g.ids);
     if (out)
         *out = g.out;

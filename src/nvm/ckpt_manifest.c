@@ -6,7 +6,8 @@
  *   name NAME
  *   seq 7
  *   time 1763812345.123456789
- *   var memory|region NAME SIZE CHUNK copy|link
+ *   var memory|region NAME SIZE CHUNK copy|link   (or, a region on the store:
+ *                                      "... snap TARGET SNAPSHOT", chunks "0000000000000001 <sum>")
  *   <pool id, 16 hex> <checksum, 32 hex>     one line per chunk, ceil(SIZE /
  *   zero                                     CHUNK) of them; "link" chunks add
  *   <pool id> <checksum> <inode>             the inode of the file (0: copied)
@@ -101,7 +102,7 @@ static size_t chunk_line(char *p, const ckpt_var_t *v, const ckpt_chunk_t *c)
     return (size_t)(q - p);
 }
 
-int ckpt_manifest_write(int dirfd, ckpt_manifest_t *m, uint64_t *bytes, bool *renamed)
+int ckpt_manifest_text(ckpt_manifest_t *m, char **out, size_t *outlen)
 {
     char *text = NULL;
     size_t len = 0;
@@ -112,8 +113,10 @@ int ckpt_manifest_write(int dirfd, ckpt_manifest_t *m, uint64_t *bytes, bool *re
     for (size_t i = 0; i < m->nvars; i++) {
         const ckpt_var_t *v = &m->vars[i];
         fprintf(f, "var %s %s %" PRIu64 " %" PRIu64 " %s", v->kind == CKPT_REGION ? "region" : "memory", v->name,
-                v->size, v->chunk, v->linked ? "link" : "copy");
-        if (v->version)
+                v->size, v->chunk, v->snap ? "snap" : v->linked ? "link" : "copy");
+        if (v->snap)
+            fprintf(f, " %s %" PRIu64, v->target, v->snap);
+        else if (v->version)
             fprintf(f, " %016" PRIx64, v->version);
         fputc('\n', f);
         for (uint64_t c = 0; c < v->nchunks; c++) {
@@ -131,6 +134,18 @@ int ckpt_manifest_write(int dirfd, ckpt_manifest_t *m, uint64_t *bytes, bool *re
         free(text);
         return loci__fail(LOCI_ENOMEM, "out of memory writing manifest of checkpoint \"%s\"", m->name);
     }
+    *out = text;
+    *outlen = len;
+    return 0;
+}
+
+int ckpt_manifest_write(int dirfd, ckpt_manifest_t *m, uint64_t *bytes, bool *renamed)
+{
+    char *text;
+    size_t len;
+    *renamed = false;
+    if (ckpt_manifest_text(m, &text, &len) != 0)
+        return LOCI_ENOMEM;
     char tmp[NVM_NAME_MAX + 64], final[NVM_NAME_MAX + 16];
     snprintf(tmp, sizeof tmp, ".tmp-%s.%ld", m->name, (long)getpid());
     snprintf(final, sizeof final, "%s" SUFFIX, m->name);
@@ -220,14 +235,20 @@ static int parse_var(cursor_t *c, ckpt_manifest_t *m, char *line)
     int n = 0;
     for (char *t = strtok_r(line, " ", &save); t && n < 8; t = strtok_r(NULL, " ", &save))
         tok[n++] = t;
-    uint64_t size, chunk;
-    if (n < 6 || n > 7 || strcmp(tok[0], "var") != 0)
-        return bad(c, "expected \"var KIND NAME SIZE CHUNK copy|link [VERSION]\"");
+    uint64_t size, chunk, snap = 0;
+    if (n < 6 || n > 8 || strcmp(tok[0], "var") != 0)
+        return bad(c, "expected \"var KIND NAME SIZE CHUNK copy|link [VERSION]\" or \"... snap TARGET SNAPSHOT\"");
     bool region = strcmp(tok[1], "region") == 0, linked = strcmp(tok[5], "link") == 0;
+    bool in_snap = strcmp(tok[5], "snap") == 0;
+    if (in_snap && (n != 8 || !region || strlen(tok[6]) >= sizeof m->vars->target || !decimal(tok[7], &snap) || !snap ||
+                    !decimal(tok[4], &chunk) || chunk > CKPT_CHUNK))
+        return bad(c, "expected \"var region NAME SIZE CHUNK snap TARGET SNAPSHOT\"");
+    if (!in_snap && n == 8)
+        return bad(c, "only \"snap\" has a target and a snapshot");
     if (!region && strcmp(tok[1], "memory") != 0)
         return bad(c, "variable kind is neither memory nor region");
-    if (!linked && strcmp(tok[5], "copy") != 0)
-        return bad(c, "variable layout is neither copy nor link");
+    if (!linked && !in_snap && strcmp(tok[5], "copy") != 0)
+        return bad(c, "variable layout is neither copy, link nor snap");
     if (nvm_check_name("variable", tok[2]) != 0)
         return bad(c, "bad variable name");
     if (!decimal(tok[3], &size) || !decimal(tok[4], &chunk) || chunk == 0 || chunk > ((uint64_t)1 << 40) ||
@@ -242,6 +263,9 @@ static int parse_var(cursor_t *c, ckpt_manifest_t *m, char *line)
     if (!v)
         return LOCI_ENOMEM;
     v->version = version;
+    v->snap = snap;
+    if (snap)
+        snprintf(v->target, sizeof v->target, "%s", tok[6]);
     for (uint64_t i = 0; i < v->nchunks; i++) {
         char buf[96];
         if (!next_line(c, buf, sizeof buf))
@@ -255,6 +279,8 @@ static int parse_var(cursor_t *c, ckpt_manifest_t *m, char *line)
         if ((!v->linked && len != 49) || buf[16] != ' ' || !ckpt_hex64(buf, &v->chunks[i].id) ||
             v->chunks[i].id == CKPT_ZERO || !parse_sum(buf + 17, &v->chunks[i].sum))
             return bad(c, "expected \"<16 hex digits> <32 hex digits>\" or \"zero\"");
+        if (v->snap && v->chunks[i].id != CKPT_IN_SNAP)
+            return bad(c, "a chunk of a store snapshot has id 0000000000000001");
     }
     return 0;
 }
@@ -290,6 +316,29 @@ static int parse(cursor_t *c, ckpt_manifest_t *m)
     return 0;
 }
 
+int ckpt_manifest_parse(const char *name, const char *text, size_t len, ckpt_manifest_t *m)
+{
+    *m = (ckpt_manifest_t){0};
+    char want[33];
+    ckpt_sum_t sum = {0, 0};
+    if (len < SUM_LINE)
+        return loci__fail(LOCI_EIO, "checkpoint \"%s\": its manifest is truncated; it is corrupt", name);
+    size_t body = len - SUM_LINE;
+    memcpy(want, text + body + 4, 32);
+    want[32] = '\0';
+    if (memcmp(text + body, "sum ", 4) != 0 || text[len - 1] != '\n' || !parse_sum(want, &sum) ||
+        !ckpt_sum_equal(sum, XXH3_128bits(text, body)))
+        return loci__fail(LOCI_EIO, "checkpoint \"%s\": its manifest fails its checksum; it is corrupt (remove it "
+                                    "with `loci ckpt rm %s`)", name, name);
+    cursor_t c = {text, text + body, 0, name};
+    int rc = parse(&c, m);
+    if (rc == 0)
+        m->sum = sum;
+    else
+        ckpt_manifest_free(m);
+    return rc;
+}
+
 int ckpt_manifest_read(int dirfd, const char *name, ckpt_manifest_t *m)
 {
     *m = (ckpt_manifest_t){0};
@@ -320,22 +369,8 @@ int ckpt_manifest_read(int dirfd, const char *name, ckpt_manifest_t *m)
             got += (size_t)n;
     }
     close(fd);
-    if (rc == 0) {
-        char want[33];
-        ckpt_sum_t sum = {0, 0};
-        size_t body = len - SUM_LINE;
-        memcpy(want, text + body + 4, 32);
-        want[32] = '\0';
-        if (memcmp(text + body, "sum ", 4) != 0 || text[len - 1] != '\n' || !parse_sum(want, &sum) ||
-            !ckpt_sum_equal(sum, XXH3_128bits(text, body)))
-            rc = loci__fail(LOCI_EIO, "checkpoint \"%s\": its manifest fails its checksum; it is corrupt (remove it "
-                                      "with `loci ckpt rm %s`)", name, name);
-        cursor_t c = {text, text + body, 0, name};
-        if (rc == 0)
-            rc = parse(&c, m);
-        if (rc == 0)
-            m->sum = sum;
-    }
+    if (rc == 0)
+        rc = ckpt_manifest_parse(name, text, len, m);
     free(text);
     if (rc != 0)
         ckpt_manifest_free(m);

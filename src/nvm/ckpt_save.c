@@ -19,6 +19,7 @@
 #include "dirs.h"
 #include "nvm/ckpt.h"
 #include "provider/chunked.h"
+#include "provider/store_rados.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +42,7 @@ typedef struct {
     size_t ncreated, cap;
     int pending[SYNC_WINDOW];    /* ring of fds to fdatasync */
     size_t npending, head;
+    bool on_store;               /* a region was snapshotted: the manifest goes to the store too */
 } save_t;
 
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -302,12 +304,78 @@ static int save_chunk_files(save_t *sv, const ckpt_item_t *it, const region_chun
     return r;
 }
 
+/* Chunk i of a snapshot, read into sv->buf and summed, or zero. */
+static int sum_snap_chunk(save_t *sv, store_rados_snap_t *sn, const ckpt_var_t *v, uint64_t i)
+{
+    size_t len = (size_t)(v->size - i * v->chunk < v->chunk ? v->size - i * v->chunk : v->chunk), got;
+    int rc = store_rados_snap_read(sn, i, sv->buf, len, &got);
+    if (rc != 0)
+        return rc;
+    memset(sv->buf + got, 0, len - got);
+    sv->st.bytes_hashed += got;
+    if (got == 0 || all_zero(sv->buf, len)) {
+        sv->st.chunks_zero++;
+        return 0;
+    }
+    v->chunks[i] = (ckpt_chunk_t){.id = CKPT_IN_SNAP, .sum = XXH3_128bits(sv->buf, len)};
+    sv->st.chunks_linked++;
+    sv->st.bytes_linked += len;
+    return 0;
+}
+
+/* A region on the store: one self-managed snapshot keeps all its chunks
+ * (the OSDs copy a chunk on its next write), and nothing is sent. Each chunk
+ * is summed at the snapshot — except those this opening has not written
+ * since the previous checkpoint's snapshot, whose sums are that one's. */
+static int save_snapshot(save_t *sv, const ckpt_item_t *it, store_t *st, struct rados_pool *rp)
+{
+    const char *target = rados_pool_target(rp);
+    size_t chunk = store_rados_chunk(st);
+    const ckpt_var_t *pv = ckpt_manifest_find(sv->prev, CKPT_REGION, it->name);
+    if (pv && (!pv->snap || pv->chunk != chunk || pv->size != it->size || strcmp(pv->target, target) != 0))
+        pv = NULL;
+    ckpt_var_t *v = ckpt_manifest_add(sv->cur, it->name, CKPT_REGION, false, it->size, chunk);
+    bool *same = v ? calloc(v->nchunks ? v->nchunks : 1, sizeof *same) : NULL;
+    if (!same) {
+        free(same);
+        return loci__fail(LOCI_ENOMEM, "out of memory saving region \"%s\"", it->name);
+    }
+    for (uint64_t i = 0; pv && i < v->nchunks; i++)
+        same[i] = store_rados_unchanged(st, pv->snap, i);
+    snprintf(v->target, sizeof v->target, "%s", target);
+    int rc = store_rados_snapshot(st, &v->snap);
+    sv->on_store = true;
+    store_rados_snap_t *sn = rc ? NULL : store_rados_snap_open(rp, it->name, v->snap);
+    if (rc == 0 && !sn)
+        rc = ckpt_code_of(errno);
+    for (uint64_t i = 0; rc == 0 && i < v->nchunks; i++) {
+        if (!same[i]) {
+            rc = sum_snap_chunk(sv, sn, v, i);
+            continue;
+        }
+        v->chunks[i] = pv->chunks[i];
+        if (v->chunks[i].id == CKPT_ZERO)
+            sv->st.chunks_zero++;
+        else
+            sv->st.chunks_shared++;
+    }
+    store_rados_snap_close(sn);
+    free(same);
+    return rc ? ckpt_fail_in(rc, "region \"%s\" on %s", it->name, target) : 0;
+}
+
 static int save_item(save_t *sv, const ckpt_item_t *it)
 {
     sv->st.vars++;
     sv->st.bytes += it->size;
     if (!it->paged)
         return save_memory(sv, it);
+    store_t *st = provider_paged_store(it->base);
+    if (!st)
+        return ckpt_fail_in(ckpt_code_of(errno), "region \"%s\"", it->name);
+    struct rados_pool *rp = store_rados_region_pool(st);
+    if (rp && store_rados_chunk(st) <= CKPT_CHUNK)
+        return save_snapshot(sv, it, st, rp);
     region_chunks_t rc;
     int r = provider_paged_chunks(it->base, &rc);
     if (r == LOCI_ENOTSUP)
@@ -391,6 +459,15 @@ static int save(const char *name, ckpt_store_t *s, const ckpt_item_t *items, siz
         rc = ckpt_manifest_write(s->dir, &cur, &bytes, &published);
         sv.st.bytes_written += bytes;
     }
+    const char *drain = rc == 0 ? ckpt_drain_target() : NULL; /* (a lookup that fails sets the last error) */
+    if (rc == 0 && sv.on_store && !drain) { /* found by every node: the same text in the store */
+        char *text;
+        size_t len;
+        if ((rc = ckpt_manifest_text(&cur, &text, &len)) == 0) {
+            rc = ckpt_store_manifest_put(&cur, text, len);
+            free(text);
+        }
+    }
     if (rc != 0 && !published) { /* referenced by no manifest: give their space back now */
         char id[17];
         for (size_t i = 0; i < sv.ncreated; i++) {
@@ -406,6 +483,8 @@ static int save(const char *name, ckpt_store_t *s, const ckpt_item_t *items, siz
         saved_once = true;
         pthread_mutex_unlock(&stats_lock);
         keep_cached(s, &cur);
+        if (drain && ckpt_drain_queue(name) != 0) /* level 1 is saved all the same */
+            loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
     }
     free(sv.created);
     free(sv.buf);

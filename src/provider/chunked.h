@@ -32,6 +32,11 @@ typedef struct {
  *  nothing is written back, and every later write-back sees the link and copies. */
 int provider_paged_chunks(void *base, region_chunks_t *out);
 
+/** Write back every dirty page of the paged region at `base` and make it durable; then its
+ *  chunk store (the region's: valid while it is open). NULL + loci__fail when base is no paged
+ *  region or the write-back failed. */
+struct store *provider_paged_store(void *base);
+
 /** Drop the region's cached chunks WITHOUT writing them back (its chunk files were just replaced
  *  by a restore; its version changes); the next access reads the files. The caller guarantees no thread touches the
  *  region meanwhile. LOCI_EINVAL when base is no paged region. */

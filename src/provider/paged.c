@@ -536,6 +536,21 @@ int provider_paged_chunks(void *base, region_chunks_t *out)
     return 0;
 }
 
+store_t *provider_paged_store(void *base)
+{
+    pthread_mutex_lock(&table_lock);
+    paged_region_t *r = find((uintptr_t)base); /* the caller's open region: it stays */
+    pthread_mutex_unlock(&table_lock);
+    if (!r)
+        return loci__fail_null(LOCI_EINVAL, "%p is no paged memory", base);
+    int rc = paged_flush((void *)r->base, r->size);
+    if (rc != 0) {
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
+    return r->store;
+}
+
 int provider_paged_reload(void *base)
 {
     paged_region_t *r = owned(base, "provider_paged_reload");

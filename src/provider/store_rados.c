@@ -27,6 +27,7 @@
 #define ANON_PREFIX "loci-anon/"
 #define XATTR_SIZE "loci.size"
 #define XATTR_CHUNK "loci.chunk"
+#define XATTR_SNAPC "loci.snapc" /* the region's snapshot context: "SEQ SNAP..." newest first */
 #define REMOVE_BATCH 64
 
 typedef struct {
@@ -39,7 +40,9 @@ typedef struct {
     char meta_oid[300]; /* named regions: the metadata (and lock) object */
     char what[300];     /* "agg0 region \"m\"" */
     pthread_mutex_t lock;
-    uint64_t *written;  /* anonymous: bit per chunk written once (removed at close) */
+    uint64_t *written;  /* anonymous: bit per chunk written once (removed at close); a writable
+                         * region: bit per chunk written since last_snap */
+    uint64_t last_snap; /* a writable region: the snapshot this store took last (0: none) */
 } rados_store_t;
 
 static rados_store_t *rs_of(store_t *s) { return (rados_store_t *)s; }
@@ -105,13 +108,13 @@ static int rados_store_write_runs(store_t *s, const store_run_t *runs, unsigned 
         rados_write_op_write(op, runs[i].buf, runs[i].len, runs[i].off - chunk * r->chunk);
     char oid[340];
     chunk_oid(r, chunk, oid, sizeof oid);
+    note_written(r, chunk); /* before: a write that timed out may still have been applied */
     /* FULL_TRY: a full pool answers ENOSPC/EDQUOT at once instead of
      * holding the write until space comes back. */
     rc = rados_write_op_operate(op, r->io, oid, NULL, LIBRADOS_OPERATION_FULL_TRY);
     rados_release_write_op(op);
     if (rc < 0)
         return fail(r, rc, "writing", chunk);
-    note_written(r, chunk);
     return 0;
 }
 
@@ -146,6 +149,7 @@ static int rados_store_discard(store_t *s, uint64_t off, size_t len)
         uint64_t chunk = off / r->chunk, inner = off % r->chunk;
         size_t n = r->chunk - inner < len ? r->chunk - inner : len;
         chunk_oid(r, chunk, oid, sizeof oid);
+        note_written(r, chunk);
         int rc;
         if (n == r->chunk) {
             rc = rados_remove(r->io, oid);
@@ -363,6 +367,14 @@ store_t *store_rados_open_region(rados_pool_t *rp, const char *name, unsigned fl
                                      "chunk= (or remove it to change its chunk size)", name, rados_pool_target(rp),
                         units_format_size(has_chunk, a, sizeof a), units_format_size(asked_chunk, b, sizeof b));
     }
+    /* A writer writes with the region's snapshot context, or its writes
+     * would not keep the checkpoints' bytes (rados_snapc.c). */
+    rados_snapc_t snapc;
+    if (rc == 0 && !r->readonly && (rc = rados_snapc_read(rp, r->io, r->meta_oid, &snapc)) == 0)
+        rc = rados_snapc_apply(rp, r->io, &snapc);
+    uint64_t nchunks = (has + has_chunk - 1) / (has_chunk ? has_chunk : 1);
+    if (rc == 0 && !r->readonly && !(r->written = calloc((nchunks + 63) / 64 + 1, sizeof *r->written)))
+        rc = loci__fail(LOCI_ENOMEM, "out of memory opening %s", what);
     if (rc != 0) {
         rados_store_close(&r->base);
         errno = loci__errno_of(rc);
@@ -395,6 +407,10 @@ int store_rados_remove_region(rados_pool_t *rp, const char *name)
         r->chunk = chunk;
         rc = remove_chunks(r, (size + chunk - 1) / chunk, NULL);
     }
+    rados_snapc_t snapc; /* checkpoints of it go with it: their snapshots hold its old chunks */
+    if (rc == 0 && (rc = rados_snapc_read(rp, r->io, r->meta_oid, &snapc)) == 0)
+        for (unsigned i = 0; i < snapc.n && rc == 0; i++)
+            rc = rados_snapc_remove(rp, r->meta_oid, snapc.snaps[i]);
     if (rc == 0) {
         rados_lock_release(r->io, r->meta_oid);
         r->locked = false;
@@ -403,5 +419,144 @@ int store_rados_remove_region(rados_pool_t *rp, const char *name)
             rc = rados_pool_fail(rp, e, "removing a region's metadata");
     }
     rados_store_close(&r->base);
+    return rc;
+}
+
+/* ---- snapshots of regions (checkpoints) -------------------------------------- */
+
+static rados_store_t *region_writer(store_t *s)
+{
+    rados_store_t *r = s && s->ops == &rados_store_ops ? rs_of(s) : NULL;
+    return r && !r->anonymous && !r->readonly ? r : NULL;
+}
+
+rados_pool_t *store_rados_region_pool(store_t *s)
+{
+    rados_store_t *r = region_writer(s);
+    return r ? r->pool : NULL;
+}
+
+size_t store_rados_chunk(store_t *s) { return rs_of(s)->chunk; }
+
+int store_rados_snapshot(store_t *s, uint64_t *snap)
+{
+    rados_store_t *r = region_writer(s);
+    if (!r)
+        return loci__fail(LOCI_ENOTSUP, "only a store region open writable can be snapshotted");
+    rados_snapc_t c;
+    pthread_mutex_lock(&r->lock); /* no write-back runs meanwhile: the caller flushed */
+    int rc = rados_snapc_take(r->pool, r->io, r->meta_oid, r->what, &c);
+    if (rc == 0) {
+        *snap = c.snaps[0];
+        r->last_snap = c.snaps[0];
+        memset(r->written, 0, ((s->size + r->chunk - 1) / r->chunk + 63) / 64 * sizeof *r->written);
+    }
+    pthread_mutex_unlock(&r->lock);
+    return rc;
+}
+
+bool store_rados_unchanged(store_t *s, uint64_t snap, uint64_t chunk)
+{
+    rados_store_t *r = region_writer(s);
+    if (!r || !snap)
+        return false;
+    pthread_mutex_lock(&r->lock);
+    bool same = r->last_snap == snap && !(r->written[chunk / 64] & (1ull << (chunk % 64)));
+    pthread_mutex_unlock(&r->lock);
+    return same;
+}
+
+struct store_rados_snap {
+    rados_pool_t *pool;
+    rados_ioctx_t io;
+    char prefix[300], what[300];
+};
+
+store_rados_snap_t *store_rados_snap_open(rados_pool_t *rp, const char *name, uint64_t snap)
+{
+    store_rados_snap_t *sn = calloc(1, sizeof *sn);
+    if (!sn)
+        return loci__fail_null(LOCI_ENOMEM, "out of memory reading a snapshot");
+    if (!(sn->io = rados_pool_ioctx(rp))) {
+        free(sn);
+        return NULL;
+    }
+    sn->pool = rp;
+    region_oid(name, sn->prefix, sizeof sn->prefix);
+    snprintf(sn->what, sizeof sn->what, "%s region \"%s\" at snapshot %llu", rados_pool_target(rp), name,
+             (unsigned long long)snap);
+    rados_snapc_t c;
+    int rc = rados_snapc_read(rp, sn->io, sn->prefix, &c);
+    if (rc == LOCI_ENOENT)
+        rc = loci__fail(LOCI_ENOENT, "%s: the region's metadata object %s is gone", sn->what, sn->prefix);
+    else if (rc == 0 && !rados_snapc_has(&c, snap))
+        rc = loci__fail(LOCI_ENOENT, "%s: the region has no such snapshot (removed behind loci's back?)", sn->what);
+    if (rc != 0) {
+        store_rados_snap_close(sn);
+        return NULL;
+    }
+    rados_ioctx_snap_set_read(sn->io, snap);
+    return sn;
+}
+
+int store_rados_snap_read(store_rados_snap_t *sn, uint64_t chunk, void *buf, size_t len, size_t *got)
+{
+    char oid[340];
+    snprintf(oid, sizeof oid, "%s/%016llx", sn->prefix, (unsigned long long)chunk);
+    int n = rados_read(sn->io, oid, buf, len, 0);
+    if (n == -ENOENT) /* no object at the snapshot: zeros */
+        n = 0;
+    if (n < 0) {
+        char what[400];
+        snprintf(what, sizeof what, "reading chunk %llu of %s", (unsigned long long)chunk, sn->what);
+        return rados_pool_fail(sn->pool, n, what);
+    }
+    *got = (size_t)n;
+    return 0;
+}
+
+void store_rados_snap_close(store_rados_snap_t *sn)
+{
+    if (!sn)
+        return;
+    rados_ioctx_destroy(sn->io);
+    free(sn);
+}
+
+int store_rados_snap_remove(rados_pool_t *rp, const char *name, uint64_t snap)
+{
+    char oid[300];
+    region_oid(name, oid, sizeof oid);
+    return rados_snapc_remove(rp, oid, snap);
+}
+
+
+int store_rados_sweep_snaps(rados_pool_t *rp, const char *name, const uint64_t *keep, size_t nkeep, uint64_t *kept,
+                            uint64_t *removed)
+{
+    char oid[300], what[400];
+    region_oid(name, oid, sizeof oid);
+    snprintf(what, sizeof what, "%s region \"%s\" (collecting its snapshots)", rados_pool_target(rp), name);
+    rados_ioctx_t io = rados_pool_ioctx(rp);
+    if (!io)
+        return LOCI_EIO;
+    /* The writer's lock: no save of the region is between taking its
+     * snapshot and publishing the manifest that names it. */
+    int rc = rados_lock_take(rp, io, oid, true, what);
+    rados_snapc_t c;
+    if (rc == 0) {
+        if ((rc = rados_snapc_read(rp, io, oid, &c)) == 0)
+            for (unsigned i = 0; i < c.n && rc == 0; i++) {
+                bool wanted = false;
+                for (size_t k = 0; k < nkeep && !wanted; k++)
+                    wanted = keep[k] == c.snaps[i];
+                if (wanted)
+                    ++*kept;
+                else if ((rc = rados_snapc_remove(rp, oid, c.snaps[i])) == 0)
+                    ++*removed;
+            }
+        rados_lock_release(io, oid);
+    }
+    rados_ioctx_destroy(io);
     return rc;
 }

@@ -69,4 +69,55 @@ int rados_lock_take(rados_pool_t *rp, rados_ioctx_t io, const char *oid, bool ex
 /** Release a lock taken by rados_lock_take (no-op when not held). */
 void rados_lock_release(rados_ioctx_t io, const char *oid);
 
+/* ---- whole small objects (rados_object.c) ------------------------------------- */
+
+/** Replace object `oid` by buf[0..len) at once (a reader sees the old or the new). */
+int rados_object_put(rados_pool_t *rp, const char *oid, const void *buf, size_t len);
+
+/** Object `oid` whole, malloc'd into *buf (LOCI_ENOENT: none), at most max bytes. */
+int rados_object_get(rados_pool_t *rp, const char *oid, size_t max, char **buf, size_t *len);
+
+/** 0 when object `oid` exists, LOCI_ENOENT when not, else LOCI_E*. */
+int rados_object_exists(rados_pool_t *rp, const char *oid);
+
+/** Delete object `oid` (0 when it does not exist). */
+int rados_object_remove(rados_pool_t *rp, const char *oid);
+
+/** Call fn(name after the prefix, arg) for each object of the pool whose
+ *  name starts with `prefix` (a scan of the pool's namespace); stops at fn's
+ *  first non-zero return, which it returns. */
+int rados_object_each(rados_pool_t *rp, const char *prefix, int (*fn)(const char *name, void *arg), void *arg);
+
+/* ---- self-managed snapshots of an object family (rados_snapc.c) ------------- */
+
+/** Snapshots a region keeps at most (its context is one xattr). */
+#define RADOS_SNAPC_MAX 512
+
+/** A snapshot context: what every writer of the objects must write with,
+ *  or a snapshot silently follows head. Kept as xattr "loci.snapc" of the
+ *  family's metadata object, "SEQ SNAP..." newest first. */
+typedef struct {
+    uint64_t seq;
+    unsigned n;
+    uint64_t snaps[RADOS_SNAPC_MAX];
+} rados_snapc_t;
+
+/** The context kept on object `oid` (none yet: seq 0, no snapshot). */
+int rados_snapc_read(rados_pool_t *rp, rados_ioctx_t io, const char *oid, rados_snapc_t *out);
+
+/** Make io write with c (every write after this clones for c's snapshots). */
+int rados_snapc_apply(rados_pool_t *rp, rados_ioctx_t io, const rados_snapc_t *c);
+
+/** Take a new snapshot of the family of `oid` (what = messages): the
+ *  snapshot id made, the context on `oid` extended with it (atomically
+ *  against concurrent updates) and applied to io. *out: the new context. */
+int rados_snapc_take(rados_pool_t *rp, rados_ioctx_t io, const char *oid, const char *what, rados_snapc_t *out);
+
+/** Remove snapshot `snap` of the family of `oid`: dropped from its context
+ *  (if `oid` still exists), then deleted in the pool (its clones go). */
+int rados_snapc_remove(rados_pool_t *rp, const char *oid, uint64_t snap);
+
+/** Whether c holds snapshot snap. */
+bool rados_snapc_has(const rados_snapc_t *c, uint64_t snap);
+
 #endif

@@ -57,11 +57,13 @@ static const struct frontend_section {
     const char *const keys[8];
     const char *expected; /* for messages */
     bool where_only;      /* placement terms only: the front end sets the allocator's traits */
+    bool target_name;     /* values name a target (checked by their user), not intents */
 } frontend_sections[] = {
     {"omp", {"default", "large_cap", "const", "high_bw", "low_lat"},
-     "default, large_cap, const, high_bw or low_lat", true},
+     "default, large_cap, const, high_bw or low_lat", true, false},
     /* docs/SHMEM.md: hints are advice, an intent may say what to do when it cannot be met */
-    {"shmem", {"high_bw", "low_lat", "near_nic"}, "high_bw, low_lat or near_nic", false},
+    {"shmem", {"high_bw", "low_lat", "near_nic"}, "high_bw, low_lat or near_nic", false, false},
+    {"checkpoint", {"drain"}, "drain (the store target checkpoints are drained to)", false, true},
 };
 enum { FRONTEND_SECTIONS = sizeof frontend_sections / sizeof *frontend_sections };
 
@@ -161,7 +163,8 @@ static int begin_section(topo_config_t *c, const char *section)
     char word[32], name[64], extra[2];
     int n = sscanf(section, "%31s %63s %1s", word, name, extra);
     if (n != 2 || strcmp(word, "target") != 0)
-        return config_fail(c, c->line, "[%s]: unknown section; expected [target NAME], [omp] or [shmem]", section);
+        return config_fail(c, c->line, "[%s]: unknown section; expected [target NAME], [omp], [shmem] or [checkpoint]",
+                           section);
     if (!valid_name(name))
         return config_fail(c, c->line,
                            "[target %s]: a target name is 1-15 letters, digits, '-' or '_' (e.g. hbm0)",
@@ -326,7 +329,7 @@ static int frontend_key(topo_config_t *c, const struct frontend_section *fs, con
         if (strcmp(c->frontend[i].section, fs->name) == 0 && strcmp(c->frontend[i].key, fs->keys[k]) == 0)
             return config_fail(c, c->line, "[%s]: '%s' given twice", fs->name, fs->keys[k]);
     intent_t in;
-    if (intent_parse(value, &in) != 0)
+    if (!fs->target_name && intent_parse(value, &in) != 0)
         return config_fail(c, c->line, "[%s] %s = %s: %s", fs->name, fs->keys[k], value, loci_last_error());
     static const intent_key_t traits[] = {TERM_FALLBACK, TERM_ALIGN, TERM_PARTITION, TERM_PINNED};
     for (size_t i = 0; fs->where_only && i < sizeof traits / sizeof *traits; i++)

@@ -52,6 +52,17 @@ wait_healthy() {
     failures=$((failures + 1))
 }
 
+# Client bytes written to the OSDs so far: op_w_in_bytes of every OSD (its admin socket).
+osd_write_bytes() {
+    local sock total=0 n
+    for sock in "$STORE_DIR"/run/ceph-osd.*.asok; do
+        n=$(timeout 20 ceph --admin-daemon "$sock" perf dump 2>/dev/null |
+            python3 -c 'import json,sys; print(json.load(sys.stdin)["osd"]["op_w_in_bytes"])') || return 1
+        total=$((total + n))
+    done
+    echo "$total"
+}
+
 finish() {
     echo "$(basename "$0" .sh): $failures failure(s)"
     [ "$failures" -eq 0 ]

@@ -17,10 +17,29 @@
  *   store_node timed-write NAME SIZE      write+sync on a region; prints code and seconds
  *   store_node late-write NAME SIZE DELAY open writable, print "open", sleep DELAY s, then
  *                                         write+sync; prints code and seconds of the write
+ *   store_node ckpt-save NAME SIZE SEED CKPT [wait]
+ *                                         open NAME writable (NAME "-": no region; SEED "-": as
+ *                                         it is, else filled from SEED), register DRAM variable
+ *                                         "dram" (1 MiB from SEED, or 0), loci_ckpt_save(CKPT);
+ *                                         prints its counters; wait: then loci_ckpt_wait(CKPT)
+ *                                         (exit 4 when only the drain failed)
+ *   store_node ckpt-loop NAME SIZE CKPT FROM
+ *                                         open NAME writable, register "dram"; for seed FROM,
+ *                                         FROM+1, ...: fill both (seed in their first 8 bytes),
+ *                                         save CKPT, print "saved SEED", wait for its drain,
+ *                                         print "drained SEED" — until killed
+ *   store_node ckpt-check NAME SIZE CKPT
+ *                                         open NAME writable (waiting out a dead writer's lock),
+ *                                         register "dram", restore CKPT; both must be the
+ *                                         pattern of the seed they start with: print "restored SEED"
+ *   store_node ckpt-restore NAME SIZE CKPT SEED
+ *                                         open NAME writable, register "dram" (zeroed),
+ *                                         loci_ckpt_restore(CKPT), both compared with SEED's pattern
  */
 #include <loci.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,6 +212,135 @@ static int do_timed_write(const char *name, size_t size, int delay)
     return rc == 0 ? 0 : 1;
 }
 
+#define DRAM_BYTES ((size_t)1 << 20)
+
+/* p[0..size) against the pattern of seed: 0, or 1 with a message. */
+static int compare(const char *what, const uint8_t *p, size_t size, uint64_t seed)
+{
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < size; i++)
+        if (p[i] != pattern(seed, i) && bad++ == 0)
+            first = i;
+    if (bad)
+        printf("FAIL %s: %zu of %zu bytes differ, first at %zu\n", what, bad, size, first);
+    return bad ? 1 : 0;
+}
+
+static int do_ckpt_save(const char *name, size_t size, const char *seed_arg, const char *ckpt, bool wait)
+{
+    bool fill = strcmp(seed_arg, "-") != 0;
+    uint64_t seed = fill ? strtoull(seed_arg, NULL, 0) : 0;
+    uint8_t *p = NULL;
+    static uint8_t dram[DRAM_BYTES];
+    if (strcmp(name, "-") == 0)
+        size = 0;
+    else if (!(p = loci_persist_open(name, size, INTENT, LOCI_CREATE)))
+        return fail("open");
+    for (size_t i = 0; fill && i < size; i++)
+        p[i] = pattern(seed, i);
+    for (size_t i = 0; fill && i < DRAM_BYTES; i++)
+        dram[i] = pattern(seed, i);
+    loci_ckpt_stats_t st;
+    if (loci_ckpt_register("dram", dram, DRAM_BYTES) != 0)
+        return fail("register");
+    if (loci_ckpt_save(ckpt) != 0 || loci_ckpt_last_save(&st) != 0)
+        return fail("save");
+    printf("saved %s: chunks %llu written %llu linked %llu shared %llu zero %llu, bytes written %llu hashed %llu\n",
+           ckpt, (unsigned long long)st.chunks, (unsigned long long)st.chunks_written,
+           (unsigned long long)st.chunks_linked, (unsigned long long)st.chunks_shared,
+           (unsigned long long)st.chunks_zero, (unsigned long long)st.bytes_written,
+           (unsigned long long)st.bytes_hashed);
+    int rc = 0;
+    if (wait && loci_ckpt_wait(ckpt) != 0) {
+        printf("drain of %s failed: %s\n", ckpt, loci_last_error());
+        rc = 4;
+    } else if (wait) {
+        printf("drained %s\n", ckpt);
+    }
+    if (p)
+        loci_persist_close(p);
+    return rc;
+}
+
+static int do_ckpt_restore(const char *name, size_t size, const char *ckpt, uint64_t seed)
+{
+    uint8_t *p = loci_persist_open(name, size, INTENT, 0);
+    static uint8_t dram[DRAM_BYTES];
+    if (!p)
+        return fail("open");
+    if (loci_ckpt_register("dram", dram, DRAM_BYTES) != 0)
+        return fail("register");
+    if (loci_ckpt_restore(ckpt) != 0) {
+        int rc = fail("restore");
+        loci_persist_close(p); /* its lock released now, not after lock_ttl */
+        return rc;
+    }
+    int rc = compare("region", p, size, seed) | compare("dram", dram, DRAM_BYTES, seed);
+    if (loci_persist_sync(p) != 0)
+        return fail("sync");
+    loci_persist_close(p);
+    if (rc == 0)
+        printf("restored %s: %zu bytes of region %s and %zu of dram as saved\n", ckpt, size, name, DRAM_BYTES);
+    return rc;
+}
+
+/* p[0..size): seed in the first 8 bytes, then its pattern. */
+static void fill_seeded(uint8_t *p, size_t size, uint64_t seed)
+{
+    memcpy(p, &seed, sizeof seed);
+    for (size_t i = sizeof seed; i < size; i++)
+        p[i] = pattern(seed, i);
+}
+
+static int do_ckpt_loop(const char *name, size_t size, const char *ckpt, uint64_t from)
+{
+    static uint8_t dram[DRAM_BYTES];
+    uint8_t *p = loci_persist_open(name, size, INTENT, LOCI_CREATE);
+    if (!p)
+        return fail("open");
+    if (loci_ckpt_register("dram", dram, DRAM_BYTES) != 0)
+        return fail("register");
+    for (uint64_t seed = from;; seed++) {
+        fill_seeded(p, size, seed);
+        fill_seeded(dram, DRAM_BYTES, seed);
+        if (loci_ckpt_save(ckpt) != 0)
+            return fail("save");
+        printf("saved %llu\n", (unsigned long long)seed);
+        fflush(stdout);
+        if (loci_ckpt_wait(ckpt) != 0)
+            return fail("drain");
+        printf("drained %llu\n", (unsigned long long)seed);
+        fflush(stdout);
+    }
+}
+
+static int do_ckpt_check(const char *name, size_t size, const char *ckpt)
+{
+    static uint8_t dram[DRAM_BYTES];
+    uint8_t *p = NULL;
+    for (int tries = 0; !p && tries < 40; tries++) /* a killed writer's lock expires after lock_ttl */
+        if (!(p = loci_persist_open(name, size, INTENT, 0)) && errno == EBUSY)
+            usleep(250000);
+    if (!p)
+        return fail("open");
+    if (loci_ckpt_register("dram", dram, DRAM_BYTES) != 0)
+        return fail("register");
+    if (loci_ckpt_restore(ckpt) != 0)
+        return fail("restore");
+    uint64_t seed;
+    memcpy(&seed, dram, sizeof seed);
+    uint8_t *want = malloc(size > DRAM_BYTES ? size : DRAM_BYTES);
+    fill_seeded(want, size, seed);
+    int rc = memcmp(p, want, size) != 0;
+    fill_seeded(want, DRAM_BYTES, seed);
+    rc |= memcmp(dram, want, DRAM_BYTES) != 0;
+    free(want);
+    loci_persist_close(p);
+    printf("%s %llu\n", rc ? "FAIL: region or dram is not the pattern of seed" : "restored",
+           (unsigned long long)seed);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "";
@@ -223,6 +371,14 @@ int main(int argc, char **argv)
         return do_timed_write(argv[2], size_arg(argv[3]), -1);
     if (strcmp(cmd, "late-write") == 0 && argc == 5)
         return do_timed_write(argv[2], size_arg(argv[3]), atoi(argv[4]));
+    if (strcmp(cmd, "ckpt-save") == 0 && (argc == 6 || (argc == 7 && strcmp(argv[6], "wait") == 0)))
+        return do_ckpt_save(argv[2], size_arg(argv[3]), argv[4], argv[5], argc == 7);
+    if (strcmp(cmd, "ckpt-loop") == 0 && argc == 6)
+        return do_ckpt_loop(argv[2], size_arg(argv[3]), argv[4], strtoull(argv[5], NULL, 0));
+    if (strcmp(cmd, "ckpt-check") == 0 && argc == 5)
+        return do_ckpt_check(argv[2], size_arg(argv[3]), argv[4]);
+    if (strcmp(cmd, "ckpt-restore") == 0 && argc == 6)
+        return do_ckpt_restore(argv[2], size_arg(argv[3]), argv[4], strtoull(argv[5], NULL, 0));
     fprintf(stderr, "usage: see the header of tests/store/store_node.c\n");
     return 2;
 }

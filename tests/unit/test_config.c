@@ -136,6 +136,8 @@ static void malformed_configs(void **state)
     expect_config_error("[target a]\nnuma_node = 0\nlatency = 5 parsecs\n", "bad.ini:3: latency = 5 parsecs");
     expect_config_error("[target a]\nnuma_node = 0\nthis is not ini\n", "bad.ini:3: not an INI line");
     expect_config_error("[target a\n", "bad.ini:1: section header without ']'");
+    expect_config_error("[checkpoint]\nkeep = 3\n", "bad.ini:2: [checkpoint]: unknown key 'keep'; expected drain");
+    expect_config_error("[checkpoint]\ndrain = agg0\ndrain = agg1\n", "bad.ini:3: [checkpoint]: 'drain' given twice");
     assert_int_equal(init_with("/nonexistent/loci.ini"), LOCI_ECONFIG);
     assert_non_null(strstr(loci_last_error(), "/nonexistent/loci.ini: cannot open"));
 }

@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "loci.h"
 #include "nvm/ckpt.h"
+#include "store/rados_pool.h"
 #include "units.h"
 
 #include <inttypes.h>
@@ -34,11 +35,18 @@ static int ckpt_ls(void)
         return n < 0 ? fail() : 1;
     }
     n = loci_ckpt_list(v, n);
-    printf("%-24s %6s %-23s %6s %10s %8s\n", "NAME", "SEQ", "SAVED", "VARS", "SIZE", "CHUNKS");
+    const char *origin, *drain = loci_config_intent("checkpoint", "drain", &origin);
+    printf("%-24s %6s %-23s %6s %10s %8s  %s\n", "NAME", "SEQ", "SAVED", "VARS", "SIZE", "CHUNKS", "LEVELS");
     for (int i = 0; i < n; i++) {
         char t[64], sz[32];
-        printf("%-24s %6" PRIu64 " %-23s %6" PRIu64 " %10s %8" PRIu64 "\n", v[i].name, v[i].seq,
-               when(v[i].saved, t, sizeof t), v[i].vars, units_format_size(v[i].bytes, sz, sizeof sz), v[i].chunks);
+        unsigned lv = v[i].levels;
+        const char *levels = lv == (LOCI_CKPT_LOCAL | LOCI_CKPT_STORE) ? "local+store"
+                             : lv == LOCI_CKPT_STORE                  ? "store"
+                             : drain                                  ? "local, store pending"
+                                                                      : "local";
+        printf("%-24s %6" PRIu64 " %-23s %6" PRIu64 " %10s %8" PRIu64 "  %s\n", v[i].name, v[i].seq,
+               when(v[i].saved, t, sizeof t), v[i].vars, units_format_size(v[i].bytes, sz, sizeof sz), v[i].chunks,
+               levels);
     }
     free(v);
     return 0;
@@ -48,18 +56,27 @@ static int ckpt_ls(void)
 static int ckpt_show(const char *name, bool chunks)
 {
     int rc = nvm_check_name("checkpoint", name);
-    ckpt_store_t s;
-    if (rc != 0 || (rc = ckpt_store_open(&s, false, false)) != 0)
+    if (rc != 0)
         return fail();
+    ckpt_store_t s;
     ckpt_manifest_t m;
-    rc = ckpt_manifest_read(s.dir, name, &m);
+    struct rados_pool *rp = NULL;
+    bool opened = (rc = ckpt_store_open(&s, false, false)) == 0;
+    if (opened)
+        rc = ckpt_manifest_read(s.dir, name, &m);
+    if (rc == LOCI_ENOENT) /* not on this node: level 2 */
+        rc = ckpt_store_find(name, &m, &rp);
     if (rc != 0) {
-        ckpt_store_close(&s);
+        if (opened)
+            ckpt_store_close(&s);
         return fail();
     }
-    char t[64];
-    printf("checkpoint %s (%s/%s.manifest)\nseq %" PRIu64 ", saved %s\n\n", m.name, s.path, m.name, m.seq,
-           when(m.saved_s, t, sizeof t));
+    char t[64], where[sizeof s.path + NVM_NAME_MAX + 64];
+    if (rp)
+        snprintf(where, sizeof where, "object loci-ckpt/%s of %s", m.name, rados_pool_target(rp));
+    else
+        snprintf(where, sizeof where, "%s/%s.manifest", s.path, m.name);
+    printf("checkpoint %s (%s)\nseq %" PRIu64 ", saved %s\n\n", m.name, where, m.seq, when(m.saved_s, t, sizeof t));
     printf("%-7s %-24s %10s %8s %-5s %7s %7s\n", "KIND", "NAME", "SIZE", "CHUNK", "DATA", "CHUNKS", "ZERO");
     for (size_t k = 0; k < m.nvars; k++) {
         const ckpt_var_t *v = &m.vars[k];
@@ -69,28 +86,36 @@ static int ckpt_show(const char *name, bool chunks)
         char sz[32], ch[32];
         printf("%-7s %-24s %10s %8s %-5s %7" PRIu64 " %7" PRIu64 "\n", v->kind == CKPT_REGION ? "region" : "memory",
                v->name, units_format_size(v->size, sz, sizeof sz), units_format_size(v->chunk, ch, sizeof ch),
-               v->linked ? "link" : "copy", v->nchunks, zero);
+               v->snap ? "snap" : v->linked ? "link" : "copy", v->nchunks, zero);
+        if (v->snap)
+            printf("        kept by snapshot %" PRIu64 " of %s (region objects loci-region/%s/...)\n", v->snap,
+                   v->target, v->name);
         for (uint64_t i = 0; chunks && i < v->nchunks; i++) {
             if (v->chunks[i].id == CKPT_ZERO)
                 printf("    %8" PRIu64 "  zero\n", i);
+            else if (v->snap)
+                printf("    %8" PRIu64 "  at snapshot %" PRIu64 "  xxh128 %016" PRIx64 "%016" PRIx64 "\n", i, v->snap,
+                       v->chunks[i].sum.high64, v->chunks[i].sum.low64);
             else
                 printf("    %8" PRIu64 "  chunks/%016" PRIx64 "  xxh128 %016" PRIx64 "%016" PRIx64 "\n", i,
                        v->chunks[i].id, v->chunks[i].sum.high64, v->chunks[i].sum.low64);
         }
     }
     ckpt_manifest_free(&m);
-    ckpt_store_close(&s);
+    if (opened)
+        ckpt_store_close(&s);
     return 0;
 }
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: loci ckpt ls | show NAME [-v] | verify NAME | rm NAME | gc\n"
-                    "  ls      the checkpoints, oldest first\n"
+    fprintf(stderr, "usage: loci ckpt ls | show NAME [-v] | verify NAME | rm NAME | drain NAME [TARGET] | gc\n"
+                    "  ls      the checkpoints, oldest first, here (local) and in the drain target (store)\n"
                     "  show    a checkpoint's variables (-v: and each chunk's pool file and checksum)\n"
                     "  verify  check every chunk and the manifest against their checksums\n"
                     "  rm      remove a checkpoint (its chunks go at the next gc)\n"
-                    "  gc      delete the chunks no checkpoint refers to\n"
+                    "  drain   copy a checkpoint to the store ([checkpoint] drain, or TARGET) now\n"
+                    "  gc      delete the chunks (and store snapshots) no checkpoint refers to\n"
                     "Directory: LOCI_CKPT_DIR, else ckpt/ in the directory of the tier \"persist\" resolves to.\n");
     return 2;
 }
@@ -114,13 +139,22 @@ int cmd_ckpt(int argc, char **argv)
         printf("removed checkpoint %s (run `loci ckpt gc` to free its chunks)\n", argv[2]);
         return 0;
     }
+    if (strcmp(sub, "drain") == 0 && (argc == 3 || argc == 4)) {
+        if (loci_ckpt_drain(argv[2], argc == 4 ? argv[3] : NULL) != 0)
+            return fail();
+        printf("checkpoint %s is whole in the store\n", argv[2]);
+        return 0;
+    }
     if (strcmp(sub, "gc") == 0 && argc == 2) {
         loci_ckpt_gc_t g;
         if (loci_ckpt_gc(&g) != 0)
             return fail();
         char sz[32];
-        printf("gc: %" PRIu64 " chunks kept, %" PRIu64 " removed (%s), %" PRIu64 " temporary files removed\n",
+        printf("gc: %" PRIu64 " chunks kept, %" PRIu64 " removed (%s), %" PRIu64 " temporary files removed",
                g.chunks_kept, g.chunks_removed, units_format_size(g.bytes_removed, sz, sizeof sz), g.temps_removed);
+        if (g.snaps_kept || g.snaps_removed)
+            printf("; store snapshots: %" PRIu64 " kept, %" PRIu64 " removed", g.snaps_kept, g.snaps_removed);
+        printf("\n");
         return 0;
     }
     return usage();
