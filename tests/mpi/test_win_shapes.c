@@ -275,15 +275,24 @@ static void shape(const char *name, kind_t kind, MPI_Aint size, int disp, MPI_In
 }
 
 /* Windows of part of the job (odd and even processes, the agreement among
- * them only) and of one process alone, with an empty part. */
+ * them only) and of one process alone, with an empty part. One half after
+ * the other: the two halves get the same context id, and Open MPI 4.1's
+ * osc/rdma names its /dev/shm segment after host, job and context id only,
+ * so two halves' windows alive at once on one host clobber each other's
+ * segment (with or without loci). */
 static void sub_communicators(void)
 {
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
     int hrank;
     MPI_Comm_rank(half, &hrank);
-    shape_on(half, "split.allocate", ALLOCATE, hrank == 0 ? 2 * (MPI_Aint)page : 0, 4, MPI_INFO_NULL);
-    shape_on(half, "split.shared", SHARED, hrank == 0 ? 0 : 5000, 1, MPI_INFO_NULL);
+    for (int turn = 0; turn < 2; turn++) {
+        if (rank % 2 == turn) {
+            shape_on(half, "split.allocate", ALLOCATE, hrank == 0 ? 2 * (MPI_Aint)page : 0, 4, MPI_INFO_NULL);
+            shape_on(half, "split.shared", SHARED, hrank == 0 ? 0 : 5000, 1, MPI_INFO_NULL);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
     MPI_Comm_free(&half);
     shape_on(MPI_COMM_SELF, "self.allocate_empty", ALLOCATE, 0, 1, MPI_INFO_NULL);
     shape_on(MPI_COMM_SELF, "self.shared", SHARED, (MPI_Aint)page, 8, MPI_INFO_NULL);
