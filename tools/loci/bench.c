@@ -39,14 +39,14 @@ typedef struct {
     int runs;
 } triad_worker_t;
 
-static double now_s(void)
+double bench_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int cmp_double(const void *x, const void *y)
+int bench_cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
     return (a > b) - (a < b);
@@ -54,7 +54,7 @@ static int cmp_double(const void *x, const void *y)
 
 static double median(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
@@ -114,9 +114,9 @@ static uint64_t measure_triad(int node, const int *cpus, int ncpus, const bench_
         for (int r = 0; r < RUNS; r++) {
             progress(name, "bandwidth", r + 1, RUNS);
             pthread_barrier_wait(&start);
-            double t0 = now_s();
+            double t0 = bench_now_s();
             pthread_barrier_wait(&done);
-            rate[r] = 3.0 * sizeof(double) * (double)n / (now_s() - t0) / 1e6;
+            rate[r] = 3.0 * sizeof(double) * (double)n / (bench_now_s() - t0) / 1e6;
         }
         for (int i = 0; i < ncpus; i++)
             pthread_join(tid[i], NULL);
@@ -163,10 +163,10 @@ static uint64_t measure_latency(int node, int cpu, const bench_params_t *p, cons
         for (int r = 0; r < 3; r++) {
             progress(name, "latency", r + 1, 3);
             void **q = (void **)(buf + order[0] * LINE);
-            double t0 = now_s();
+            double t0 = bench_now_s();
             for (size_t s = 0; s < p->chase_steps; s++)
                 q = *q;
-            ns[r] = (now_s() - t0) * 1e9 / (double)p->chase_steps;
+            ns[r] = (bench_now_s() - t0) * 1e9 / (double)p->chase_steps;
             sink = q;
         }
         (void)sink;

@@ -14,23 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 enum { PAGED_RUNS = 3, LATENCY_SAMPLES = 32 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
 
 int bench_paged_target(const char *name, size_t bytes, uint64_t *bandwidth_mbps, uint64_t *latency_ns)
 {
@@ -51,10 +37,10 @@ int bench_paged_target(const char *name, size_t bytes, uint64_t *bandwidth_mbps,
     for (int r = 0; r < PAGED_RUNS && rc == 0; r++) {
         fprintf(stderr, "\rloci bench: %-8s %-10s run %d/%d   ", name, "bandwidth", r + 1, PAGED_RUNS);
         rc = loci_nvm_evict((const void *)p, bytes);
-        double t0 = now_s();
+        double t0 = bench_now_s();
         for (size_t off = 0; off < bytes; off += page)
             sum += p[off];
-        rate[r] = (double)bytes / (now_s() - t0) / 1e6;
+        rate[r] = (double)bytes / (bench_now_s() - t0) / 1e6;
     }
     if (rc == 0)
         rc = loci_nvm_evict((const void *)p, bytes);
@@ -64,9 +50,9 @@ int bench_paged_target(const char *name, size_t bytes, uint64_t *bandwidth_mbps,
         rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
         size_t off = (size_t)(rng % (bytes / chunk)) * chunk + (size_t)(rng >> 40) % (chunk / page) * page;
         loci_nvm_evict((const void *)(p + off - off % chunk), chunk); /* its chunk is cold */
-        double t0 = now_s();
+        double t0 = bench_now_s();
         sum += p[off];
-        lat[s] = (now_s() - t0) * 1e9;
+        lat[s] = (bench_now_s() - t0) * 1e9;
     }
     (void)sum;
     if (rc != 0)
@@ -75,8 +61,8 @@ int bench_paged_target(const char *name, size_t bytes, uint64_t *bandwidth_mbps,
     loci_allocator_destroy(a);
     if (rc != 0)
         return -1;
-    qsort(rate, PAGED_RUNS, sizeof *rate, cmp_double);
-    qsort(lat, LATENCY_SAMPLES, sizeof *lat, cmp_double);
+    qsort(rate, PAGED_RUNS, sizeof *rate, bench_cmp_double);
+    qsort(lat, LATENCY_SAMPLES, sizeof *lat, bench_cmp_double);
     *bandwidth_mbps = (uint64_t)rate[PAGED_RUNS / 2];
     *latency_ns = (uint64_t)((lat[LATENCY_SAMPLES / 2 - 1] + lat[LATENCY_SAMPLES / 2]) / 2 + 0.5);
     return 0;

@@ -12,6 +12,10 @@ int cmd_resolve(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_ckpt(int argc, char **argv);
 
+/** bench.c: monotonic seconds, and a qsort comparison of doubles (for medians). */
+double bench_now_s(void);
+int bench_cmp_double(const void *x, const void *y);
+
 /** `loci bench` of a file tier or store target through loci's chunk cache
  *  (bench_paged.c): sequential read MB/s and the first-touch latency of a
  *  cold chunk, over `bytes`. 0, or -1 having said why. */
