@@ -603,6 +603,10 @@ typedef struct {
     uint64_t temps_removed;  /**< files left by interrupted saves, deleted */
     uint64_t snaps_kept;     /**< store snapshots of regions some checkpoint refers to */
     uint64_t snaps_removed;  /**< store snapshots none refers to, deleted (their clones go) */
+    uint64_t store_chunks_kept;    /**< chunks drained to the store ([checkpoint] drain) some
+                                    *   checkpoint there or here refers to */
+    uint64_t store_chunks_removed; /**< drained chunks none refers to (left by removed
+                                    *   checkpoints or killed drains), deleted */
 } loci_ckpt_gc_t;
 
 /** Delete the pool chunks no checkpoint refers to and what interrupted saves

@@ -61,7 +61,8 @@ class CkptInfo(ctypes.Structure):
 class CkptGc(ctypes.Structure):
     _fields_ = [("chunks_kept", c_u64), ("chunks_removed", c_u64),
                 ("bytes_removed", c_u64), ("temps_removed", c_u64),
-                ("snaps_kept", c_u64), ("snaps_removed", c_u64)]
+                ("snaps_kept", c_u64), ("snaps_removed", c_u64),
+                ("store_chunks_kept", c_u64), ("store_chunks_removed", c_u64)]
 
 
 class Stats(ctypes.Structure):

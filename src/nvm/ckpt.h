@@ -204,6 +204,11 @@ int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct rados_pool **rp
 /** Call fn(name, arg) for each checkpoint whose manifest is in the store of rp. */
 int ckpt_store_manifest_each(struct rados_pool *rp, int (*fn)(const char *name, void *arg), void *arg);
 
+/** Call fn(manifest, arg) for each checkpoint whose manifest is in the
+ *  store of rp, for a GC's mark: one that cannot be read stops it
+ *  (LOCI_EIO: what it refers to cannot be told). */
+int ckpt_store_manifest_mark(struct rados_pool *rp, int (*fn)(const ckpt_manifest_t *m, void *arg), void *arg);
+
 /* ------------------------------------------------ level 2: drain (ckpt_drain.c) -- */
 
 /** The [checkpoint] drain target of LOCI_CONFIG, or NULL. */
@@ -223,9 +228,13 @@ bool ckpt_drain_pending(const char *name);
  *  are on, as object "loci-ckpt/<name>" (replaced atomically). */
 int ckpt_store_manifest_put(const ckpt_manifest_t *m, const char *text, size_t len);
 
-/** Remove checkpoint `name` from the stores of m's snapshots if the one
- *  there is m (same checksum): another node's checkpoint of that name stays. */
+/** Remove checkpoint `name` from the stores of m's snapshots and from the
+ *  drain target's if the one there is m (same checksum): another node's
+ *  checkpoint of that name stays. */
 int ckpt_store_manifest_remove(const ckpt_manifest_t *m);
+
+/** Remove the manifest of checkpoint `name` from the store of rp (0 when none). */
+int ckpt_store_manifest_remove_from(struct rados_pool *rp, const char *name);
 
 /** References to store snapshots, for the GC. */
 typedef struct {
@@ -242,6 +251,38 @@ int ckpt_snap_refs_add(ckpt_snap_refs_t *refs, const ckpt_manifest_t *m);
  *  for writing anywhere (a save may be under way: skipped, said at level info). */
 int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_t *out);
 void ckpt_snap_refs_free(ckpt_snap_refs_t *refs);
+
+/* ------------------------------------ chunks the manifests name (ckpt_gc.c) -- */
+
+/** A set of pool ids: the chunks some manifest refers to. */
+typedef struct {
+    uint64_t *v;
+    size_t n, cap;
+} ckpt_ids_t;
+
+/** Add the pool ids of m's stored chunks (not its zero chunks, not those a
+ *  store snapshot keeps). Sort before asking. */
+int ckpt_ids_add(ckpt_ids_t *ids, const ckpt_manifest_t *m);
+void ckpt_ids_sort(ckpt_ids_t *ids);
+bool ckpt_ids_has(const ckpt_ids_t *ids, uint64_t id);
+void ckpt_ids_free(ckpt_ids_t *ids);
+
+/* ------------------------- drained chunks: guard and GC (ckpt_store_gc.c) -- */
+
+typedef struct ckpt_guard ckpt_guard_t;
+
+/** Hold the guard of the drained chunks in the store of rp: shared by drains
+ *  (from their first look at the store to their manifest's put; waits at
+ *  most the target's timeout while a GC holds it), exclusive for the GC
+ *  (LOCI_EBUSY at once while a drain runs anywhere). */
+int ckpt_store_guard(struct rados_pool *rp, bool exclusive, ckpt_guard_t **out);
+void ckpt_store_unguard(ckpt_guard_t *g);
+
+/** Remove the drained chunk objects of the drain target's store that no
+ *  manifest names: neither one in the store (any node's) nor one of `local`
+ *  (this directory's, sorted; maybe not drained yet). Nothing to do without
+ *  a drain target; skipped (said at level info) while a drain runs. */
+int ckpt_store_chunks_sweep(const ckpt_ids_t *local, loci_ckpt_gc_t *out);
 
 static inline bool ckpt_sum_equal(ckpt_sum_t a, ckpt_sum_t b) { return a.low64 == b.low64 && a.high64 == b.high64; }
 

@@ -80,10 +80,15 @@ int ckpt_drain_now(const char *name, const char *target, uint64_t *sent)
     struct rados_pool *rp = ckpt_target_pool(target);
     if (!rp)
         return ckpt_fail_in(LOCI_EIO, "checkpoint \"%s\" not drained", name);
-    ckpt_store_t s;
-    int rc = ckpt_store_open(&s, false, false);
+    ckpt_guard_t *guard; /* no GC removes a chunk found below before the manifest names it */
+    int rc = ckpt_store_guard(rp, false, &guard);
     if (rc != 0)
+        return ckpt_fail_in(rc, "checkpoint \"%s\" not drained", name);
+    ckpt_store_t s;
+    if ((rc = ckpt_store_open(&s, false, false)) != 0) {
+        ckpt_store_unguard(guard);
         return rc;
+    }
     ckpt_manifest_t m = {0}, there;
     unsigned char *buf = malloc(CKPT_CHUNK);
     rc = buf ? ckpt_manifest_read(s.dir, name, &m) : loci__fail(LOCI_ENOMEM, "out of memory draining");
@@ -97,6 +102,7 @@ int ckpt_drain_now(const char *name, const char *target, uint64_t *sent)
         if (same) { /* drained before */
             ckpt_manifest_free(&m);
             ckpt_store_close(&s);
+            ckpt_store_unguard(guard);
             free(buf);
             return 0;
         }
@@ -119,6 +125,7 @@ int ckpt_drain_now(const char *name, const char *target, uint64_t *sent)
     free(text);
     ckpt_manifest_free(&m);
     ckpt_store_close(&s);
+    ckpt_store_unguard(guard);
     free(buf);
     return rc;
 }

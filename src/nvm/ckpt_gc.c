@@ -139,6 +139,19 @@ int loci_ckpt_list(loci_ckpt_info_t *out, int max)
 
 /* ---- remove ---------------------------------------------------------------- */
 
+/* A checkpoint at level 2 only (saved on another node, or this node's
+ * directory lost): its manifest in the store goes. */
+static int remove_stored(const char *ckpt)
+{
+    ckpt_manifest_t m;
+    struct rados_pool *rp;
+    int rc = ckpt_store_find(ckpt, &m, &rp);
+    if (rc != 0)
+        return rc;
+    ckpt_manifest_free(&m);
+    return ckpt_store_manifest_remove_from(rp, ckpt);
+}
+
 int loci_ckpt_remove(const char *ckpt)
 {
     int rc = loci__ensure_init();
@@ -146,7 +159,7 @@ int loci_ckpt_remove(const char *ckpt)
         rc = nvm_check_name("checkpoint", ckpt);
     ckpt_store_t s;
     if (rc == 0 && (rc = ckpt_store_open(&s, true, false)) == LOCI_ENOENT)
-        return ckpt_fail_in(rc, "no checkpoint \"%s\"", ckpt);
+        return remove_stored(ckpt);
     if (rc != 0)
         return rc;
     char file[NVM_NAME_MAX + 16];
@@ -154,7 +167,7 @@ int loci_ckpt_remove(const char *ckpt)
     ckpt_manifest_t m;
     bool have = ckpt_manifest_read(s.dir, ckpt, &m) == 0; /* a corrupt one is removed all the same */
     if (unlinkat(s.dir, file, 0) != 0)
-        rc = errno == ENOENT ? loci__fail(LOCI_ENOENT, "no checkpoint \"%s\" in %s", ckpt, s.path)
+        rc = errno == ENOENT ? remove_stored(ckpt)
                              : loci__fail(ckpt_code_of(errno), "cannot remove checkpoint \"%s\": %s", ckpt,
                                           strerror(errno));
     else if (fsync(s.dir) != 0)
@@ -171,11 +184,51 @@ int loci_ckpt_remove(const char *ckpt)
 
 typedef struct {
     const ckpt_store_t *s;
-    uint64_t *ids; /* marked: referenced by a manifest */
-    size_t n, cap;
+    ckpt_ids_t ids;         /* marked: referenced by a manifest */
     ckpt_snap_refs_t snaps; /* store snapshots referenced by a manifest */
     loci_ckpt_gc_t out;
 } gc_t;
+
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int ckpt_ids_add(ckpt_ids_t *ids, const ckpt_manifest_t *m)
+{
+    for (size_t k = 0; k < m->nvars; k++)
+        for (uint64_t i = 0; i < m->vars[k].nchunks; i++) {
+            if (m->vars[k].chunks[i].id == CKPT_ZERO || m->vars[k].snap)
+                continue;
+            if (ids->n == ids->cap) {
+                size_t n = ids->cap ? 2 * ids->cap : 1024;
+                uint64_t *v = realloc(ids->v, n * sizeof *v);
+                if (!v)
+                    return loci__fail(LOCI_ENOMEM, "out of memory collecting checkpoint chunks");
+                ids->v = v, ids->cap = n;
+            }
+            ids->v[ids->n++] = m->vars[k].chunks[i].id;
+        }
+    return 0;
+}
+
+void ckpt_ids_sort(ckpt_ids_t *ids)
+{
+    if (ids->n > 0)
+        qsort(ids->v, ids->n, sizeof *ids->v, by_id);
+}
+
+bool ckpt_ids_has(const ckpt_ids_t *ids, uint64_t id)
+{
+    return ids->n > 0 && bsearch(&id, ids->v, ids->n, sizeof *ids->v, by_id) != NULL;
+}
+
+void ckpt_ids_free(ckpt_ids_t *ids)
+{
+    free(ids->v);
+    *ids = (ckpt_ids_t){0};
+}
 
 static int mark(int dirfd, const char *path, const char *entry, void *arg)
 {
@@ -189,29 +242,10 @@ static int mark(int dirfd, const char *path, const char *entry, void *arg)
     if (rc != 0) /* its chunks cannot be told: deleting anything could lose them */
         return ckpt_fail_in(rc, "nothing collected");
     rc = ckpt_snap_refs_add(&g->snaps, &m);
-    for (size_t k = 0; k < m.nvars && rc == 0; k++)
-        for (uint64_t i = 0; i < m.vars[k].nchunks && rc == 0; i++) {
-            if (m.vars[k].chunks[i].id == CKPT_ZERO || m.vars[k].snap)
-                continue;
-            if (g->n == g->cap) {
-                size_t n = g->cap ? 2 * g->cap : 1024;
-                uint64_t *v = realloc(g->ids, n * sizeof *v);
-                if (!v) {
-                    rc = loci__fail(LOCI_ENOMEM, "out of memory collecting checkpoint chunks");
-                    break;
-                }
-                g->ids = v, g->cap = n;
-            }
-            g->ids[g->n++] = m.vars[k].chunks[i].id;
-        }
+    if (rc == 0)
+        rc = ckpt_ids_add(&g->ids, &m);
     ckpt_manifest_free(&m);
     return rc;
-}
-
-static int by_id(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 static int remove_file(int dir, const char *entry, uint64_t *bytes)
@@ -234,7 +268,7 @@ static int sweep_pool(int dirfd, const char *path, const char *entry, void *arg)
     char canon[17];
     bool named = strlen(entry) == 16 && sscanf(entry, "%16" SCNx64, &id) == 1;
     ckpt_id_name(id, canon);
-    if (named && strcmp(canon, entry) == 0 && g->n > 0 && bsearch(&id, g->ids, g->n, sizeof *g->ids, by_id)) {
+    if (named && strcmp(canon, entry) == 0 && ckpt_ids_has(&g->ids, id)) {
         g->out.chunks_kept++;
         return 0;
     }
@@ -260,10 +294,12 @@ int loci_ckpt_gc(loci_ckpt_gc_t *out)
 {
     ckpt_store_t s;
     int rc = ckpt_store_open(&s, true, false);
-    if (rc == LOCI_ENOENT) {
+    if (rc == LOCI_ENOENT) { /* no checkpoint directory: only the store's chunks to collect */
+        loci_ckpt_gc_t none = {0};
+        rc = ckpt_store_chunks_sweep(&(ckpt_ids_t){0}, &none);
         if (out)
-            *out = (loci_ckpt_gc_t){0};
-        return 0; /* no checkpoint directory: nothing to collect */
+            *out = none;
+        return rc;
     }
     if (rc != 0)
         return rc;
@@ -272,8 +308,7 @@ int loci_ckpt_gc(loci_ckpt_gc_t *out)
     snprintf(pool, sizeof pool, "%s/chunks", s.path);
     rc = dir_each_entry(s.dir, s.path, mark, &g);
     if (rc == 0) {
-        if (g.n > 0)
-            qsort(g.ids, g.n, sizeof *g.ids, by_id);
+        ckpt_ids_sort(&g.ids);
         rc = dir_each_entry(s.pool, pool, sweep_pool, &g);
     }
     if (rc == 0)
@@ -282,9 +317,11 @@ int loci_ckpt_gc(loci_ckpt_gc_t *out)
         rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", s.path, strerror(errno));
     if (rc == 0 && g.snaps.n > 0)
         rc = ckpt_snap_sweep(&g.snaps, &g.out);
+    if (rc == 0)
+        rc = ckpt_store_chunks_sweep(&g.ids, &g.out);
     ckpt_store_close(&s);
     ckpt_snap_refs_free(&g.snaps);
-    free(g.ids);
+    ckpt_ids_free(&g.ids);
     if (out)
         *out = g.out;
     return rc;

@@ -108,7 +108,22 @@ static int remove_one(const char *target, const ckpt_manifest_t *m, void *arg)
     return same ? rados_object_remove(rp, oid) : 0;
 }
 
-int ckpt_store_manifest_remove(const ckpt_manifest_t *m) { return each_target(m, remove_one, NULL); }
+int ckpt_store_manifest_remove(const ckpt_manifest_t *m)
+{
+    int rc = each_target(m, remove_one, NULL);
+    const char *drain = ckpt_drain_target();
+    bool named = false; /* the drain target is one of the snapshots' stores */
+    for (size_t i = 0; drain && i < m->nvars && !named; i++)
+        named = m->vars[i].snap && strcmp(m->vars[i].target, drain) == 0;
+    return rc == 0 && drain && !named ? remove_one(drain, m, NULL) : rc;
+}
+
+int ckpt_store_manifest_remove_from(struct rados_pool *rp, const char *name)
+{
+    char oid[NVM_NAME_MAX + 16];
+    snprintf(oid, sizeof oid, MANIFEST_PREFIX "%s", name);
+    return rados_object_remove(rp, oid);
+}
 
 int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct rados_pool **out)
 {
@@ -182,24 +197,33 @@ void ckpt_snap_refs_free(ckpt_snap_refs_t *refs)
 }
 
 typedef struct {
-    ckpt_snap_refs_t *refs;
     struct rados_pool *rp;
-} listing_t;
+    int (*fn)(const ckpt_manifest_t *m, void *arg);
+    void *arg;
+} marking_t;
 
-/* A checkpoint kept in the store (another node's too): its snapshots stay. */
-static int add_stored(const char *name, void *arg)
+static int mark_one(const char *name, void *arg)
 {
-    listing_t *l = arg;
+    const marking_t *k = arg;
     ckpt_manifest_t m;
-    int rc = ckpt_store_manifest_get(l->rp, name, &m);
+    int rc = ckpt_store_manifest_get(k->rp, name, &m);
     if (rc == LOCI_ENOENT) /* removed meanwhile */
         return 0;
-    if (rc != 0) /* its snapshots cannot be told: removing any could lose them */
-        return ckpt_fail_in(rc, "no snapshot collected");
-    rc = ckpt_snap_refs_add(l->refs, &m);
+    if (rc != 0) /* what it refers to cannot be told: removing anything could lose it */
+        return ckpt_fail_in(rc, "nothing collected in %s", rados_pool_target(k->rp));
+    rc = k->fn(&m, k->arg);
     ckpt_manifest_free(&m);
     return rc;
 }
+
+int ckpt_store_manifest_mark(struct rados_pool *rp, int (*fn)(const ckpt_manifest_t *m, void *arg), void *arg)
+{
+    marking_t k = {rp, fn, arg};
+    return ckpt_store_manifest_each(rp, mark_one, &k);
+}
+
+/* A checkpoint kept in the store (another node's too): its snapshots stay. */
+static int add_stored(const ckpt_manifest_t *m, void *refs) { return ckpt_snap_refs_add(refs, m); }
 
 int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_t *out)
 {
@@ -210,10 +234,10 @@ int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_t *out)
         bool seen = false;
         for (size_t k = 0; k < i && !seen; k++)
             seen = strcmp(refs->v[k].target, refs->v[i].target) == 0;
-        listing_t l = {refs, seen ? NULL : ckpt_target_pool(refs->v[i].target)};
+        struct rados_pool *rp = seen ? NULL : ckpt_target_pool(refs->v[i].target);
         if (seen)
             continue;
-        int rc = l.rp ? ckpt_store_manifest_each(l.rp, add_stored, &l) : LOCI_EIO;
+        int rc = rp ? ckpt_store_manifest_mark(rp, add_stored, refs) : LOCI_EIO;
         if (rc != 0)
             return rc;
     }

@@ -64,7 +64,35 @@ expect_text "restore n1 on a says the store holds a newer one" 'n1.*agg0 holds a
 expect_text "... and restores that one bit-exact (seed 66)" '^restored n1' "$out"
 rm -rf "$ckc"
 
+# GC of the drained chunks (objects loci-ckpt/chunks/<id>): one a killed drain left and those
+# of removed checkpoints go; those a checkpoint names, here or only in the store, stay.
+chunks() { rados_cmd -p loci ls | grep -c '^loci-ckpt/chunks/' || true; }
+printf 'left by a killed drain' >"$STORE_DIR/orphan"
+rados_cmd -p loci put loci-ckpt/chunks/00000000deadbeef "$STORE_DIR/orphan"
+rm -f "$STORE_DIR/orphan"
+gc=$(at b "$ckb" "$LOCI_TOOL" ckpt gc); echo "$gc"
+expect_text "gc on b removes drained chunks no manifest names" 'drained chunks in the store: [1-9][0-9]* kept, [1-9][0-9]* removed' "$gc"
+expect_text "... the orphan among them" '^$' "$(rados_cmd -p loci ls | grep deadbeef)"
+expect "d1 (level 2 only on b) still verifies after gc" 0 at b "$ckb" "$LOCI_TOOL" ckpt verify d1
+kept=$(chunks)
+expect "loci ckpt rm r1 on b (level 2 only: its manifest in the store)" 0 at b "$ckb" "$LOCI_TOOL" ckpt rm r1
+expect_text "r1 is gone from the store" '^0$' "$(rados_cmd -p loci ls | grep -c '^loci-ckpt/r1$' || true)"
+gc=$(at b "$ckb" "$LOCI_TOOL" ckpt gc); echo "$gc"
+expect_text "r2 still names r1's chunk: nothing removed" ', 0 removed$' "$gc"
+expect "loci ckpt rm r2 on b" 0 at b "$ckb" "$LOCI_TOOL" ckpt rm r2
+gc=$(at b "$ckb" "$LOCI_TOOL" ckpt gc); echo "$gc"
+expect_text "gc removes the chunk r1 and r2 shared" 'drained chunks in the store: [0-9]+ kept, [1-9][0-9]* removed' "$gc"
+expect "fewer chunk objects than before" 0 test "$(chunks)" -lt "$kept"
+expect "d1 still verifies" 0 at b "$ckb" "$LOCI_TOOL" ckpt verify d1
+expect "n1 still verifies" 0 at b "$ckb" "$LOCI_TOOL" ckpt verify n1
+expect_text "rm of a checkpoint at neither level says so" 'no checkpoint "r9" here nor in a store' \
+    "$(at b "$ckb" "$LOCI_TOOL" ckpt rm r9 2>&1)"
+
 for c in r1 r2 d1 n1; do rados_cmd -p loci rm "loci-ckpt/$c" 2>/dev/null; done
+rm -f "$ckb"/n1.manifest
+before=$(chunks)
+expect "gc once every checkpoint is gone" 0 at b "$ckb" "$LOCI_TOOL" ckpt gc
+expect "... removes their drained chunks" 0 test "$(chunks)" -lt "$before"
 expect "remove region rs" 0 on a "$STORE_NODE" remove rs
 rm -rf "$cka" "$ckb"
 finish

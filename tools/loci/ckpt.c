@@ -154,6 +154,9 @@ int cmd_ckpt(int argc, char **argv)
                g.chunks_kept, g.chunks_removed, units_format_size(g.bytes_removed, sz, sizeof sz), g.temps_removed);
         if (g.snaps_kept || g.snaps_removed)
             printf("; store snapshots: %" PRIu64 " kept, %" PRIu64 " removed", g.snaps_kept, g.snaps_removed);
+        if (g.store_chunks_kept || g.store_chunks_removed)
+            printf("; drained chunks in the store: %" PRIu64 " kept, %" PRIu64 " removed", g.store_chunks_kept,
+                   g.store_chunks_removed);
         printf("\n");
         return 0;
     }
