@@ -19,8 +19,11 @@ int interleave_weights(const uint64_t *bandwidth, int n, unsigned *weights)
 {
     uint64_t lo = UINT64_MAX;
     double total = 0;
-    for (int i = 0; i < n; i++) {
+    if (n > PLACE_MAX_NODES)
+        return loci__fail(LOCI_EINVAL, "interleave weights for %d nodes: at most %d", n, PLACE_MAX_NODES);
+    for (int i = 0; i < n; i++)
         weights[i] = 1;
+    for (int i = 0; i < n; i++) {
         if (bandwidth[i] == 0)
             return LOCI_ENOTSUP; /* even shares: nothing to weigh by */
         lo = bandwidth[i] < lo ? bandwidth[i] : lo;
