@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything a fresh Debian 12 machine lacks to build, test and
-# benchmark loci, and fetches Debian's kernel for the VM test bed.
+# benchmark loci, and fetches Debian's two kernels for the VM test bed (6.1 and backports' 6.12).
 # Idempotent: installs only what is missing. Needs root (or sudo).
 set -euo pipefail
 

@@ -78,13 +78,15 @@ void allocator_place(const resolution_t *res, int i, place_t *out)
         return;
     }
     if (res->partition == PARTITION_INTERLEAVE) {
-        /* pages round-robin over every NUMA candidate */
-        out->policy = PLACE_INTERLEAVE;
+        /* pages round-robin over every NUMA candidate, weighted by the kernel's
+         * interleave weights where it has them (interleave.c) */
+        out->policy = PLACE_WEIGHTED_INTERLEAVE;
         for (int k = 0; k < res->ncandidates; k++) {
             int node = res->candidates[k]->numa_node;
             if (node >= 0 && node < PLACE_MAX_NODES)
                 out->nodemask[node / 64] |= 1ull << (node % 64);
         }
+        interleave_check(out, res->initiator);
         return;
     }
     /* constraints bind; hints prefer, and loci's own fallback picks the next

@@ -34,6 +34,22 @@ void allocator_file_mode(const resolution_t *res, place_t *out);
 /** How a candidate's extents are placed (policy, nodes, provider flags). */
 void allocator_place(const resolution_t *res, int i, place_t *out);
 
+/* --- partition=interleave (interleave.c) --------------------------------- */
+
+/** Weights in proportion to n bandwidths (MB/s), as small as the kernel's
+ *  1..255 allows with every node's share within 1 % of its bandwidth's
+ *  share. LOCI_ENOTSUP, with all weights 1, when a bandwidth is unknown (0). */
+int interleave_weights(const uint64_t *bandwidth, int n, unsigned *weights);
+
+/** The NUMA targets on the nodes of `nodemask`: their nodes and bandwidths
+ *  from `initiator` (at most max). Returns how many. */
+int interleave_nodes(int initiator, const uint64_t *nodemask, int *nodes, uint64_t *bandwidth, int max);
+
+/** Once per process, for the first weighted-interleave place: say (info)
+ *  when the kernel's system weights for its nodes are not in proportion to
+ *  the nodes' bandwidths from `initiator`, and how to set them. */
+void interleave_check(const place_t *place, int initiator);
+
 /** Visit every allocator made so far (for stats). */
 void allocator_foreach(void (*fn)(loci_allocator_t *a, void *arg), void *arg);
 

@@ -184,6 +184,24 @@ int provider_set_task_policy(const place_t *place);
  *  with loci__fail. */
 int provider_place_range(void *addr, size_t size, const place_t *place);
 
+/* --- weighted-interleave weights (interleave_weights.c) --------------------
+ * The kernel's system-wide weights MPOL_WEIGHTED_INTERLEAVE follows. */
+
+#define PROVIDER_MAX_WEIGHT 255 /* the kernel's limit (a u8, 0 = "default") */
+
+/** Does this kernel have MPOL_WEIGHTED_INTERLEAVE (probed once)? Without it
+ *  PLACE_WEIGHTED_INTERLEAVE is plain MPOL_INTERLEAVE. */
+bool provider_has_weighted_interleave(void);
+
+/** The weight node `node` gets from MPOL_WEIGHTED_INTERLEAVE now (1..255).
+ *  LOCI_ENOTSUP when the kernel has no weights (before 6.9). */
+int provider_interleave_weight(int node, unsigned *weight);
+
+/** Set node `node`'s weight for the whole system (root only: LOCI_EPERM
+ *  otherwise; LOCI_ENOTSUP before 6.9). New allocations follow it; pages
+ *  already placed stay where they are. */
+int provider_set_interleave_weight(int node, unsigned weight);
+
 /** The memfd behind an shm extent containing `addr`, and the offset of `addr`
  *  in it: another process maps it through /proc/<pid>/fd/<fd> or an fd passed
  *  over a socket. The fd stays owned by loci (do not close it) and lives until

@@ -7,7 +7,7 @@ set -uo pipefail
 loci=$1
 fail() { echo "check-cli-numbers: $*" >&2; exit 1; }
 
-for cmd in "info" "resolve bandwidth=high"; do
+for cmd in "info" "resolve bandwidth=high" "weights"; do
   for bad in 4294967296 -1 -4294967296 99999999999999999999 0x1 1e3 ""; do
     out=$($loci $cmd --from "$bad" 2>&1 >/dev/null); rc=$?
     [ "$rc" -eq 2 ] || fail "loci $cmd --from '$bad': exit $rc, expected 2 (refused)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Boot a QEMU VM with a NUMA topology and run a suite of tests inside it (see README.md).
 #
-# usage: run-vm.sh [--fixture] TOPOLOGY SUITE_FILE OUTDIR [EXTRA_FILE...]
+# usage: run-vm.sh [--fixture] [--kernel stable|bpo] TOPOLOGY SUITE_FILE OUTDIR [EXTRA_FILE...]
 #
 # Suite file, one directive per line (# comments, blank lines ignored):
 #   file PATH           copy PATH into the guest's /test (on PATH, the tests' working
@@ -17,9 +17,12 @@
 #
 # Exit status: 0 all tests passed; 1 some test failed or did not report; 2 the VM could not run
 # (missing kernel/QEMU, boot failure, bad suite). With --fixture, test failures do not count
-# (exit 0 once the VM booted): ctest reports them per test.
+# (exit 0 once the VM booted): ctest reports them per test. --kernel picks the kernel that
+# scripts/fetch-vm-kernel.sh fetched: stable (the default, the release's own: bookworm 6.1) or
+# bpo (its backports: 6.12).
 #
-# Environment: LOCI_VM_CACHE (/var/tmp/loci-vm), LOCI_VM_KERNEL ($LOCI_VM_CACHE/vmlinuz),
+# Environment: LOCI_VM_CACHE (/var/tmp/loci-vm), LOCI_VM_KERNEL (the stable kernel,
+# $LOCI_VM_CACHE/vmlinuz; the bpo kernel is $LOCI_VM_CACHE/bpo/vmlinuz),
 # LOCI_VM_QEMU (qemu-system-x86_64), LOCI_VM_ACCEL (tcg), LOCI_VM_BOOT_TIMEOUT (120: host-side
 # allowance for boot and shutdown, on top of the tests' own timeouts), LOCI_VM_APPEND (extra
 # kernel arguments).
@@ -29,9 +32,15 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 die() { echo "run-vm: error: $*" >&2; exit 2; }
 need_deps() { die "$* -- run scripts/install-deps.sh (it installs QEMU and fetches the VM kernel)"; }
 
-fixture=0
-if [[ ${1:-} == --fixture ]]; then fixture=1; shift; fi
-[[ $# -ge 3 ]] || die "usage: $0 [--fixture] TOPOLOGY SUITE_FILE OUTDIR [EXTRA_FILE...]"
+fixture=0 which=stable
+while [[ ${1:-} == --* ]]; do
+    case $1 in
+    --fixture) fixture=1; shift ;;
+    --kernel) which=${2:-}; shift 2 || die "--kernel needs a name (stable or bpo)" ;;
+    *) die "unknown option $1" ;;
+    esac
+done
+[[ $# -ge 3 ]] || die "usage: $0 [--fixture] [--kernel stable|bpo] TOPOLOGY SUITE_FILE OUTDIR [EXTRA_FILE...]"
 topo=$1 suite=$2 outdir=$3
 shift 3
 
@@ -80,9 +89,13 @@ for name in "${names[@]}" console qemu; do
 done
 rm -f "$outdir/results.txt" "$outdir/initramfs.cpio.gz"
 
-kernel=${LOCI_VM_KERNEL:-${LOCI_VM_CACHE:-/var/tmp/loci-vm}/vmlinuz}
+case $which in
+stable) kernel=${LOCI_VM_KERNEL:-${LOCI_VM_CACHE:-/var/tmp/loci-vm}/vmlinuz} ;;
+bpo) kernel=${LOCI_VM_CACHE:-/var/tmp/loci-vm}/bpo/vmlinuz ;;
+*) die "unknown kernel '$which' (known: stable, bpo)" ;;
+esac
 qemu=${LOCI_VM_QEMU:-qemu-system-x86_64}
-[[ -f $kernel ]] || need_deps "no VM kernel at $kernel"
+[[ -f $kernel ]] || need_deps "no $which VM kernel at $kernel"
 command -v "$qemu" >/dev/null || need_deps "$qemu not found"
 
 # ---- build the initramfs ---------------------------------------------------------------------
@@ -100,7 +113,7 @@ done >"$work/plan"
 # ---- boot --------------------------------------------------------------------------------------
 # The kernel console goes to ttyS0 (console.log), results to ttyS1 (results.txt): kernel
 # messages can never interleave with results. panic=-1 + -no-reboot: a panic ends QEMU at once.
-echo "run-vm: booting topology $topo with ${#names[@]} tests (host timeout ${total}s)"
+echo "run-vm: booting topology $topo ($which kernel $(cat "$(dirname "$kernel")/package" 2>/dev/null || echo "$kernel")) with ${#names[@]} tests (host timeout ${total}s)"
 start=$(date +%s.%N)
 qemu_rc=0
 timeout -k 10 "$total" "$qemu" \

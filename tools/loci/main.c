@@ -17,6 +17,7 @@ static const struct {
     {"resolve", cmd_resolve, "rank this machine's targets for an intent \"<intent>\" [--json] [--from NODE]"},
     {"run", cmd_run, "run a command with its memory placed by intent --intent \"<intent>\" -- cmd args..."},
     {"bench", cmd_bench, "measure bandwidth and latency of each target [--target NAME] [--save FILE]"},
+    {"weights", cmd_weights, "interleave weights from the nodes' bandwidths beside the kernel's [--set] [--from NODE]"},
     {"ckpt", cmd_ckpt, "checkpoints: ls | show NAME [-v] | verify NAME | rm NAME | gc"},
 };
 
