@@ -32,7 +32,7 @@ int interleave_weights(const uint64_t *bandwidth, int n, unsigned *weights)
     /* The smallest weights whose shares are within 1 % of the bandwidths'
      * (small weights: a short cycle, so even a small block gets its share);
      * else the closest the kernel's 1..255 allows. */
-    static _Thread_local unsigned cand[PLACE_MAX_NODES];
+    unsigned cand[PLACE_MAX_NODES]; /* not thread-local: libloci's static TLS must stay small enough to dlopen */
     double best = INFINITY;
     for (unsigned scale = 1; scale <= PROVIDER_MAX_WEIGHT; scale++) {
         double sum = 0, err = 0;
