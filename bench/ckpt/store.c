@@ -50,17 +50,15 @@ static uint64_t osd_bytes(const sopts_t *o)
     return o->osd_bytes ? (uint64_t)bench_cmd_number(o->osd_bytes) : 0;
 }
 
-/* The first reachable target of kind store: the one the benchmark is about. */
+/* The store the benchmark is about: the first reachable one of LOCI_CONFIG. */
 static const char *store_target(void)
 {
-    for (int i = 0; i < loci_target_count(); i++) {
-        loci_target_info_t info;
-        if (loci_target_info(loci_target_at(i), &info) == 0 && strcmp(info.kind, "store") == 0 &&
-            !(info.flags & LOCI_TARGET_UNREACHABLE))
-            return info.name;
+    const char *t = bench_store_target();
+    if (!t) {
+        fprintf(stderr, "bench_ckpt --store: no reachable target of kind store in LOCI_CONFIG\n");
+        exit(1);
     }
-    fprintf(stderr, "bench_ckpt --store: no reachable target of kind store in LOCI_CONFIG\n");
-    exit(1);
+    return t;
 }
 
 /* A 64-bit digest of the state (restart checks it is the saved one). */

@@ -52,6 +52,9 @@ double bench_cmd_number(const char *cmd);
 /** The file of a persistent region of ssd0: "<tier>/<name>.region". */
 void bench_region_path(const bench_opts_t *o, const char *name, char *buf, size_t len);
 
+/** The first reachable target of kind "store" (the aggregate store), or NULL. */
+const char *bench_store_target(void);
+
 /** All paged caches' counters now (loci_nvm_stats(NULL)). */
 loci_nvm_stats_t bench_nvm(void);
 

@@ -18,18 +18,6 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-/* The first reachable target of kind "store", or NULL. */
-static const char *store_target(void)
-{
-    for (int i = 0; i < loci_target_count(); i++) {
-        loci_target_info_t info;
-        if (loci_target_info(loci_target_at(i), &info) == 0 && strcmp(info.kind, "store") == 0 &&
-            !(info.flags & LOCI_TARGET_UNREACHABLE))
-            return info.name;
-    }
-    return NULL;
-}
-
 int main(int argc, char **argv)
 {
     bench_opts_t o = {.repeats = 0};
@@ -65,7 +53,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (o.store && !(o.store = store_target())) {
+    if (o.store && !(o.store = bench_store_target())) {
         fprintf(stderr, "bench_nvm: --store: no reachable target of kind store; set LOCI_CONFIG to a file with a "
                         "[target NAME] kind = store section (scripts/store-cluster.sh start DIR writes DIR/loci.conf)\n");
         return 1;
