@@ -37,7 +37,7 @@ void check(int rc, const char *what);
 /** len bytes of pseudo-random data from seed at p (len a multiple of 8). */
 void fill(char *p, size_t len, uint64_t seed);
 
-/** Remove every checkpoint of the directory and collect its chunks. */
+/** Remove every checkpoint of this node (level 1) and collect its chunks. */
 void empty_checkpoints(void);
 
 /** --store (store.c): the benchmarks of checkpoints on the aggregate store,
