@@ -34,4 +34,14 @@ void copy_restore(const vars_t *v, const char *path);
 /** Exit with loci's message when rc != 0. */
 void check(int rc, const char *what);
 
+/** len bytes of pseudo-random data from seed at p (len a multiple of 8). */
+void fill(char *p, size_t len, uint64_t seed);
+
+/** Remove every checkpoint of this node (level 1) and collect its chunks. */
+void empty_checkpoints(void);
+
+/** --store (store.c): the benchmarks of checkpoints on the aggregate store,
+ *  run by bench/ckpt/run-store.sh; argv from after "--store". 0 or exit. */
+int store_main(int argc, char **argv);
+
 #endif

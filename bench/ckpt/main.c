@@ -1,5 +1,6 @@
 /*
  * bench_ckpt [--quick] [--repeats N] [--sizes GiB,GiB,...] [--dram MiB] [--chunk KiB] [--json FILE]
+ * bench_ckpt --store table|loop|restart ...   (on the aggregate store: store.c)
  *
  * For each SSD size: a DRAM variable (default 256 MiB) registered, and a
  * mode=paged persistent region of that size (chunk layout, default 1 MiB chunks)
@@ -80,16 +81,17 @@ static void drop_cached(const char *dir)
         closedir(d);
 }
 
-static void empty_checkpoints(void)
+void empty_checkpoints(void)
 {
     loci_ckpt_info_t info[64];
     int n = loci_ckpt_list(info, 64);
-    for (int i = 0; i < n && i < 64; i++)
-        check(loci_ckpt_remove(info[i].name), "remove");
+    for (int i = 0; i < n && i < 64; i++) /* this node's; one in the store only is replaced by the next drain */
+        if (info[i].levels & LOCI_CKPT_LOCAL)
+            check(loci_ckpt_remove(info[i].name), "remove");
     check(loci_ckpt_gc(NULL), "gc");
 }
 
-static void fill(char *p, size_t len, uint64_t seed)
+void fill(char *p, size_t len, uint64_t seed)
 {
     uint64_t *w = (uint64_t *)p, x = seed * 0x9E3779B97F4A7C15ull + 1;
     for (size_t i = 0; i < len / 8; i++) {
@@ -154,6 +156,8 @@ int main(int argc, char **argv)
     int nsizes = 4;
     size_t dram = 256 * MiB, chunk = MiB;
     const char *json_path = NULL;
+    if (argc > 1 && strcmp(argv[1], "--store") == 0)
+        return store_main(argc - 1, argv + 1);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             quick = true;

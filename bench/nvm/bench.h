@@ -28,6 +28,10 @@ typedef struct {
     const char *osd_bytes_cmd; /* prints the bytes the OSDs received so far (or NULL) */
     const char *raw_read_cmd;  /* prints the pool's sequential read MB/s (or NULL) */
     unsigned writes;           /* (a): random writes, 0 = the default */
+    /* (m): the store region holding B, made with make_b, or multiplied with in order */
+    const char *b_region;
+    bool make_b;
+    const char *order; /* "row" or "column" */
 } bench_opts_t;
 
 double bench_now(void);
@@ -48,6 +52,9 @@ double bench_cmd_number(const char *cmd);
 /** The file of a persistent region of ssd0: "<tier>/<name>.region". */
 void bench_region_path(const bench_opts_t *o, const char *name, char *buf, size_t len);
 
+/** The first reachable target of kind "store" (the aggregate store), or NULL. */
+const char *bench_store_target(void);
+
 /** All paged caches' counters now (loci_nvm_stats(NULL)). */
 loci_nvm_stats_t bench_nvm(void);
 
@@ -65,6 +72,9 @@ int bench_randwrite(const bench_opts_t *o);
  *  store only, A alone there (a sequential paged write). */
 int bench_stream(const bench_opts_t *o, bool read, bool write);
 int bench_matmul(const bench_opts_t *o);
+/** (m) NVMalloc Fig. 4 on the store: one client node's multiply with B in
+ *  region o->b_region, opened LOCI_READONLY (or, make_b, that region made). */
+int bench_matmul_shared(const bench_opts_t *o);
 int bench_sort(const bench_opts_t *o);
 
 #endif

@@ -146,3 +146,14 @@ void *bench_check(void *p, const char *what)
     }
     return p;
 }
+
+const char *bench_store_target(void)
+{
+    for (int i = 0; i < loci_target_count(); i++) {
+        loci_target_info_t info;
+        if (loci_target_info(loci_target_at(i), &info) == 0 && strcmp(info.kind, "store") == 0 &&
+            !(info.flags & LOCI_TARGET_UNREACHABLE))
+            return info.name;
+    }
+    return NULL;
+}

@@ -1,31 +1,22 @@
 /*
  * bench_nvm [--quick] [--repeats N] [--only abcdw] [--json FILE]
- *           [--store [--osd-bytes CMD] [--raw-read CMD] [--writes N]]
+ *           [--store [--osd-bytes CMD] [--raw-read CMD] [--writes N]
+ *                    [--b-region NAME [--make-b | --order row|column]]]
  * The NVMalloc §IV evaluation on this machine's ssd0 tier (bench.h). The
  * default run takes a few minutes; --quick is a smoke run in seconds.
  * --store runs (a) and (b) on the aggregate store target of LOCI_CONFIG
  * instead (bench/store/run.sh): (a) also reports the bytes the OSDs received
  * (CMD prints their total), (b) puts B and C on the store and compares with
  * the pool's sequential read bandwidth (CMD prints MB/s), and w is a
- * sequential paged write (A alone on the store).
+ * sequential paged write (A alone on the store). Part m (--only m, on the
+ * store only) is one client node's share of NVMalloc Fig. 4: a multiply
+ * with B in store region NAME, opened read-only (--make-b: make that region).
  */
 #include "bench.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-
-/* The first reachable target of kind "store", or NULL. */
-static const char *store_target(void)
-{
-    for (int i = 0; i < loci_target_count(); i++) {
-        loci_target_info_t info;
-        if (loci_target_info(loci_target_at(i), &info) == 0 && strcmp(info.kind, "store") == 0 &&
-            !(info.flags & LOCI_TARGET_UNREACHABLE))
-            return info.name;
-    }
-    return NULL;
-}
 
 int main(int argc, char **argv)
 {
@@ -48,22 +39,34 @@ int main(int argc, char **argv)
             o.raw_read_cmd = argv[++i];
         else if (strcmp(argv[i], "--writes") == 0 && i + 1 < argc)
             o.writes = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--b-region") == 0 && i + 1 < argc)
+            o.b_region = argv[++i];
+        else if (strcmp(argv[i], "--make-b") == 0)
+            o.make_b = true;
+        else if (strcmp(argv[i], "--order") == 0 && i + 1 < argc &&
+                 (strcmp(argv[i + 1], "row") == 0 || strcmp(argv[i + 1], "column") == 0))
+            o.order = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--quick] [--repeats N (1-16)] [--only abcdw] [--json FILE] [--store "
-                            "[--osd-bytes CMD] [--raw-read CMD] [--writes N]]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--repeats N (1-16)] [--only abcdmw] [--json FILE] [--store "
+                            "[--osd-bytes CMD] [--raw-read CMD] [--writes N] [--b-region NAME [--make-b | --order "
+                            "row|column]]]\n", argv[0]);
             return 2;
         }
     }
-    if (o.store && !(o.store = store_target())) {
+    if (o.store && !(o.store = bench_store_target())) {
         fprintf(stderr, "bench_nvm: --store: no reachable target of kind store; set LOCI_CONFIG to a file with a "
                         "[target NAME] kind = store section (scripts/store-cluster.sh start DIR writes DIR/loci.conf)\n");
         return 1;
     }
     if (!only)
         only = o.store ? "abw" : "abcd";
-    if (o.store ? strpbrk(only, "cd") != NULL : strchr(only, 'w') != NULL) {
-        fprintf(stderr, "bench_nvm: --only %s: parts c and d run on ssd0 only, part w on the store only (--store)\n",
-                only);
+    if (o.store ? strpbrk(only, "cd") != NULL : strpbrk(only, "mw") != NULL) {
+        fprintf(stderr, "bench_nvm: --only %s: parts c and d run on ssd0 only, parts m and w on the store only "
+                        "(--store)\n", only);
+        return 2;
+    }
+    if ((strchr(only, 'm') != NULL) != (o.b_region != NULL)) {
+        fprintf(stderr, "bench_nvm: part m (--only m) needs --b-region NAME, and --b-region is for part m only\n");
         return 2;
     }
     if (o.repeats <= 0 || o.repeats > 16)
@@ -92,6 +95,8 @@ int main(int argc, char **argv)
         rc |= bench_stream(&o, strchr(only, 'b') != NULL, strchr(only, 'w') != NULL);
     if (strchr(only, 'c'))
         rc |= bench_matmul(&o);
+    if (strchr(only, 'm'))
+        rc |= bench_matmul_shared(&o);
     if (strchr(only, 'd'))
         rc |= bench_sort(&o);
     if (o.json) {

@@ -13,6 +13,7 @@
  *   ckpt_gc.c        loci_ckpt_list, loci_ckpt_remove, loci_ckpt_gc
  *   ckpt_snap.c      regions on the store: manifests in the store, GC of snapshots
  *   ckpt_drain.c     level 2: the drain to the store, loci_ckpt_wait, loci_ckpt_drain
+ *   ckpt_progress.c  progress of long operations, reported to the calling thread's hook
  */
 #ifndef LOCI_NVM_CKPT_H
 #define LOCI_NVM_CKPT_H
@@ -87,6 +88,13 @@ typedef struct {
 
 /** The variable (kind, name) of m, or NULL. */
 const ckpt_var_t *ckpt_manifest_find(const ckpt_manifest_t *m, ckpt_kind_t kind, const char *name);
+
+/** Length of chunk i of v: the chunk size, or less for the last one. */
+static inline size_t ckpt_chunk_len(const ckpt_var_t *v, uint64_t i)
+{
+    uint64_t off = i * v->chunk;
+    return (size_t)(v->size - off < v->chunk ? v->size - off : v->chunk);
+}
 
 /** Add a variable to m (its chunks array allocated, zeroed). NULL + LOCI_ENOMEM. */
 ckpt_var_t *ckpt_manifest_add(ckpt_manifest_t *m, const char *name, ckpt_kind_t kind, bool linked, uint64_t size,
@@ -283,6 +291,22 @@ void ckpt_store_unguard(ckpt_guard_t *g);
  *  (this directory's, sorted; maybe not drained yet). Nothing to do without
  *  a drain target; skipped (said at level info) while a drain runs. */
 int ckpt_store_chunks_sweep(const ckpt_ids_t *local, loci_ckpt_gc_t *out);
+
+/* --------------------------------------------- progress (ckpt_progress.c) -- */
+
+/** Told how far a long operation of checkpoint `ckpt` is: `done` of `total`
+ *  bytes, `what` says which ("drain", "verify"); called in the operating
+ *  thread after each chunk (a chunk the store holds already counts as done). */
+typedef void (*ckpt_progress_fn)(const char *ckpt, const char *what, uint64_t done, uint64_t total, void *arg);
+
+/** Report the calling thread's drains and verifies to fn (NULL: stop). */
+void ckpt_progress_set(ckpt_progress_fn fn, void *arg);
+
+/** Tell the calling thread's hook, if any. */
+void ckpt_progress(const char *ckpt, const char *what, uint64_t done, uint64_t total);
+
+/** Bytes of m's stored chunks (not zero), with or without those kept by store snapshots. */
+uint64_t ckpt_stored_bytes(const ckpt_manifest_t *m, bool snaps);
 
 static inline bool ckpt_sum_equal(ckpt_sum_t a, ckpt_sum_t b) { return a.low64 == b.low64 && a.high64 == b.high64; }
 

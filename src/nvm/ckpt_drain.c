@@ -107,16 +107,22 @@ int ckpt_drain_now(const char *name, const char *target, uint64_t *sent)
             return 0;
         }
     }
+    uint64_t total = rc == 0 ? ckpt_stored_bytes(&m, false) : 0, done = 0;
     for (size_t k = 0; rc == 0 && k < m.nvars; k++) {
         unsigned char *bigger = m.vars[k].chunk > CKPT_CHUNK ? realloc(buf, m.vars[k].chunk) : buf;
         if (!bigger)
             rc = loci__fail(LOCI_ENOMEM, "out of memory draining");
         else
             buf = bigger;
-        for (uint64_t i = 0; rc == 0 && !m.vars[k].snap && i < m.vars[k].nchunks; i++)
-            if (m.vars[k].chunks[i].id != CKPT_ZERO && (rc = drain_chunk(&s, rp, &m.vars[k], i, buf, sent)) != 0)
+        for (uint64_t i = 0; rc == 0 && !m.vars[k].snap && i < m.vars[k].nchunks; i++) {
+            if (m.vars[k].chunks[i].id == CKPT_ZERO)
+                continue;
+            if ((rc = drain_chunk(&s, rp, &m.vars[k], i, buf, sent)) != 0)
                 rc = ckpt_fail_in(rc, "checkpoint \"%s\" not drained to %s: variable \"%s\", chunk %llu", name,
                                   target, m.vars[k].name, (unsigned long long)i);
+            else
+                ckpt_progress(name, "drain", done += ckpt_chunk_len(&m.vars[k], i), total);
+        }
     }
     char *text = NULL;
     size_t len;

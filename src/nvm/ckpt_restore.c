@@ -28,12 +28,6 @@ typedef struct {
 
 static const char *kind_name(ckpt_kind_t k) { return k == CKPT_REGION ? "region" : "variable"; }
 
-static size_t chunk_len(const ckpt_var_t *v, uint64_t i)
-{
-    uint64_t off = i * v->chunk;
-    return (size_t)(v->size - off < v->chunk ? v->size - off : v->chunk);
-}
-
 /* Chunk i of v against its checksum: a copied chunk has its exact length, a
  * linked chunk file at most that (its tail is zeros). */
 /* Where the chunks of a checkpoint are: this node's directory (level 1), or
@@ -56,7 +50,7 @@ static int get_drained(struct rados_pool *rp, const ckpt_var_t *v, uint64_t i, c
 static int check_drained(struct rados_pool *rp, const char *ckpt, const ckpt_var_t *v, uint64_t i)
 {
     char *data = NULL;
-    size_t got, len = chunk_len(v, i);
+    size_t got, len = ckpt_chunk_len(v, i);
     int rc = get_drained(rp, v, i, &data, &got);
     if (rc == 0 && (v->linked ? got > len : got != len))
         rc = loci__fail(LOCI_EIO, "has %zu bytes, %s %zu", got, v->linked ? "more than its" : "not", len);
@@ -74,7 +68,7 @@ static int check_chunk(const ckpt_store_t *s, const char *ckpt, const ckpt_var_t
     ckpt_id_name(v->chunks[i].id, id);
     ckpt_sum_t sum;
     uint64_t bytes;
-    size_t len = chunk_len(v, i);
+    size_t len = ckpt_chunk_len(v, i);
     int rc = ckpt_sum_pool(s, v->chunks[i].id, buf, CKPT_CHUNK, &sum, &bytes, "chunk");
     if (rc == 0 && (v->linked ? bytes > len : bytes != len))
         rc = loci__fail(LOCI_EIO, "has %llu bytes, %s %zu", (unsigned long long)bytes,
@@ -90,7 +84,7 @@ static int check_chunk(const ckpt_store_t *s, const char *ckpt, const ckpt_var_t
  * zeros past what the object holds). */
 static int read_snap_chunk(store_rados_snap_t *sn, const ckpt_var_t *v, uint64_t i, unsigned char *buf)
 {
-    size_t len = chunk_len(v, i), got;
+    size_t len = ckpt_chunk_len(v, i), got;
     int rc = store_rados_snap_read(sn, i, buf, len, &got);
     if (rc == 0)
         memset(buf + got, 0, len - got);
@@ -102,7 +96,7 @@ static int check_snap_chunk(store_rados_snap_t *sn, const char *ckpt, const ckpt
                             unsigned char *buf)
 {
     int rc = read_snap_chunk(sn, v, i, buf);
-    if (rc == 0 && !ckpt_sum_equal(XXH3_128bits(buf, chunk_len(v, i)), v->chunks[i].sum))
+    if (rc == 0 && !ckpt_sum_equal(XXH3_128bits(buf, ckpt_chunk_len(v, i)), v->chunks[i].sum))
         rc = loci__fail(LOCI_EIO, "fails its checksum");
     return rc ? ckpt_fail_in(rc, "checkpoint \"%s\" is corrupt: region \"%s\", chunk %llu (%s snapshot %llu)", ckpt,
                              v->name, (unsigned long long)i, v->target, (unsigned long long)v->snap)
@@ -166,7 +160,7 @@ static int copy_back(const source_t *src, const plan_t *p, unsigned char *buf)
     const ckpt_store_t *s = src->s;
     const ckpt_var_t *v = p->v;
     for (uint64_t i = 0; i < v->nchunks; i++) {
-        size_t len = chunk_len(v, i);
+        size_t len = ckpt_chunk_len(v, i);
         char *to = (char *)p->it->base + i * v->chunk;
         if (v->chunks[i].id == CKPT_ZERO) {
             memset(to, 0, len);
@@ -384,7 +378,7 @@ int loci_ckpt_verify(const char *ckpt)
     ckpt_manifest_t m = {0};
     unsigned char *buf = malloc(CKPT_CHUNK);
     rc = buf ? load(ckpt, &s, &opened, &src, &m) : loci__fail(LOCI_ENOMEM, "out of memory verifying a checkpoint");
-    uint64_t bad = 0, total = 0;
+    uint64_t bad = 0, total = 0, bytes = rc == 0 ? ckpt_stored_bytes(&m, true) : 0, done = 0;
     char first[1024] = "";
     for (size_t k = 0; rc == 0 && k < m.nvars; k++) {
         store_rados_snap_t *sn = m.vars[k].snap ? open_snap(ckpt, &m.vars[k]) : NULL;
@@ -392,6 +386,9 @@ int loci_ckpt_verify(const char *ckpt)
             total += m.vars[k].nchunks;
             if (bad++ == 0)
                 snprintf(first, sizeof first, "%s", loci_last_error());
+            for (uint64_t i = 0; i < m.vars[k].nchunks; i++)
+                done += m.vars[k].chunks[i].id != CKPT_ZERO ? ckpt_chunk_len(&m.vars[k], i) : 0;
+            ckpt_progress(ckpt, "verify", done, bytes);
             continue;
         }
         for (uint64_t i = 0; i < m.vars[k].nchunks; i++) {
@@ -400,6 +397,7 @@ int loci_ckpt_verify(const char *ckpt)
             total++;
             if (check_any(&src, sn, ckpt, &m.vars[k], i, buf) != 0 && bad++ == 0)
                 snprintf(first, sizeof first, "%s", loci_last_error());
+            ckpt_progress(ckpt, "verify", done += ckpt_chunk_len(&m.vars[k], i), bytes);
         }
         store_rados_snap_close(sn);
     }

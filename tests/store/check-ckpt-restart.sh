@@ -50,7 +50,12 @@ echo "$out"
 expect "save d1 with the store down: level 1 saved, the drain failed (exit 4)" 0 test $rc -eq 4
 expect_text "d1 is listed at level 1 with level 2 pending" 'd1 .*local, store pending' \
     "$(on a env LOCI_CONFIG="$STORE_DIR/down.conf" LOCI_CKPT_DIR="$cka" "$LOCI_TOOL" ckpt ls 2>&1)"
-expect "loci ckpt drain d1 once the store is back" 0 at a "$cka" "$LOCI_TOOL" ckpt drain d1
+# by hand, with its progress bar asked for (stderr is no terminal here)
+out=$(at a "$cka" env LOCI_PROGRESS=1 "$LOCI_TOOL" ckpt drain d1 2>&1)
+rc=$?
+echo "$out"
+expect "loci ckpt drain d1 once the store is back" 0 test $rc -eq 0
+expect_text "... with a complete progress bar (LOCI_PROGRESS=1)" 'drain d1 \[#+\] 100% ' "$out"
 expect_text "d1 now at both levels" 'd1 .*local\+store' "$(at a "$cka" "$LOCI_TOOL" ckpt ls)"
 
 # The same name at both levels with other contents: the newer complete one wins, said.

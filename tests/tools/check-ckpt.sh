@@ -58,4 +58,18 @@ kept=$(sed -n 's/^gc: \([0-9]*\) chunks kept.*/\1/p' <<<"$out")
 [ "$removed" -gt 0 ] && [ $((before - removed)) -eq "$after" ] && [ "$kept" -eq "$after" ] ||
   fail "gc: $before files before, $after after, reported $removed removed and $kept kept"
 "$loci" ckpt verify cli-c
-echo "loci ckpt: ls, show, verify (a flipped chunk byte and a flipped manifest byte caught), rm, gc"
+
+# Progress bars (verify and drain): never on a stderr that is not a terminal, unless asked.
+err=$("$loci" ckpt verify cli-c 2>&1 >/dev/null)
+[ -z "$err" ] || fail "verify wrote to a stderr that is no terminal: $err"
+err=$(LOCI_PROGRESS=1 "$loci" ckpt verify cli-c 2>&1 >/dev/null)
+grep -qE 'verify cli-c \[#{24}\] 100% 3\.0 MiB of 3\.0 MiB' <<<"$err" || fail "LOCI_PROGRESS=1: no complete bar: $err"
+if command -v script >/dev/null; then # a terminal (util-linux script's pseudo-terminal)
+  out=$(script -qec "$loci ckpt verify cli-c" /dev/null)
+  grep -q 'verify cli-c \[#' <<<"$out" || fail "no bar on a terminal: $out"
+  out=$(LOCI_PROGRESS=0 script -qec "$loci ckpt verify cli-c" /dev/null)
+  ! grep -q 'verify cli-c \[' <<<"$out" || fail "LOCI_PROGRESS=0: a bar on a terminal: $out"
+else
+  echo "check-ckpt: no script(1): the terminal case of progress bars not checked"
+fi
+echo "loci ckpt: ls, show, verify (a flipped chunk byte and a flipped manifest byte caught), rm, gc, progress bars"

@@ -84,12 +84,6 @@ static void *triad_worker(void *arg)
     return NULL;
 }
 
-static void progress(const char *name, const char *what, int run, int runs)
-{
-    fprintf(stderr, "\rloci bench: %-8s %-10s run %d/%d   ", name, what, run, runs);
-    fflush(stderr);
-}
-
 /* Median triad bandwidth in MB/s, 0 on failure. */
 static uint64_t measure_triad(int node, const int *cpus, int ncpus, const bench_params_t *p,
                               const char *name)
@@ -112,7 +106,7 @@ static uint64_t measure_triad(int node, const int *cpus, int ncpus, const bench_
         }
         double rate[RUNS];
         for (int r = 0; r < RUNS; r++) {
-            progress(name, "bandwidth", r + 1, RUNS);
+            progress_text("loci bench: %-8s %-10s run %d/%d", name, "bandwidth", r + 1, RUNS);
             pthread_barrier_wait(&start);
             double t0 = bench_now_s();
             pthread_barrier_wait(&done);
@@ -161,7 +155,7 @@ static uint64_t measure_latency(int node, int cpu, const bench_params_t *p, cons
         double ns[3];
         void *volatile sink;
         for (int r = 0; r < 3; r++) {
-            progress(name, "latency", r + 1, 3);
+            progress_text("loci bench: %-8s %-10s run %d/%d", name, "latency", r + 1, 3);
             void **q = (void **)(buf + order[0] * LINE);
             double t0 = bench_now_s();
             for (size_t s = 0; s < p->chase_steps; s++)
@@ -276,7 +270,7 @@ int cmd_bench(int argc, char **argv)
                 rc = 1;
                 continue;
             }
-            fprintf(stderr, "\r%60s\r", "");
+            progress_clear();
             printf("%-8s %5s %14" PRIu64 " %12" PRIu64 "   (paged: sequential read, cold-chunk first touch)\n",
                    info.name, "-", bw, lat);
             measured++;
@@ -292,7 +286,7 @@ int cmd_bench(int argc, char **argv)
         }
         uint64_t bw = measure_triad(info.numa_node, cpus, ncpus, &p, info.name);
         uint64_t lat = measure_latency(info.numa_node, cpus[0], &p, info.name);
-        fprintf(stderr, "\r%60s\r", "");
+        progress_clear();
         printf("%-8s %5d %14" PRIu64 " %12" PRIu64 "\n", info.name, info.numa_node, bw, lat);
         if (!bw || !lat) {
             fprintf(stderr, "loci bench: %s: allocation on node %d failed\n", info.name, info.numa_node);

@@ -35,7 +35,7 @@ int bench_paged_target(const char *name, size_t bytes, uint64_t *bandwidth_mbps,
     double rate[PAGED_RUNS], lat[LATENCY_SAMPLES];
     unsigned sum = 0;
     for (int r = 0; r < PAGED_RUNS && rc == 0; r++) {
-        fprintf(stderr, "\rloci bench: %-8s %-10s run %d/%d   ", name, "bandwidth", r + 1, PAGED_RUNS);
+        progress_text("loci bench: %-8s %-10s run %d/%d", name, "bandwidth", r + 1, PAGED_RUNS);
         rc = loci_nvm_evict((const void *)p, bytes);
         double t0 = bench_now_s();
         for (size_t off = 0; off < bytes; off += page)
@@ -45,7 +45,7 @@ int bench_paged_target(const char *name, size_t bytes, uint64_t *bandwidth_mbps,
     if (rc == 0)
         rc = loci_nvm_evict((const void *)p, bytes);
     uint64_t rng = 0x9e3779b97f4a7c15ull;
-    fprintf(stderr, "\rloci bench: %-8s %-10s %d samples  ", name, "latency", LATENCY_SAMPLES);
+    progress_text("loci bench: %-8s %-10s %d samples", name, "latency", LATENCY_SAMPLES);
     for (int s = 0; s < LATENCY_SAMPLES && rc == 0; s++) {
         rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
         size_t off = (size_t)(rng % (bytes / chunk)) * chunk + (size_t)(rng >> 40) % (chunk / page) * page;
@@ -55,8 +55,10 @@ int bench_paged_target(const char *name, size_t bytes, uint64_t *bandwidth_mbps,
         lat[s] = (bench_now_s() - t0) * 1e9;
     }
     (void)sum;
-    if (rc != 0)
+    if (rc != 0) {
+        progress_clear();
         fprintf(stderr, "loci bench: %s: %s\n", name, loci_last_error());
+    }
     loci_free((void *)p);
     loci_allocator_destroy(a);
     if (rc != 0)

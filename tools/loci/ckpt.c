@@ -26,6 +26,32 @@ static int fail(void)
     return 1;
 }
 
+/* A bar for drains and verifies (progress.c decides whether it is drawn). */
+static void show_progress(const char *ckpt, const char *what, uint64_t done, uint64_t total, void *arg)
+{
+    (void)arg;
+    char label[64];
+    snprintf(label, sizeof label, "%s %.24s%s", what, ckpt, strlen(ckpt) > 24 ? "..." : "");
+    progress_bar(label, done, total);
+}
+
+/* Run a long operation of checkpoint `name` (verify or drain) with its progress shown. */
+static int with_progress(int (*op)(const char *name, const char *target), const char *name, const char *target)
+{
+    if (progress_on())
+        ckpt_progress_set(show_progress, NULL);
+    int rc = op(name, target);
+    ckpt_progress_set(NULL, NULL);
+    progress_end();
+    return rc;
+}
+
+static int verify(const char *name, const char *target)
+{
+    (void)target;
+    return loci_ckpt_verify(name);
+}
+
 static int ckpt_ls(void)
 {
     int n = loci_ckpt_list(NULL, 0);
@@ -116,7 +142,9 @@ static int usage(void)
                     "  rm      remove a checkpoint (its chunks go at the next gc)\n"
                     "  drain   copy a checkpoint to the store ([checkpoint] drain, or TARGET) now\n"
                     "  gc      delete the chunks (and store snapshots) no checkpoint refers to\n"
-                    "Directory: LOCI_CKPT_DIR, else ckpt/ in the directory of the tier \"persist\" resolves to.\n");
+                    "Directory: LOCI_CKPT_DIR, else ckpt/ in the directory of the tier \"persist\" resolves to.\n"
+                    "verify and drain show a progress bar on stderr when it is a terminal (LOCI_PROGRESS=1: always,\n"
+                    "0: never).\n");
     return 2;
 }
 
@@ -128,7 +156,7 @@ int cmd_ckpt(int argc, char **argv)
     if (strcmp(sub, "show") == 0 && (argc == 3 || (argc == 4 && strcmp(argv[3], "-v") == 0)))
         return ckpt_show(argv[2], argc == 4);
     if (strcmp(sub, "verify") == 0 && argc == 3) {
-        if (loci_ckpt_verify(argv[2]) != 0)
+        if (with_progress(verify, argv[2], NULL) != 0)
             return fail();
         printf("checkpoint %s: manifest and every chunk match their checksums\n", argv[2]);
         return 0;
@@ -140,7 +168,7 @@ int cmd_ckpt(int argc, char **argv)
         return 0;
     }
     if (strcmp(sub, "drain") == 0 && (argc == 3 || argc == 4)) {
-        if (loci_ckpt_drain(argv[2], argc == 4 ? argv[3] : NULL) != 0)
+        if (with_progress(loci_ckpt_drain, argv[2], argc == 4 ? argv[3] : NULL) != 0)
             return fail();
         printf("checkpoint %s is whole in the store\n", argv[2]);
         return 0;

@@ -2,6 +2,7 @@
 #ifndef LOCI_TOOL_COMMANDS_H
 #define LOCI_TOOL_COMMANDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,19 @@ int bench_cmp_double(const void *x, const void *y);
  *  (bench_paged.c): sequential read MB/s and the first-touch latency of a
  *  cold chunk, over `bytes`. 0, or -1 having said why. */
 int bench_paged_target(const char *name, size_t bytes, uint64_t *bandwidth_mbps, uint64_t *latency_ns);
+
+/** progress.c: a progress line on stderr for long operations, drawn only when
+ *  stderr is a terminal or LOCI_PROGRESS=1 asks for it (LOCI_PROGRESS=0:
+ *  never), redrawn in place. progress_on: whether it is drawn. */
+bool progress_on(void);
+/** The line is this text (printf-style). */
+void progress_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** The line is "LABEL [####....] 42% 1.1 GiB of 2.5 GiB, 300 MB/s" (at most 10 redraws a second). */
+void progress_bar(const char *label, uint64_t done, uint64_t total);
+/** Done: keep the line (a newline after it). */
+void progress_end(void);
+/** Done: erase the line (what follows on the terminal takes its place). */
+void progress_clear(void);
 
 /** Write s as a JSON string literal (quoted, escaped). */
 void json_string(FILE *f, const char *s);

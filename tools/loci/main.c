@@ -18,7 +18,7 @@ static const struct {
     {"run", cmd_run, "run a command with its memory placed by intent --intent \"<intent>\" -- cmd args..."},
     {"bench", cmd_bench, "measure bandwidth and latency of each target [--target NAME] [--save FILE]"},
     {"weights", cmd_weights, "interleave weights from the nodes' bandwidths beside the kernel's [--set] [--from NODE]"},
-    {"ckpt", cmd_ckpt, "checkpoints: ls | show NAME [-v] | verify NAME | rm NAME | gc"},
+    {"ckpt", cmd_ckpt, "checkpoints: ls | show NAME [-v] | verify NAME | rm NAME | drain NAME [TARGET] | gc"},
 };
 
 static void usage(FILE *f)
@@ -27,7 +27,8 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
     fprintf(f, "\nenvironment: LOCI_TOPOLOGY=file.xml (simulate a machine), LOCI_CONFIG=file.ini,\n"
-               "LOCI_STORE_DIR=dir (ssd0), LOCI_LOG=error|warn|info|debug. See docs/.\n");
+               "LOCI_STORE_DIR=dir (ssd0), LOCI_LOG=error|warn|info|debug, LOCI_PROGRESS=1|0 (progress on\n"
+               "stderr always|never; default: when it is a terminal). See docs/.\n");
 }
 
 void json_string(FILE *f, const char *s)
