@@ -97,12 +97,22 @@ static double time_move(int src, const loci_target_t *dst, size_t size, const ch
     return t;
 }
 
-/* One timed memmove of `size` bytes from a buffer on src to one on dst. */
-static double time_memmove(loci_allocator_t *src, loci_allocator_t *dst, size_t size)
+/* `size` bytes of plain memory bound to `node` (not loci's: nothing kept after munmap). */
+static char *bound(int node, size_t size)
 {
-    char *from = loci_alloc(src, size), *to = loci_alloc(dst, size);
-    if (!from || !to)
-        die("memmove buffers");
+    char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned long mask = 1ul << node;
+    if (p == MAP_FAILED || mbind(p, size, MPOL_BIND, &mask, 64, 0) != 0) {
+        perror("bench_migrate: a bound buffer");
+        exit(2);
+    }
+    return p;
+}
+
+/* One timed memmove of `size` bytes from a buffer on src to one on dst. */
+static double time_memmove(int src, int dst, size_t size)
+{
+    char *from = bound(src, size), *to = bound(dst, size);
     memset(from, 1, size);
     memset(to, 2, size); /* both faulted in: memmove measures the copy */
     double t0 = now();
@@ -110,8 +120,8 @@ static double time_memmove(loci_allocator_t *src, loci_allocator_t *dst, size_t 
     double t = now() - t0;
     if (to[size - 1] != 1)
         die("memmove check");
-    loci_free(from);
-    loci_free(to);
+    munmap(from, size);
+    munmap(to, size);
     return t;
 }
 
@@ -120,12 +130,7 @@ static double time_memmove(loci_allocator_t *src, loci_allocator_t *dst, size_t 
  * keeping addresses pays, by migration or by copy. */
 static double time_fresh(int dst, size_t size)
 {
-    char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    unsigned long to = 1ul << dst;
-    if (p == MAP_FAILED || mbind(p, size, MPOL_BIND, &to, 64, 0) != 0) {
-        perror("bench_migrate: fresh buffer");
-        exit(2);
-    }
+    char *p = bound(dst, size);
     double t0 = now();
     if (madvise(p, size, 23 /* MADV_POPULATE_WRITE */) != 0) {
         perror("bench_migrate: madvise(MADV_POPULATE_WRITE)");
@@ -139,12 +144,8 @@ static double time_fresh(int dst, size_t size)
 /* The kernel's own migration of `size` bytes, for reference: one mbind. */
 static double time_mbind(int src, int dst, size_t size)
 {
-    char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    unsigned long from = 1ul << src, to = 1ul << dst;
-    if (p == MAP_FAILED || mbind(p, size, MPOL_BIND, &from, 64, 0) != 0) {
-        perror("bench_migrate: mbind buffer");
-        exit(2);
-    }
+    char *p = bound(src, size);
+    unsigned long to = 1ul << dst;
     memset(p, 3, size);
     double t0 = now();
     if (mbind(p, size, MPOL_BIND, &to, 64, MPOL_MF_MOVE | MPOL_MF_STRICT) != 0) {
@@ -154,16 +155,6 @@ static double time_mbind(int src, int dst, size_t size)
     double t = now() - t0;
     munmap(p, size);
     return t;
-}
-
-static loci_allocator_t *allocator_on(int n)
-{
-    char intent[32];
-    snprintf(intent, sizeof intent, "target=node:%d!", n);
-    loci_allocator_t *a = loci_allocator_create(intent);
-    if (!a)
-        die(intent);
-    return a;
 }
 
 static void usage(void)
@@ -234,14 +225,13 @@ int main(int argc, char **argv)
         if (top < hi)
             printf("# %s: sizes capped at 2^%d: %s has %llu MiB free, %s %llu MiB\n", pair, top, si.name,
                    (unsigned long long)(si.available >> 20), di.name, (unsigned long long)(di.available >> 20));
-        loci_allocator_t *asrc = allocator_on(from[k]), *adst = allocator_on(to[k]);
         for (int e = lo; e <= top; e++) {
             size_t size = (size_t)1 << e;
             double mv[MAX_REPEATS], mg[MAX_REPEATS], mm[MAX_REPEATS], mb[MAX_REPEATS], fr[MAX_REPEATS];
             for (int r = 0; r < repeats; r++) {
                 mv[r] = time_move(from[k], dst, size, "auto");
                 mg[r] = time_move(from[k], dst, size, "migrate");
-                mm[r] = time_memmove(asrc, adst, size);
+                mm[r] = time_memmove(from[k], to[k], size);
                 mb[r] = time_mbind(from[k], to[k], size);
                 fr[r] = time_fresh(to[k], size);
             }
