@@ -27,10 +27,7 @@ static struct loci_target node0;
 
 static place_t bind0(void)
 {
-    place_t p;
-    memset(&p, 0, sizeof p);
-    p.policy = PLACE_BIND;
-    p.target = &node0;
+    place_t p = {.policy = PLACE_BIND, .target = &node0};
     place_add_node(&p, 0);
     return p;
 }
