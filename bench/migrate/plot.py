@@ -2,7 +2,7 @@
 """Plot bench_migrate --json output: per pair of nodes, (top) MB/s per thread
 against the size for loci's move (copy and remap), loci's migrating move
 (LOCI_ARENA_MOVE=migrate), memmove, one plain mbind(MPOL_MF_MOVE), and fresh
-pages alone on the destination; (bottom) each move's throughput as a fraction
+pages alone on the destination; (bottom) each one's throughput as a fraction
 of memmove's, with the issue's goal of 0.5.
 
 usage: bench/migrate/plot.py RESULTS.json OUT.png
@@ -56,6 +56,9 @@ def main():
             bottom.plot(sizes, [r["migrate_ratio"] for r in rows], "s-", label="migrating move / memmove")
         bottom.plot(sizes, [r["memmove_median_s"] / r["mbind_median_s"] for r in rows], "^:",
                     label="plain mbind / memmove")
+        if "fresh_median_s" in rows[0]:
+            bottom.plot(sizes, [r["memmove_median_s"] / r["fresh_median_s"] for r in rows], "x:",
+                        label="fresh pages alone / memmove (the floor)")
         bottom.axhline(0.5, color="r", linestyle="--", label="goal (0.5)")
         bottom.set_ylabel("throughput / memmove's")
         bottom.set_xticks(sizes)
