@@ -5,14 +5,20 @@
  * node to one on the destination. Runs inside the VM (bench/migrate/run.sh):
  * under QEMU TCG absolute times mean nothing, the ratio does.
  *
- * For each pair of nodes and each size, every repeat measures three things
+ * For each pair of nodes and each size, every repeat measures five things
  * side by side: a fresh arena on the source, filled with blocks of 256 KiB
- * (or one block when smaller) and written, is moved; two fresh buffers,
+ * (or one block when smaller) and written, is moved the way loci chooses
+ * (a copy remapped over the old addresses, where userfaultfd allows), and
+ * another such arena with LOCI_ARENA_MOVE=migrate (the kernel migrates its
+ * pages, mbind per extent); two fresh buffers,
  * both written first, are memmoved; and a plain buffer of the same size,
  * bound to the source and written, is migrated by one mbind(MPOL_MF_MOVE)
- * call: what the kernel alone costs, without loci. A cell is the median of
+ * call: what the kernel alone costs, without loci; and fresh pages alone:
+ * the same bytes of new memory made on the destination, which any move that
+ * keeps addresses must get from the kernel. A cell is the median of
  * the repeats. ratio = memmove time / move time: the move's throughput as a
- * fraction of memmove's (1 = as fast); loci/kernel = move time / mbind time.
+ * fraction of memmove's (1 = as fast); the same for the migrating move;
+ * loci/kernel = move time / mbind time.
  *
  * Sizes stop where a node could not hold them: the largest power of two
  * below the smaller free memory of the two nodes, less 64 MiB.
@@ -67,9 +73,10 @@ static const loci_target_t *node(int n, loci_target_info_t *info)
     return t;
 }
 
-/* One timed arena move of `size` bytes from src to dst. */
-static double time_move(int src, const loci_target_t *dst, size_t size)
+/* One timed arena move of `size` bytes from src to dst, LOCI_ARENA_MOVE=how. */
+static double time_move(int src, const loci_target_t *dst, size_t size, const char *how)
 {
+    setenv("LOCI_ARENA_MOVE", how, 1);
     char intent[32];
     snprintf(intent, sizeof intent, "target=node:%d", src);
     loci_arena_t *ar = loci_arena_create(intent, 0);
@@ -90,12 +97,22 @@ static double time_move(int src, const loci_target_t *dst, size_t size)
     return t;
 }
 
-/* One timed memmove of `size` bytes from a buffer on src to one on dst. */
-static double time_memmove(loci_allocator_t *src, loci_allocator_t *dst, size_t size)
+/* `size` bytes of plain memory bound to `node` (not loci's: nothing kept after munmap). */
+static char *bound(int node, size_t size)
 {
-    char *from = loci_alloc(src, size), *to = loci_alloc(dst, size);
-    if (!from || !to)
-        die("memmove buffers");
+    char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned long mask = 1ul << node;
+    if (p == MAP_FAILED || mbind(p, size, MPOL_BIND, &mask, 64, 0) != 0) {
+        perror("bench_migrate: a bound buffer");
+        exit(2);
+    }
+    return p;
+}
+
+/* One timed memmove of `size` bytes from a buffer on src to one on dst. */
+static double time_memmove(int src, int dst, size_t size)
+{
+    char *from = bound(src, size), *to = bound(dst, size);
     memset(from, 1, size);
     memset(to, 2, size); /* both faulted in: memmove measures the copy */
     double t0 = now();
@@ -103,20 +120,32 @@ static double time_memmove(loci_allocator_t *src, loci_allocator_t *dst, size_t 
     double t = now() - t0;
     if (to[size - 1] != 1)
         die("memmove check");
-    loci_free(from);
-    loci_free(to);
+    munmap(from, size);
+    munmap(to, size);
+    return t;
+}
+
+/* Fresh pages alone: what the kernel takes to give `size` bytes of new
+ * memory on node dst (MADV_POPULATE_WRITE: fault and zero), which any move
+ * keeping addresses pays, by migration or by copy. */
+static double time_fresh(int dst, size_t size)
+{
+    char *p = bound(dst, size);
+    double t0 = now();
+    if (madvise(p, size, 23 /* MADV_POPULATE_WRITE */) != 0) {
+        perror("bench_migrate: madvise(MADV_POPULATE_WRITE)");
+        exit(2);
+    }
+    double t = now() - t0;
+    munmap(p, size);
     return t;
 }
 
 /* The kernel's own migration of `size` bytes, for reference: one mbind. */
 static double time_mbind(int src, int dst, size_t size)
 {
-    char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    unsigned long from = 1ul << src, to = 1ul << dst;
-    if (p == MAP_FAILED || mbind(p, size, MPOL_BIND, &from, 64, 0) != 0) {
-        perror("bench_migrate: mbind buffer");
-        exit(2);
-    }
+    char *p = bound(src, size);
+    unsigned long to = 1ul << dst;
     memset(p, 3, size);
     double t0 = now();
     if (mbind(p, size, MPOL_BIND, &to, 64, MPOL_MF_MOVE | MPOL_MF_STRICT) != 0) {
@@ -126,16 +155,6 @@ static double time_mbind(int src, int dst, size_t size)
     double t = now() - t0;
     munmap(p, size);
     return t;
-}
-
-static loci_allocator_t *allocator_on(int n)
-{
-    char intent[32];
-    snprintf(intent, sizeof intent, "target=node:%d!", n);
-    loci_allocator_t *a = loci_allocator_create(intent);
-    if (!a)
-        die(intent);
-    return a;
 }
 
 static void usage(void)
@@ -190,8 +209,8 @@ int main(int argc, char **argv)
     FILE *jf = open_memstream(&js, &jlen);
     fprintf(jf, "{\"benchmark\": \"arena move vs memmove (SICM Fig. 1)\", \"repeats\": %d, "
                 "\"block_bytes\": %d, \"rows\": [", repeats, BLOCK);
-    printf("%-13s %11s %10s %10s %10s %9s %9s %6s %7s\n", "pair", "bytes", "move ms", "memmove ms", "mbind ms",
-           "move MB/s", "mmove MB/s", "ratio", "loci/kernel");
+    printf("%-13s %11s %10s %10s %10s %10s %10s %9s %9s %9s %6s %6s %7s\n", "pair", "bytes", "move ms", "migrate ms",
+           "memmove ms", "mbind ms", "fresh ms", "move MB/s", "migr MB/s", "mmove MB/s", "ratio", "r.migr", "loci/kernel");
     int rows = 0;
     for (int k = 0; k < npairs; k++) {
         loci_target_info_t si, di;
@@ -206,27 +225,31 @@ int main(int argc, char **argv)
         if (top < hi)
             printf("# %s: sizes capped at 2^%d: %s has %llu MiB free, %s %llu MiB\n", pair, top, si.name,
                    (unsigned long long)(si.available >> 20), di.name, (unsigned long long)(di.available >> 20));
-        loci_allocator_t *asrc = allocator_on(from[k]), *adst = allocator_on(to[k]);
         for (int e = lo; e <= top; e++) {
             size_t size = (size_t)1 << e;
-            double mv[MAX_REPEATS], mm[MAX_REPEATS], mb[MAX_REPEATS];
+            double mv[MAX_REPEATS], mg[MAX_REPEATS], mm[MAX_REPEATS], mb[MAX_REPEATS], fr[MAX_REPEATS];
             for (int r = 0; r < repeats; r++) {
-                mv[r] = time_move(from[k], dst, size);
-                mm[r] = time_memmove(asrc, adst, size);
+                mv[r] = time_move(from[k], dst, size, "auto");
+                mg[r] = time_move(from[k], dst, size, "migrate");
+                mm[r] = time_memmove(from[k], to[k], size);
                 mb[r] = time_mbind(from[k], to[k], size);
+                fr[r] = time_fresh(to[k], size);
             }
             double m1 = median(mv, repeats), m2 = median(mm, repeats), m3 = median(mb, repeats);
-            fprintf(progress, "bench_migrate: %s 2^%d bytes: move %.3f ms, memmove %.3f ms, mbind %.3f ms\n", pair,
-                    e, m1 * 1e3, m2 * 1e3, m3 * 1e3);
-            printf("%-13s %11zu %10.3f %10.3f %10.3f %9.1f %9.1f %6.3f %7.2f\n", pair, size, m1 * 1e3, m2 * 1e3,
-                   m3 * 1e3, size / m1 / 1e6, size / m2 / 1e6, m2 / m1, m1 / m3);
+            double m4 = median(mg, repeats), m5 = median(fr, repeats);
+            fprintf(progress, "bench_migrate: %s 2^%d bytes: move %.3f ms, migrating move %.3f ms, memmove %.3f ms, "
+                              "mbind %.3f ms, fresh pages %.3f ms\n", pair, e, m1 * 1e3, m4 * 1e3, m2 * 1e3, m3 * 1e3, m5 * 1e3);
+            printf("%-13s %11zu %10.3f %10.3f %10.3f %10.3f %10.3f %9.1f %9.1f %9.1f %6.3f %6.3f %7.2f\n", pair,
+                   size, m1 * 1e3, m4 * 1e3, m2 * 1e3, m3 * 1e3, m5 * 1e3, size / m1 / 1e6, size / m4 / 1e6, size / m2 / 1e6, m2 / m1,
+                   m2 / m4, m1 / m3);
             fprintf(jf, "%s\n  {\"from\": \"%s\", \"to\": \"%s\", \"bytes\": %zu, \"move_median_s\": %.9f, "
-                        "\"memmove_median_s\": %.9f, \"mbind_median_s\": %.9f, \"ratio\": %.4f, "
-                        "\"loci_over_kernel\": %.4f",
-                    rows++ ? "," : "", si.name, di.name, size, m1, m2, m3, m2 / m1, m1 / m3);
-            const double *all[3] = {mv, mm, mb};
-            static const char *key[3] = {"move_s", "memmove_s", "mbind_s"};
-            for (int c = 0; c < 3; c++) {
+                        "\"migrate_median_s\": %.9f, \"memmove_median_s\": %.9f, \"mbind_median_s\": %.9f, "
+                        "\"fresh_median_s\": %.9f, "
+                        "\"ratio\": %.4f, \"migrate_ratio\": %.4f, \"loci_over_kernel\": %.4f",
+                    rows++ ? "," : "", si.name, di.name, size, m1, m4, m2, m3, m5, m2 / m1, m2 / m4, m1 / m3);
+            const double *all[5] = {mv, mg, mm, mb, fr};
+            static const char *key[5] = {"move_s", "migrate_s", "memmove_s", "mbind_s", "fresh_s"};
+            for (int c = 0; c < 5; c++) {
                 fprintf(jf, ", \"%s\": [", key[c]);
                 for (int r = 0; r < repeats; r++)
                     fprintf(jf, "%s%.9f", r ? ", " : "", all[c][r]);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SICM Fig. 1 in the tiers3 VM: time to move an arena between NUMA nodes against memmove of the
-# same bytes. Writes bench/results/migrate.txt (the table) and bench/results/migrate.json.
+# same bytes. Writes bench/results/migrate.txt (the table), bench/results/migrate.json and the plot
+# bench/results/migrate.png.
 # Builds nothing: build first, e.g.
 #   cmake -S . -B build -G Ninja && ninja -C build
 # BUILD_DIR picks the build directory (default: build). Extra arguments go to bench_migrate
@@ -34,3 +35,13 @@ mkdir -p "$root/bench/results"
 sed '/^--- json ---$/,$d' "$work/out/migrate.log" | tee "$root/bench/results/migrate.txt"
 sed '1,/^--- json ---$/d' "$work/out/migrate.log" >"$root/bench/results/migrate.json"
 echo "run.sh: wrote bench/results/migrate.txt and bench/results/migrate.json" >&2
+# matplotlib: a python3 earlier on PATH (pyenv, venv) may lack it; try the system one too.
+for py in ${PYTHON:-} python3 /usr/bin/python3; do
+  if command -v "$py" >/dev/null && "$py" -c 'import matplotlib' 2>/dev/null; then
+    "$py" "$root/bench/migrate/plot.py" "$root/bench/results/migrate.json" "$root/bench/results/migrate.png"
+    echo "run.sh: drew bench/results/migrate.png" >&2
+    exit 0
+  fi
+done
+echo "run.sh: *** no python3 with matplotlib (apt-get install python3-matplotlib): no plot" >&2
+exit 1

@@ -1,7 +1,8 @@
 /*
  * numa provider: anonymous private memory placed with mbind.
  * alloc = mmap (aligned by over-map + trim) + mbind per policy (+ mlock when
- * pinned); move = mbind(MOVE|STRICT), then every page's node checked;
+ * pinned); move = a copy mremapped over the extent (move_copy.c) or
+ * mbind(MOVE|STRICT), then every page's node checked;
  * purge = MADV_DONTNEED (the policy stays with the mapping, so purged pages
  * come back on the same nodes); adopt = a fresh mapping, a copy, mremap.
  */
@@ -48,9 +49,13 @@ static int numa_move(void *addr, size_t size, const place_t *to)
         return mbind(addr, size, MPOL_DEFAULT, NULL, 0, 0) == 0
                    ? 0
                    : loci__fail(LOCI_EINVAL, "numa: mbind(MPOL_DEFAULT): %s", strerror(errno));
-    /* mbind moves the pages and sets the policy future faults follow; then
-     * each page's node is checked, not taken on trust */
-    int rc = vm_apply_policy(addr, size, to, MPOL_MF_MOVE | MPOL_MF_STRICT);
+    /* A copy into fresh memory placed per `to`, mremapped over the extent,
+     * where it applies; else mbind moves the pages. Either sets the policy
+     * future faults follow. Then each page's node is checked, not taken on
+     * trust. */
+    int rc = vm_move_copy(addr, size, to);
+    if (rc == 1)
+        rc = vm_apply_policy(addr, size, to, MPOL_MF_MOVE | MPOL_MF_STRICT);
     return rc == 0 || rc == LOCI_EIO ? vm_check_placed(addr, size, to) : rc;
 }
 

@@ -35,6 +35,31 @@ static int open_full(void)
     return fd;
 }
 
+/* Ask for write-protect faults on anonymous memory; false (errno set) when the kernel lacks them. */
+static bool handshake(int fd)
+{
+    struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP};
+    if (ioctl(fd, UFFDIO_API, &api) != 0)
+        return false;
+    if (!(api.features & UFFD_FEATURE_PAGEFAULT_FLAG_WP)) {
+        errno = ENOTSUP;
+        return false;
+    }
+    return true;
+}
+
+int uffd_open_wp(void)
+{
+    int fd = open_full();
+    if (fd >= 0 && !handshake(fd)) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
 static const char *const how_to_allow =
     "allow it with `sysctl vm.unprivileged_userfaultfd=1`, the CAP_SYS_PTRACE capability, or "
     "read-write access to /dev/userfaultfd";
@@ -55,8 +80,7 @@ int uffd_open(bool user_only_ok, bool *user_only)
         return loci__fail(LOCI_ENOTSUP, "mode=paged: userfaultfd(2) failed: %s (a kernel without "
                                         "CONFIG_USERFAULTFD?); use mode=mmap", strerror(errno));
     }
-    struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP};
-    if (ioctl(fd, UFFDIO_API, &api) != 0 || !(api.features & UFFD_FEATURE_PAGEFAULT_FLAG_WP)) {
+    if (!handshake(fd)) {
         int e = errno;
         close(fd);
         return loci__fail(LOCI_ENOTSUP, "mode=paged: this kernel's userfaultfd cannot write-protect "

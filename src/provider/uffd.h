@@ -22,6 +22,11 @@
  *  device node. */
 int uffd_open(bool user_only_ok, bool *user_only);
 
+/** A full descriptor (it also handles faults the kernel takes for the process)
+ *  with write-protect support on anonymous memory, as uffd_open opens it, or
+ *  -1 with errno set and no message: for callers that have another way. */
+int uffd_open_wp(void);
+
 /** Hand [addr, addr+len) to the descriptor: missing pages fault to it, and
  *  with `wp` writes to write-protected pages too. */
 int uffd_register(int fd, void *addr, size_t len, bool wp);

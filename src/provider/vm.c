@@ -447,6 +447,11 @@ bool provider_accessible(const void *addr, size_t size, bool write)
 int vm_replace(void *to, void *from, size_t size)
 {
     memcpy(from, to, size);
+    return vm_remap_over(to, from, size);
+}
+
+int vm_remap_over(void *to, void *from, size_t size)
+{
     if (mremap(from, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, to) == MAP_FAILED) {
         int e = errno;
         /* mremap may have unmapped `to` before failing: the caller still owns

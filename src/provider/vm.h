@@ -51,6 +51,20 @@ int vm_check_placed(void *addr, size_t size, const place_t *place);
  *  have dropped it first) and `from` is still mapped. */
 int vm_replace(void *to, void *from, size_t size);
 
+/** The second half of vm_replace: move the mapping at `from`, which already
+ *  holds the contents, over [to, to+size). Same guarantees on failure. */
+int vm_remap_over(void *to, void *from, size_t size);
+
+/** Move [addr, addr+size) of private anonymous memory to `to` by copying,
+ *  addresses kept (move_copy.c): fresh memory placed per `to` gets a copy of
+ *  every resident page and is then mremapped over the range. Writers wait
+ *  meanwhile (userfaultfd write-protection), readers read on. 0 when moved;
+ *  1, with nothing done and no message, where this path does not apply (no
+ *  write-protecting userfaultfd, pinned memory, LOCI_ARENA_MOVE=migrate):
+ *  the caller then migrates the pages with mbind; LOCI_E* on failure (the
+ *  range as it was), LOCI_ENOTSUP when LOCI_ARENA_MOVE=copy cannot be done. */
+int vm_move_copy(void *addr, size_t size, const place_t *to);
+
 /** mlock the range; on failure the message names RLIMIT_MEMLOCK. */
 int vm_pin(void *addr, size_t size);
 
