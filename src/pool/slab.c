@@ -16,8 +16,8 @@
  *            no slab left is unmapped.
  *
  * Retention. Faulting pages in again costs far more than keeping them, so
- * empty slabs (and freed big extents, see large.c) stay resident, within
- * limits:
+ * empty slabs (and freed big blocks: dirty slices, segment.c, and cached
+ * extents, large.c) stay resident, within limits:
  *  - budget: a heap retains at most max(64 MiB, twice its recent peak of
  *    bytes in use), in use = committed - retained, the peak taken over the
  *    current and the previous window of one purge delay. Twice, because
