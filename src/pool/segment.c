@@ -22,6 +22,8 @@
 
 #include <stdlib.h>
 
+#define DIRTY_LOOK 16u /* segments searched for a dirty run at most */
+
 /* First run of n clear bits in used, or -1. */
 static int find_run(uint64_t used, unsigned n)
 {
@@ -122,21 +124,18 @@ segment_t *pool__slices_take(pool_heap_t *h, unsigned n, unsigned *first, unsign
 {
     segment_t *any = NULL;
     int at = -1;
-    for (segment_t *g = h->segments; g; g = g->next) {
-        if ((unsigned)__builtin_popcountll(~g->used) < n)
-            continue;
-        int i = g->dirty ? find_run(g->used | ~g->dirty, n) : -1;
-        if (i >= 0) { /* resident already: no fault, nothing to charge */
+    /* a dirty run (resident already: no fault, nothing new to charge), in
+     * the segments freed into last; then the first free run */
+    unsigned seen = 0;
+    for (segment_t *g = h->dirty; g && seen < DIRTY_LOOK; g = g->dnext, seen++) {
+        if ((at = find_run(g->used | ~g->dirty, n)) >= 0) {
             any = g;
-            at = i;
             break;
         }
-        if (!any && (i = find_run(g->used, n)) >= 0) {
+    }
+    for (segment_t *g = h->segments; g && !any; g = g->next) {
+        if ((unsigned)__builtin_popcountll(~g->used) >= n && (at = find_run(g->used, n)) >= 0)
             any = g;
-            at = i;
-            if (!h->dirty) /* no dirty run anywhere to look for */
-                break;
-        }
     }
     if (any) {
         uint64_t mask = run_mask((unsigned)at, n), was = any->dirty & mask;
