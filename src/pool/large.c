@@ -4,8 +4,7 @@
  * Up to POOL_CARVE_MAX (slice-rounded, aligned to at most a slice, on
  * providers without a flush) a block is a run of slices carved from a
  * segment (segment.c): segments are mapped and placed 4 MiB at a time, and a
- * freed block's slices stay resident there, retained as dirty slices while
- * the heap retains at most max(64 MiB, twice what it still uses), so a
+ * freed block's slices stay resident there, retained as dirty slices, so a
  * block of any size carved there later neither maps nor faults. This is
  * glibc's reuse of its heap, for memory placed by policy.
  *
@@ -366,16 +365,14 @@ static void *carve(pool_heap_t *h, size_t bytes, bool zero)
     return p;
 }
 
-/* Free a carved block (out of the page map): its slices stay dirty while
- * what the heap retains stays within twice what it still uses (a block
- * freed among many live ones is soon reused), else go back at once
- * (purged, or unmapped with the segment when it was the last thing there). */
+/* Free a carved block (out of the page map): its slices stay dirty within
+ * the budget, else go back at once. */
 static void free_carved(pool_heap_t *h, large_t *d, unsigned delay)
 {
     size_t span = (size_t)d->nslices * SLICE_SIZE;
     pthread_mutex_lock(&h->lock);
     large_unlink(h, d);
-    bool keep = delay && pool__may_retain(h, span);
+    bool keep = delay && span <= pool__retain_budget(h);
     if (keep)
         pool__slices_keep(h, d->seg, d->first, d->nslices, pool__now_ms());
     pthread_mutex_unlock(&h->lock);

@@ -466,11 +466,6 @@ static inline void pool__retained_add(pool_heap_t *h, int64_t bytes)
     atomic_fetch_add_explicit(&h->retained, (uint64_t)bytes, memory_order_relaxed);
 }
 uint64_t pool__retain_budget(pool_heap_t *h);
-/* Whether `bytes` more in use may become retained and still keep retention
- * within max(64 MiB, twice what stays in use now) (not the recent peak):
- * where a program frees a mass of big blocks, the memory goes back with
- * those frees, not in bursts of purges on later, unrelated slow paths. */
-bool pool__may_retain(pool_heap_t *h, size_t bytes);
 void pool__note_in_use(pool_heap_t *h);
 /* Over budget: release the oldest retained things, at most max of them. */
 void pool__retain_trim(pool_heap_t *h, unsigned max);

@@ -295,13 +295,6 @@ static uint64_t in_use(pool_heap_t *h)
     return c > r ? c - r : 0;
 }
 
-bool pool__may_retain(pool_heap_t *h, size_t bytes)
-{
-    uint64_t r = atomic_load_explicit(&h->retained, memory_order_relaxed) + bytes, u = in_use(h);
-    u = u > bytes ? u - bytes : 0;
-    return r <= (u * RETAIN_PEAKS > RETAIN_FLOOR ? u * RETAIN_PEAKS : RETAIN_FLOOR);
-}
-
 void pool__note_in_use(pool_heap_t *h)
 {
     pool__peak_raise(&h->peak_cur, in_use(h));
