@@ -300,6 +300,21 @@ int pool__lcache_foreach(pool_heap_t *h, int (*cb)(void *base, size_t size, void
 
 /* --- blocks ------------------------------------------------------------------- */
 
+/* A new block's pages (populated where the heap is strict, so a full node
+ * answers ENOMEM now) and descriptor d, into the page map. */
+static int block_enter(pool_heap_t *h, large_t *d, void *p, size_t bytes)
+{
+    int rc = h->strict && h->ops->populate ? h->ops->populate(p, bytes) : 0;
+    if (rc != 0)
+        return rc;
+    atomic_store_explicit(&d->live, 1, memory_order_relaxed);
+    d->base = (uintptr_t)p;
+    d->size = bytes;
+    d->heap = h;
+    return (uintptr_t)d >> PM_ADDR_BITS ? loci__fail(LOCI_ENOMEM, "block metadata beyond 48-bit addresses")
+                                        : pool__pagemap_set(d->base, bytes, (uintptr_t)d | DESC_LARGE, 0, 0);
+}
+
 static bool carvable(const pool_heap_t *h, size_t bytes, size_t align)
 {
     return bytes <= POOL_CARVE_MAX && align <= SLICE_SIZE && !h->ops->flush;
@@ -315,8 +330,7 @@ static void *carve(pool_heap_t *h, size_t bytes, bool zero)
     if (pool__charge(h, span) != 0 && !(pool__reclaim(h, -1) && pool__charge(h, span) == 0))
         return NULL;
     large_t *d = calloc(1, sizeof *d);
-    if (!d || (uintptr_t)d >> PM_ADDR_BITS) {
-        free(d);
+    if (!d) {
         pool__uncharge(h, span);
         return loci__fail_null(LOCI_ENOMEM, "out of memory for block metadata");
     }
@@ -337,18 +351,11 @@ static void *carve(pool_heap_t *h, size_t bytes, bool zero)
     int rc = 0;
     if (zero && (ndirty || !h->purgeable)) /* stale bytes of an earlier block (unpurged where pinned) */
         rc = h->purgeable ? h->ops->purge(p, span) : pool__zero(h->ops, p, bytes);
-    if (rc == 0 && h->strict && h->ops->populate)
-        rc = h->ops->populate(p, bytes);
-    if (rc == 0) {
-        atomic_store_explicit(&d->live, 1, memory_order_relaxed);
-        d->base = (uintptr_t)p;
-        d->size = bytes;
-        d->heap = h;
-        d->seg = g;
-        d->first = (uint8_t)first;
-        d->nslices = (uint8_t)n;
-        rc = pool__pagemap_set(d->base, bytes, (uintptr_t)d | DESC_LARGE, 0, 0);
-    }
+    d->seg = g;
+    d->first = (uint8_t)first;
+    d->nslices = (uint8_t)n;
+    if (rc == 0)
+        rc = block_enter(h, d, p, bytes);
     if (rc != 0) {
         free(d);
         pool__slices_release(h, g, first, n, 0);
@@ -462,17 +469,7 @@ void *pool__alloc_large(pool_heap_t *h, size_t size, size_t align, bool zero)
         return NULL;
     }
     large_t *d = calloc(1, sizeof *d);
-    int rc = d ? 0 : loci__fail(LOCI_ENOMEM, "out of memory for block metadata");
-    if (rc == 0 && h->strict && h->ops->populate)
-        rc = h->ops->populate(p, bytes);
-    if (rc == 0) {
-        atomic_store_explicit(&d->live, 1, memory_order_relaxed);
-        d->base = (uintptr_t)p;
-        d->size = bytes;
-        d->heap = h;
-        rc = (uintptr_t)d >> PM_ADDR_BITS ? loci__fail(LOCI_ENOMEM, "block metadata beyond 48-bit addresses")
-                                          : pool__pagemap_set(d->base, bytes, (uintptr_t)d | DESC_LARGE, 0, 0);
-    }
+    int rc = d ? block_enter(h, d, p, bytes) : loci__fail(LOCI_ENOMEM, "out of memory for block metadata");
     if (rc != 0) {
         free(d);
         h->ops->free(p, bytes);
