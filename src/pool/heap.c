@@ -135,10 +135,13 @@ int pool_heap_foreach_extent(pool_heap_t *h, int (*cb)(void *base, size_t size, 
 {
     int rc = 0;
     pthread_mutex_lock(&h->lock);
-    for (segment_t *g = h->segments; g && rc == 0; g = g->next)
-        rc = cb((void *)g->base, POOL_SEGMENT_SIZE, arg);
+    segment_t *segs[2] = {h->segments, h->segs_full};
+    for (int i = 0; i < 2; i++)
+        for (segment_t *g = segs[i]; g && rc == 0; g = g->next)
+            rc = cb((void *)g->base, POOL_SEGMENT_SIZE, arg);
     for (large_t *d = h->larges; d && rc == 0; d = d->next)
-        rc = cb((void *)d->base, d->size, arg);
+        if (!d->seg) /* carved ones are in their segments */
+            rc = cb((void *)d->base, d->size, arg);
     if (rc == 0)
         rc = pool__lcache_foreach(h, cb, arg);
     pthread_mutex_unlock(&h->lock);
@@ -168,10 +171,13 @@ int pool_heap_rebase(pool_heap_t *h, const provider_ops_t *ops, const place_t *p
     uint64_t committed = counter_get(&h->committed);
     int rc = to == h->acct ? 0 : pool__charge_to(to, ops, place, committed);
     bool charged = rc == 0 && to != h->acct;
-    for (segment_t *g = h->segments; g && rc == 0; g = g->next)
-        rc = move((void *)g->base, POOL_SEGMENT_SIZE, arg);
+    segment_t *segs[2] = {h->segments, h->segs_full};
+    for (int i = 0; i < 2; i++) /* with the slabs, carved blocks and dirty slices in them */
+        for (segment_t *g = segs[i]; g && rc == 0; g = g->next)
+            rc = move((void *)g->base, POOL_SEGMENT_SIZE, arg);
     for (large_t *d = h->larges; d && rc == 0; d = d->next)
-        rc = move((void *)d->base, d->size, arg);
+        if (!d->seg)
+            rc = move((void *)d->base, d->size, arg);
     if (rc == 0) /* extents cached since the drop above */
         rc = pool__lcache_foreach(h, move, arg);
     if (rc == 0) {

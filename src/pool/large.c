@@ -1,7 +1,15 @@
 /*
- * Dedicated extents for big blocks (above POOL_SMALL_MAX, or alignments no
- * size class gives): one provider extent per block, page-rounded, aligned to
- * at least a slice.
+ * Big blocks (above POOL_SMALL_MAX, or alignments no size class gives).
+ *
+ * Up to POOL_CARVE_MAX (slice-rounded, aligned to at most a slice, on
+ * providers without a flush) a block is a run of slices carved from a
+ * segment (segment.c): segments are mapped and placed 4 MiB at a time, and a
+ * freed block's slices stay resident there, retained as dirty slices, so a
+ * block of any size carved there later neither maps nor faults. This is
+ * glibc's reuse of its heap, for memory placed by policy.
+ *
+ * Larger blocks get a dedicated extent: one provider extent per block,
+ * page-rounded, aligned to at least a slice.
  *
  * The extent cache. A freed extent is not unmapped at once: it waits in its
  * heap's cache, still mapped, placed (its policy stays with the mapping) and
@@ -292,6 +300,94 @@ int pool__lcache_foreach(pool_heap_t *h, int (*cb)(void *base, size_t size, void
 
 /* --- blocks ------------------------------------------------------------------- */
 
+/* A new block's pages (populated where the heap is strict, so a full node
+ * answers ENOMEM now) and descriptor d, into the page map. */
+static int block_enter(pool_heap_t *h, large_t *d, void *p, size_t bytes)
+{
+    int rc = h->strict && h->ops->populate ? h->ops->populate(p, bytes) : 0;
+    if (rc != 0)
+        return rc;
+    atomic_store_explicit(&d->live, 1, memory_order_relaxed);
+    d->base = (uintptr_t)p;
+    d->size = bytes;
+    d->heap = h;
+    return (uintptr_t)d >> PM_ADDR_BITS ? loci__fail(LOCI_ENOMEM, "block metadata beyond 48-bit addresses")
+                                        : pool__pagemap_set(d->base, bytes, (uintptr_t)d | DESC_LARGE, 0, 0);
+}
+
+static bool carvable(const pool_heap_t *h, size_t bytes, size_t align)
+{
+    return bytes <= POOL_CARVE_MAX && align <= SLICE_SIZE && !h->ops->flush;
+}
+
+/* A block of `bytes` (page-rounded) on slices of a segment: a dirty run
+ * first (resident: no fault; purged first for calloc). */
+static void *carve(pool_heap_t *h, size_t bytes, bool zero)
+{
+    unsigned n = (unsigned)((bytes + SLICE_SIZE - 1) >> SLICE_SHIFT), first = 0, ndirty = 0;
+    size_t span = (size_t)n * SLICE_SIZE;
+    /* a failed charge first gives back what the heap retains, then retries */
+    if (pool__charge(h, span) != 0 && !(pool__reclaim(h, -1) && pool__charge(h, span) == 0))
+        return NULL;
+    large_t *d = calloc(1, sizeof *d);
+    if (!d) {
+        pool__uncharge(h, span);
+        return loci__fail_null(LOCI_ENOMEM, "out of memory for block metadata");
+    }
+    pthread_mutex_lock(&h->lock);
+    segment_t *g = pool__slices_take(h, n, &first, &ndirty);
+    pthread_mutex_unlock(&h->lock);
+    if (!g && pool__reclaim(h, -1)) { /* the provider is full (a GPU): give back what we retain, retry */
+        pthread_mutex_lock(&h->lock);
+        g = pool__slices_take(h, n, &first, &ndirty);
+        pthread_mutex_unlock(&h->lock);
+    }
+    if (!g) {
+        free(d);
+        pool__uncharge(h, span);
+        return NULL;
+    }
+    void *p = (void *)(g->base + (uintptr_t)first * SLICE_SIZE);
+    int rc = 0;
+    if (zero && (ndirty || !h->purgeable)) /* stale bytes of an earlier block (unpurged where pinned) */
+        rc = h->purgeable ? h->ops->purge(p, span) : pool__zero(h->ops, p, bytes);
+    d->seg = g;
+    d->first = (uint8_t)first;
+    d->nslices = (uint8_t)n;
+    if (rc == 0)
+        rc = block_enter(h, d, p, bytes);
+    if (rc != 0) {
+        free(d);
+        pool__slices_release(h, g, first, n, 0);
+        pool__uncharge(h, span);
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
+    pthread_mutex_lock(&h->lock);
+    large_link(h, d);
+    pool__committed_add(h, (int64_t)span);
+    pthread_mutex_unlock(&h->lock);
+    pool__held_add(h, NULL, (int64_t)bytes, 1);
+    pool__note_in_use(h);
+    return p;
+}
+
+/* Free a carved block (out of the page map): its slices stay dirty within
+ * the budget, else go back at once. */
+static void free_carved(pool_heap_t *h, large_t *d, unsigned delay)
+{
+    size_t span = (size_t)d->nslices * SLICE_SIZE;
+    pthread_mutex_lock(&h->lock);
+    large_unlink(h, d);
+    bool keep = delay && span <= pool__retain_budget(h);
+    if (keep)
+        pool__slices_keep(h, d->seg, d->first, d->nslices, pool__now_ms());
+    pthread_mutex_unlock(&h->lock);
+    if (!keep)
+        pool__slices_release(h, d->seg, d->first, d->nslices, span);
+    free(d);
+}
+
 /* A cached extent becomes block d again: charged again if purged (and
  * populated if strict), zeroed if asked, into the page map. Fails (and
  * unmaps it) like a new extent would. */
@@ -348,6 +444,8 @@ void *pool__alloc_large(pool_heap_t *h, size_t size, size_t align, bool zero)
     size_t bytes = (size + page - 1) & ~(page - 1);
     if (bytes == 0)
         bytes = page;
+    if (carvable(h, bytes, align))
+        return carve(h, bytes, zero);
     if (align < SLICE_SIZE)
         align = SLICE_SIZE;
     if (atomic_load_explicit(&h->lc_count, memory_order_relaxed)) {
@@ -371,17 +469,7 @@ void *pool__alloc_large(pool_heap_t *h, size_t size, size_t align, bool zero)
         return NULL;
     }
     large_t *d = calloc(1, sizeof *d);
-    int rc = d ? 0 : loci__fail(LOCI_ENOMEM, "out of memory for block metadata");
-    if (rc == 0 && h->strict && h->ops->populate)
-        rc = h->ops->populate(p, bytes);
-    if (rc == 0) {
-        atomic_store_explicit(&d->live, 1, memory_order_relaxed);
-        d->base = (uintptr_t)p;
-        d->size = bytes;
-        d->heap = h;
-        rc = (uintptr_t)d >> PM_ADDR_BITS ? loci__fail(LOCI_ENOMEM, "block metadata beyond 48-bit addresses")
-                                          : pool__pagemap_set(d->base, bytes, (uintptr_t)d | DESC_LARGE, 0, 0);
-    }
+    int rc = d ? block_enter(h, d, p, bytes) : loci__fail(LOCI_ENOMEM, "out of memory for block metadata");
     if (rc != 0) {
         free(d);
         h->ops->free(p, bytes);
@@ -405,6 +493,14 @@ int pool__free_large(large_t *d, void *p)
     size_t bytes = d->size;
     unsigned delay = atomic_load_explicit(&pool__purge_delay_ms, memory_order_relaxed);
     pool__pagemap_clear(d->base, bytes);
+    if (d->seg) {
+        free_carved(h, d, delay);
+        pool__held_add(h, NULL, -(int64_t)bytes, -1);
+        atomic_fetch_add_explicit(&h->frees, 1, memory_order_relaxed);
+        pool__retain_trim(h, 2);
+        pool__maybe_decay(h);
+        return 0;
+    }
     /* Unlinked and cached, or uncharged, in one step, with the provider read
      * there too: pool_heap_rebase (under this lock) then sees the block
      * either wholly in the heap or wholly out of it. */
@@ -447,6 +543,13 @@ void pool__larges_release(pool_heap_t *h)
             large_t *next = d->next;
             if (i == 0) /* live blocks are still in the page map */
                 pool__pagemap_clear(d->base, d->size);
+            if (d->seg) { /* carved (live): its segment goes with the segments */
+                pool__uncharge(h, (size_t)d->nslices * SLICE_SIZE);
+                pool__committed_add(h, -(int64_t)d->nslices * (int64_t)SLICE_SIZE);
+                free(d);
+                d = next;
+                continue;
+            }
             h->ops->free((void *)d->base, d->size);
             if (i < 2) { /* purged cached ones are no longer charged */
                 pool__uncharge(h, d->size);

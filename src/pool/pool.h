@@ -14,17 +14,20 @@
  *
  * Sizes: blocks up to POOL_SMALL_MAX come from size classes (8 B ... 256 KiB,
  * at most 12.5 % rounding above 128 B) carved from slabs (runs of 64 KiB
- * slices of 4 MiB segments); larger blocks get a dedicated extent,
- * page-aligned. A page map (64 KiB granularity) finds any pointer's slab or
+ * slices of 4 MiB segments); larger blocks up to POOL_CARVE_MAX (2 MiB) are
+ * runs of slices themselves, page-aligned; larger still get a dedicated
+ * extent, page-aligned. A page map (64 KiB granularity) finds any pointer's slab or
  * extent in O(1); a state byte per block start says whether it is live,
  * which catches double and foreign frees.
  *
  * Retention: memory freed is kept resident for reuse (faulting pages in
  * again costs far more than keeping them), within limits, and goes back to
  * the kernel (provider purge, unmap) after sustained frees:
- *  - empty slabs, and freed dedicated extents (in a per-heap extent cache,
- *    out of the page map, reused for a block of the same size to 1/8 more),
- *    stay ready, still charged to the target while their pages are resident;
+ *  - empty slabs, the slices of freed big blocks (dirty slices, carved
+ *    again for a block of any size), and freed dedicated extents (in a
+ *    per-heap extent cache, out of the page map, reused for a block of the
+ *    same size to 1/8 more), stay ready, still charged to the target while
+ *    their pages are resident;
  *  - budget: a heap keeps at most max(64 MiB, twice its recent peak of
  *    bytes in use) that way (free memory is split by size class); past it
  *    the oldest go at once;
@@ -193,10 +196,11 @@ const struct loci_target *pool_target_of(const void *p);
  *  a consistent-enough snapshot while other threads allocate. */
 typedef struct {
     uint64_t bytes_in_use;    /* live blocks now (exact at the time of the call) */
-    uint64_t bytes_committed; /* slabs and dedicated extents now: what is charged
-                               * to the target (>= bytes_in_use: includes free
-                               * blocks in slabs and thread caches, empty slabs
-                               * and freed extents kept for reuse) */
+    uint64_t bytes_committed; /* slabs, carved blocks and dedicated extents now:
+                               * what is charged to the target (>= bytes_in_use:
+                               * includes free blocks in slabs and thread caches,
+                               * empty slabs, dirty slices and freed extents kept
+                               * for reuse) */
     uint64_t bytes_peak;      /* high-water mark of bytes_committed (so >= the peak
                                * of bytes_in_use); kept where memory is committed,
                                * off the allocation fast path */
@@ -205,7 +209,7 @@ typedef struct {
     uint64_t allocs;          /* successful allocations: frees + live blocks */
     uint64_t extents_mapped;  /* extents mapped now (cached freed ones too) */
     uint64_t extents_total;   /* extents mapped since creation */
-    uint64_t purges;          /* slabs and cached extents given back to the OS */
+    uint64_t purges;          /* slabs, dirty slices and cached extents given back to the OS */
 } pool_stats_t;
 
 /** Counters of one heap. */

@@ -102,12 +102,17 @@ typedef struct slab {
     _Atomic uint8_t state[] __attribute__((aligned(64))); /* BLOCK_LIVE / BLOCK_FREE per unit */
 } slab_t;
 
-/* A dedicated extent holding one big block, or, freed, waiting in its
- * heap's extent cache (out of the page map then). */
+/* A big block: a dedicated extent, or, up to POOL_CARVE_MAX, a run of
+ * slices of a segment (seg set). A dedicated one, freed, waits in its heap's
+ * extent cache (out of the page map then); carved ones go back to their
+ * segment as dirty slices. */
 typedef struct large {
     _Atomic uint8_t live;
     uint8_t purged; /* cached: its pages were given back (reads as zeros) */
     uint8_t busy;   /* cached: being purged (not to be taken), heap lock */
+    uint8_t first;  /* carved: first slice in seg */
+    uint8_t nslices; /* carved: slices (size rounded up to a slice) */
+    struct segment *seg; /* carved: its segment; NULL for a dedicated extent */
     uintptr_t base;
     size_t size;
     pool_heap_t *heap;
@@ -116,11 +121,16 @@ typedef struct large {
     uint64_t since;              /* cached: ms when cached (or purged) */
 } large_t;
 
-/* A 4 MiB extent cut into 64 KiB slices; slabs are runs of slices. */
+/* A 4 MiB extent cut into 64 KiB slices; slabs and carved big blocks are
+ * runs of slices (segment.c). Under heap->lock. */
 typedef struct segment {
     uintptr_t base;
-    uint64_t used; /* bit per slice, under heap->lock */
-    struct segment *next, *prev;
+    uint64_t used;  /* bit per slice: a slab's or a block's */
+    uint64_t dirty; /* bit per free slice still resident and charged (retained) */
+    uint64_t dirty_ms; /* when slices were last made dirty */
+    bool full;      /* on h->segs_full (used == all ones), else on h->segments */
+    struct segment *next, *prev;   /* h->segments or h->segs_full */
+    struct segment *dnext, *dprev; /* h->dirty, while dirty != 0 */
     slab_t *slabs[SEG_SLICES]; /* the slab starting at slice i, or NULL */
 } segment_t;
 
@@ -301,7 +311,9 @@ struct pool_heap {
     _Atomic(account_t *) acct;
     place_t place;
     pthread_mutex_t lock; /* segments, larges */
-    segment_t *segments;
+    segment_t *segments, *segs_full; /* with free slices; without (segment.c) */
+    segment_t *dirty, *dirty_tail;   /* with dirty slices, last freed into first */
+    _Atomic uint32_t ndirty;         /* segments on that list */
     large_t *larges;
     tcache_t *tcaches;             /* registry lock */
     struct pool_heap *next, *prev; /* registry list */
@@ -463,6 +475,31 @@ void pool__retain_trim(pool_heap_t *h, unsigned max);
 bool pool__reclaim(pool_heap_t *h, int held);
 /* Unmap every segment (heap destroy). */
 void pool__segments_release(pool_heap_t *h);
+
+/* --- segments (segment.c) ------------------------------------------------------ */
+
+/* Big blocks up to this size (slice-rounded) are carved from segments. */
+#define POOL_CARVE_MAX ((size_t)2 << 20)
+
+/* Heap lock held: n free slices (a dirty run first, then any free run, then
+ * a new segment): their segment, the first slice in *first, and how many of
+ * them were dirty in *ndirty (may be NULL; their bytes are uncharged here:
+ * the caller charged the whole run). NULL when the provider fails. */
+segment_t *pool__slices_take(pool_heap_t *h, unsigned n, unsigned *first, unsigned *ndirty);
+/* No lock held: give slices back, purged (with the `charged` bytes they held,
+ * uncharged); the segment goes when nothing is left in it. */
+void pool__slices_release(pool_heap_t *h, segment_t *g, unsigned first, unsigned n, size_t charged);
+/* Heap lock held: slices of a freed block stay resident and charged, as
+ * retained dirty slices (now: ms). */
+void pool__slices_keep(pool_heap_t *h, segment_t *g, unsigned first, unsigned n, uint64_t now);
+/* No lock held: give back the dirty slices of the segment freed into least
+ * recently if that was at or before `before`; of those not freed into for
+ * `delay` (at most max segments); all. Each returns how many segments. */
+unsigned pool__dirty_purge_oldest(pool_heap_t *h, uint64_t before);
+unsigned pool__dirty_decay(pool_heap_t *h, uint64_t now, uint64_t delay, unsigned max);
+unsigned pool__dirty_drop(pool_heap_t *h);
+/* Heap destroy, after the slabs and blocks in them are gone: unmap all. */
+void pool__segments_unmap_all(pool_heap_t *h);
 
 /* --- dedicated extents (large.c) ------------------------------------------------ */
 

@@ -16,8 +16,8 @@
  *            no slab left is unmapped.
  *
  * Retention. Faulting pages in again costs far more than keeping them, so
- * empty slabs (and freed big extents, see large.c) stay resident, within
- * limits:
+ * empty slabs (and freed big blocks: dirty slices, segment.c, and cached
+ * extents, large.c) stay resident, within limits:
  *  - budget: a heap retains at most max(64 MiB, twice its recent peak of
  *    bytes in use), in use = committed - retained, the peak taken over the
  *    current and the previous window of one purge delay. Twice, because
@@ -148,121 +148,6 @@ static void slab_make_partial(hclass_t *hc, slab_t *s)
     s->where = SLAB_PARTIAL;
 }
 
-/* --- segments (heap lock held) ------------------------------------------------ */
-
-/* First run of n clear bits in used, or -1. */
-static int find_run(uint64_t used, unsigned n)
-{
-    uint64_t m = n >= 64 ? ~0ull : (1ull << n) - 1;
-    for (unsigned i = 0; i + n <= 64;) {
-        uint64_t w = used & (m << i);
-        if (!w)
-            return (int)i;
-        i = 64u - (unsigned)__builtin_clzll(w);
-    }
-    return -1;
-}
-
-static uint64_t run_mask(unsigned first, unsigned n)
-{
-    return (n >= 64 ? ~0ull : (1ull << n) - 1) << first;
-}
-
-static void seg_link(pool_heap_t *h, segment_t *g)
-{
-    g->prev = NULL;
-    g->next = h->segments;
-    if (h->segments)
-        h->segments->prev = g;
-    h->segments = g;
-}
-
-static void seg_unlink(pool_heap_t *h, segment_t *g)
-{
-    if (g->prev)
-        g->prev->next = g->next;
-    else
-        h->segments = g->next;
-    if (g->next)
-        g->next->prev = g->prev;
-}
-
-/* Heap destruction: the segment goes, whatever it holds. */
-static void seg_unmap(pool_heap_t *h, segment_t *g)
-{
-    h->ops->free((void *)g->base, POOL_SEGMENT_SIZE);
-    pool__mapped_add(h, -(int64_t)POOL_SEGMENT_SIZE, -1);
-    free(g);
-}
-
-/* n free slices: their segment, and the first slice in *first. */
-static segment_t *slices_take(pool_heap_t *h, unsigned n, unsigned *first)
-{
-    for (segment_t *g = h->segments; g; g = g->next) {
-        if ((unsigned)__builtin_popcountll(~g->used) < n)
-            continue;
-        int i = find_run(g->used, n);
-        if (i >= 0) {
-            g->used |= run_mask((unsigned)i, n);
-            *first = (unsigned)i;
-            return g;
-        }
-    }
-    void *base = h->ops->alloc(&h->place, POOL_SEGMENT_SIZE, SLICE_SIZE);
-    if (!base)
-        return NULL;
-    segment_t *g = calloc(1, sizeof *g);
-    if (!g) {
-        h->ops->free(base, POOL_SEGMENT_SIZE);
-        return loci__fail_null(LOCI_ENOMEM, "out of memory for segment metadata");
-    }
-    g->base = (uintptr_t)base;
-    seg_link(h, g);
-    pool__mapped_add(h, POOL_SEGMENT_SIZE, 1);
-    g->used = run_mask(0, n);
-    *first = 0;
-    return g;
-}
-
-/* Give slices back, with the `charged` bytes of the slab they held (uncharged
- * under the heap lock, so that pool_heap_rebase sees them wholly in the heap
- * or wholly out); unmap the segment when it holds no slab any more. The pages
- * are purged first, while the slices are still ours, so that no new slab
- * there can lose data to the purge; no lock is held meanwhile (npurging tells
- * pool_heap_rebase to wait for it). */
-static void slices_release(pool_heap_t *h, segment_t *g, unsigned first, unsigned n, size_t charged)
-{
-    uint64_t mask = run_mask(first, n);
-    const provider_ops_t *purge = NULL;
-    pthread_mutex_lock(&h->lock);
-    if ((g->used & ~mask) != 0 && h->purgeable) {
-        purge = h->ops;
-        atomic_fetch_add_explicit(&h->npurging, 1, memory_order_relaxed);
-    }
-    if (purge) {
-        pthread_mutex_unlock(&h->lock);
-        purge->purge((void *)(g->base + first * SLICE_SIZE), (size_t)n * SLICE_SIZE);
-        atomic_fetch_sub_explicit(&h->npurging, 1, memory_order_release);
-        pthread_mutex_lock(&h->lock);
-    }
-    g->used &= ~mask;
-    if (charged) {
-        pool__uncharge(h, charged);
-        pool__committed_add(h, -(int64_t)charged);
-    }
-    bool gone = g->used == 0;
-    const provider_ops_t *ops = h->ops;
-    if (gone) {
-        seg_unlink(h, g);
-        pool__mapped_add(h, -(int64_t)POOL_SEGMENT_SIZE, -1);
-    }
-    pthread_mutex_unlock(&h->lock);
-    if (gone) {
-        ops->free((void *)g->base, POOL_SEGMENT_SIZE);
-        free(g);
-    }
-}
-
 /* --- slab life (class lock held) ---------------------------------------------- */
 
 static slab_t *slab_new(pool_heap_t *h, unsigned c)
@@ -291,11 +176,11 @@ static slab_t *slab_new(pool_heap_t *h, unsigned c)
     }
     unsigned first = 0;
     pthread_mutex_lock(&h->lock);
-    segment_t *g = slices_take(h, n, &first);
+    segment_t *g = pool__slices_take(h, n, &first, NULL);
     pthread_mutex_unlock(&h->lock);
     if (!g && pool__reclaim(h, (int)c)) { /* the provider is full (a GPU): give back what we retain, retry */
         pthread_mutex_lock(&h->lock);
-        g = slices_take(h, n, &first);
+        g = pool__slices_take(h, n, &first, NULL);
         pthread_mutex_unlock(&h->lock);
     }
     if (!g) {
@@ -326,7 +211,7 @@ static slab_t *slab_new(pool_heap_t *h, unsigned c)
     if (rc == 0)
         rc = pool__pagemap_set(s->base, bytes, pm_slab_entry(s), pm_slab_step(s), (uintptr_t)h | c);
     if (rc != 0) {
-        slices_release(h, g, first, n, 0);
+        pool__slices_release(h, g, first, n, 0);
         free(s);
         pool__uncharge(h, bytes);
         errno = ENOMEM;
@@ -349,7 +234,7 @@ static void slab_detach(hclass_t *hc, slab_t *s)
 /* Second step, with no class lock held: pages purged, slices returned. */
 static void slab_release(pool_heap_t *h, slab_t *s)
 {
-    slices_release(h, s->seg, s->first, s->nslices, (size_t)s->nslices * SLICE_SIZE);
+    pool__slices_release(h, s->seg, s->first, s->nslices, (size_t)s->nslices * SLICE_SIZE);
     free(s);
     atomic_fetch_add_explicit(&h->purges, 1, memory_order_relaxed);
     account_t *a = atomic_load_explicit(&h->acct, memory_order_relaxed);
@@ -434,7 +319,7 @@ void pool__retain_trim(pool_heap_t *h, unsigned max)
                 best = c;
             }
         }
-        if (pool__lcache_purge_oldest(h, t))
+        if (pool__lcache_purge_oldest(h, t) || pool__dirty_purge_oldest(h, t))
             continue;
         if (best == NCLASSES)
             break;
@@ -451,7 +336,7 @@ void pool__retain_trim(pool_heap_t *h, unsigned max)
 
 bool pool__reclaim(pool_heap_t *h, int held)
 {
-    unsigned n = pool__lcache_drop(h);
+    unsigned n = pool__lcache_drop(h) + pool__dirty_drop(h);
     for (unsigned c = 0; c < NCLASSES; c++) {
         if (!atomic_load_explicit(&h->cls[c].nempty, memory_order_relaxed))
             continue;
@@ -474,6 +359,7 @@ void pool__collect(pool_heap_t *h)
         if (atomic_load_explicit(&h->cls[c].nempty, memory_order_relaxed))
             class_flush_empty(h, c, false);
     pool__lcache_drop(h);
+    pool__dirty_drop(h);
 }
 
 /* One decay check: a new peak window when one delay has passed, then what
@@ -503,6 +389,8 @@ static unsigned decay_step(pool_heap_t *h, uint64_t now, uint64_t delay)
     }
     if (done < RETAIN_STEP && atomic_load_explicit(&h->lc_count, memory_order_relaxed))
         done += pool__lcache_decay(h, now, delay, RETAIN_STEP - done);
+    if (done < RETAIN_STEP)
+        done += pool__dirty_decay(h, now, delay, RETAIN_STEP - done);
     if (done < RETAIN_STEP && over_budget(h)) {
         pool__retain_trim(h, RETAIN_STEP - done);
         done = RETAIN_STEP; /* look again soon */
@@ -868,23 +756,22 @@ int pool__free_small_slow(uintptr_t aux, void *p, _Atomic uint8_t *state)
 
 void pool__segments_release(pool_heap_t *h)
 {
-    segment_t *g = h->segments;
-    h->segments = NULL;
-    while (g) {
-        segment_t *next = g->next;
-        for (unsigned i = 0; i < SEG_SLICES; i++) {
-            slab_t *s = g->slabs[i];
-            if (!s)
-                continue;
-            size_t bytes = (size_t)s->nslices * SLICE_SIZE;
-            pool__pagemap_clear(s->base, bytes);
-            pool__uncharge(h, bytes);
-            pool__committed_add(h, -(int64_t)bytes);
-            free(s);
+    segment_t *lists[2] = {h->segments, h->segs_full};
+    for (int l = 0; l < 2; l++) {
+        for (segment_t *g = lists[l]; g; g = g->next) {
+            for (unsigned i = 0; i < SEG_SLICES; i++) {
+                slab_t *s = g->slabs[i];
+                if (!s)
+                    continue;
+                size_t bytes = (size_t)s->nslices * SLICE_SIZE;
+                pool__pagemap_clear(s->base, bytes);
+                pool__uncharge(h, bytes);
+                pool__committed_add(h, -(int64_t)bytes);
+                free(s);
+            }
         }
-        seg_unmap(h, g);
-        g = next;
     }
+    pool__segments_unmap_all(h);
     for (unsigned c = 0; c < NCLASSES; c++) {
         h->cls[c].partial = h->cls[c].empty = h->cls[c].empty_tail = NULL;
         atomic_store(&h->cls[c].nempty, 0);

@@ -203,7 +203,7 @@ static void large_blocks(void **state)
     }
     pool_stats_t st;
     pool_stats_heap(h, &st);
-    assert_int_equal(st.extents_mapped, 4);
+    assert_int_equal(st.extents_mapped, 3); /* up to 2 MiB carved from one segment */
     for (int i = 0; i < 4; i++) {
         assert_int_equal(((unsigned char *)blocks[i])[sizes[i] - 1], i + 1);
         assert_int_equal(pool_free(blocks[i]), 0);
@@ -214,7 +214,7 @@ static void large_blocks(void **state)
         assert_int_equal(pool_free(blocks[i]), LOCI_EINVAL);
     }
     pool_stats_heap(h, &st);
-    assert_int_equal(st.extents_mapped, 4); /* in the extent cache */
+    assert_int_equal(st.extents_mapped, 3); /* dirty slices, and the extent cache */
     assert_int_equal(st.bytes_in_use, 0);
     pool_heap_collect(h); /* gives them back */
     pool_stats_heap(h, &st);
@@ -236,32 +236,32 @@ static void large_blocks(void **state)
 static void large_extents_are_reused(void **state)
 {
     pool_heap_t *h = local_heap(&dram);
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    unsigned char *p = pool_alloc(h, 1u << 20);
-    memset(p, 0xcd, 1u << 20);
+    size_t big = 4u << 20; /* above POOL_CARVE_MAX */
+    unsigned char *p = pool_alloc(h, big);
+    memset(p, 0xcd, big);
     pool_stats_t st;
     pool_stats_heap(h, &st);
     uint64_t total = st.extents_total;
     assert_int_equal(pool_free(p), 0);
-    unsigned char *q = pool_alloc(h, (1u << 20) - 1000); /* the same page-rounded size */
+    unsigned char *q = pool_alloc(h, big - 1000); /* the same page-rounded size */
     assert_ptr_equal(q, p);
-    assert_int_equal(pool_usable_size(q), 1u << 20);
+    assert_int_equal(pool_usable_size(q), big);
     assert_ptr_equal(pool_heap_of(q + 5000), h);
     assert_ptr_equal(pool_target_of(q), &dram);
     pool_stats_heap(h, &st);
     assert_int_equal(st.extents_total, total); /* nothing new mapped */
-    assert_int_equal(st.bytes_in_use, 1u << 20);
+    assert_int_equal(st.bytes_in_use, big);
     assert_int_equal(pool_free(q), 0);
     /* calloc of a reused extent still reads zeros */
-    unsigned char *z = pool_calloc(h, 1, 1u << 20);
+    unsigned char *z = pool_calloc(h, 1, big);
     assert_ptr_equal(z, p);
-    for (size_t i = 0; i < (1u << 20); i += 512)
+    for (size_t i = 0; i < big; i += 512)
         assert_int_equal(z[i], 0);
     assert_int_equal(pool_free(z), 0);
     /* too big a slack: a new extent */
-    unsigned char *r = pool_alloc(h, 600000);
+    unsigned char *r = pool_alloc(h, 3u << 20);
     assert_ptr_not_equal(r, p);
-    assert_int_equal(pool_usable_size(r), (600000 + page - 1) & ~(page - 1));
+    assert_int_equal(pool_usable_size(r), 3u << 20);
     /* alignment asked beyond what the cached extent has: not reused unless it fits */
     void *a = pool_aligned_alloc(h, 4u << 20, 1u << 20);
     assert_int_equal((uintptr_t)a % (4u << 20), 0);
@@ -272,6 +272,84 @@ static void large_extents_are_reused(void **state)
     assert_int_equal(st.bytes_committed, 0);
     assert_int_equal(st.extents_mapped, 0);
     pool_heap_destroy(h);
+}
+
+/* The page holding p is in memory. */
+static bool resident(const void *p)
+{
+    unsigned char vec;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    return mincore((void *)((uintptr_t)p & ~(page - 1)), 1, &vec) == 0 && (vec & 1);
+}
+
+/* Big blocks up to POOL_CARVE_MAX are runs of 64 KiB slices of a segment:
+ * a freed one's slices stay resident, and the next blocks, of any size that
+ * fits, are carved there without mapping or faulting anything; calloc there
+ * still reads zeros; collect gives it all back. */
+static void carved_blocks_reuse_resident_slices(void **state)
+{
+    pool_heap_t *h = local_heap(&dram);
+    size_t mib = 1u << 20, slice = 64u << 10;
+    unsigned char *p = pool_alloc(h, 2 * mib);
+    assert_non_null(p);
+    memset(p, 0xab, 2 * mib);
+    pool_stats_t st;
+    pool_stats_heap(h, &st);
+    uint64_t total = st.extents_total;
+    assert_int_equal(st.extents_mapped, 1); /* one segment */
+    assert_int_equal(pool_free(p), 0);
+    assert_null(pool_heap_of(p));
+    unsigned char *q = pool_alloc(h, 300000), *r = pool_alloc(h, mib);
+    assert_ptr_equal(q, p); /* 5 slices */
+    assert_ptr_equal(r, p + 5 * slice);
+    assert_true(resident(q) && resident(r) && resident(r + mib - 1));
+    assert_int_equal(pool_usable_size(q), 300000 + 4096 - 300000 % 4096);
+    assert_ptr_equal(pool_block_of(r + mib - 1, NULL), r);
+    pool_stats_heap(h, &st);
+    assert_int_equal(st.extents_total, total); /* nothing new mapped */
+    assert_int_equal(st.bytes_in_use, pool_usable_size(q) + mib);
+    assert_int_equal(pool_free(q), 0);
+    assert_int_equal(pool_free(r), 0);
+    assert_int_equal(pool_free(r), LOCI_EINVAL);
+    unsigned char *z = pool_calloc(h, 1, 2 * mib);
+    assert_ptr_equal(z, p);
+    for (size_t i = 0; i < 2 * mib; i += 512)
+        assert_int_equal(z[i], 0);
+    assert_int_equal(pool_free(z), 0);
+    pool_heap_collect(h);
+    pool_stats_heap(h, &st);
+    assert_int_equal(st.bytes_committed, 0);
+    assert_int_equal(st.extents_mapped, 0);
+    assert_false(mapped(p, 4096));
+    pool_heap_destroy(h);
+}
+
+/* The dirty slices of freed carved blocks age like empty slabs: after the
+ * delay they go back, and a segment with nothing left is unmapped. */
+static void dirty_slices_age(void **state)
+{
+    unsigned old = pool_set_purge_delay_ms(20);
+    pool_heap_t *h = local_heap(&dram);
+    unsigned char *b = pool_alloc(h, 1u << 20);
+    memset(b, 1, 1u << 20);
+    pool_free(b);
+    unsigned char *end = b + (1u << 20) - 1; /* (a slab may come to b's first slice) */
+    assert_true(resident(end));
+    for (int i = 0; i < 500 && resident(end); i++) {
+        void *q = pool_alloc(h, 100); /* a slab in the same segment: it stays mapped */
+        pool_free(q);
+        pool_thread_flush(); /* next time round is a refill: a slow path */
+        usleep(2000);
+    }
+    assert_false(resident(end));
+    pool_stats_t st;
+    pool_stats_heap(h, &st);
+    assert_true(st.purges > 0);
+    assert_int_equal(st.bytes_in_use, 0);
+    pool_heap_collect(h); /* the slab too: the segment goes */
+    assert_false(mapped(b, 4096));
+    pool_heap_destroy(h);
+    pool_set_purge_delay_ms(old);
 }
 
 static int cmp_ptr(const void *a, const void *b)
@@ -893,6 +971,8 @@ int main(void)
         cmocka_unit_test(realloc_semantics),
         cmocka_unit_test(large_blocks),
         cmocka_unit_test(large_extents_are_reused),
+        cmocka_unit_test(carved_blocks_reuse_resident_slices),
+        cmocka_unit_test(dirty_slices_age),
         cmocka_unit_test(fragmented_slabs),
         cmocka_unit_test(lookups),
         cmocka_unit_test(bad_frees_change_nothing),
