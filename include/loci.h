@@ -583,6 +583,10 @@ typedef struct {
     uint64_t chunks;  /**< chunks stored (zero chunks not counted) */
     unsigned levels;  /**< LOCI_CKPT_LOCAL and/or LOCI_CKPT_STORE */
     int drain_pending; /**< 1: queued or being drained by this process */
+    uint64_t store_bytes;   /**< chunk bytes level 2 holds or needs (store regions' snapshots
+                             *   not counted: they are there already) */
+    uint64_t drained_bytes; /**< of those, in the store: all when whole there; while this
+                             *   process drains it, how far the drain is; else 0 */
 } loci_ckpt_info_t;
 
 /** Describe the checkpoints in the checkpoint directory, oldest first: fill

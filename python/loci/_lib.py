@@ -55,6 +55,7 @@ class CkptInfo(ctypes.Structure):
         ("name", ctypes.c_char * 129), ("seq", c_u64), ("saved", ctypes.c_int64),
         ("vars", c_u64), ("bytes", c_u64), ("chunks", c_u64),
         ("levels", ctypes.c_uint), ("drain_pending", ctypes.c_int),
+        ("store_bytes", c_u64), ("drained_bytes", c_u64),
     ]
 
 

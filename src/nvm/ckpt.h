@@ -232,6 +232,10 @@ int ckpt_drain_queue(const char *name);
 /** Whether this process has `name` queued or draining. */
 bool ckpt_drain_pending(const char *name);
 
+/** Bytes drained so far of checkpoint `name` while this process drains it
+ *  (0 when it is queued or not here). */
+uint64_t ckpt_drain_done(const char *name);
+
 /** Put the manifest text of m also in the store of each target its snapshots
  *  are on, as object "loci-ckpt/<name>" (replaced atomically). */
 int ckpt_store_manifest_put(const ckpt_manifest_t *m, const char *text, size_t len);

@@ -31,6 +31,7 @@ typedef struct {
     job_state_t state;
     bool again;  /* saved again while DRAINING: drain once more */
     int result;  /* DONE: 0, or LOCI_E* */
+    uint64_t done; /* DRAINING: chunk bytes in the store so far */
 } job_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -196,9 +197,21 @@ static void resume_pending(void)
     ckpt_store_close(&s);
 }
 
+/* The drain thread's progress hook: how far its job is, for loci_ckpt_list. */
+static void note_progress(const char *ckpt, const char *what, uint64_t done, uint64_t total, void *arg)
+{
+    (void)what, (void)total, (void)arg;
+    pthread_mutex_lock(&lock);
+    job_t *jb = find(ckpt);
+    if (jb && jb->state == DRAINING)
+        jb->done = done;
+    pthread_mutex_unlock(&lock);
+}
+
 static void *drainer(void *arg)
 {
     (void)arg;
+    ckpt_progress_set(note_progress, NULL);
     resume_pending();
     pthread_mutex_lock(&lock);
     for (;;) {
@@ -211,6 +224,7 @@ static void *drainer(void *arg)
         char name[NVM_NAME_MAX + 1];
         memcpy(name, jb->name, sizeof name);
         jb->state = DRAINING;
+        jb->done = 0;
         pthread_mutex_unlock(&lock);
         uint64_t sent = 0;
         const char *target = ckpt_drain_target();
@@ -269,6 +283,15 @@ int ckpt_drain_queue(const char *name)
     }
     pthread_mutex_unlock(&lock);
     return rc;
+}
+
+uint64_t ckpt_drain_done(const char *name)
+{
+    pthread_mutex_lock(&lock);
+    job_t *jb = find(name);
+    uint64_t done = jb && jb->state == DRAINING ? jb->done : 0;
+    pthread_mutex_unlock(&lock);
+    return done;
 }
 
 bool ckpt_drain_pending(const char *name)

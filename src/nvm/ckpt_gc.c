@@ -32,6 +32,7 @@ static int add_manifest(infos_t *l, const ckpt_manifest_t *m, unsigned level)
     for (size_t i = 0; i < l->n; i++)
         if (strcmp(l->v[i].name, m->name) == 0 && ckpt_sum_equal(l->sums[i], m->sum)) {
             l->v[i].levels |= level;
+            l->v[i].drained_bytes = l->v[i].store_bytes; /* whole at level 2 now */
             return 0;
         }
     if (l->n == l->cap) {
@@ -46,8 +47,13 @@ static int add_manifest(infos_t *l, const ckpt_manifest_t *m, unsigned level)
     }
     loci_ckpt_info_t *in = &l->v[l->n];
     l->sums[l->n++] = m->sum;
+    bool pending = level == LOCI_CKPT_LOCAL && ckpt_drain_pending(m->name);
+    uint64_t store_bytes = ckpt_stored_bytes(m, false);
     *in = (loci_ckpt_info_t){.seq = m->seq, .saved = m->saved_s, .vars = m->nvars, .levels = level,
-                             .drain_pending = level == LOCI_CKPT_LOCAL && ckpt_drain_pending(m->name)};
+                             .drain_pending = pending, .store_bytes = store_bytes,
+                             .drained_bytes = level == LOCI_CKPT_STORE ? store_bytes
+                                              : pending               ? ckpt_drain_done(m->name)
+                                                                      : 0};
     snprintf(in->name, sizeof in->name, "%s", m->name);
     for (size_t k = 0; k < m->nvars; k++) {
         in->bytes += m->vars[k].size;

@@ -17,6 +17,8 @@ on a "$STORE_NODE" remove rs >/dev/null 2>&1
 
 out=$(at a "$cka" "$STORE_NODE" ckpt-save rs $size 44 r1 wait); echo "$out"
 expect_text "save r1 on a, then its drain to the store completes" 'drained r1' "$out"
+expect_text "loci_ckpt_list: r1 at both levels, its DRAM chunk's 1 MiB drained (the region is a snapshot)" \
+    'listed r1: levels 3, 1048576 of 1048576 chunk bytes in the store' "$out"
 expect_text "loci ckpt ls on a: r1 at both levels" 'r1 .*local\+store' "$(at a "$cka" "$LOCI_TOOL" ckpt ls)"
 drained=$(rados_cmd -p loci ls | grep -c '^loci-ckpt/chunks/' || true)
 expect_text "the DRAM variable's chunk is an object of the store" '^[1-9]' "$drained"

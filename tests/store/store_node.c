@@ -226,6 +226,17 @@ static int compare(const char *what, const uint8_t *p, size_t size, uint64_t see
     return bad ? 1 : 0;
 }
 
+/* How loci_ckpt_list describes checkpoint ckpt: its levels and drained bytes. */
+static void print_listed(const char *ckpt)
+{
+    loci_ckpt_info_t v[64];
+    int n = loci_ckpt_list(v, 64);
+    for (int i = 0; i < n && i < 64; i++)
+        if (strcmp(v[i].name, ckpt) == 0)
+            printf("listed %s: levels %u, %llu of %llu chunk bytes in the store\n", ckpt, v[i].levels,
+                   (unsigned long long)v[i].drained_bytes, (unsigned long long)v[i].store_bytes);
+}
+
 static int do_ckpt_save(const char *name, size_t size, const char *seed_arg, const char *ckpt, bool wait)
 {
     bool fill = strcmp(seed_arg, "-") != 0;
@@ -256,6 +267,7 @@ static int do_ckpt_save(const char *name, size_t size, const char *seed_arg, con
         rc = 4;
     } else if (wait) {
         printf("drained %s\n", ckpt);
+        print_listed(ckpt);
     }
     if (p)
         loci_persist_close(p);

@@ -64,10 +64,13 @@ static int ckpt_ls(void)
     const char *origin, *drain = loci_config_intent("checkpoint", "drain", &origin);
     printf("%-24s %6s %-23s %6s %10s %8s  %s\n", "NAME", "SEQ", "SAVED", "VARS", "SIZE", "CHUNKS", "LEVELS");
     for (int i = 0; i < n; i++) {
-        char t[64], sz[32];
+        char t[64], sz[32], draining[48];
         unsigned lv = v[i].levels;
+        snprintf(draining, sizeof draining, "local, draining %.0f%%",
+                 v[i].store_bytes ? 100.0 * (double)v[i].drained_bytes / (double)v[i].store_bytes : 0.0);
         const char *levels = lv == (LOCI_CKPT_LOCAL | LOCI_CKPT_STORE) ? "local+store"
                              : lv == LOCI_CKPT_STORE                  ? "store"
+                             : v[i].drain_pending                     ? draining
                              : drain                                  ? "local, store pending"
                                                                       : "local";
         printf("%-24s %6" PRIu64 " %-23s %6" PRIu64 " %10s %8" PRIu64 "  %s\n", v[i].name, v[i].seq,
