@@ -28,6 +28,7 @@ typedef struct {
     const char *osd_bytes_cmd; /* prints the bytes the OSDs received so far (or NULL) */
     const char *raw_read_cmd;  /* prints the pool's sequential read MB/s (or NULL) */
     unsigned writes;           /* (a): random writes, 0 = the default */
+    const char *placements;    /* (b): the placements to run ("B,C,BC"), NULL: all (the store: BC and A) */
 } bench_opts_t;
 
 double bench_now(void);
@@ -39,13 +40,14 @@ void bench_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** Bytes this process read from and wrote to storage (/proc/self/io). */
 void bench_io(uint64_t *read_bytes, uint64_t *write_bytes);
 
-/** Sequential O_DIRECT read of the whole file at path in 1 MiB requests: MB/s. */
+/** Sequential O_DIRECT read of the whole file at path in 1 MiB requests: MB/s. A region
+ *  directory (chunk layout): of a flat file as large as its chunks, beside it. */
 double bench_raw_read_mbps(const char *path);
 
 /** The number a shell command prints (popen); exits when it fails or prints none. */
 double bench_cmd_number(const char *cmd);
 
-/** The file of a persistent region of ssd0: "<tier>/<name>.region". */
+/** The file (mode=mmap) or directory (mode=paged) of a persistent region of ssd0: "<tier>/<name>.region". */
 void bench_region_path(const bench_opts_t *o, const char *name, char *buf, size_t len);
 
 /** All paged caches' counters now (loci_nvm_stats(NULL)). */

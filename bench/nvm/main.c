@@ -1,5 +1,5 @@
 /*
- * bench_nvm [--quick] [--repeats N] [--only abcdw] [--json FILE]
+ * bench_nvm [--quick] [--repeats N] [--only abcdw] [--json FILE] [--placements LIST]
  *           [--store [--osd-bytes CMD] [--raw-read CMD] [--writes N]]
  * The NVMalloc §IV evaluation on this machine's ssd0 tier (bench.h). The
  * default run takes a few minutes; --quick is a smoke run in seconds.
@@ -48,9 +48,11 @@ int main(int argc, char **argv)
             o.raw_read_cmd = argv[++i];
         else if (strcmp(argv[i], "--writes") == 0 && i + 1 < argc)
             o.writes = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--placements") == 0 && i + 1 < argc)
+            o.placements = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--quick] [--repeats N (1-16)] [--only abcdw] [--json FILE] [--store "
-                            "[--osd-bytes CMD] [--raw-read CMD] [--writes N]]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--repeats N (1-16)] [--only abcdw] [--json FILE] [--placements "
+                            "B,C,BC...] [--store [--osd-bytes CMD] [--raw-read CMD] [--writes N]]\n", argv[0]);
             return 2;
         }
     }

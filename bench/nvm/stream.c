@@ -51,10 +51,24 @@ static void drop(array_t *a, const char *intent)
     loci_persist_remove(a->name, intent);
 }
 
+/* `on` is one of the comma-separated placements of list. */
+static bool listed(const char *list, const char *on)
+{
+    size_t n = strlen(on);
+    for (const char *p = list; *p; p += strcspn(p, ","), p += *p == ',')
+        if (strncmp(p, on, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
 /* Which rows run: on ssd0 every placement per mode (all in DRAM once); on
- * the store the paged rows "BC" (read) and "A" (write). */
+ * the store the paged rows "BC" (read) and "A" (write); --placements picks
+ * some ("-": all in DRAM). */
 static bool wanted(const bench_opts_t *o, int mode, const char *on, bool read, bool write)
 {
+    if (o->placements)
+        return listed(o->placements, on) && (strcmp(on, "-") == 0 ? mode == 0 : !o->store || mode == 1) &&
+               (o->store ? (strchr(on, 'A') ? write : read) : true);
     if (!o->store)
         return !(strcmp(on, "-") == 0 && mode == 1);
     return mode == 1 && ((read && strcmp(on, "BC") == 0) || (write && strcmp(on, "A") == 0));
