@@ -32,6 +32,8 @@ typedef struct {
 } bench_opts_t;
 
 double bench_now(void);
+/** CPU seconds of the process so far, all threads. */
+double bench_cpu(void);
 double bench_median(double *v, int n);
 
 /** "[  12.3 s] part: ..." on stderr. */
