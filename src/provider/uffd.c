@@ -81,7 +81,7 @@ int uffd_open(bool user_only_ok, bool *user_only, bool *can_move)
         api = (struct uffdio_api){.api = UFFD_API, .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP};
         rc = ioctl(fd, UFFDIO_API, &api);
     }
-    *can_move = rc == 0 && (api.features & UFFD_FEATURE_MOVE);
+    *can_move = want_move && rc == 0 && (api.features & UFFD_FEATURE_MOVE); /* (the kernel lists all it has) */
     if (rc != 0 || !(api.features & UFFD_FEATURE_PAGEFAULT_FLAG_WP)) {
         int e = errno;
         close(fd);
