@@ -267,7 +267,8 @@ static bool next_run(const uint64_t *b, unsigned n, unsigned *p, unsigned *start
 
 /* Write the dirty pages of s back in runs (lock held; dropped during the
  * I/O, s being busy). Evicting: the whole chunk is write-protected first so
- * that no store can slip in before it is dropped. Flushing: the runs are,
+ * that no store can slip in before it is dropped (a clean one is already).
+ * Flushing: the runs are,
  * so that the next store to them dirties them again. A run the store refuses
  * (full, I/O error) stays dirty, and an eviction then keeps the chunk in
  * DRAM: false. The error is recorded for the next flush either way. */
@@ -281,7 +282,10 @@ static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
     memcpy(snap, s->dirty, sizeof snap);
     memset(s->dirty, 0, sizeof snap);
     memset(failed, 0, sizeof failed);
-    int rc = evict && !r->readonly ? uffd_protect(c->uffd, (void *)base, len) : 0;
+    bool clean = true; /* then it is protected already: a page is writable only while dirty */
+    for (unsigned w = 0; w < c->words && clean; w++)
+        clean = snap[w] == 0;
+    int rc = evict && !r->readonly && !clean ? uffd_protect(c->uffd, (void *)base, len) : 0;
     while (!evict && rc == 0 && next_run(snap, npages, &p, &first))
         rc = uffd_protect(c->uffd, (void *)(base + first * c->page), (p - first) * c->page);
     if (rc != 0) /* a store could slip past the write-back: say so */
