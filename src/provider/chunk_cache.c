@@ -217,12 +217,9 @@ static bool page_dirty(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, long
     return s && s->state != SLOT_FILLING && bit(s->dirty, (uint64_t)p);
 }
 
-/* A write to the page at addr: dirty it (or its chunk) and let the writer
- * go on. Under the lock, so that a write-back cannot clear the bit between.
- * A sequential writer (the two pages before are dirty) gets the rest of the
- * chunk at once instead of a fault per page; pages it then leaves alone are
- * written back unchanged, which costs I/O, never data. */
-/* The pages [*first, *first + *n) of s's chunk that a write at addr dirties. */
+/* The pages [*first, *first + *n) of s's chunk that a write at addr dirties:
+ * its own, or the rest of the chunk for a sequential writer (the two pages
+ * before are dirty) or with whole_chunks (the whole chunk). */
 static void dirty_span(chunk_cache_t *c, const slot_t *s, uintptr_t addr, unsigned *first, unsigned *n)
 {
     paged_region_t *r = s->region;
@@ -242,6 +239,11 @@ static void set_dirty(chunk_cache_t *c, slot_t *s, unsigned first, unsigned n)
         }
 }
 
+/* A write to the page at addr: dirty it (or its chunk) and let the writer
+ * go on. Under the lock, so that a write-back cannot clear the bit between.
+ * A sequential writer (the two pages before are dirty) gets the rest of the
+ * chunk at once instead of a fault per page; pages it then leaves alone are
+ * written back unchanged, which costs I/O, never data. */
 static void mark_dirty(chunk_cache_t *c, slot_t *s, uintptr_t addr, bool dontwake)
 {
     unsigned first, n;
@@ -268,8 +270,7 @@ static bool next_run(const uint64_t *b, unsigned n, unsigned *p, unsigned *start
 /* Write the dirty pages of s back in runs (lock held; dropped during the
  * I/O, s being busy). Evicting: the whole chunk is write-protected first so
  * that no store can slip in before it is dropped (a clean one is already).
- * Flushing: the runs are,
- * so that the next store to them dirties them again. A run the store refuses
+ * Flushing: the runs are, so that the next store to them dirties them again. A run the store refuses
  * (full, I/O error) stays dirty, and an eviction then keeps the chunk in
  * DRAM: false. The error is recorded for the next flush either way. */
 static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
