@@ -40,7 +40,7 @@
 
 #define NBOUNCE 8    /* buffers store reads land in before they are installed: one per thread */
 #define WINDOW 32    /* chunks read ahead of a sequential reader (at most a quarter of the cache) */
-#define BATCH_BYTES ((size_t)2 << 20) /* a readahead batch reads this much at most (at least a chunk) */
+#define BATCH_BYTES ((size_t)1 << 20) /* a readahead batch reads this much at most (at least a chunk): 2 MiB was slower */
 #define NIL (-1)
 
 typedef enum { SLOT_FREE, SLOT_FILLING, SLOT_RESIDENT, SLOT_WRITING, SLOT_EVICTING } slot_state_t;
