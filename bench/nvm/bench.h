@@ -28,6 +28,7 @@ typedef struct {
     const char *osd_bytes_cmd; /* prints the bytes the OSDs received so far (or NULL) */
     const char *raw_read_cmd;  /* prints the pool's sequential read MB/s (or NULL) */
     unsigned writes;           /* (a): random writes, 0 = the default */
+    const char *placements;    /* (b): the placements to run ("B,C,BC"), NULL: all (the store: BC and A) */
     /* (m): the store region holding B, made with make_b, or multiplied with in order */
     const char *b_region;
     bool make_b;
@@ -35,6 +36,8 @@ typedef struct {
 } bench_opts_t;
 
 double bench_now(void);
+/** CPU seconds of the process so far, all threads. */
+double bench_cpu(void);
 double bench_median(double *v, int n);
 
 /** "[  12.3 s] part: ..." on stderr. */
@@ -43,13 +46,14 @@ void bench_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** Bytes this process read from and wrote to storage (/proc/self/io). */
 void bench_io(uint64_t *read_bytes, uint64_t *write_bytes);
 
-/** Sequential O_DIRECT read of the whole file at path in 1 MiB requests: MB/s. */
+/** Sequential O_DIRECT read of the whole file at path in 1 MiB requests: MB/s. A region
+ *  directory (chunk layout): of a flat file as large as its chunks, beside it. */
 double bench_raw_read_mbps(const char *path);
 
 /** The number a shell command prints (popen); exits when it fails or prints none. */
 double bench_cmd_number(const char *cmd);
 
-/** The file of a persistent region of ssd0: "<tier>/<name>.region". */
+/** The file (mode=mmap) or directory (mode=paged) of a persistent region of ssd0: "<tier>/<name>.region". */
 void bench_region_path(const bench_opts_t *o, const char *name, char *buf, size_t len);
 
 /** The first reachable target of kind "store" (the aggregate store), or NULL. */

@@ -1,5 +1,5 @@
 /*
- * bench_nvm [--quick] [--repeats N] [--only abcdw] [--json FILE]
+ * bench_nvm [--quick] [--repeats N] [--only abcdmw] [--json FILE] [--placements LIST]
  *           [--store [--osd-bytes CMD] [--raw-read CMD] [--writes N]
  *                    [--b-region NAME [--make-b | --order row|column]]]
  * The NVMalloc §IV evaluation on this machine's ssd0 tier (bench.h). The
@@ -46,10 +46,12 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--order") == 0 && i + 1 < argc &&
                  (strcmp(argv[i + 1], "row") == 0 || strcmp(argv[i + 1], "column") == 0))
             o.order = argv[++i];
+        else if (strcmp(argv[i], "--placements") == 0 && i + 1 < argc)
+            o.placements = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--quick] [--repeats N (1-16)] [--only abcdmw] [--json FILE] [--store "
-                            "[--osd-bytes CMD] [--raw-read CMD] [--writes N] [--b-region NAME [--make-b | --order "
-                            "row|column]]]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--repeats N (1-16)] [--only abcdmw] [--json FILE] [--placements "
+                            "B,C,BC...] [--store [--osd-bytes CMD] [--raw-read CMD] [--writes N] [--b-region NAME "
+                            "[--make-b | --order row|column]]]\n", argv[0]);
             return 2;
         }
     }

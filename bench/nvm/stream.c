@@ -51,10 +51,24 @@ static void drop(array_t *a, const char *intent)
     loci_persist_remove(a->name, intent);
 }
 
+/* `on` is one of the comma-separated placements of list. */
+static bool listed(const char *list, const char *on)
+{
+    size_t n = strlen(on);
+    for (const char *p = list; *p; p += strcspn(p, ","), p += *p == ',')
+        if (strncmp(p, on, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
 /* Which rows run: on ssd0 every placement per mode (all in DRAM once); on
- * the store the paged rows "BC" (read) and "A" (write). */
+ * the store the paged rows "BC" (read) and "A" (write); --placements picks
+ * some ("-": all in DRAM). */
 static bool wanted(const bench_opts_t *o, int mode, const char *on, bool read, bool write)
 {
+    if (o->placements)
+        return listed(o->placements, on) && (strcmp(on, "-") == 0 ? mode == 0 : !o->store || mode == 1) &&
+               (o->store ? (strchr(on, 'A') ? write : read) : true);
     if (!o->store)
         return !(strcmp(on, "-") == 0 && mode == 1);
     return mode == 1 && ((read && strcmp(on, "BC") == 0) || (write && strcmp(on, "A") == 0));
@@ -94,8 +108,8 @@ int bench_stream(const bench_opts_t *o, bool read, bool write)
     const char *subsets[] = {"-", "A", "B", "C", "AB", "AC", "BC", "ABC"};
     printf("\n(b) STREAM triad, %zu MiB per array, paged cache %zu MiB; each pass cold and flushed; "
            "median of %d\n", bytes / MiB, cache / MiB, o->repeats);
-    printf("  %-6s %-5s %12s %14s %14s %9s %14s\n", "mode", "ssd", "triad MB/s", "ssd arrays MB/s",
-           "raw read MB/s", "ssd/raw", "DRAM held");
+    printf("  %-6s %-5s %12s %14s %14s %9s %14s %9s\n", "mode", "ssd", "triad MB/s", "ssd arrays MB/s",
+           "raw read MB/s", "ssd/raw", "DRAM held", "CPU s/GB");
     for (int m = 0; m < 2; m++)
         for (int s = 0; s < 8; s++) {
             if (!wanted(o, m, subsets[s], read, write))
@@ -107,14 +121,14 @@ int bench_stream(const bench_opts_t *o, bool read, bool write)
             make(&arr[1], "B", strchr(on, 'B'), intent, bytes, 1.0);
             make(&arr[2], "C", strchr(on, 'C'), intent, bytes, 2.0);
             int nssd = arr[0].ssd + arr[1].ssd + arr[2].ssd;
-            double t[16], raw[16], ratio[16];
+            double t[16], raw[16], ratio[16], cpu[16];
             size_t held = 0;
             loci_nvm_stats_t s0 = bench_nvm();
             for (int r = 0; r < o->repeats; r++) {
                 cold(arr);
                 raw[r] = raw_mbps(o, arr);
                 double *A = arr[0].v, *B = arr[1].v, *C = arr[2].v;
-                double t0 = bench_now();
+                double t0 = bench_now(), c0 = bench_cpu();
                 for (size_t i = 0; i < n; i++)
                     A[i] = B[i] + 3.0 * C[i];
                 size_t res = 0;
@@ -124,6 +138,7 @@ int bench_stream(const bench_opts_t *o, bool read, bool write)
                         loci_nvm_flush(arr[k].v, bytes);
                     }
                 t[r] = bench_now() - t0;
+                cpu[r] = (bench_cpu() - c0) / (nssd ? nssd * (double)bytes / 1e9 : 1);
                 ratio[r] = raw[r] > 0 ? nssd * (double)bytes / t[r] / 1e6 / raw[r] : 0;
                 held = res > held ? res : held;
             }
@@ -135,7 +150,7 @@ int bench_stream(const bench_opts_t *o, bool read, bool write)
             /* the ratio of each pass to the raw read just before it: drift of this
              * noisy machine hits both alike */
             double secs = bench_median(t, o->repeats), rawm = nssd ? bench_median(raw, o->repeats) : 0;
-            double rel = bench_median(ratio, o->repeats);
+            double rel = bench_median(ratio, o->repeats), cpu_gb = bench_median(cpu, o->repeats);
             double triad = 3.0 * (double)bytes / secs / 1e6, ssd = nssd * (double)bytes / secs / 1e6;
             loci_nvm_stats_t s1 = bench_nvm(), mine;
             /* DRAM held: paged, the peak of the arrays' cache; mmap, the page cache mapped at the end of a pass */
@@ -146,16 +161,16 @@ int bench_stream(const bench_opts_t *o, bool read, bool write)
             char label[8];
             snprintf(label, sizeof label, "%s", s ? on : "none");
             if (nssd)
-                printf("  %-6s %-5s %12.0f %14.0f %14.0f %8.2fx %11.0f MB\n", modes[m], label, triad, ssd, rawm, rel,
-                       held_mb);
+                printf("  %-6s %-5s %12.0f %14.0f %14.0f %8.2fx %11.0f MB %9.2f\n", modes[m], label, triad, ssd, rawm,
+                       rel, held_mb, cpu_gb);
             else
                 printf("  %-6s %-5s %12.0f %14s %14s %9s %14s\n", "dram", label, triad, "-", "-", "-", "-");
             bench_json(o, "\"bench\": \"stream\", \"mode\": \"%s\", \"ssd\": \"%s\", \"array_bytes\": %zu, "
                           "\"cache\": %zu, \"seconds\": %.4f, \"triad_mbps\": %.1f, \"ssd_mbps\": %.1f, "
-                          "\"raw_read_mbps\": %.1f, \"ssd_over_raw\": %.3f, \"dram_held_mb\": %.1f, \"store_read\": %llu, "
+                          "\"raw_read_mbps\": %.1f, \"ssd_over_raw\": %.3f, \"dram_held_mb\": %.1f, \"cpu_s_per_gb\": %.3f, \"store_read\": %llu, "
                           "\"store_written\": %llu",
                        s ? modes[m] : "dram", label, bytes, cache, secs, triad, nssd ? ssd : 0, rawm, rel,
-                       nssd ? held_mb : 0, (unsigned long long)(s1.bytes_read - s0.bytes_read),
+                       nssd ? held_mb : 0, nssd ? cpu_gb : 0, (unsigned long long)(s1.bytes_read - s0.bytes_read),
                        (unsigned long long)(s1.bytes_written - s0.bytes_written));
             for (int k = 0; k < 3; k++)
                 drop(&arr[k], intent);
@@ -163,10 +178,11 @@ int bench_stream(const bench_opts_t *o, bool read, bool write)
     if (o->store)
         printf("  ssd arrays MB/s: bytes of the arrays on the store (8 per element each) per second; raw read: the "
                "--raw-read\n  command (rados bench seq of the pool) just before each pass; ssd/raw: median of the "
-               "passes' ratios\n  (0: not measured, A alone is a write). Goal for streaming reads: ssd/raw >= 0.8.\n");
+               "passes' ratios\n  (0: not measured, A alone is a write). CPU s/GB: CPU time of the process per GB of\n  store arrays. Goal for streaming reads: ssd/raw >= 0.8.\n");
     else
         printf("  ssd arrays MB/s: bytes of the SSD arrays (8 per element each) per second; raw read: O_DIRECT "
-               "sequential\n  read of the same file, 1 MiB requests, just before each pass; ssd/raw: median of the "
-               "passes' ratios.\n  Goal for streaming (read) access: ssd/raw >= 0.8.\n");
+               "sequential\n  read of the same file (paged: of a flat file as large as the region's chunk files), "
+               "1 MiB\n  requests, just before each pass; ssd/raw: median of the "
+               "passes' ratios.\n  CPU s/GB: CPU time of the process (all threads) per GB of SSD arrays, median.\n  Goal for streaming (read) access: ssd/raw >= 0.8.\n");
     return 0;
 }

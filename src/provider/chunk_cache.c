@@ -5,7 +5,11 @@
  *
  *  - A missing page faults: its whole chunk is read from the store into a
  *    bounce buffer and installed write-protected (UFFDIO_COPY), evicting the
- *    least recently faulted chunk when no slot is free.
+ *    least recently faulted chunk when no slot is free. Pages that start
+ *    dirty (a write fault's, the rest of the chunk for a sequential writer)
+ *    are moved in instead where the kernel can (UFFDIO_MOVE: no copy); a
+ *    moved page is writable, so a clean page is never moved: a write
+ *    between its move and its protection would go unseen.
  *  - The first write to a clean page faults again: the page is marked dirty
  *    and unprotected (the rest of the chunk too for a sequential writer, the
  *    whole chunk with whole_chunks).
@@ -13,7 +17,9 @@
  *    pages, merged into runs, and drops the chunk (MADV_DONTNEED) so that
  *    the next access faults again.
  *  - A fault right after the two chunks before it (a sequential reader)
- *    queues the next chunks for the fault-handling threads to read ahead.
+ *    queues the next chunks for the readahead threads, a batch at a time:
+ *    consecutive chunks are read with one store request (one larger read
+ *    of a file, or all chunks in flight at once) and installed together.
  *
  * Loads from resident pages never reach loci, so "least recently used" means
  * least recently faulted — as in NVMalloc, whose FUSE cache sat below the
@@ -32,8 +38,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define NBOUNCE 8    /* chunk-sized buffers store reads land in before UFFDIO_COPY: one per thread */
-#define WINDOW 16    /* chunks read ahead of a sequential reader (at most a quarter of the cache) */
+#define NBOUNCE 8    /* buffers store reads land in before they are installed: one per thread */
+#define WINDOW 32    /* chunks read ahead of a sequential reader (at most a quarter of the cache) */
+#define BATCH_BYTES ((size_t)1 << 20) /* a readahead batch reads this much at most (at least a chunk): 2 MiB was slower */
 #define NIL (-1)
 
 typedef enum { SLOT_FREE, SLOT_FILLING, SLOT_RESIDENT, SLOT_WRITING, SLOT_EVICTING } slot_state_t;
@@ -56,6 +63,9 @@ struct chunk_cache {
     unsigned words;         /* of a dirty bitmap */
     int uffd;
     bool whole_chunks;
+    bool move;              /* the userfaultfd moves pages (UFFDIO_MOVE) */
+    unsigned batch;         /* chunks per readahead batch (a bounce buffer holds one) */
+    unsigned window;        /* chunks read ahead of a sequential reader */
     slot_t *slots;
     int nslots;
     int lru;                /* sentinel index (nslots): lru.next is the most recent */
@@ -63,7 +73,7 @@ struct chunk_cache {
     int *heads;             /* hash buckets */
     unsigned nbuckets;
     uint64_t *bits;         /* backing of the dirty bitmaps */
-    void *bounce[NBOUNCE];
+    void *bounce[NBOUNCE];  /* batch chunks each (resident only where used) */
     unsigned bounce_used;   /* bit per buffer */
     loci_nvm_stats_t st;    /* counters; resident_bytes follows the slots */
     _Atomic uint64_t write_failures, read_failures, dropped; /* for the log: a failing store is reported, not once per retry */
@@ -207,6 +217,28 @@ static bool page_dirty(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, long
     return s && s->state != SLOT_FILLING && bit(s->dirty, (uint64_t)p);
 }
 
+/* The pages [*first, *first + *n) of s's chunk that a write at addr dirties:
+ * its own, or the rest of the chunk for a sequential writer (the two pages
+ * before are dirty) or with whole_chunks (the whole chunk). */
+static void dirty_span(chunk_cache_t *c, const slot_t *s, uintptr_t addr, unsigned *first, unsigned *n)
+{
+    paged_region_t *r = s->region;
+    unsigned npages = (unsigned)(chunk_len(r, s->chunk) / c->page);
+    *first = c->whole_chunks ? 0 : (unsigned)((addr - chunk_addr(r, s->chunk)) / c->page);
+    *n = 1;
+    if (c->whole_chunks || (page_dirty(c, r, s->chunk, (long)*first - 1) && page_dirty(c, r, s->chunk, (long)*first - 2)))
+        *n = npages - *first;
+}
+
+static void set_dirty(chunk_cache_t *c, slot_t *s, unsigned first, unsigned n)
+{
+    for (unsigned p = first; p < first + n; p++)
+        if (!bit(s->dirty, p)) {
+            bit_set(s->dirty, p);
+            c->st.pages_dirtied++;
+        }
+}
+
 /* A write to the page at addr: dirty it (or its chunk) and let the writer
  * go on. Under the lock, so that a write-back cannot clear the bit between.
  * A sequential writer (the two pages before are dirty) gets the rest of the
@@ -214,19 +246,11 @@ static bool page_dirty(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, long
  * written back unchanged, which costs I/O, never data. */
 static void mark_dirty(chunk_cache_t *c, slot_t *s, uintptr_t addr, bool dontwake)
 {
-    paged_region_t *r = s->region;
-    uintptr_t base = chunk_addr(r, s->chunk);
-    unsigned first = (unsigned)((addr - base) / c->page), n = 1, npages = (unsigned)(chunk_len(r, s->chunk) / c->page);
-    if (c->whole_chunks)
-        first = 0;
-    if (c->whole_chunks || (page_dirty(c, r, s->chunk, (long)first - 1) && page_dirty(c, r, s->chunk, (long)first - 2)))
-        n = npages - first;
-    for (unsigned p = first; p < first + n; p++)
-        if (!bit(s->dirty, p)) {
-            bit_set(s->dirty, p);
-            c->st.pages_dirtied++;
-        }
-    if (uffd_unprotect(c->uffd, (void *)(base + first * c->page), n * c->page, dontwake) != 0)
+    unsigned first, n;
+    dirty_span(c, s, addr, &first, &n);
+    set_dirty(c, s, first, n);
+    uintptr_t at = chunk_addr(s->region, s->chunk) + first * c->page;
+    if (uffd_unprotect(c->uffd, (void *)at, n * c->page, dontwake) != 0)
         loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
 }
 
@@ -245,8 +269,8 @@ static bool next_run(const uint64_t *b, unsigned n, unsigned *p, unsigned *start
 
 /* Write the dirty pages of s back in runs (lock held; dropped during the
  * I/O, s being busy). Evicting: the whole chunk is write-protected first so
- * that no store can slip in before it is dropped. Flushing: the runs are,
- * so that the next store to them dirties them again. A run the store refuses
+ * that no store can slip in before it is dropped (a clean one is already).
+ * Flushing: the runs are, so that the next store to them dirties them again. A run the store refuses
  * (full, I/O error) stays dirty, and an eviction then keeps the chunk in
  * DRAM: false. The error is recorded for the next flush either way. */
 static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
@@ -259,7 +283,10 @@ static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
     memcpy(snap, s->dirty, sizeof snap);
     memset(s->dirty, 0, sizeof snap);
     memset(failed, 0, sizeof failed);
-    int rc = evict && !r->readonly ? uffd_protect(c->uffd, (void *)base, len) : 0;
+    bool clean = true; /* then it is protected already: a page is writable only while dirty */
+    for (unsigned w = 0; w < c->words && clean; w++)
+        clean = snap[w] == 0;
+    int rc = evict && !r->readonly && !clean ? uffd_protect(c->uffd, (void *)base, len) : 0;
     while (!evict && rc == 0 && next_run(snap, npages, &p, &first))
         rc = uffd_protect(c->uffd, (void *)(base + first * c->page), (p - first) * c->page);
     if (rc != 0) /* a store could slip past the write-back: say so */
@@ -363,8 +390,10 @@ static slot_t *victim(chunk_cache_t *c)
 /* A slot for chunk `chunk` of r, hashed and FILLING (lock held). NULL when
  * the caller must look again: it waited, or someone took the chunk meanwhile
  * (the lock is dropped while a victim is written back: an eviction or purge
- * of r may have run then too, which the readahead's epoch tells). */
-static slot_t *claim(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, const unsigned *epoch)
+ * of r may have run then too, which the readahead's epoch tells). `wait`:
+ * may wait for a slot when all are busy (else NULL at once: a batch holding
+ * slots already must not wait for others that wait for it). */
+static slot_t *claim(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, const unsigned *epoch, bool wait)
 {
     slot_t *s = NULL;
     if (c->free != NIL) {
@@ -373,7 +402,8 @@ static slot_t *claim(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, const 
     } else {
         s = victim(c);
         if (!s) { /* every slot busy: wait for one */
-            wait_change(c);
+            if (wait)
+                wait_change(c);
             return NULL;
         }
         /* A chunk whose write-back fails stays, most recent: try the others
@@ -381,7 +411,8 @@ static slot_t *claim(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, const 
          * then this one. */
         for (int tries = 1; !evict(c, s, tries >= c->nslots); tries++)
             if (!(s = victim(c))) {
-                wait_change(c);
+                if (wait)
+                    wait_change(c);
                 return NULL;
             }
         if (lookup(c, r, chunk) || (epoch && r->epoch != *epoch)) {
@@ -400,46 +431,92 @@ static slot_t *claim(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, const 
     return s;
 }
 
-/* Read s's chunk and install it (lock held, dropped for the I/O). `f`: the
- * fault that asked for it, whose thread writes (dirty its page at once). */
-static void fill(chunk_cache_t *c, slot_t *s, const uffd_fault_t *f)
+/* Read [off, off+len) of r's store into buf, zeros where chunks are fresh
+ * (never written), one store request per run of chunks that are not; a
+ * failed read reads as zeros, recorded for the next flush (lock not held;
+ * `fresh` read under it). */
+static uint64_t read_chunks(chunk_cache_t *c, paged_region_t *r, uint64_t first, unsigned m, const bool *fresh,
+                            char *buf, size_t len)
 {
-    paged_region_t *r = s->region;
-    uintptr_t base = chunk_addr(r, s->chunk);
-    size_t len = chunk_len(r, s->chunk);
-    bool fresh = r->fresh && bit(r->fresh, s->chunk);
-    void *buf = take_bounce(c);
+    uint64_t read = 0;
+    for (unsigned i = 0, j; i < m; i = j) {
+        for (j = i + 1; j < m && fresh[j] == fresh[i]; j++)
+            ;
+        size_t at = (size_t)i * c->chunk, n = (j < m ? (size_t)j * c->chunk : len) - at;
+        int rc = fresh[i] ? 0 : r->store->ops->read(r->store, (first + i) * c->chunk, buf + at, n);
+        if (rc != 0) {
+            record_error(c, r, rc);
+            if (worth_logging(&c->read_failures))
+                loci__log(LOCI_LOG_ERROR, "mode=paged: reading %u chunk(s) failed, they read as zeros (%llu failed "
+                                          "reads so far): %s", j - i,
+                          (unsigned long long)atomic_load(&c->read_failures), loci_last_error());
+        }
+        if (fresh[i] || rc != 0)
+            memset(buf + at, 0, n);
+        else
+            read += n;
+    }
+    return read;
+}
+
+/* Install buf at base (len bytes): write-protected copies (unless r is
+ * read-only), but pages [first, first+n) that start dirty are moved in
+ * where the kernel can (copied, unprotected, where it cannot). */
+static int install(chunk_cache_t *c, paged_region_t *r, uintptr_t base, char *buf, size_t len, unsigned first,
+                   unsigned n)
+{
+    size_t from = (size_t)first * c->page, to = from + (size_t)n * c->page;
+    size_t moved = n && c->move ? uffd_move(c->uffd, (void *)(base + from), buf + from, to - from) : 0;
+    int rc = uffd_copy(c->uffd, (void *)base, buf, from, !r->readonly);
+    if (rc == 0 && moved < to - from)
+        rc = uffd_copy(c->uffd, (void *)(base + from + moved), buf + from + moved, to - from - moved, false);
+    if (rc == 0)
+        rc = uffd_copy(c->uffd, (void *)(base + to), buf + to, len - to, !r->readonly);
+    return rc;
+}
+
+/* Read the m consecutive chunks of slots run[] (one region, FILLING) and
+ * install them (lock held, dropped for the I/O). `f`: the fault that asked
+ * for them (m == 1), whose thread writes: its page is dirty at once. */
+static void fill(chunk_cache_t *c, slot_t *const *run, unsigned m, const uffd_fault_t *f)
+{
+    paged_region_t *r = run[0]->region;
+    uint64_t first = run[0]->chunk;
+    uintptr_t base = chunk_addr(r, first);
+    size_t len = (size_t)(m - 1) * c->chunk + chunk_len(r, first + m - 1);
+    bool fresh[m];
+    for (unsigned i = 0; i < m; i++)
+        fresh[i] = r->fresh && bit(r->fresh, first + i);
+    unsigned dfirst = 0, dn = 0; /* the pages the faulting write dirties */
+    if (f && f->write && !r->readonly)
+        dirty_span(c, run[0], f->addr, &dfirst, &dn);
+    char *buf = take_bounce(c);
     pthread_mutex_unlock(&c->lock);
 
-    int rc = 0;
-    if (fresh)
-        memset(buf, 0, len);
-    else if ((rc = r->store->ops->read(r->store, base - r->base, buf, len)) != 0) {
-        record_error(c, r, rc);
-        if (worth_logging(&c->read_failures))
-            loci__log(LOCI_LOG_ERROR, "mode=paged: reading a chunk failed, it reads as zeros (%llu failed reads so far): %s",
-                      (unsigned long long)atomic_load(&c->read_failures), loci_last_error());
-        memset(buf, 0, len);
-    }
-    rc = uffd_copy(c->uffd, (void *)base, buf, len, !r->readonly);
+    uint64_t read = read_chunks(c, r, first, m, fresh, buf, len);
+    int rc = install(c, r, base, buf, len, dfirst, dn);
 
     pthread_mutex_lock(&c->lock);
     give_bounce(c, buf);
-    if (rc != 0) { /* the faulting thread will fault again and retry */
-        loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
-        hash_remove(c, s);
-        s->region = NULL;
-        s->state = SLOT_FREE;
-        c->st.resident_bytes -= c->chunk;
-        push_free(c, s);
-    } else {
+    for (unsigned i = 0; i < m; i++) {
+        slot_t *s = run[i];
+        if (rc != 0) { /* the faulting threads will fault again and retry */
+            hash_remove(c, s);
+            s->region = NULL;
+            s->state = SLOT_FREE;
+            c->st.resident_bytes -= c->chunk;
+            push_free(c, s);
+            continue;
+        }
         s->state = SLOT_RESIDENT;
         lru_push(c, s);
         c->st.misses++;
-        if (!fresh)
-            c->st.bytes_read += len;
-        if (f && f->write)
-            mark_dirty(c, s, f->addr, true);
+    }
+    if (rc != 0)
+        loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
+    else {
+        c->st.bytes_read += read;
+        set_dirty(c, run[0], dfirst, dn);
     }
     uffd_wake(c->uffd, (void *)base, len);
     pthread_cond_broadcast(&c->changed);
@@ -470,15 +547,21 @@ static void refault_page(chunk_cache_t *c, slot_t *s, const uffd_fault_t *f)
 
 /* A fault in chunk `chunk` right after the two before it (cached): a
  * sequential reader (one cached neighbour happens by chance under random
- * access). Have the chunks after it read in parallel (lock held). */
+ * access). Have the window of chunks after it read ahead, a whole batch at a
+ * time: what was asked before (up to r->ahead) is not asked again, and new
+ * chunks are asked once a batch of them fits in the window (lock held). */
 static void plan_readahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk)
 {
     if (chunk < 2 || !lookup(c, r, chunk - 1) || !lookup(c, r, chunk - 2))
         return;
-    uint64_t window = (uint64_t)(c->nslots / 4 < WINDOW ? c->nslots / 4 : WINDOW);
-    for (uint64_t k = chunk + 1; k <= chunk + window && k < r->nchunks; k++)
+    uint64_t end = chunk + 1 + c->window < r->nchunks ? chunk + 1 + c->window : r->nchunks;
+    uint64_t from = r->ahead > chunk + 1 && r->ahead <= end ? r->ahead : chunk + 1; /* else: a new pass */
+    if (from >= end || (end - from < c->batch && end < r->nchunks))
+        return;
+    for (uint64_t k = from; k < end; k++)
         if (!lookup(c, r, k))
             paged_readahead(r, k);
+    r->ahead = end;
 }
 
 void cache_fault(paged_region_t *r, const uffd_fault_t *f)
@@ -496,9 +579,11 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f)
                 uffd_wake(c->uffd, (void *)(f->addr & ~(uintptr_t)(c->page - 1)), c->page);
                 break;
             }
-            if ((s = claim(c, r, chunk, NULL))) {
+            if ((s = claim(c, r, chunk, NULL, true))) {
+                if (chunk < r->ahead) /* asked but dropped (evicted, or the queue was full): ask again */
+                    r->ahead = chunk + 1;
                 plan_readahead(c, r, chunk);
-                fill(c, s, f);
+                fill(c, &s, 1, f);
                 break;
             }
             continue;
@@ -525,24 +610,30 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f)
 
 /* ---- ranges ----------------------------------------------------------------- */
 
-/* Chunk `chunk` of r in the cache, filled now if missing (lock held) —
- * unless `epoch` (a readahead's) is no longer r's: r was evicted or purged
- * since it was asked, and what it would read must not come back. */
-static void fill_ahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, const unsigned *epoch)
+/* Chunks [first, first+n) of r in the cache, those missing filled now, a
+ * batch of consecutive ones at a time (lock held) — unless `epoch` (a
+ * readahead's) is no longer r's: r was evicted or purged since it was asked,
+ * and what it would read must not come back. */
+static void fill_range(chunk_cache_t *c, paged_region_t *r, uint64_t first, uint64_t n, const unsigned *epoch)
 {
-    for (;;) {
+    slot_t *run[c->batch];
+    for (uint64_t k = first; k < first + n;) {
         if (epoch && r->epoch != *epoch)
             return;
-        if (lookup(c, r, chunk)) {
+        if (lookup(c, r, k)) {
             c->st.hits++;
-            return;
+            k++;
+            continue;
         }
-        slot_t *s = claim(c, r, chunk, epoch);
-        if (s) {
-            fill(c, s, NULL);
-            c->st.prefetched++;
-            return;
-        }
+        unsigned m = 0;
+        while (m < c->batch && k + m < first + n && !lookup(c, r, k + m) &&
+               (run[m] = claim(c, r, k + m, epoch, m == 0)))
+            m++;
+        if (m == 0)
+            continue; /* it waited, or the chunk was taken meanwhile: look again */
+        fill(c, run, m, NULL);
+        c->st.prefetched += m;
+        k += m;
     }
 }
 
@@ -551,18 +642,17 @@ int cache_prefetch(paged_region_t *r, uintptr_t addr, size_t len)
     chunk_cache_t *c = r->cache;
     uint64_t first = (addr - r->base) / c->chunk, last = (addr + len - 1 - r->base) / c->chunk;
     pthread_mutex_lock(&c->lock);
-    for (uint64_t k = first; k <= last; k++)
-        fill_ahead(c, r, k, NULL);
+    fill_range(c, r, first, last - first + 1, NULL);
     pthread_mutex_unlock(&c->lock);
     return 0;
 }
 
-void cache_readahead(paged_region_t *r, uint64_t chunk, unsigned epoch)
+void cache_readahead(paged_region_t *r, uint64_t chunk, unsigned n, unsigned epoch)
 {
     chunk_cache_t *c = r->cache;
     pthread_mutex_lock(&c->lock);
-    if (!atomic_load(&r->leaving) && !lookup(c, r, chunk))
-        fill_ahead(c, r, chunk, &epoch);
+    if (!atomic_load(&r->leaving))
+        fill_range(c, r, chunk, n, &epoch);
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -693,7 +783,17 @@ chunk_cache_t *cache_create(const struct loci_target *t, size_t budget, size_t c
     c->words = (c->pages + 63) / 64;
     c->uffd = uffd;
     c->whole_chunks = whole_chunks;
+    c->move = paged_uffd_moves();
     c->nslots = (int)(budget / chunk);
+    c->window = (unsigned)(c->nslots / 4 < WINDOW ? c->nslots / 4 : WINDOW);
+    /* Batches of a quarter of the window at most, so that several are in flight. */
+    c->batch = (unsigned)(BATCH_BYTES / chunk);
+    if (c->batch > READAHEAD_BATCH)
+        c->batch = READAHEAD_BATCH;
+    if (c->batch > c->window / 4)
+        c->batch = c->window / 4;
+    if (c->batch == 0)
+        c->batch = 1;
     c->lru = c->nslots;
     for (c->nbuckets = 16; c->nbuckets < 2u * (unsigned)c->nslots; c->nbuckets *= 2)
         ;
@@ -701,8 +801,17 @@ chunk_cache_t *cache_create(const struct loci_target *t, size_t budget, size_t c
     c->heads = malloc(c->nbuckets * sizeof *c->heads);
     c->bits = calloc((size_t)c->nslots * c->words, sizeof *c->bits);
     bool ok = c->slots && c->heads && c->bits;
-    for (unsigned i = 0; ok && i < NBOUNCE; i++) /* mapped now, paged in on first use */
-        ok = (c->bounce[i] = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) != MAP_FAILED;
+    /* Mapped now, paged in on first use; private to this process and in 4 KiB
+     * pages, as UFFDIO_MOVE takes them. */
+    for (unsigned i = 0; ok && i < NBOUNCE; i++) {
+        c->bounce[i] = mmap(NULL, c->batch * chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                            -1, 0);
+        ok = c->bounce[i] != MAP_FAILED;
+        if (ok) {
+            madvise(c->bounce[i], c->batch * chunk, MADV_DONTFORK);
+            madvise(c->bounce[i], c->batch * chunk, MADV_NOHUGEPAGE);
+        }
+    }
     if (!ok) {
         cache_destroy(c);
         return loci__fail_null(LOCI_ENOMEM, "out of memory creating a chunk cache of %zu slots", (size_t)c->nslots);
@@ -725,7 +834,7 @@ void cache_destroy(chunk_cache_t *c)
         return;
     for (unsigned i = 0; i < NBOUNCE; i++)
         if (c->bounce[i] && c->bounce[i] != MAP_FAILED)
-            munmap(c->bounce[i], c->chunk);
+            munmap(c->bounce[i], c->batch * c->chunk);
     pthread_mutex_destroy(&c->lock);
     pthread_cond_destroy(&c->changed);
     free(c->slots);

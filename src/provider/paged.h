@@ -34,6 +34,7 @@ typedef struct paged_region {
     _Atomic int users;    /* fault handlers and queued readaheads using it now */
     _Atomic bool leaving; /* being freed: nothing more to read ahead */
     unsigned epoch;       /* bumped by evictions and purges (cache lock): older readaheads are void */
+    uint64_t ahead;       /* chunks before it were asked to be read ahead (cache lock) */
 } paged_region_t;
 
 /* ------------------------------------------------------- chunk_cache.c -- */
@@ -52,9 +53,10 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f);
 /** Fill the chunks of [addr, addr+len) (page-aligned, inside r) now. */
 int cache_prefetch(paged_region_t *r, uintptr_t addr, size_t len);
 
-/** Fill chunk `chunk` of r unless it is cached already (sequential readahead
- *  asked in `epoch`: nothing when r was evicted or purged since). */
-void cache_readahead(paged_region_t *r, uint64_t chunk, unsigned epoch);
+/** Fill chunks [chunk, chunk+n) of r but those cached already, consecutive
+ *  ones with one store read (sequential readahead asked in `epoch`: nothing
+ *  when r was evicted or purged since). */
+void cache_readahead(paged_region_t *r, uint64_t chunk, unsigned n, unsigned epoch);
 
 /** Write the dirty pages of the chunks of [addr, addr+len) back, in runs;
  *  `evict` also drops the chunks from DRAM. Returns the first store error
@@ -85,6 +87,12 @@ size_t cache_budget(const chunk_cache_t *c);
  *  on first use; `forced`: settle for one that handles user-mode faults only
  *  (see uffd_open). fd or LOCI_E* with the reason in loci_last_error(). */
 int paged_uffd(bool forced);
+
+/** Chunks a readahead thread reads at once, at most. */
+#define READAHEAD_BATCH 8
+
+/** The process's userfaultfd moves pages (UFFDIO_MOVE): probed when it was opened. */
+bool paged_uffd_moves(void);
 
 /** Have a readahead thread fill chunk `chunk` of r soon (cache_readahead),
  *  r held until then. The caller holds r and its cache's lock. Dropped when

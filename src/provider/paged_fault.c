@@ -29,6 +29,7 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int uffd = -1;
 static bool user_only;
+static _Atomic bool can_move; /* the descriptor moves pages (UFFDIO_MOVE) */
 static int nthreads; /* started, of FAULT_THREADS + READAHEAD_THREADS */
 /* The check for unrestricted access, made once: 1 = fine, else the LOCI_E*. */
 static int access_rc;
@@ -63,6 +64,9 @@ void paged_readahead(paged_region_t *r, uint64_t chunk)
     pthread_mutex_unlock(&queue_lock);
 }
 
+/* Each readahead thread takes the queue's first entry and the entries right
+ * after it that continue it (same region and epoch, the next chunks): one
+ * batch, read at once (cache_readahead). */
 static void *read_ahead(void *arg)
 {
     for (;;) {
@@ -71,11 +75,17 @@ static void *read_ahead(void *arg)
             pthread_cond_wait(&queued, &queue_lock);
         paged_region_t *r = queue[queue_head].region;
         uint64_t chunk = queue[queue_head].chunk;
-        unsigned epoch = queue[queue_head].epoch;
-        queue_head = (queue_head + 1) % MAX_QUEUED;
-        queue_len--;
+        unsigned epoch = queue[queue_head].epoch, n = 0;
+        do {
+            queue_head = (queue_head + 1) % MAX_QUEUED;
+            queue_len--;
+            n++;
+        } while (queue_len > 0 && n < READAHEAD_BATCH && queue[queue_head].region == r &&
+                 queue[queue_head].chunk == chunk + n && queue[queue_head].epoch == epoch);
         pthread_mutex_unlock(&queue_lock);
-        cache_readahead(r, chunk, epoch);
+        for (unsigned i = 1; i < n; i++) /* each entry held r: one hold is enough */
+            paged_region_put(r);
+        cache_readahead(r, chunk, n, epoch);
         paged_region_put(r);
     }
     return NULL;
@@ -147,8 +157,11 @@ int paged_uffd(bool forced)
 {
     lock_state();
     int rc = uffd;
-    if (rc < 0 && (rc = uffd_open(forced, &user_only)) >= 0)
+    bool moves;
+    if (rc < 0 && (rc = uffd_open(forced, &user_only, &moves)) >= 0) {
         uffd = rc;
+        atomic_store(&can_move, moves);
+    }
     if (rc >= 0 && nthreads < FAULT_THREADS + READAHEAD_THREADS) {
         start_threads(rc);
         if (nthreads <= FAULT_THREADS) /* no fault thread, or no readahead one */
@@ -158,16 +171,20 @@ int paged_uffd(bool forced)
     return rc;
 }
 
+bool paged_uffd_moves(void) { return atomic_load(&can_move); }
+
 int paged_check_access(const char **why)
 {
     lock_state();
     if (access_rc == 0) {
         int fd = uffd;
         if (fd < 0 || user_only) { /* not tried yet, or only a user-mode one was had */
-            bool only;
-            fd = uffd_open(false, &only);
-            if (fd >= 0 && uffd < 0)
+            bool only, moves;
+            fd = uffd_open(false, &only, &moves);
+            if (fd >= 0 && uffd < 0) {
                 uffd = fd; /* keep it: the first paged allocation comes next */
+                atomic_store(&can_move, moves);
+            }
             else if (fd >= 0)
                 close(fd);
         }

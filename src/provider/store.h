@@ -83,6 +83,19 @@ typedef struct {
 /** Read len bytes at off, zeros past the end of the file. 0 or LOCI_E*. */
 int store_fd_read(const store_fd_t *f, uint64_t off, void *buf, size_t len);
 
+/** One piece of a read: len bytes of file f at off into buf. */
+typedef struct {
+    const store_fd_t *f;
+    uint64_t off;
+    void *buf;
+    size_t len;
+} store_piece_t;
+
+/** Read the n pieces as store_fd_read does, all in flight at once where the
+ *  files are O_DIRECT (Linux AIO), else one after the other. 0 or the first
+ *  LOCI_E*. */
+int store_fd_read_pieces(const store_piece_t *p, unsigned n);
+
 /** Write len bytes of application memory buf at off. 0 or LOCI_E*. */
 int store_fd_write(const store_fd_t *f, uint64_t off, const void *buf, size_t len);
 

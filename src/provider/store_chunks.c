@@ -225,30 +225,42 @@ static int write_piece(chunk_store_t *s, uint64_t idx, uint64_t off, const void 
     return rc;
 }
 
+#define READ_FILES 16 /* chunk files open and read at once */
+
+/* The chunk files of a read are opened first and then read all at once
+ * (store_fd_read_pieces), so that a readahead batch has all its chunks in
+ * flight; a missing file reads as zeros. */
 static int chunks_read(store_t *base, uint64_t off, void *buf, size_t len)
 {
     chunk_store_t *s = cs_of(base);
-    for (size_t done = 0; done < len;) {
-        uint64_t idx, in;
-        size_t n = piece(s, off + done, len - done, &idx, &in);
-        char name[24];
-        store_chunk_name(idx, name);
-        chunk_fd_t c;
-        int fd = open_chunk(s, &c, name, O_RDONLY);
-        int rc = 0;
-        if (fd < 0 && errno == ENOENT)
-            memset((char *)buf + done, 0, n); /* never written */
-        else if (fd < 0)
-            rc = store_fd_fail(&c.io, "opening", 0, 0, errno);
-        else {
-            rc = store_fd_read(&c.io, in, (char *)buf + done, n);
-            close(fd);
+    chunk_fd_t *c = malloc(READ_FILES * sizeof *c);
+    if (!c)
+        return loci__fail(LOCI_ENOMEM, "out of memory reading %s", s->path);
+    store_piece_t p[READ_FILES];
+    int rc = 0;
+    for (size_t done = 0; rc == 0 && done < len;) {
+        unsigned k = 0;
+        while (k < READ_FILES && done < len && rc == 0) {
+            uint64_t idx, in;
+            size_t n = piece(s, off + done, len - done, &idx, &in);
+            char name[24];
+            store_chunk_name(idx, name);
+            p[k] = (store_piece_t){&c[k].io, in, (char *)buf + done, n};
+            done += n;
+            if (open_chunk(s, &c[k], name, O_RDONLY) >= 0)
+                k++;
+            else if (errno == ENOENT)
+                memset(p[k].buf, 0, n); /* never written */
+            else
+                rc = store_fd_fail(&c[k].io, "opening", 0, 0, errno);
         }
-        if (rc != 0)
-            return rc;
-        done += n;
+        if (rc == 0)
+            rc = store_fd_read_pieces(p, k);
+        for (unsigned i = 0; i < k; i++)
+            close(c[i].io.fd);
     }
-    return 0;
+    free(c);
+    return rc;
 }
 
 static int check_writable(chunk_store_t *s)

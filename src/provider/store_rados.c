@@ -29,6 +29,7 @@
 #define XATTR_CHUNK "loci.chunk"
 #define XATTR_SNAPC "loci.snapc" /* the region's snapshot context: "SEQ SNAP..." newest first */
 #define REMOVE_BATCH 64
+#define READS_IN_FLIGHT 16
 
 typedef struct {
     store_t base;
@@ -61,28 +62,58 @@ static int fail(const rados_store_t *r, int err, const char *op, uint64_t chunk)
 
 /* ---- ops ------------------------------------------------------------------- */
 
+/* One chunk's read in flight: n bytes into `at`. */
+typedef struct {
+    rados_completion_t done;
+    uint64_t chunk;
+    char *at;
+    size_t n;
+} read_op_t;
+
+/* Every chunk of a read is one rados_aio_read, all in flight at once (up to
+ * READS_IN_FLIGHT): a readahead batch of 8 chunks costs one round trip, not 8. */
 static int rados_store_read(store_t *s, uint64_t off, void *buf, size_t len)
 {
     rados_store_t *r = rs_of(s);
     int rc = rados_pool_check(r->pool, r->what);
-    if (rc)
-        return rc;
-    char oid[340];
-    while (len) {
-        uint64_t chunk = off / r->chunk, inner = off % r->chunk;
-        size_t n = r->chunk - inner < len ? r->chunk - inner : len;
-        chunk_oid(r, chunk, oid, sizeof oid);
-        int got = rados_read(r->io, oid, buf, n, inner);
-        if (got == -ENOENT) /* never written: zeros, like a chunk file that does not exist */
-            got = 0;
-        if (got < 0)
-            return fail(r, got, "reading", chunk);
-        memset((char *)buf + got, 0, n - (size_t)got);
-        buf = (char *)buf + n;
-        off += n;
-        len -= n;
+    while (rc == 0 && len) {
+        read_op_t op[READS_IN_FLIGHT];
+        int k = 0, err = 0;
+        uint64_t err_chunk = 0;
+        for (; len && k < READS_IN_FLIGHT; k++) {
+            uint64_t chunk = off / r->chunk, inner = off % r->chunk;
+            size_t n = r->chunk - inner < len ? r->chunk - inner : len;
+            char oid[340];
+            chunk_oid(r, chunk, oid, sizeof oid);
+            op[k] = (read_op_t){NULL, chunk, buf, n};
+            if ((err = rados_aio_create_completion2(NULL, NULL, &op[k].done)) == 0 &&
+                (err = rados_aio_read(r->io, oid, op[k].done, buf, n, inner)) < 0)
+                rados_aio_release(op[k].done);
+            if (err < 0) {
+                err_chunk = chunk;
+                break;
+            }
+            buf = (char *)buf + n;
+            off += n;
+            len -= n;
+        }
+        for (int j = 0; j < k; j++) { /* all of them, also after a failure: none may write buf later */
+            rados_aio_wait_for_complete(op[j].done);
+            int got = rados_aio_get_return_value(op[j].done);
+            rados_aio_release(op[j].done);
+            if (got == -ENOENT) /* never written: zeros, like a chunk file that does not exist */
+                got = 0;
+            if (got < 0 && err == 0) {
+                err = got;
+                err_chunk = op[j].chunk;
+            }
+            if (got >= 0)
+                memset(op[j].at + got, 0, op[j].n - (size_t)got);
+        }
+        if (err < 0)
+            rc = fail(r, err, "reading", err_chunk);
     }
-    return 0;
+    return rc;
 }
 
 static void note_written(rados_store_t *r, uint64_t chunk)

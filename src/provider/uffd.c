@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <linux/userfaultfd.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -15,6 +16,20 @@
 #endif
 #ifndef USERFAULTFD_IOC_NEW
 #define USERFAULTFD_IOC_NEW _IO(0xAA, 0x00)
+#endif
+
+/* UFFDIO_MOVE (Linux 6.8), for headers older than the kernel. */
+#ifndef UFFD_FEATURE_MOVE
+#define UFFD_FEATURE_MOVE (1 << 16)
+#endif
+#ifndef UFFDIO_MOVE
+struct uffdio_move {
+    __u64 dst, src, len;
+#define UFFDIO_MOVE_MODE_DONTWAKE ((__u64)1 << 0)
+    __u64 mode;
+    __s64 move;
+};
+#define UFFDIO_MOVE _IOWR(UFFDIO, 0x05, struct uffdio_move)
 #endif
 
 #define UFFD_FLAGS (O_CLOEXEC | O_NONBLOCK)
@@ -35,11 +50,20 @@ static int open_full(void)
     return fd;
 }
 
-/* Ask for write-protect faults on anonymous memory; false (errno set) when the kernel lacks them. */
-static bool handshake(int fd)
+/* Ask for write-protect faults on anonymous memory, and for moves when
+ * want_move and the kernel has them (a kernel without refuses the feature
+ * and leaves the descriptor to be asked again); false (errno set) when the
+ * kernel lacks write-protection. */
+static bool handshake(int fd, bool want_move, bool *can_move)
 {
-    struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP};
-    if (ioctl(fd, UFFDIO_API, &api) != 0)
+    struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP | UFFD_FEATURE_MOVE};
+    int rc = want_move ? ioctl(fd, UFFDIO_API, &api) : -1;
+    if (rc != 0) {
+        api = (struct uffdio_api){.api = UFFD_API, .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP};
+        rc = ioctl(fd, UFFDIO_API, &api);
+    }
+    *can_move = want_move && rc == 0 && (api.features & UFFD_FEATURE_MOVE); /* (the kernel lists all it has) */
+    if (rc != 0)
         return false;
     if (!(api.features & UFFD_FEATURE_PAGEFAULT_FLAG_WP)) {
         errno = ENOTSUP;
@@ -51,7 +75,8 @@ static bool handshake(int fd)
 int uffd_open_wp(void)
 {
     int fd = open_full();
-    if (fd >= 0 && !handshake(fd)) {
+    bool can_move;
+    if (fd >= 0 && !handshake(fd, false, &can_move)) {
         int e = errno;
         close(fd);
         errno = e;
@@ -64,9 +89,9 @@ static const char *const how_to_allow =
     "allow it with `sysctl vm.unprivileged_userfaultfd=1`, the CAP_SYS_PTRACE capability, or "
     "read-write access to /dev/userfaultfd";
 
-int uffd_open(bool user_only_ok, bool *user_only)
+int uffd_open(bool user_only_ok, bool *user_only, bool *can_move)
 {
-    *user_only = false;
+    *user_only = *can_move = false;
     int fd = open_full();
     if (fd < 0 && errno == EPERM && user_only_ok) {
         fd = (int)syscall(SYS_userfaultfd, UFFD_FLAGS | UFFD_USER_MODE_ONLY);
@@ -80,7 +105,9 @@ int uffd_open(bool user_only_ok, bool *user_only)
         return loci__fail(LOCI_ENOTSUP, "mode=paged: userfaultfd(2) failed: %s (a kernel without "
                                         "CONFIG_USERFAULTFD?); use mode=mmap", strerror(errno));
     }
-    if (!handshake(fd)) {
+    /* LOCI_UFFD_MOVE=0: copies only, so that the copy path can be run on any kernel. */
+    const char *env = getenv("LOCI_UFFD_MOVE");
+    if (!handshake(fd, !(env && strcmp(env, "0") == 0), can_move)) {
         int e = errno;
         close(fd);
         return loci__fail(LOCI_ENOTSUP, "mode=paged: this kernel's userfaultfd cannot write-protect "
@@ -133,6 +160,28 @@ int uffd_copy(int fd, void *dst, const void *src, size_t len, bool wp)
                               (void *)c.dst, strerror(errno));
     }
     return 0;
+}
+
+size_t uffd_move(int fd, void *dst, void *src, size_t len)
+{
+    size_t page = vm_page_size(), done = 0;
+    while (done < len) {
+        struct uffdio_move m = {
+            .dst = (uintptr_t)dst + done,
+            .src = (uintptr_t)src + done,
+            .len = len - done,
+            .mode = UFFDIO_MOVE_MODE_DONTWAKE,
+        };
+        int rc = ioctl(fd, UFFDIO_MOVE, &m);
+        if (m.move > 0) /* all, or stopped part-way: go on from there */
+            done += (size_t)m.move;
+        if (rc == 0 || m.move > 0 || errno == EAGAIN)
+            continue;
+        if (errno != EEXIST) /* the page cannot be moved (shared, pinned...): the caller copies the rest */
+            break;
+        done += page; /* a page already there: keep it (its source page stays behind) */
+    }
+    return done;
 }
 
 static int writeprotect(int fd, void *addr, size_t len, uint64_t mode)

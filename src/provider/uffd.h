@@ -19,8 +19,9 @@
  *  user-mode faults only (what vm.unprivileged_userfaultfd=0 leaves to
  *  unprivileged users) and sets *user_only. Returns the fd, or LOCI_EPERM /
  *  LOCI_ENOTSUP with a message naming the sysctl, the capability and the
- *  device node. */
-int uffd_open(bool user_only_ok, bool *user_only);
+ *  device node. *can_move: the kernel moves pages (UFFDIO_MOVE, Linux 6.8),
+ *  unless the environment says LOCI_UFFD_MOVE=0 (copies only). */
+int uffd_open(bool user_only_ok, bool *user_only, bool *can_move);
 
 /** A full descriptor (it also handles faults the kernel takes for the process)
  *  with write-protect support on anonymous memory, as uffd_open opens it, or
@@ -35,6 +36,15 @@ int uffd_register(int fd, void *addr, size_t len, bool wp);
  *  write-protected when `wp`, waking nobody. Pages already there are left
  *  alone. 0 or LOCI_E*. */
 int uffd_copy(int fd, void *dst, const void *src, size_t len, bool wp);
+
+/** Move the pages of src to dst (both page-aligned, len a page multiple,
+ *  src private anonymous memory of this process with the same protection as
+ *  dst) without copying, waking nobody; src is left unmapped. The moved
+ *  pages are writable: the kernel cannot move a page in write-protected.
+ *  Pages already at dst are left alone. Returns the bytes done from the
+ *  start: less than len when a page cannot be moved (the caller copies the
+ *  rest). Only on a descriptor uffd_open said can move. */
+size_t uffd_move(int fd, void *dst, void *src, size_t len);
 
 /** Write-protect the range (a writer there faults from now on). */
 int uffd_protect(int fd, void *addr, size_t len);

@@ -3,8 +3,10 @@
  * survives eviction, random writes over a region 16x its cache through many
  * evict/refault cycles with DRAM held within the budget, two threads faulting
  * the same chunks, write-back of dirty pages only (and of whole chunks when
- * asked), purge, prefetch, system calls on paged memory, bad cache sizes, and
- * which provider an intent gets.
+ * asked), purge, prefetch, system calls on paged memory, bad cache sizes,
+ * which provider an intent gets, and both ways pages are installed: moved
+ * (UFFDIO_MOVE, Linux 6.8) where the kernel can, copied otherwise (the
+ * suite runs again with LOCI_UFFD_MOVE=0: unit.test_paged_copy).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #define KB ((size_t)1 << 10)
@@ -455,6 +458,72 @@ static void full_store_neither_hangs_nor_floods(void **state)
     assert_int_equal(provider_paged.free(p, size), 0);
 }
 
+/* The kernel moves pages (Linux 6.8 and later) unless LOCI_UFFD_MOVE=0 says copy. */
+static bool moves_expected(void)
+{
+    struct utsname u;
+    int major = 0, minor = 0;
+    const char *env = getenv("LOCI_UFFD_MOVE");
+    return uname(&u) == 0 && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+           (major > 6 || (major == 6 && minor >= 8)) && !(env && strcmp(env, "0") == 0);
+}
+
+/* A sequential writer over 4x the cache: its chunks are installed dirty (moved
+ * where the kernel can, else copied unprotected), written back whole, and
+ * read back intact after eviction; the probe found what the kernel has. */
+static void sequential_writer_round_trip(void **state)
+{
+    size_t chunk = 64 * KB, cache = 8 * chunk, size = 4 * cache;
+    place_t pl = paged_place(cache, chunk);
+    unsigned char *p = provider_paged.alloc(&pl, size, page);
+    assert_non_null(p);
+    assert_int_equal(paged_uffd_moves(), moves_expected());
+    for (size_t i = 0; i < size; i += sizeof(uint64_t))
+        *(uint64_t *)(p + i) = mix(i);
+    assert_int_equal(provider_paged.evict(p, size), 0);
+    loci_nvm_stats_t st = stats_of(p);
+    assert_int_equal(st.bytes_written, size); /* every page once: none lost, none twice */
+    assert_int_equal(st.pages_dirtied, size / page);
+    for (size_t i = 0; i < size; i += sizeof(uint64_t))
+        if (*(uint64_t *)(p + i) != mix(i))
+            fail_msg("offset %zu: %#llx after eviction, written %#llx", i, (unsigned long long)*(uint64_t *)(p + i),
+                     (unsigned long long)mix(i));
+    assert_int_equal(provider_paged.free(p, size), 0);
+}
+
+/* uffd_move hands pages over without a copy: the bytes at the destination,
+ * the source left unmapped; a page already at the destination is kept. */
+static void uffd_move_hands_pages_over(void **state)
+{
+    bool user_only, can_move;
+    int fd = uffd_open(true, &user_only, &can_move);
+    assert_true(fd >= 0);
+    assert_int_equal(can_move, moves_expected());
+    if (!can_move) {
+        close(fd);
+        print_message("  no UFFDIO_MOVE here (kernel < 6.8 or LOCI_UFFD_MOVE=0): the copy path is tested instead\n");
+        return;
+    }
+    size_t len = 4 * page;
+    unsigned char *dst = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char *src = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(dst != MAP_FAILED && src != MAP_FAILED);
+    assert_int_equal(uffd_register(fd, dst, len, false), 0);
+    memset(src + 3 * page, 9, page);
+    assert_int_equal(uffd_copy(fd, dst + page, src + 3 * page, page, false), 0);
+    for (size_t k = 0; k < 3; k++)
+        memset(src + k * page, (int)(1 + k), page);
+    assert_int_equal(uffd_move(fd, dst, src, 3 * page), 3 * page);
+    assert_int_equal(dst[0], 1);
+    assert_int_equal(dst[page], 9); /* was there: kept */
+    assert_int_equal(dst[2 * page + 100], 3);
+    assert_int_equal(resident_pages(src, page), 0); /* moved away, not copied */
+    assert_int_equal(resident_pages(src + page, page), 1); /* its destination was taken: it stays */
+    munmap(dst, len);
+    munmap(src, len);
+    close(fd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -467,6 +536,8 @@ int main(void)
         cmocka_unit_test(bad_cache_sizes),
         cmocka_unit_test(provider_chosen_by_intent),
         cmocka_unit_test(full_store_neither_hangs_nor_floods),
+        cmocka_unit_test(sequential_writer_round_trip),
+        cmocka_unit_test(uffd_move_hands_pages_over),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
