@@ -23,5 +23,12 @@ foreach(f IN LISTS LOCI_MPI_FLAVOURS)
         np2       "vm-mpi-run.sh 0 ${f} ${run} 2 -- vm_mpi_place_${f} ${nic} 0"
         np3       "vm-mpi-run.sh 0 ${f} ${run} 3 -- vm_mpi_place_${f} ${nic} 0"
         singleton "vm-mpi-run.sh 0 ${f} ${run} 0 -- vm_mpi_place_${f} ${nic} 0")
+    if(f STREQUAL "mpich")
+      # MPICH 4.0 (ch4:ucx) with every process on one emulated CPU sometimes passes every
+      # check and then never leaves MPI_Finalize when the host's CPUs are contended (seen
+      # with another VM or a sanitizer build beside it; never in 10 runs on an idle host):
+      # its VM runs with nothing else beside it.
+      set_tests_properties(vm.mpi_${f}_nic${nic}.boot PROPERTIES RUN_SERIAL TRUE)
+    endif()
   endforeach()
 endforeach()
