@@ -275,6 +275,7 @@ typedef struct {
 /** Add the pool ids of m's stored chunks (not its zero chunks, not those a
  *  store snapshot keeps). Sort before asking. */
 int ckpt_ids_add(ckpt_ids_t *ids, const ckpt_manifest_t *m);
+int ckpt_ids_push(ckpt_ids_t *ids, uint64_t id);
 void ckpt_ids_sort(ckpt_ids_t *ids);
 bool ckpt_ids_has(const ckpt_ids_t *ids, uint64_t id);
 void ckpt_ids_free(ckpt_ids_t *ids);
@@ -291,10 +292,10 @@ int ckpt_store_guard(struct rados_pool *rp, bool exclusive, ckpt_guard_t **out);
 void ckpt_store_unguard(ckpt_guard_t *g);
 
 /** Remove the drained chunk objects of the drain target's store that no
- *  manifest names: neither one in the store (any node's) nor one of `local`
- *  (this directory's, sorted; maybe not drained yet). Nothing to do without
- *  a drain target; skipped (said at level info) while a drain runs. */
-int ckpt_store_chunks_sweep(const ckpt_ids_t *local, loci_ckpt_gc_t *out);
+ *  manifest names: neither one in the store (any node's, added to `ids`) nor
+ *  one of `ids` (this directory's; maybe not drained yet). Nothing to do
+ *  without a drain target; skipped (said at level info) while a drain runs. */
+int ckpt_store_chunks_sweep(ckpt_ids_t *ids, loci_ckpt_gc_t *out);
 
 /* --------------------------------------------- progress (ckpt_progress.c) -- */
 

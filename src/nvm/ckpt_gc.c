@@ -201,22 +201,27 @@ static int by_id(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+int ckpt_ids_push(ckpt_ids_t *ids, uint64_t id)
+{
+    if (ids->n == ids->cap) {
+        size_t n = ids->cap ? 2 * ids->cap : 1024;
+        uint64_t *v = realloc(ids->v, n * sizeof *v);
+        if (!v)
+            return loci__fail(LOCI_ENOMEM, "out of memory collecting checkpoint chunks");
+        ids->v = v, ids->cap = n;
+    }
+    ids->v[ids->n++] = id;
+    return 0;
+}
+
 int ckpt_ids_add(ckpt_ids_t *ids, const ckpt_manifest_t *m)
 {
-    for (size_t k = 0; k < m->nvars; k++)
-        for (uint64_t i = 0; i < m->vars[k].nchunks; i++) {
-            if (m->vars[k].chunks[i].id == CKPT_ZERO || m->vars[k].snap)
-                continue;
-            if (ids->n == ids->cap) {
-                size_t n = ids->cap ? 2 * ids->cap : 1024;
-                uint64_t *v = realloc(ids->v, n * sizeof *v);
-                if (!v)
-                    return loci__fail(LOCI_ENOMEM, "out of memory collecting checkpoint chunks");
-                ids->v = v, ids->cap = n;
-            }
-            ids->v[ids->n++] = m->vars[k].chunks[i].id;
-        }
-    return 0;
+    int rc = 0;
+    for (size_t k = 0; k < m->nvars; k++) /* a store snapshot keeps its chunks: not ours */
+        for (uint64_t i = 0; !m->vars[k].snap && i < m->vars[k].nchunks && rc == 0; i++)
+            if (m->vars[k].chunks[i].id != CKPT_ZERO)
+                rc = ckpt_ids_push(ids, m->vars[k].chunks[i].id);
+    return rc;
 }
 
 void ckpt_ids_sort(ckpt_ids_t *ids)
@@ -302,7 +307,9 @@ int loci_ckpt_gc(loci_ckpt_gc_t *out)
     int rc = ckpt_store_open(&s, true, false);
     if (rc == LOCI_ENOENT) { /* no checkpoint directory: only the store's chunks to collect */
         loci_ckpt_gc_t none = {0};
-        rc = ckpt_store_chunks_sweep(&(ckpt_ids_t){0}, &none);
+        ckpt_ids_t ids = {0};
+        rc = ckpt_store_chunks_sweep(&ids, &none);
+        ckpt_ids_free(&ids);
         if (out)
             *out = none;
         return rc;

@@ -38,8 +38,7 @@ typedef struct {
     ckpt_manifest_t *cur;
     unsigned char *buf;          /* CKPT_CHUNK bytes */
     loci_ckpt_stats_t st;
-    uint64_t *created;           /* pool files made by this save */
-    size_t ncreated, cap;
+    ckpt_ids_t created;          /* pool files made by this save */
     int pending[SYNC_WINDOW];    /* ring of fds to fdatasync */
     size_t npending, head;
     bool on_store;               /* a region was snapshotted: the manifest goes to the store too */
@@ -99,18 +98,7 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int remember(save_t *sv, uint64_t id)
-{
-    if (sv->ncreated == sv->cap) {
-        size_t n = sv->cap ? 2 * sv->cap : 256;
-        uint64_t *v = realloc(sv->created, n * sizeof *v);
-        if (!v)
-            return loci__fail(LOCI_ENOMEM, "out of memory saving a checkpoint");
-        sv->created = v, sv->cap = n;
-    }
-    sv->created[sv->ncreated++] = id;
-    return 0;
-}
+static int remember(save_t *sv, uint64_t id) { return ckpt_ids_push(&sv->created, id); }
 
 static int sync_oldest(save_t *sv)
 {
@@ -470,8 +458,8 @@ static int save(const char *name, ckpt_store_t *s, const ckpt_item_t *items, siz
     }
     if (rc != 0 && !published) { /* referenced by no manifest: give their space back now */
         char id[17];
-        for (size_t i = 0; i < sv.ncreated; i++) {
-            ckpt_id_name(sv.created[i], id);
+        for (size_t i = 0; i < sv.created.n; i++) {
+            ckpt_id_name(sv.created.v[i], id);
             unlinkat(s->pool, id, 0);
         }
     }
@@ -486,7 +474,7 @@ static int save(const char *name, ckpt_store_t *s, const ckpt_item_t *items, siz
         if (drain && ckpt_drain_queue(name) != 0) /* level 1 is saved all the same */
             loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
     }
-    free(sv.created);
+    ckpt_ids_free(&sv.created);
     free(sv.buf);
     ckpt_manifest_free(&cur);
     if (have_prev)

@@ -68,7 +68,7 @@ void ckpt_store_unguard(ckpt_guard_t *g)
 
 typedef struct {
     struct rados_pool *rp;
-    ckpt_ids_t ids;     /* named by a manifest */
+    ckpt_ids_t *ids;    /* named by a manifest */
     ckpt_ids_t garbage; /* chunk objects none names */
     uint64_t kept;      /* chunk objects some manifest names */
 } sweep_t;
@@ -86,27 +86,19 @@ static int note_garbage(const char *name, void *arg)
     ckpt_id_name(id, canon);
     if (strcmp(canon, name) != 0)
         return 0;
-    if (ckpt_ids_has(&w->ids, id)) {
+    if (ckpt_ids_has(w->ids, id)) {
         w->kept++;
         return 0;
     }
-    if (w->garbage.n == w->garbage.cap) {
-        size_t n = w->garbage.cap ? 2 * w->garbage.cap : 256;
-        uint64_t *v = realloc(w->garbage.v, n * sizeof *v);
-        if (!v)
-            return loci__fail(LOCI_ENOMEM, "out of memory collecting drained checkpoint chunks");
-        w->garbage.v = v, w->garbage.cap = n;
-    }
-    w->garbage.v[w->garbage.n++] = id;
-    return 0;
+    return ckpt_ids_push(&w->garbage, id);
 }
 
-int ckpt_store_chunks_sweep(const ckpt_ids_t *local, loci_ckpt_gc_t *out)
+int ckpt_store_chunks_sweep(ckpt_ids_t *ids, loci_ckpt_gc_t *out)
 {
     const char *target = ckpt_drain_target();
     if (!target)
         return 0;
-    sweep_t w = {.rp = ckpt_target_pool(target)};
+    sweep_t w = {.rp = ckpt_target_pool(target), .ids = ids};
     if (!w.rp)
         return ckpt_fail_in(LOCI_EIO, "drained checkpoint chunks not collected");
     ckpt_guard_t *guard;
@@ -118,13 +110,8 @@ int ckpt_store_chunks_sweep(const ckpt_ids_t *local, loci_ckpt_gc_t *out)
     }
     if (rc != 0)
         return rc;
-    if (local->n && !(w.ids.v = malloc(local->n * sizeof *w.ids.v)))
-        rc = loci__fail(LOCI_ENOMEM, "out of memory collecting drained checkpoint chunks");
-    else if (local->n)
-        memcpy(w.ids.v, local->v, local->n * sizeof *w.ids.v), w.ids.n = w.ids.cap = local->n;
-    if (rc == 0)
-        rc = ckpt_store_manifest_mark(w.rp, mark_stored, &w.ids);
-    ckpt_ids_sort(&w.ids);
+    rc = ckpt_store_manifest_mark(w.rp, mark_stored, ids);
+    ckpt_ids_sort(ids);
     if (rc == 0)
         rc = rados_object_each(w.rp, CKPT_STORE_CHUNKS, note_garbage, &w);
     out->store_chunks_kept += w.kept;
@@ -136,7 +123,6 @@ int ckpt_store_chunks_sweep(const ckpt_ids_t *local, loci_ckpt_gc_t *out)
             out->store_chunks_removed++;
     }
     ckpt_store_unguard(guard);
-    ckpt_ids_free(&w.ids);
     ckpt_ids_free(&w.garbage);
     return rc;
 }
