@@ -15,20 +15,21 @@ foreach(f IN LISTS LOCI_MPI_FLAVOURS)
                   OUTPUT_VARIABLE files OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
   string(REPLACE "\n" ";" files "${files}")
   get_filename_component(run ${LOCI_MPI_${f}_RUN} NAME)
+  # Three processes in the VM: Open MPI only. MPICH 4.0 (ch4:ucx) with three processes on
+  # one emulated CPU sometimes passes every check and then never leaves MPI_Finalize (also
+  # on an idle host; not root-caused, see docs/TESTING.md); its 3-process runs are the host's
+  # (mpi.mpich.win_shapes.np3/np4).
+
   foreach(nic 1 0)
+    set(np3_${f})
+    if(NOT f STREQUAL "mpich")
+      set(np3_${f} np3 "vm-mpi-run.sh 0 ${f} ${run} 3 -- vm_mpi_place_${f} ${nic} 0")
+    endif()
     loci_vm_suite(NAME mpi_${f}_nic${nic} TOPOLOGY nic${nic} TIMEOUT 400
       PROGRAMS vm_mpi_place_${f} ${PROJECT_SOURCE_DIR}/tests/mpi/mpirun.sh
                ${PROJECT_SOURCE_DIR}/tests/mpi/vm-mpi-run.sh ${files}
-      TESTS
+      TESTS ${np3_${f}}
         np2       "vm-mpi-run.sh 0 ${f} ${run} 2 -- vm_mpi_place_${f} ${nic} 0"
-        np3       "vm-mpi-run.sh 0 ${f} ${run} 3 -- vm_mpi_place_${f} ${nic} 0"
         singleton "vm-mpi-run.sh 0 ${f} ${run} 0 -- vm_mpi_place_${f} ${nic} 0")
-    if(f STREQUAL "mpich")
-      # MPICH 4.0 (ch4:ucx) with every process on one emulated CPU sometimes passes every
-      # check and then never leaves MPI_Finalize when the host's CPUs are contended (seen
-      # with another VM or a sanitizer build beside it; never in 10 runs on an idle host):
-      # its VM runs with nothing else beside it.
-      set_tests_properties(vm.mpi_${f}_nic${nic}.boot PROPERTIES RUN_SERIAL TRUE)
-    endif()
   endforeach()
 endforeach()
