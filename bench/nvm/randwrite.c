@@ -13,8 +13,9 @@
  * on this machine): a chunk never written reads as zeros after one OSD
  * round trip, which does not change what is written back.
  */
+#include "paged/paged.h"
 #include "bench.h"
-#include "provider/provider.h" /* provider_paged_whole_chunks: the "off" column */
+#include "provider/provider.h" /* paged_whole_chunks: the "off" column */
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +38,10 @@ static uint64_t next(uint64_t *s)
 static rw_result_t run(const bench_opts_t *o, const char *intent, size_t size, unsigned writes, bool whole_chunks)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    bool was = provider_paged_whole_chunks(whole_chunks); /* the cache made below takes it */
+    bool was = paged_whole_chunks(whole_chunks); /* the cache made below takes it */
     loci_allocator_t *a = bench_check(loci_allocator_create(intent), intent);
     unsigned char *p = bench_check(loci_alloc(a, size), "loci_alloc");
-    provider_paged_whole_chunks(was);
+    paged_whole_chunks(was);
     for (size_t off = 0; off < size && !o->store; off += page) /* data on the store, not holes */
         memset(p + off, (int)(off / page), page);
     loci_nvm_evict(p, size);

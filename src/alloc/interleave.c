@@ -8,6 +8,7 @@
  * ones the bandwidths ask for, compares, and says once per process when the
  * system's differ; `loci weights --set` (root) writes them.
  */
+#include "os/vm.h"
 #include "alloc/allocator.h"
 
 #include <math.h>
@@ -34,13 +35,13 @@ int interleave_weights(const uint64_t *bandwidth, int n, unsigned *weights)
      * else the closest the kernel's 1..255 allows. */
     unsigned cand[PLACE_MAX_NODES]; /* not thread-local: libloci's static TLS must stay small enough to dlopen */
     double best = INFINITY;
-    for (unsigned scale = 1; scale <= PROVIDER_MAX_WEIGHT; scale++) {
+    for (unsigned scale = 1; scale <= VM_MAX_WEIGHT; scale++) {
         double sum = 0, err = 0;
         bool clamped = false;
         for (int i = 0; i < n; i++) {
             double x = (double)bandwidth[i] * scale / (double)lo;
-            clamped |= x > PROVIDER_MAX_WEIGHT + 0.5;
-            cand[i] = x > PROVIDER_MAX_WEIGHT ? PROVIDER_MAX_WEIGHT : (unsigned)lround(x);
+            clamped |= x > VM_MAX_WEIGHT + 0.5;
+            cand[i] = x > VM_MAX_WEIGHT ? VM_MAX_WEIGHT : (unsigned)lround(x);
             sum += cand[i];
         }
         if (clamped && scale > 1)
@@ -94,7 +95,7 @@ void interleave_check(const place_t *place, int initiator)
     if (place->simulated || place->policy != PLACE_WEIGHTED_INTERLEAVE ||
         atomic_exchange_explicit(&checked, true, memory_order_relaxed))
         return;
-    if (!provider_has_weighted_interleave())
+    if (!vm_has_weighted_interleave())
         return; /* the probe said so already: plain round-robin */
     enum { MAX = 64 };
     int nodes[MAX];
@@ -105,7 +106,7 @@ void interleave_check(const place_t *place, int initiator)
         return;
     double sum_want = 0, sum_now = 0, worst = 0;
     for (int i = 0; i < n; i++) {
-        if (provider_interleave_weight(nodes[i], &now[i]) != 0)
+        if (vm_interleave_weight(nodes[i], &now[i]) != 0)
             return;
         ids[i] = (unsigned)nodes[i];
         sum_want += want[i];

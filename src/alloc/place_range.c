@@ -4,6 +4,7 @@
  * its own extents — best candidate with room, else the intent's fallback —
  * and the provider layer binds the range there.
  */
+#include "os/vm.h"
 #include "alloc/allocator.h"
 
 #include <errno.h>
@@ -81,5 +82,5 @@ int loci_place_range(void *addr, size_t len, const char *intent)
         return errno == ENOENT ? LOCI_ENOENT : errno == ENOMEM ? LOCI_ENOMEM : LOCI_EINVAL;
     place_t place;
     rc = choose(a, len, &place);
-    return rc ? rc : provider_place_range(addr, len, &place);
+    return rc ? rc : vm_place_range(addr, len, &place);
 }

@@ -10,7 +10,6 @@
  */
 #include "alloc/allocator.h"
 #include "nvm/nvm.h"
-#include "provider/chunked.h"
 #include "units.h"
 
 #include <errno.h>

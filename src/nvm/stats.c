@@ -1,4 +1,5 @@
 /* Counters of the paged chunk caches: loci_nvm_stats and the stats table. */
+#include "paged/paged.h"
 #include "nvm/nvm.h"
 #include "units.h"
 
@@ -8,7 +9,7 @@ int loci_nvm_stats(const void *addr, loci_nvm_stats_t *out)
 {
     if (!out)
         return loci__fail(LOCI_EINVAL, "loci_nvm_stats: NULL argument");
-    if (provider_paged_stats(addr, out) != 0)
+    if (paged_stats(addr, out) != 0)
         return loci__fail(LOCI_ENOENT, "loci_nvm_stats: %p is no paged memory (mode=paged)", addr);
     return 0;
 }
@@ -26,12 +27,12 @@ static void print_cache(const struct loci_target *t, size_t budget, size_t chunk
 void nvm_stats_print(FILE *f)
 {
     loci_nvm_stats_t all;
-    provider_paged_stats(NULL, &all);
+    paged_stats(NULL, &all);
     if (all.faults == 0 && all.misses == 0 && all.cache_bytes == 0)
         return; /* mode=paged was never used */
     fprintf(f, "  %-8s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "PAGED", "CACHE", "CHUNK", "RESIDENT",
             "FAULTS", "HITS", "MISSES", "DIRTIED", "READ", "WRITTEN", "EVICTIONS");
-    provider_paged_foreach_cache(print_cache, f);
+    paged_foreach_cache(print_cache, f);
     char rd[32], wr[32];
     fprintf(f, "  %-8s %10s %10s %10s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10s %10s %10" PRIu64 "\n",
             "(all)", "", "", "", all.faults, all.hits, all.misses, all.pages_dirtied,

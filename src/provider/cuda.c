@@ -17,7 +17,7 @@
  * asked again with room to align it. The real base of such extents is kept
  * here, out of band, in a table sorted by address.
  */
-#include "provider/cuda_driver.h"
+#include "os/cuda_driver.h"
 #include "provider/provider.h"
 #include "units.h"
 

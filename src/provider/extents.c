@@ -1,4 +1,5 @@
 /* Address-keyed records of provider extents (see extents.h). */
+#include "provider/provider.h"
 #include "provider/extents.h"
 #include "internal.h"
 

@@ -9,9 +9,10 @@
  * lock) and kept when unmapped. The file of each extent is recorded out of
  * band in a table keyed by address.
  */
+#include "provider/provider.h"
 #include "provider/extents.h"
-#include "provider/tier.h"
-#include "provider/vm.h"
+#include "tier/tier.h"
+#include "os/vm.h"
 #include "units.h"
 
 #include <errno.h>

@@ -5,7 +5,8 @@
  * 0600; opening refuses links, other users' files and looser modes, so that
  * only the same user can ever map a segment.
  */
-#include "provider/vm.h"
+#include "provider/provider.h"
+#include "os/vm.h"
 #include "units.h"
 
 #include <errno.h>

@@ -6,7 +6,8 @@
  * purge = MADV_DONTNEED (the policy stays with the mapping, so purged pages
  * come back on the same nodes); adopt = a fresh mapping, a copy, mremap.
  */
-#include "provider/vm.h"
+#include "provider/provider.h"
+#include "os/vm.h"
 #include "units.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* Which provider serves a target (see provider.h). */
-#include "provider/chunked.h"
-#include "provider/paged.h"
-#include "provider/tier.h"
+#include "provider/provider.h"
+#include "paged/paged_internal.h"
+#include "tier/tier.h"
 
 #include <stdatomic.h>
 

@@ -18,59 +18,11 @@
 #define LOCI_PROVIDER_H
 
 #include "internal.h"
+#include "os/place.h"
 #include "topo/topo.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-typedef enum {
-    PLACE_LOCAL = 0,          /* kernel default (first touch) */
-    PLACE_BIND,               /* MPOL_BIND: only these nodes */
-    PLACE_PREFERRED,          /* MPOL_PREFERRED(_MANY): these first, then anywhere */
-    PLACE_INTERLEAVE,         /* MPOL_INTERLEAVE over the nodes */
-    PLACE_WEIGHTED_INTERLEAVE /* MPOL_WEIGHTED_INTERLEAVE where the kernel has it, else interleave */
-} place_policy_t;
-
-#define PLACE_MAX_NODES 1024
-
-/** How a file tier holds memory (intent mode=): mapped through the kernel's
- *  page cache, or paged through loci's own DRAM chunk cache (provider_paged). */
-typedef enum {
-    FILE_MMAP = 0,   /* mode=mmap, or no mode */
-    FILE_PAGED,      /* mode=paged: mmap instead where paging cannot run */
-    FILE_PAGED_ONLY  /* mode=paged!: paged or nothing */
-} file_mode_t;
-
-/** Where and how an extent is placed. */
-typedef struct {
-    place_policy_t policy;
-    uint64_t nodemask[PLACE_MAX_NODES / 64]; /* NUMA nodes, bit per node */
-    const struct loci_target *target;        /* the target this extent is charged to */
-    bool pinned;                             /* mlock the extent */
-    bool shared;                             /* must be mappable by other processes (shm) */
-    bool simulated;                          /* injected topology: record, do not mbind */
-    file_mode_t file_mode;                   /* file tiers: page cache or chunk cache */
-    uint64_t cache, chunk;                   /* paged: DRAM budget, chunk size (0 = 64 MiB, 256 KiB) */
-    bool managed;                            /* GPU memory: managed memory, not device memory */
-    int cuda_device;                         /* managed memory placed on the host: the GPU whose
-                                              * driver context allocates it (an arena moved there) */
-    bool gpu_pinned;                         /* pinned host memory registered with the GPU driver */
-} place_t;
-
-/** True when the placement must hold or fail: a real (not simulated) bind.
- *  The pool then checks the nodes' free memory before mapping and populates
- *  new memory at once, so that a full node gives ENOMEM, not the OOM killer. */
-static inline bool place_is_strict(const place_t *p)
-{
-    return p->policy == PLACE_BIND && !p->simulated;
-}
-
-/** Set node `node` in p->nodemask (ignored outside 0..PLACE_MAX_NODES-1). */
-static inline void place_add_node(place_t *p, int node)
-{
-    if (node >= 0 && node < PLACE_MAX_NODES)
-        p->nodemask[node / 64] |= 1ull << (node % 64);
-}
 
 typedef struct provider_ops {
     const char *name; /* "numa", "file", "shm", ... */
@@ -153,11 +105,6 @@ const provider_ops_t *provider_for(const struct loci_target *t, bool shared);
  *  for mode=paged get provider_paged — unless paging cannot run here (no
  *  userfaultfd permission, shareable or pinned memory) and the mode was not
  *  forced with `!`: then file (mmap), with a warning saying why, once. */
-/** Is every byte of [addr, addr+size) mapped readable, and writable too
- *  when `write` (as /proc/self/maps has it)? Without touching it: false for
- *  PROT_NONE, holes, unmapped. */
-bool provider_accessible(const void *addr, size_t size, bool write);
-
 /** fork() handler of the providers (core/fork.c): each one's `fork`. Their
  *  locks are the innermost of loci's: taken last. */
 void provider_fork(loci_fork_phase_t phase);
@@ -172,35 +119,6 @@ const provider_ops_t *provider_for_move(const provider_ops_t *from, const struct
 /** True when p is GPU device memory the CPU cannot read (asked of the CUDA
  *  driver, if there is one): whoever allocated it, loci or not. */
 bool provider_cuda_device_pointer(const void *p);
-
-/** Apply `place` as the calling task's memory policy (set_mempolicy): what
- *  `loci run` does before exec. LOCI_ENOTSUP for simulated places. */
-int provider_set_task_policy(const place_t *place);
-
-/** Apply `place` to memory mapped by someone else (loci_place_range): mbind
- *  [addr, addr+size) rounded out to whole pages, moving the pages already
- *  there (those other processes map too only with CAP_SYS_NICE), and mlock
- *  it when pinned. No-op for simulated and PLACE_LOCAL places. 0 or LOCI_E*
- *  with loci__fail. */
-int provider_place_range(void *addr, size_t size, const place_t *place);
-
-/* --- weighted-interleave weights (interleave_weights.c) --------------------
- * The kernel's system-wide weights MPOL_WEIGHTED_INTERLEAVE follows. */
-
-#define PROVIDER_MAX_WEIGHT 255 /* the kernel's limit (a u8, 0 = "default") */
-
-/** Does this kernel have MPOL_WEIGHTED_INTERLEAVE (probed once)? Without it
- *  PLACE_WEIGHTED_INTERLEAVE is plain MPOL_INTERLEAVE. */
-bool provider_has_weighted_interleave(void);
-
-/** The weight node `node` gets from MPOL_WEIGHTED_INTERLEAVE now (1..255).
- *  LOCI_ENOTSUP when the kernel has no weights (before 6.9). */
-int provider_interleave_weight(int node, unsigned *weight);
-
-/** Set node `node`'s weight for the whole system (root only: LOCI_EPERM
- *  otherwise; LOCI_ENOTSUP before 6.9). New allocations follow it; pages
- *  already placed stay where they are. */
-int provider_set_interleave_weight(int node, unsigned weight);
 
 /** The memfd behind an shm extent containing `addr`, and the offset of `addr`
  *  in it: another process maps it through /proc/<pid>/fd/<fd> or an fd passed
@@ -243,19 +161,15 @@ int named_populate(void *addr, size_t size);
  *  offset of `addr` in it. LOCI_ENOENT when addr is in no file extent. */
 int provider_file_path(const void *addr, char *buf, size_t buflen, size_t *offset);
 
-/** Counters of the chunk cache serving the paged memory at addr, or with
- *  addr NULL of all caches, past and present, added up. LOCI_ENOENT when
- *  addr is not paged memory. */
-int provider_paged_stats(const void *addr, loci_nvm_stats_t *out);
-
-/** Call fn for each live chunk cache: its target, budget, chunk size and counters. */
-void provider_paged_foreach_cache(void (*fn)(const struct loci_target *t, size_t budget, size_t chunk,
-                                             const loci_nvm_stats_t *st, void *arg),
-                                  void *arg);
-
-/** Dirty whole chunks on a first write instead of single pages, in caches
- *  created from now on: NVMalloc without its write optimisation, for
- *  benchmarks and tests. Returns the previous setting. */
-bool provider_paged_whole_chunks(bool on);
+/** The provider that opens the persistent region `name` of place->target
+ *  with `flags` (LOCI_CREATE, LOCI_READONLY, LOCI_SHARED): *ops is the one
+ *  the intent chose (provider_for_place, mode=paged already turned into
+ *  mmap for shared and read-only openings), kept for a flat or new region.
+ *  A region in chunk layout is paged whatever the intent's mode (it has no
+ *  file to map): *ops and place->file_mode change to paged; LOCI_SHARED,
+ *  shareable (access=node and wider) and pinned intents are refused
+ *  (LOCI_ENOTSUP), and so is paging that cannot run here unless forced with
+ *  mode=paged!. 0 or LOCI_E* with a message. */
+int provider_for_region(place_t *place, const char *name, unsigned flags, const provider_ops_t **ops);
 
 #endif

@@ -5,8 +5,9 @@
  * band by address, so provider_shm_fd() can hand it to other processes
  * (through /proc/<pid>/fd/<n> or SCM_RIGHTS).
  */
+#include "provider/provider.h"
 #include "provider/extents.h"
-#include "provider/vm.h"
+#include "os/vm.h"
 #include "units.h"
 
 #include <errno.h>

@@ -25,7 +25,7 @@
  *   high_bw = kind=hbm!,fallback=default   low_lat, near_nic
  */
 #include "intent/intent.h"
-#include "store/rados_pool.h"
+#include "rados/rados_pool.h"
 #include "topo/sources.h"
 #include "units.h"
 

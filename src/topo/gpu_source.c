@@ -12,7 +12,7 @@
  * such node belongs to the K-th GPU of hwloc's PCI order: that node becomes
  * the device's target instead of a second one, so both views name one GPU.
  */
-#include "provider/cuda_driver.h"
+#include "os/cuda_driver.h"
 #include "topo/sources.h"
 
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* The topology container: nodes, targets, distances, devices. */
-#include "store/rados_pool.h"
+#include "rados/rados_pool.h"
 #include "topo/topo.h"
 
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #ifndef LOCI_TOPO_SOURCES_H
 #define LOCI_TOPO_SOURCES_H
 
-#include "store/rados_pool.h"
+#include "rados/rados_pool.h"
 #include "topo/topo.h"
 
 /* Room for targets beyond the NUMA nodes: file tiers and GPUs. */

@@ -8,7 +8,7 @@
 #define LOCI_TEST_CKPT_TESTLIB_H
 
 #include "loci.h"
-#include "nvm/ckpt.h"
+#include "ckpt/ckpt.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -14,10 +14,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "provider/provider.h"
 #include "loci.h"
 #include "support/scratch.h"
 #include "support/child.h"
-#include "provider/chunked.h"
+#include "chunkstore/store.h"
+#include "paged/paged.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -129,7 +131,7 @@ static void ckpt_dir(char *buf, size_t len)
 static void link_chunk(void *base, uint64_t idx, const char *dir, const char *as)
 {
     region_chunks_t rc;
-    assert_int_equal(provider_paged_chunks(base, &rc), 0);
+    assert_int_equal(paged_chunks(base, &rc), 0);
     char c[24], to[600];
     store_chunk_name(idx, c);
     snprintf(to, sizeof to, "%s/%s", dir, as);
@@ -168,7 +170,7 @@ static int child_relink(char **a)
     for (int gen = 1; p; gen++) {
         fill(p, 0, size, gen);
         region_chunks_t rc;
-        if (provider_paged_chunks(p, &rc) != 0)
+        if (paged_chunks(p, &rc) != 0)
             break;
         for (uint64_t k = 0; k < rc.nchunks; k++) {
             char c[24], tmp[700], to[700];
@@ -228,7 +230,7 @@ static void layout_sparse_and_kept(void **state)
     if (!p)
         fail_msg("%s", loci_last_error());
     region_chunks_t rc;
-    assert_int_equal(provider_paged_chunks(p, &rc), 0);
+    assert_int_equal(paged_chunks(p, &rc), 0);
     assert_int_equal(rc.chunk, CHUNK);
     assert_int_equal(rc.nchunks, 16);
     close(rc.dirfd);
@@ -328,7 +330,7 @@ static void reload_after_a_chunk_is_replaced(void **state)
     assert_non_null(p);
     fill(p, 0, size, 1);
     region_chunks_t rc;
-    assert_int_equal(provider_paged_chunks(p, &rc), 0);
+    assert_int_equal(paged_chunks(p, &rc), 0);
     check(p, 0, size, 1); /* cached again */
 
     /* what a restore does: a new file renamed over chunk 1, another over chunk 3 */
@@ -349,13 +351,13 @@ static void reload_after_a_chunk_is_replaced(void **state)
     close(rc.dirfd);
 
     check(p, CHUNK, 2 * CHUNK, 1); /* the cache still has the old contents */
-    assert_int_equal(provider_paged_reload(p), 0);
+    assert_int_equal(paged_reload(p), 0);
     check(p, 0, CHUNK, 1);
     check(p, CHUNK, 2 * CHUNK, 9);
     for (size_t i = 3 * CHUNK / 8; i < 4 * CHUNK / 8; i++)
         assert_int_equal(p[i], 0);
     check(p, 4 * CHUNK, size, 1);
-    assert_int_equal(provider_paged_reload(&page), LOCI_EINVAL);
+    assert_int_equal(paged_reload(&page), LOCI_EINVAL);
     assert_int_equal(loci_persist_close(p), 0);
     assert_int_equal(loci_persist_remove(name, NULL), 0);
 }
@@ -421,14 +423,14 @@ static void readonly_and_shared_rules(void **state)
     assert_non_null(f);
     check(f, 0, MB, 4);
     region_chunks_t rc;
-    assert_int_equal(provider_paged_chunks(f, &rc), LOCI_ENOTSUP);
+    assert_int_equal(paged_chunks(f, &rc), LOCI_ENOTSUP);
     assert_non_null(strstr(loci_last_error(), "flat"));
     assert_int_equal(loci_persist_close(f), 0);
     char path[600];
     region_path(flat, path, sizeof path);
     assert_true(S_ISREG(stat_of(path).st_mode));
     assert_int_equal(loci_persist_remove(flat, NULL), 0);
-    assert_int_equal(provider_paged_chunks(&page, &rc), LOCI_ENOTSUP);
+    assert_int_equal(paged_chunks(&page, &rc), LOCI_ENOTSUP);
 }
 
 static void remove_leaves_other_links(void **state)

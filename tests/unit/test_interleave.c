@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "os/vm.h"
 #include "alloc/allocator.h"
 
 #include <numaif.h>
@@ -68,18 +69,18 @@ static void kernel_weight(void **state)
 {
     assert_int_equal(loci_init(), 0);
     unsigned w = 0;
-    int rc = provider_interleave_weight(0, &w);
+    int rc = vm_interleave_weight(0, &w);
     if (access("/sys/kernel/mm/mempolicy/weighted_interleave/node0", R_OK) == 0) {
         assert_int_equal(rc, 0);
-        assert_true(w >= 1 && w <= PROVIDER_MAX_WEIGHT);
-        assert_true(provider_has_weighted_interleave());
+        assert_true(w >= 1 && w <= VM_MAX_WEIGHT);
+        assert_true(vm_has_weighted_interleave());
     } else {
         assert_int_equal(rc, LOCI_ENOTSUP);
         assert_non_null(strstr(loci_last_error(), "Linux 6.9"));
     }
-    assert_int_equal(provider_set_interleave_weight(0, 0), LOCI_EINVAL);
+    assert_int_equal(vm_set_interleave_weight(0, 0), LOCI_EINVAL);
     assert_non_null(strstr(loci_last_error(), "outside 1..255"));
-    assert_int_equal(provider_set_interleave_weight(0, 256), LOCI_EINVAL);
+    assert_int_equal(vm_set_interleave_weight(0, 256), LOCI_EINVAL);
     loci_fini();
 }
 
@@ -97,7 +98,7 @@ static void interleaved_block_policy(void **state)
     int mode = -1;
     unsigned long mask[16] = {0};
     assert_int_equal(get_mempolicy(&mode, mask, 1024, p + size / 2, MPOL_F_ADDR), 0);
-    assert_int_equal(mode, provider_has_weighted_interleave() ? MPOL_WEIGHTED_INTERLEAVE : MPOL_INTERLEAVE);
+    assert_int_equal(mode, vm_has_weighted_interleave() ? MPOL_WEIGHTED_INTERLEAVE : MPOL_INTERLEAVE);
     assert_true(mask[0] & 1);
     loci_free(p);
     loci_fini();

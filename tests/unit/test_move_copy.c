@@ -10,8 +10,8 @@
 #include <cmocka.h>
 
 #include "provider/provider.h"
-#include "provider/uffd.h"
-#include "provider/vm.h"
+#include "os/uffd.h"
+#include "os/vm.h"
 #include "support/resident.h"
 
 #include <numaif.h>

@@ -23,8 +23,8 @@
 #include "support/scratch.h"
 #include "support/child.h"
 #include "pool/pool.h"
-#include "provider/chunked.h"
-#include "provider/paged.h"
+#include "paged/paged.h"
+#include "paged/paged_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -125,7 +125,7 @@ static int child_diskfull(char **a)
     /* chunk 0 of pg linked elsewhere, as a checkpoint does: writing it needs a copy, space */
     region_chunks_t rc;
     char saved[600], path[600];
-    CHECK(provider_paged_chunks(pg, &rc) == 0, "chunks");
+    CHECK(paged_chunks(pg, &rc) == 0, "chunks");
     snprintf(saved, sizeof saved, "%s/saved0", a[0]);
     CHECK(linkat(rc.dirfd, "c0000000000000000", AT_FDCWD, saved, 0) == 0, "link: %s", strerror(errno));
     close(rc.dirfd);

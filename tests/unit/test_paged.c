@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "alloc/allocator.h"
-#include "provider/paged.h"
+#include "paged/paged_internal.h"
 #include "provider/provider.h"
 #include "support/resident.h"
 
@@ -66,7 +66,7 @@ static place_t paged_place(size_t cache, size_t chunk)
 static loci_nvm_stats_t stats_of(const void *p)
 {
     loci_nvm_stats_t st;
-    assert_int_equal(provider_paged_stats(p, &st), 0);
+    assert_int_equal(paged_stats(p, &st), 0);
     return st;
 }
 
@@ -112,7 +112,7 @@ static void zero_filled_and_kept_across_eviction(void **state)
     assert_int_equal(st.pages_dirtied, 1);
     assert_true(st.evictions >= 1);
     assert_int_equal(provider_paged.free(p, size), 0);
-    assert_int_equal(provider_paged_stats(p, &st), LOCI_ENOENT);
+    assert_int_equal(paged_stats(p, &st), LOCI_ENOENT);
 }
 
 /* Random page-sized writes over 16x the cache, checked against a shadow copy
@@ -237,7 +237,7 @@ static void write_back_dirty_pages_only(void **state)
     assert_int_equal(p[5 * chunk + 10 * page - 1], 2);
     assert_int_equal(provider_paged.free(p, size), 0);
 
-    bool was = provider_paged_whole_chunks(true);
+    bool was = paged_whole_chunks(true);
     place_t other = paged_place(16 * chunk, chunk); /* a new cache picks the setting up */
     p = provider_paged.alloc(&other, size, page);
     assert_non_null(p);
@@ -247,7 +247,7 @@ static void write_back_dirty_pages_only(void **state)
     st = stats_of(p);
     assert_int_equal(st.bytes_written, 2 * chunk);
     assert_int_equal(provider_paged.free(p, size), 0);
-    provider_paged_whole_chunks(was);
+    paged_whole_chunks(was);
 }
 
 static void purge_and_prefetch(void **state)

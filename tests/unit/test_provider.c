@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "provider/provider.h"
-#include "provider/vm.h"
+#include "os/vm.h"
 #include "support/resident.h"
 #include "support/scratch.h"
 

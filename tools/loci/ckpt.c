@@ -1,8 +1,8 @@
 /* `loci ckpt`: the checkpoints in the checkpoint directory (docs/CHECKPOINT.md). */
 #include "commands.h"
 #include "loci.h"
-#include "nvm/ckpt.h"
-#include "store/rados_pool.h"
+#include "ckpt/ckpt.h"
+#include "rados/rados_pool.h"
 #include "units.h"
 
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /* `loci info`: the memory targets of this machine, as a table or JSON. */
 #include "commands.h"
 #include "loci.h"
-#include "provider/cuda_driver.h"
+#include "os/cuda_driver.h"
 #include "topo/topo.h"
 #include "units.h"
 

@@ -3,6 +3,7 @@
  * intent. The intent is resolved on this machine, its placement becomes the
  * memory policy of the command (set_mempolicy is inherited across exec).
  */
+#include "os/vm.h"
 #include "alloc/allocator.h"
 #include "commands.h"
 
@@ -58,7 +59,7 @@ int cmd_run(int argc, char **argv)
             if (node >= 0)
                 place.nodemask[node / 64] |= 1ull << (node % 64);
         }
-    if (provider_set_task_policy(&place) != 0) {
+    if (vm_set_task_policy(&place) != 0) {
         fprintf(stderr, "loci run: %s\n", loci_last_error());
         return 1;
     }

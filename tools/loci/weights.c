@@ -2,6 +2,7 @@
  * nodes' bandwidths ask for beside the kernel's, and (root) setting them.
  * The kernel's weights are the whole system's (docs/INTENTS.md): loci never
  * writes them by itself; this command is the administrator's explicit step. */
+#include "os/vm.h"
 #include "alloc/allocator.h"
 #include "commands.h"
 
@@ -39,7 +40,7 @@ int cmd_weights(int argc, char **argv)
         return 1;
     }
     bool known = interleave_weights(bw, n, want) == 0;
-    bool kernel = !t->simulated && provider_has_weighted_interleave();
+    bool kernel = !t->simulated && vm_has_weighted_interleave();
 
     printf("interleave weights from node %d's view (partition=interleave)%s\n", initiator,
            t->simulated ? ", simulated machine" : "");
@@ -47,7 +48,7 @@ int cmd_weights(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         char now[16] = "-";
         unsigned w;
-        if (kernel && provider_interleave_weight(nodes[i], &w) == 0)
+        if (kernel && vm_interleave_weight(nodes[i], &w) == 0)
             snprintf(now, sizeof now, "%u", w);
         char bws[32] = "?";
         if (bw[i])
@@ -77,7 +78,7 @@ int cmd_weights(int argc, char **argv)
     if (!set)
         return 0;
     for (int i = 0; i < n; i++)
-        if (provider_set_interleave_weight(nodes[i], want[i]) != 0) {
+        if (vm_set_interleave_weight(nodes[i], want[i]) != 0) {
             fprintf(stderr, "loci weights: %s\n", loci_last_error());
             return 1;
         }

@@ -1,0 +1,593 @@
+/*
+ * The RADOS chunk store (store.h): chunk i of a variable is object
+ * "<prefix>/<i as 16 hex digits>" in the target's pool (NVMalloc: a chunk
+ * on a benefactor, placed by CRUSH). A missing object reads as zeros. The
+ * dirty page runs of a chunk go out as ONE atomic rados_write_op (one OSD
+ * round trip and one journal flush instead of one per page), acknowledged
+ * — i.e. durable on the OSDs — when it returns.
+ *
+ * Named regions keep their size and chunk size as xattrs of the object
+ * "loci-region/<name>", which also carries the writer's (exclusive) or the
+ * readers' (shared) lock, expiring when its holder dies (rados_lock.c).
+ * Private extents (loci_alloc on the store) are "loci-anon/<host>.<pid>.<random>"
+ * and their objects go when the extent is freed.
+ */
+#include "chunkstore/store_rados.h"
+#include "tier/tier.h"
+#include "units.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define REGION_PREFIX "loci-region/"
+#define ANON_PREFIX "loci-anon/"
+#define XATTR_SIZE "loci.size"
+#define XATTR_CHUNK "loci.chunk"
+#define XATTR_SNAPC "loci.snapc" /* the region's snapshot context: "SEQ SNAP..." newest first */
+#define REMOVE_BATCH 64
+#define READS_IN_FLIGHT 16
+
+typedef struct {
+    store_t base;
+    rados_pool_t *pool;
+    rados_ioctx_t io;
+    size_t chunk;
+    bool readonly, anonymous, locked;
+    char prefix[300];   /* objects are prefix + "/" + chunk index */
+    char meta_oid[300]; /* named regions: the metadata (and lock) object */
+    char what[300];     /* "agg0 region \"m\"" */
+    pthread_mutex_t lock;
+    uint64_t *written;  /* anonymous: bit per chunk written once (removed at close); a writable
+                         * region: bit per chunk written since last_snap */
+    uint64_t last_snap; /* a writable region: the snapshot this store took last (0: none) */
+} rados_store_t;
+
+static rados_store_t *rs_of(store_t *s) { return (rados_store_t *)s; }
+
+static void chunk_oid(const rados_store_t *r, uint64_t chunk, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/%016llx", r->prefix, (unsigned long long)chunk);
+}
+
+static int fail(const rados_store_t *r, int err, const char *op, uint64_t chunk)
+{
+    char what[400];
+    snprintf(what, sizeof what, "%s chunk %llu of %s", op, (unsigned long long)chunk, r->what);
+    return rados_pool_fail(r->pool, err, what);
+}
+
+/* ---- ops ------------------------------------------------------------------- */
+
+/* One chunk's read in flight: n bytes into `at`. */
+typedef struct {
+    rados_completion_t done;
+    uint64_t chunk;
+    char *at;
+    size_t n;
+} read_op_t;
+
+/* Every chunk of a read is one rados_aio_read, all in flight at once (up to
+ * READS_IN_FLIGHT): a readahead batch of 8 chunks costs one round trip, not 8. */
+static int rados_store_read(store_t *s, uint64_t off, void *buf, size_t len)
+{
+    rados_store_t *r = rs_of(s);
+    int rc = rados_pool_check(r->pool, r->what);
+    while (rc == 0 && len) {
+        read_op_t op[READS_IN_FLIGHT];
+        int k = 0, err = 0;
+        uint64_t err_chunk = 0;
+        for (; len && k < READS_IN_FLIGHT; k++) {
+            uint64_t chunk = off / r->chunk, inner = off % r->chunk;
+            size_t n = r->chunk - inner < len ? r->chunk - inner : len;
+            char oid[340];
+            chunk_oid(r, chunk, oid, sizeof oid);
+            op[k] = (read_op_t){NULL, chunk, buf, n};
+            if ((err = rados_aio_create_completion2(NULL, NULL, &op[k].done)) == 0 &&
+                (err = rados_aio_read(r->io, oid, op[k].done, buf, n, inner)) < 0)
+                rados_aio_release(op[k].done);
+            if (err < 0) {
+                err_chunk = chunk;
+                break;
+            }
+            buf = (char *)buf + n;
+            off += n;
+            len -= n;
+        }
+        for (int j = 0; j < k; j++) { /* all of them, also after a failure: none may write buf later */
+            rados_aio_wait_for_complete(op[j].done);
+            int got = rados_aio_get_return_value(op[j].done);
+            rados_aio_release(op[j].done);
+            if (got == -ENOENT) /* never written: zeros, like a chunk file that does not exist */
+                got = 0;
+            if (got < 0 && err == 0) {
+                err = got;
+                err_chunk = op[j].chunk;
+            }
+            if (got >= 0)
+                memset(op[j].at + got, 0, op[j].n - (size_t)got);
+        }
+        if (err < 0)
+            rc = fail(r, err, "reading", err_chunk);
+    }
+    return rc;
+}
+
+static void note_written(rados_store_t *r, uint64_t chunk)
+{
+    if (!r->written)
+        return;
+    pthread_mutex_lock(&r->lock);
+    r->written[chunk / 64] |= 1ull << (chunk % 64);
+    pthread_mutex_unlock(&r->lock);
+}
+
+static int rados_store_write_runs(store_t *s, const store_run_t *runs, unsigned n)
+{
+    rados_store_t *r = rs_of(s);
+    uint64_t chunk = runs[0].off / r->chunk;
+    int rc = rados_pool_check(r->pool, r->what);
+    if (rc)
+        return rc;
+    rados_write_op_t op = rados_create_write_op();
+    if (!op)
+        return loci__fail(LOCI_ENOMEM, "out of memory writing %s", r->what);
+    for (unsigned i = 0; i < n; i++)
+        rados_write_op_write(op, runs[i].buf, runs[i].len, runs[i].off - chunk * r->chunk);
+    char oid[340];
+    chunk_oid(r, chunk, oid, sizeof oid);
+    note_written(r, chunk); /* before: a write that timed out may still have been applied */
+    /* FULL_TRY: a full pool answers ENOSPC/EDQUOT at once instead of
+     * holding the write until space comes back. */
+    rc = rados_write_op_operate(op, r->io, oid, NULL, LIBRADOS_OPERATION_FULL_TRY);
+    rados_release_write_op(op);
+    if (rc < 0)
+        return fail(r, rc, "writing", chunk);
+    return 0;
+}
+
+static int rados_store_write(store_t *s, uint64_t off, const void *buf, size_t len)
+{
+    rados_store_t *r = rs_of(s);
+    while (len) { /* one op per chunk */
+        size_t n = r->chunk - off % r->chunk < len ? r->chunk - off % r->chunk : len;
+        store_run_t run = {off, buf, n};
+        int rc = rados_store_write_runs(s, &run, 1);
+        if (rc)
+            return rc;
+        buf = (const char *)buf + n;
+        off += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/* Writes are acknowledged by the OSDs when they return: nothing is pending. */
+static int rados_store_sync(store_t *s)
+{
+    (void)s;
+    return 0;
+}
+
+static int rados_store_discard(store_t *s, uint64_t off, size_t len)
+{
+    rados_store_t *r = rs_of(s);
+    char oid[340];
+    while (len) {
+        uint64_t chunk = off / r->chunk, inner = off % r->chunk;
+        size_t n = r->chunk - inner < len ? r->chunk - inner : len;
+        chunk_oid(r, chunk, oid, sizeof oid);
+        note_written(r, chunk);
+        int rc;
+        if (n == r->chunk) {
+            rc = rados_remove(r->io, oid);
+        } else {
+            rados_write_op_t op = rados_create_write_op();
+            if (!op)
+                return loci__fail(LOCI_ENOMEM, "out of memory discarding in %s", r->what);
+            rados_write_op_assert_exists(op); /* zeros where nothing is: no object to make */
+            rados_write_op_zero(op, inner, n);
+            rc = rados_write_op_operate(op, r->io, oid, NULL, LIBRADOS_OPERATION_FULL_TRY);
+            rados_release_write_op(op);
+        }
+        if (rc < 0 && rc != -ENOENT)
+            return fail(r, rc, "discarding", chunk);
+        off += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/* Remove objects prefix/i for the chunks i with bit set in `which` (NULL:
+ * all of 0..nchunks-1), REMOVE_BATCH at a time in flight. */
+static int remove_chunks(rados_store_t *r, uint64_t nchunks, const uint64_t *which)
+{
+    rados_completion_t done[REMOVE_BATCH];
+    int first_error = 0;
+    uint64_t i = 0;
+    while (i < nchunks) {
+        int k = 0;
+        for (; i < nchunks && k < REMOVE_BATCH; i++) {
+            if (which && !(which[i / 64] & (1ull << (i % 64))))
+                continue;
+            char oid[340];
+            chunk_oid(r, i, oid, sizeof oid);
+            if (rados_aio_create_completion2(NULL, NULL, &done[k]) < 0)
+                break;
+            if (rados_aio_remove(r->io, oid, done[k]) < 0) {
+                rados_aio_release(done[k]);
+                continue;
+            }
+            k++;
+        }
+        for (int j = 0; j < k; j++) {
+            rados_aio_wait_for_complete(done[j]);
+            int rc = rados_aio_get_return_value(done[j]);
+            if (rc < 0 && rc != -ENOENT && !first_error)
+                first_error = rc;
+            rados_aio_release(done[j]);
+        }
+    }
+    return first_error ? rados_pool_fail(r->pool, first_error, "removing chunk objects") : 0;
+}
+
+static void rados_store_close(store_t *s)
+{
+    rados_store_t *r = rs_of(s);
+    if (r->anonymous) { /* freed memory: its objects go */
+        int rc = remove_chunks(r, (s->size + r->chunk - 1) / r->chunk, r->written);
+        if (rc)
+            loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
+    }
+    if (r->locked)
+        rados_lock_release(r->io, r->meta_oid);
+    rados_ioctx_destroy(r->io);
+    pthread_mutex_destroy(&r->lock);
+    free(r->written);
+    free(r);
+}
+
+static const store_ops_t rados_store_ops = {
+    .name = "rados",
+    .read = rados_store_read,
+    .write = rados_store_write,
+    .write_runs = rados_store_write_runs,
+    .sync = rados_store_sync,
+    .discard = rados_store_discard,
+    .close = rados_store_close,
+};
+
+/* ---- making stores ----------------------------------------------------------- */
+
+static rados_store_t *store_new(rados_pool_t *rp, uint64_t size, size_t chunk, const char *what)
+{
+    rados_store_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return loci__fail_null(LOCI_ENOMEM, "out of memory opening %s", what);
+    if (!(r->io = rados_pool_ioctx(rp))) {
+        free(r);
+        return NULL;
+    }
+    r->base = (store_t){&rados_store_ops, size};
+    r->pool = rp;
+    r->chunk = chunk;
+    pthread_mutex_init(&r->lock, NULL);
+    snprintf(r->what, sizeof r->what, "%s", what);
+    return r;
+}
+
+store_t *store_rados_anonymous(rados_pool_t *rp, uint64_t size, size_t chunk)
+{
+    char what[64], host[64] = "";
+    snprintf(what, sizeof what, "%s paged memory", rados_pool_target(rp));
+    rados_store_t *r = store_new(rp, size, chunk, what);
+    if (!r)
+        return NULL;
+    uint64_t nchunks = (size + chunk - 1) / chunk;
+    if (!(r->written = calloc((nchunks + 63) / 64, sizeof *r->written))) {
+        rados_store_close(&r->base);
+        return loci__fail_null(LOCI_ENOMEM, "out of memory opening %s", what);
+    }
+    r->anonymous = true;
+    gethostname(host, sizeof host - 1);
+    uint64_t id = 0;
+    FILE *f = fopen("/dev/urandom", "re");
+    if (!f || fread(&id, sizeof id, 1, f) != 1)
+        id = (uint64_t)(uintptr_t)r ^ (uint64_t)getpid() << 32;
+    if (f)
+        fclose(f);
+    snprintf(r->prefix, sizeof r->prefix, ANON_PREFIX "%s.%d.%016llx", host, (int)getpid(), (unsigned long long)id);
+    return &r->base;
+}
+
+static void region_oid(const char *name, char *buf, size_t len) { snprintf(buf, len, REGION_PREFIX "%s", name); }
+
+/* Size and chunk size of a region from its metadata object: 0, LOCI_ENOENT
+ * (no such region), or an error naming what is wrong with it. */
+static int read_meta(rados_pool_t *rp, rados_ioctx_t io, const char *oid, const char *name, uint64_t *size,
+                     size_t *chunk)
+{
+    char sz[32] = "", ch[32] = "";
+    int a = rados_getxattr(io, oid, XATTR_SIZE, sz, sizeof sz - 1);
+    if (a == -ENOENT || a == -ENODATA)
+        return LOCI_ENOENT;
+    int b = a < 0 ? a : rados_getxattr(io, oid, XATTR_CHUNK, ch, sizeof ch - 1);
+    if (b < 0 && b != -ENODATA) {
+        char what[200];
+        snprintf(what, sizeof what, "reading the metadata of region \"%s\"", name);
+        return rados_pool_fail(rp, b, what);
+    }
+    unsigned long long s = 0, c = 0;
+    if (b < 0 || sscanf(sz, "%llu", &s) != 1 || sscanf(ch, "%llu", &c) != 1 || !s || !c || c % 4096)
+        return loci__fail(LOCI_EINVAL, "%s: object %s of region \"%s\" has no valid %s/%s attributes: it was not made "
+                                       "by loci; remove the region or fix the object", rados_pool_target(rp), oid,
+                          name, XATTR_SIZE, XATTR_CHUNK);
+    *size = s;
+    *chunk = (size_t)c;
+    return 0;
+}
+
+/* A missing metadata object whose chunk 0 exists: deleted behind loci's back. */
+static int missing_region(rados_pool_t *rp, rados_ioctx_t io, const char *name, unsigned flags)
+{
+    char oid[340];
+    uint64_t sz;
+    time_t mtime;
+    snprintf(oid, sizeof oid, REGION_PREFIX "%s/%016llx", name, 0ull);
+    if (rados_stat(io, oid, &sz, &mtime) == 0)
+        return loci__fail(LOCI_EIO, "region \"%s\" in %s has chunk objects but its metadata object " REGION_PREFIX
+                                    "%s is gone (deleted behind loci's back): its size is unknown; remove the region "
+                                    "with loci_persist_remove and write it again", name, rados_pool_target(rp), name);
+    return loci__fail(LOCI_ENOENT, "region \"%s\" does not exist in %s (pool %s)%s", name, rados_pool_target(rp),
+                      rados_pool_params(rp)->pool, flags & LOCI_READONLY ? "" : " (pass LOCI_CREATE to create it)");
+}
+
+/* Create the metadata object of a new region: exclusively, in one op. */
+static int create_meta(rados_pool_t *rp, rados_ioctx_t io, const char *oid, const char *what, uint64_t size, size_t chunk)
+{
+    char sz[32], ch[32];
+    snprintf(sz, sizeof sz, "%llu", (unsigned long long)size);
+    snprintf(ch, sizeof ch, "%zu", chunk);
+    rados_write_op_t op = rados_create_write_op();
+    if (!op)
+        return loci__fail(LOCI_ENOMEM, "out of memory creating a region");
+    rados_write_op_create(op, LIBRADOS_CREATE_EXCLUSIVE, NULL);
+    rados_write_op_setxattr(op, XATTR_SIZE, sz, strlen(sz));
+    rados_write_op_setxattr(op, XATTR_CHUNK, ch, strlen(ch));
+    int rc = rados_write_op_operate(op, io, oid, NULL, LIBRADOS_OPERATION_FULL_TRY);
+    rados_release_write_op(op);
+    char op_what[400];
+    snprintf(op_what, sizeof op_what, "creating the metadata of %s", what);
+    return rc == -EEXIST ? LOCI_EEXIST : rc < 0 ? rados_pool_fail(rp, rc, op_what) : 0;
+}
+
+store_t *store_rados_open_region(rados_pool_t *rp, const char *name, unsigned flags, uint64_t *size, size_t *chunk)
+{
+    char what[300];
+    snprintf(what, sizeof what, "%s region \"%s\"", rados_pool_target(rp), name);
+    size_t asked_chunk = *chunk;
+    rados_store_t *r = store_new(rp, 0, asked_chunk ? asked_chunk : STORE_RADOS_CHUNK, what);
+    if (!r)
+        return NULL;
+    region_oid(name, r->meta_oid, sizeof r->meta_oid);
+    snprintf(r->prefix, sizeof r->prefix, "%s", r->meta_oid);
+    r->readonly = flags & LOCI_READONLY;
+    uint64_t has = 0;
+    size_t has_chunk = 0;
+    int rc = read_meta(rp, r->io, r->meta_oid, name, &has, &has_chunk);
+    if (rc == LOCI_ENOENT && (flags & LOCI_CREATE)) {
+        rc = create_meta(rp, r->io, r->meta_oid, what, *size, r->chunk);
+        if (rc == LOCI_EEXIST) /* created meanwhile elsewhere: open it */
+            rc = 0;
+        if (rc == 0)
+            rc = read_meta(rp, r->io, r->meta_oid, name, &has, &has_chunk);
+    }
+    if (rc == LOCI_ENOENT)
+        rc = missing_region(rp, r->io, name, flags);
+    /* The lock after the metadata: a lock on a missing object would create it. */
+    if (rc == 0 && (rc = rados_lock_take(rp, r->io, r->meta_oid, !r->readonly, what)) == 0)
+        r->locked = true;
+    if (rc == 0 && *size && has != *size)
+        rc = tier_size_mismatch(name, has, *size);
+    if (rc == 0 && asked_chunk && has_chunk != asked_chunk) {
+        char a[32], b[32];
+        rc = loci__fail(LOCI_EINVAL, "region \"%s\" in %s has chunks of %s, not the chunk=%s asked; open it without "
+                                     "chunk= (or remove it to change its chunk size)", name, rados_pool_target(rp),
+                        units_format_size(has_chunk, a, sizeof a), units_format_size(asked_chunk, b, sizeof b));
+    }
+    /* A writer writes with the region's snapshot context, or its writes
+     * would not keep the checkpoints' bytes (rados_snapc.c). */
+    rados_snapc_t snapc;
+    if (rc == 0 && !r->readonly && (rc = rados_snapc_read(rp, r->io, r->meta_oid, &snapc)) == 0)
+        rc = rados_snapc_apply(rp, r->io, &snapc);
+    uint64_t nchunks = (has + has_chunk - 1) / (has_chunk ? has_chunk : 1);
+    if (rc == 0 && !r->readonly && !(r->written = calloc((nchunks + 63) / 64 + 1, sizeof *r->written)))
+        rc = loci__fail(LOCI_ENOMEM, "out of memory opening %s", what);
+    if (rc != 0) {
+        rados_store_close(&r->base);
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
+    r->base.size = has;
+    r->chunk = has_chunk;
+    *size = has;
+    *chunk = has_chunk;
+    return &r->base;
+}
+
+int store_rados_remove_region(rados_pool_t *rp, const char *name)
+{
+    char what[300];
+    snprintf(what, sizeof what, "%s region \"%s\"", rados_pool_target(rp), name);
+    rados_store_t *r = store_new(rp, 0, 4096, what);
+    if (!r)
+        return LOCI_EIO; /* store_new said why */
+    region_oid(name, r->meta_oid, sizeof r->meta_oid);
+    snprintf(r->prefix, sizeof r->prefix, "%s", r->meta_oid);
+    uint64_t size = 0;
+    size_t chunk = 0;
+    int rc = read_meta(rp, r->io, r->meta_oid, name, &size, &chunk);
+    if (rc == LOCI_ENOENT)
+        rc = missing_region(rp, r->io, name, LOCI_READONLY);
+    if (rc == 0 && (rc = rados_lock_take(rp, r->io, r->meta_oid, true, what)) == 0)
+        r->locked = true;
+    if (rc == 0) {
+        r->chunk = chunk;
+        rc = remove_chunks(r, (size + chunk - 1) / chunk, NULL);
+    }
+    rados_snapc_t snapc; /* checkpoints of it go with it: their snapshots hold its old chunks */
+    if (rc == 0 && (rc = rados_snapc_read(rp, r->io, r->meta_oid, &snapc)) == 0)
+        for (unsigned i = 0; i < snapc.n && rc == 0; i++)
+            rc = rados_snapc_remove(rp, r->meta_oid, snapc.snaps[i]);
+    if (rc == 0) {
+        rados_lock_release(r->io, r->meta_oid);
+        r->locked = false;
+        int e = rados_remove(r->io, r->meta_oid);
+        if (e < 0 && e != -ENOENT)
+            rc = rados_pool_fail(rp, e, "removing a region's metadata");
+    }
+    rados_store_close(&r->base);
+    return rc;
+}
+
+/* ---- snapshots of regions (checkpoints) -------------------------------------- */
+
+static rados_store_t *region_writer(store_t *s)
+{
+    rados_store_t *r = s && s->ops == &rados_store_ops ? rs_of(s) : NULL;
+    return r && !r->anonymous && !r->readonly ? r : NULL;
+}
+
+rados_pool_t *store_rados_region_pool(store_t *s)
+{
+    rados_store_t *r = region_writer(s);
+    return r ? r->pool : NULL;
+}
+
+size_t store_rados_chunk(store_t *s) { return rs_of(s)->chunk; }
+
+int store_rados_snapshot(store_t *s, uint64_t *snap)
+{
+    rados_store_t *r = region_writer(s);
+    if (!r)
+        return loci__fail(LOCI_ENOTSUP, "only a store region open writable can be snapshotted");
+    rados_snapc_t c;
+    pthread_mutex_lock(&r->lock); /* no write-back runs meanwhile: the caller flushed */
+    int rc = rados_snapc_take(r->pool, r->io, r->meta_oid, r->what, &c);
+    if (rc == 0) {
+        *snap = c.snaps[0];
+        r->last_snap = c.snaps[0];
+        memset(r->written, 0, ((s->size + r->chunk - 1) / r->chunk + 63) / 64 * sizeof *r->written);
+    }
+    pthread_mutex_unlock(&r->lock);
+    return rc;
+}
+
+bool store_rados_unchanged(store_t *s, uint64_t snap, uint64_t chunk)
+{
+    rados_store_t *r = region_writer(s);
+    if (!r || !snap)
+        return false;
+    pthread_mutex_lock(&r->lock);
+    bool same = r->last_snap == snap && !(r->written[chunk / 64] & (1ull << (chunk % 64)));
+    pthread_mutex_unlock(&r->lock);
+    return same;
+}
+
+struct store_rados_snap {
+    rados_pool_t *pool;
+    rados_ioctx_t io;
+    char prefix[300], what[300];
+};
+
+store_rados_snap_t *store_rados_snap_open(rados_pool_t *rp, const char *name, uint64_t snap)
+{
+    store_rados_snap_t *sn = calloc(1, sizeof *sn);
+    if (!sn)
+        return loci__fail_null(LOCI_ENOMEM, "out of memory reading a snapshot");
+    if (!(sn->io = rados_pool_ioctx(rp))) {
+        free(sn);
+        return NULL;
+    }
+    sn->pool = rp;
+    region_oid(name, sn->prefix, sizeof sn->prefix);
+    snprintf(sn->what, sizeof sn->what, "%s region \"%s\" at snapshot %llu", rados_pool_target(rp), name,
+             (unsigned long long)snap);
+    rados_snapc_t c;
+    int rc = rados_snapc_read(rp, sn->io, sn->prefix, &c);
+    if (rc == LOCI_ENOENT)
+        rc = loci__fail(LOCI_ENOENT, "%s: the region's metadata object %s is gone", sn->what, sn->prefix);
+    else if (rc == 0 && !rados_snapc_has(&c, snap))
+        rc = loci__fail(LOCI_ENOENT, "%s: the region has no such snapshot (removed behind loci's back?)", sn->what);
+    if (rc != 0) {
+        store_rados_snap_close(sn);
+        return NULL;
+    }
+    rados_ioctx_snap_set_read(sn->io, snap);
+    return sn;
+}
+
+int store_rados_snap_read(store_rados_snap_t *sn, uint64_t chunk, void *buf, size_t len, size_t *got)
+{
+    char oid[340];
+    snprintf(oid, sizeof oid, "%s/%016llx", sn->prefix, (unsigned long long)chunk);
+    int n = rados_read(sn->io, oid, buf, len, 0);
+    if (n == -ENOENT) /* no object at the snapshot: zeros */
+        n = 0;
+    if (n < 0) {
+        char what[400];
+        snprintf(what, sizeof what, "reading chunk %llu of %s", (unsigned long long)chunk, sn->what);
+        return rados_pool_fail(sn->pool, n, what);
+    }
+    *got = (size_t)n;
+    return 0;
+}
+
+void store_rados_snap_close(store_rados_snap_t *sn)
+{
+    if (!sn)
+        return;
+    rados_ioctx_destroy(sn->io);
+    free(sn);
+}
+
+int store_rados_snap_remove(rados_pool_t *rp, const char *name, uint64_t snap)
+{
+    char oid[300];
+    region_oid(name, oid, sizeof oid);
+    return rados_snapc_remove(rp, oid, snap);
+}
+
+
+int store_rados_sweep_snaps(rados_pool_t *rp, const char *name, const uint64_t *keep, size_t nkeep, uint64_t *kept,
+                            uint64_t *removed)
+{
+    char oid[300], what[400];
+    region_oid(name, oid, sizeof oid);
+    snprintf(what, sizeof what, "%s region \"%s\" (collecting its snapshots)", rados_pool_target(rp), name);
+    rados_ioctx_t io = rados_pool_ioctx(rp);
+    if (!io)
+        return LOCI_EIO;
+    /* The writer's lock: no save of the region is between taking its
+     * snapshot and publishing the manifest that names it. */
+    int rc = rados_lock_take(rp, io, oid, true, what);
+    rados_snapc_t c;
+    if (rc == 0) {
+        if ((rc = rados_snapc_read(rp, io, oid, &c)) == 0)
+            for (unsigned i = 0; i < c.n && rc == 0; i++) {
+                bool wanted = false;
+                for (size_t k = 0; k < nkeep && !wanted; k++)
+                    wanted = keep[k] == c.snaps[i];
+                if (wanted)
+                    ++*kept;
+                else if ((rc = rados_snapc_remove(rp, oid, c.snaps[i])) == 0)
+                    ++*removed;
+            }
+        rados_lock_release(io, oid);
+    }
+    rados_ioctx_destroy(io);
+    return rc;
+}

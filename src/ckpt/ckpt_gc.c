@@ -1,0 +1,341 @@
+/*
+ * The checkpoints of the directory: listing, removal, and the pool's
+ * garbage collection. A pool chunk lives while a manifest refers to it: GC
+ * marks the ids of every manifest and sweeps the rest, with the files left
+ * by interrupted saves, holding the directory's lock exclusively so that no
+ * save is between writing chunks and renaming its manifest meanwhile.
+ */
+#include "dirs.h"
+#include "ckpt/ckpt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- list ------------------------------------------------------------------ */
+
+typedef struct {
+    const ckpt_store_t *s;      /* the directory, or NULL */
+    struct rados_pool *rp;      /* the drain target's store, or NULL */
+    loci_ckpt_info_t *v;
+    ckpt_sum_t *sums;           /* of v's manifests */
+    size_t n, cap;
+} infos_t;
+
+/* Add (or, at level 2, mark) checkpoint m. */
+static int add_manifest(infos_t *l, const ckpt_manifest_t *m, unsigned level)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i].name, m->name) == 0 && ckpt_sum_equal(l->sums[i], m->sum)) {
+            l->v[i].levels |= level;
+            l->v[i].drained_bytes = l->v[i].store_bytes; /* whole at level 2 now */
+            return 0;
+        }
+    if (l->n == l->cap) {
+        size_t n = l->cap ? 2 * l->cap : 16;
+        loci_ckpt_info_t *v = realloc(l->v, n * sizeof *v);
+        ckpt_sum_t *sums = v ? realloc(l->sums, n * sizeof *sums) : NULL;
+        if (v)
+            l->v = v;
+        if (!sums)
+            return loci__fail(LOCI_ENOMEM, "out of memory listing checkpoints");
+        l->sums = sums, l->cap = n;
+    }
+    loci_ckpt_info_t *in = &l->v[l->n];
+    l->sums[l->n++] = m->sum;
+    bool pending = level == LOCI_CKPT_LOCAL && ckpt_drain_pending(m->name);
+    uint64_t store_bytes = ckpt_stored_bytes(m, false);
+    *in = (loci_ckpt_info_t){.seq = m->seq, .saved = m->saved_s, .vars = m->nvars, .levels = level,
+                             .drain_pending = pending, .store_bytes = store_bytes,
+                             .drained_bytes = level == LOCI_CKPT_STORE ? store_bytes
+                                              : pending               ? ckpt_drain_done(m->name)
+                                                                      : 0};
+    snprintf(in->name, sizeof in->name, "%s", m->name);
+    for (size_t k = 0; k < m->nvars; k++) {
+        in->bytes += m->vars[k].size;
+        for (uint64_t i = 0; i < m->vars[k].nchunks; i++)
+            in->chunks += m->vars[k].chunks[i].id != CKPT_ZERO;
+    }
+    return 0;
+}
+
+static int add_info(int dirfd, const char *path, const char *entry, void *arg)
+{
+    (void)dirfd, (void)path;
+    infos_t *l = arg;
+    char name[NVM_NAME_MAX + 1];
+    if (!ckpt_manifest_name(entry, name))
+        return 0;
+    ckpt_manifest_t m;
+    int rc = ckpt_manifest_read(l->s->dir, name, &m);
+    if (rc == LOCI_ENOMEM)
+        return rc;
+    if (rc != 0) {
+        loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
+        return 0;
+    }
+    rc = add_manifest(l, &m, LOCI_CKPT_LOCAL);
+    ckpt_manifest_free(&m);
+    return rc;
+}
+
+static int add_stored_info(const char *name, void *arg)
+{
+    infos_t *l = arg;
+    ckpt_manifest_t m;
+    int rc = ckpt_store_manifest_get(l->rp, name, &m);
+    if (rc == LOCI_ENOMEM)
+        return rc;
+    if (rc != 0) {
+        loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
+        return 0;
+    }
+    rc = add_manifest(l, &m, LOCI_CKPT_STORE);
+    ckpt_manifest_free(&m);
+    return rc;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+    const loci_ckpt_info_t *x = a, *y = b; /* save numbers are per directory: time first */
+    if (x->saved != y->saved)
+        return x->saved < y->saved ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int loci_ckpt_list(loci_ckpt_info_t *out, int max)
+{
+    if (max < 0 || (max > 0 && !out))
+        return loci__fail(LOCI_EINVAL, "loci_ckpt_list: %s", max < 0 ? "negative max" : "NULL array");
+    int rc = loci__ensure_init();
+    if (rc != 0)
+        return rc;
+    ckpt_store_t s;
+    infos_t l = {0};
+    rc = ckpt_store_open(&s, false, false);
+    if (rc != 0 && rc != LOCI_ENOENT) /* none: nothing saved here yet */
+        return rc;
+    if (rc == 0) {
+        l.s = &s;
+        rc = dir_each_entry(s.dir, s.path, add_info, &l);
+        ckpt_store_close(&s);
+    } else {
+        rc = 0;
+    }
+    const char *drain = ckpt_drain_target();
+    if (rc == 0 && drain && (l.rp = ckpt_target_pool(drain)) != NULL)
+        rc = ckpt_store_manifest_each(l.rp, add_stored_info, &l);
+    else if (rc == 0 && drain) /* level 2 unreachable: level 1 is listed */
+        loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
+    if (rc == 0) {
+        if (l.n > 0)
+            qsort(l.v, l.n, sizeof *l.v, by_seq);
+        if (max > 0 && l.n > 0)
+            memcpy(out, l.v, (l.n < (size_t)max ? l.n : (size_t)max) * sizeof *l.v);
+        rc = l.n > INT32_MAX ? INT32_MAX : (int)l.n;
+    }
+    free(l.v);
+    free(l.sums);
+    return rc;
+}
+
+/* ---- remove ---------------------------------------------------------------- */
+
+/* A checkpoint at level 2 only (saved on another node, or this node's
+ * directory lost): its manifest in the store goes. */
+static int remove_stored(const char *ckpt)
+{
+    ckpt_manifest_t m;
+    struct rados_pool *rp;
+    int rc = ckpt_store_find(ckpt, &m, &rp);
+    if (rc != 0)
+        return rc;
+    ckpt_manifest_free(&m);
+    return ckpt_store_manifest_remove_from(rp, ckpt);
+}
+
+int loci_ckpt_remove(const char *ckpt)
+{
+    int rc = loci__ensure_init();
+    if (rc == 0)
+        rc = nvm_check_name("checkpoint", ckpt);
+    ckpt_store_t s;
+    if (rc == 0 && (rc = ckpt_store_open(&s, true, false)) == LOCI_ENOENT)
+        return remove_stored(ckpt);
+    if (rc != 0)
+        return rc;
+    char file[NVM_NAME_MAX + 16];
+    snprintf(file, sizeof file, "%s.manifest", ckpt);
+    ckpt_manifest_t m;
+    bool have = ckpt_manifest_read(s.dir, ckpt, &m) == 0; /* a corrupt one is removed all the same */
+    if (unlinkat(s.dir, file, 0) != 0)
+        rc = errno == ENOENT ? remove_stored(ckpt)
+                             : loci__fail(ckpt_code_of(errno), "cannot remove checkpoint \"%s\": %s", ckpt,
+                                          strerror(errno));
+    else if (fsync(s.dir) != 0)
+        rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", s.path, strerror(errno));
+    if (rc == 0 && have) /* its copy in the store, if it is this one */
+        rc = ckpt_store_manifest_remove(&m);
+    if (have)
+        ckpt_manifest_free(&m);
+    ckpt_store_close(&s);
+    return rc;
+}
+
+/* ---- gc -------------------------------------------------------------------- */
+
+typedef struct {
+    const ckpt_store_t *s;
+    ckpt_ids_t ids;         /* marked: referenced by a manifest */
+    ckpt_snap_refs_t snaps; /* store snapshots referenced by a manifest */
+    loci_ckpt_gc_t out;
+} gc_t;
+
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int ckpt_ids_push(ckpt_ids_t *ids, uint64_t id)
+{
+    if (ids->n == ids->cap) {
+        size_t n = ids->cap ? 2 * ids->cap : 1024;
+        uint64_t *v = realloc(ids->v, n * sizeof *v);
+        if (!v)
+            return loci__fail(LOCI_ENOMEM, "out of memory collecting checkpoint chunks");
+        ids->v = v, ids->cap = n;
+    }
+    ids->v[ids->n++] = id;
+    return 0;
+}
+
+int ckpt_ids_add(ckpt_ids_t *ids, const ckpt_manifest_t *m)
+{
+    int rc = 0;
+    for (size_t k = 0; k < m->nvars; k++) /* a store snapshot keeps its chunks: not ours */
+        for (uint64_t i = 0; !m->vars[k].snap && i < m->vars[k].nchunks && rc == 0; i++)
+            if (m->vars[k].chunks[i].id != CKPT_ZERO)
+                rc = ckpt_ids_push(ids, m->vars[k].chunks[i].id);
+    return rc;
+}
+
+void ckpt_ids_sort(ckpt_ids_t *ids)
+{
+    if (ids->n > 0)
+        qsort(ids->v, ids->n, sizeof *ids->v, by_id);
+}
+
+bool ckpt_ids_has(const ckpt_ids_t *ids, uint64_t id)
+{
+    return ids->n > 0 && bsearch(&id, ids->v, ids->n, sizeof *ids->v, by_id) != NULL;
+}
+
+void ckpt_ids_free(ckpt_ids_t *ids)
+{
+    free(ids->v);
+    *ids = (ckpt_ids_t){0};
+}
+
+static int mark(int dirfd, const char *path, const char *entry, void *arg)
+{
+    (void)dirfd, (void)path;
+    gc_t *g = arg;
+    char name[NVM_NAME_MAX + 1];
+    if (!ckpt_manifest_name(entry, name))
+        return 0;
+    ckpt_manifest_t m;
+    int rc = ckpt_manifest_read(g->s->dir, name, &m);
+    if (rc != 0) /* its chunks cannot be told: deleting anything could lose them */
+        return ckpt_fail_in(rc, "nothing collected");
+    rc = ckpt_snap_refs_add(&g->snaps, &m);
+    if (rc == 0)
+        rc = ckpt_ids_add(&g->ids, &m);
+    ckpt_manifest_free(&m);
+    return rc;
+}
+
+static int remove_file(int dir, const char *entry, uint64_t *bytes)
+{
+    struct stat st;
+    if (fstatat(dir, entry, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        *bytes += (uint64_t)st.st_size;
+    if (unlinkat(dir, entry, 0) != 0 && errno != ENOENT)
+        return loci__fail(ckpt_code_of(errno), "cannot remove %s: %s", entry, strerror(errno));
+    return 0;
+}
+
+/* A pool entry: kept when marked; anything else goes (a chunk of a killed
+ * save, or a stray file). */
+static int sweep_pool(int dirfd, const char *path, const char *entry, void *arg)
+{
+    (void)dirfd, (void)path;
+    gc_t *g = arg;
+    uint64_t id = 0, bytes = 0;
+    char canon[17];
+    bool named = strlen(entry) == 16 && sscanf(entry, "%16" SCNx64, &id) == 1;
+    ckpt_id_name(id, canon);
+    if (named && strcmp(canon, entry) == 0 && ckpt_ids_has(&g->ids, id)) {
+        g->out.chunks_kept++;
+        return 0;
+    }
+    int rc = remove_file(g->s->pool, entry, &bytes);
+    g->out.chunks_removed++;
+    g->out.bytes_removed += bytes;
+    return rc;
+}
+
+/* The directory's temporary manifests of saves that never finished. */
+static int sweep_temps(int dirfd, const char *path, const char *entry, void *arg)
+{
+    (void)dirfd, (void)path;
+    gc_t *g = arg;
+    uint64_t bytes = 0;
+    if (strncmp(entry, ".tmp-", 5) != 0)
+        return 0;
+    g->out.temps_removed++;
+    return remove_file(g->s->dir, entry, &bytes);
+}
+
+int loci_ckpt_gc(loci_ckpt_gc_t *out)
+{
+    ckpt_store_t s;
+    int rc = ckpt_store_open(&s, true, false);
+    if (rc == LOCI_ENOENT) { /* no checkpoint directory: only the store's chunks to collect */
+        loci_ckpt_gc_t none = {0};
+        ckpt_ids_t ids = {0};
+        rc = ckpt_store_chunks_sweep(&ids, &none);
+        ckpt_ids_free(&ids);
+        if (out)
+            *out = none;
+        return rc;
+    }
+    if (rc != 0)
+        return rc;
+    gc_t g = {.s = &s};
+    char pool[sizeof s.path + 8];
+    snprintf(pool, sizeof pool, "%s/chunks", s.path);
+    rc = dir_each_entry(s.dir, s.path, mark, &g);
+    if (rc == 0) {
+        ckpt_ids_sort(&g.ids);
+        rc = dir_each_entry(s.pool, pool, sweep_pool, &g);
+    }
+    if (rc == 0)
+        rc = dir_each_entry(s.dir, s.path, sweep_temps, &g);
+    if (rc == 0 && (fsync(s.pool) != 0 || fsync(s.dir) != 0))
+        rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", s.path, strerror(errno));
+    if (rc == 0 && g.snaps.n > 0)
+        rc = ckpt_snap_sweep(&g.snaps, &g.out);
+    if (rc == 0)
+        rc = ckpt_store_chunks_sweep(&g.ids, &g.out);
+    ckpt_store_close(&s);
+    ckpt_snap_refs_free(&g.snaps);
+    ckpt_ids_free(&g.ids);
+    if (out)
+        *out = g.out;
+    return rc;
+}

@@ -1,0 +1,512 @@
+/*
+ * loci_ckpt_save: every variable into the chunk pool, then the manifest.
+ *
+ * Memory is checksummed chunk by chunk where it is; a chunk summing as the
+ * previous checkpoint's same chunk is shared, an all-zero one is stored as
+ * "zero", and any other is copied into a bounce buffer, summed again there
+ * (the bytes written are the bytes summed even if the variable changes
+ * under us) and written from it (paged memory may refuse write(2) from it).
+ * A region in chunk layout costs no copy: each chunk file still the inode
+ * the previous checkpoint linked is shared without being read, each other
+ * one is hard-linked into the pool and summed once.
+ *
+ * Order for crash safety: chunk files written (their write-back started at
+ * once, fdatasync'd in a window behind), the pool directory fsync'd, then the
+ * manifest written and renamed (ckpt_manifest_write). Until that rename the
+ * new chunks are referenced by nothing: a kill leaves garbage for the GC, a
+ * failure deletes them at once.
+ */
+#include "os/vm.h"
+#include "dirs.h"
+#include "ckpt/ckpt.h"
+#include "chunkstore/store.h"
+#include "paged/paged.h"
+#include "chunkstore/store_rados.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SYNC_WINDOW 32 /* chunk files written whose fdatasync is still to come */
+
+typedef struct {
+    ckpt_store_t *s;
+    const ckpt_manifest_t *prev; /* the latest checkpoint, or NULL */
+    ckpt_manifest_t *cur;
+    unsigned char *buf;          /* CKPT_CHUNK bytes */
+    loci_ckpt_stats_t st;
+    ckpt_ids_t created;          /* pool files made by this save */
+    int pending[SYNC_WINDOW];    /* ring of fds to fdatasync */
+    size_t npending, head;
+    bool on_store;               /* a region was snapshotted: the manifest goes to the store too */
+} save_t;
+
+static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static loci_ckpt_stats_t last_save;
+static bool saved_once;
+
+/* The manifest this process saved last, kept parsed: the next save's
+ * "previous checkpoint" is usually it, and reading it back costs a line per
+ * chunk. Used only while the file still ends with its checksum. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static ckpt_manifest_t cached;
+static char cached_dir[4096];
+static bool have_cached;
+
+/* Take the cached manifest into *m when it is `name`, save `seq`, of s. */
+static bool take_cached(ckpt_store_t *s, const char *name, uint64_t seq, ckpt_manifest_t *m)
+{
+    pthread_mutex_lock(&cache_lock);
+    bool hit = have_cached && cached.seq == seq && strcmp(cached.name, name) == 0 &&
+               strcmp(cached_dir, s->path) == 0 && ckpt_manifest_has_sum(s->dir, name, cached.sum);
+    if (hit) {
+        *m = cached;
+        cached = (ckpt_manifest_t){0};
+        have_cached = false;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    return hit;
+}
+
+/* Keep *m (taken over) as the cached manifest of s. */
+static void keep_cached(ckpt_store_t *s, ckpt_manifest_t *m)
+{
+    pthread_mutex_lock(&cache_lock);
+    ckpt_manifest_free(&cached);
+    cached = *m;
+    *m = (ckpt_manifest_t){0};
+    snprintf(cached_dir, sizeof cached_dir, "%s", s->path);
+    have_cached = true;
+    pthread_mutex_unlock(&cache_lock);
+}
+
+void ckpt_save_fini(void)
+{
+    pthread_mutex_lock(&cache_lock);
+    ckpt_manifest_free(&cached);
+    have_cached = false;
+    pthread_mutex_unlock(&cache_lock);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int remember(save_t *sv, uint64_t id) { return ckpt_ids_push(&sv->created, id); }
+
+static int sync_oldest(save_t *sv)
+{
+    int fd = sv->pending[sv->head];
+    sv->head = (sv->head + 1) % SYNC_WINDOW;
+    sv->npending--;
+    int rc = fdatasync(fd) == 0 ? 0 : loci__fail(ckpt_code_of(errno), "cannot sync a chunk in %s/chunks: %s",
+                                                 sv->s->path, strerror(errno));
+    close(fd);
+    return rc;
+}
+
+static int sync_all(save_t *sv)
+{
+    int rc = 0;
+    while (sv->npending > 0) {
+        int r = sync_oldest(sv);
+        rc = rc ? rc : r;
+    }
+    return rc;
+}
+
+/* A new pool file holding buf[0..len): write-back started now, waited for
+ * SYNC_WINDOW files later, so that the device works while we sum. */
+static int write_chunk(save_t *sv, const void *buf, size_t len, uint64_t *id)
+{
+    int fd = ckpt_pool_create(sv->s, id);
+    if (fd < 0)
+        return fd;
+    int rc = remember(sv, *id);
+    if (rc == 0)
+        rc = ckpt_write_all(fd, buf, len, 0, "a checkpoint chunk");
+    if (rc != 0) {
+        close(fd);
+        return rc;
+    }
+    sync_file_range(fd, 0, (off_t)len, SYNC_FILE_RANGE_WRITE);
+    if (sv->npending == SYNC_WINDOW && (rc = sync_oldest(sv)) != 0) {
+        close(fd);
+        return rc;
+    }
+    sv->pending[(sv->head + sv->npending++) % SYNC_WINDOW] = fd;
+    sv->st.chunks_written++;
+    sv->st.bytes_written += len;
+    return 0;
+}
+
+static bool all_zero(const unsigned char *p, size_t len) { return p[0] == 0 && memcmp(p, p + 1, len - 1) == 0; }
+
+/* Checksum of len zero bytes (len <= CKPT_CHUNK), through buf. */
+static ckpt_sum_t zero_sum(unsigned char *buf, size_t len)
+{
+    memset(buf, 0, len);
+    return XXH3_128bits(buf, len);
+}
+
+/* A variable (or a region not in chunk layout) chunk by chunk. Summed in
+ * place, so that an unchanged or zero chunk costs one pass over it; a chunk
+ * to write is copied to the bounce buffer and summed again there, so that
+ * the sum recorded is that of the bytes written. */
+static int save_memory(save_t *sv, const ckpt_item_t *it)
+{
+    const ckpt_var_t *pv = ckpt_manifest_find(sv->prev, it->kind, it->name);
+    if (pv && (pv->linked || pv->size != it->size || pv->chunk != CKPT_CHUNK))
+        pv = NULL;
+    if (!vm_accessible(it->base, it->size, false)) /* made unreadable since it was registered */
+        return loci__fail(LOCI_ENOTSUP, "\"%s\": the CPU cannot read all of its %zu bytes at %p now "
+                                        "(PROT_NONE or unmapped since it was registered); make it readable or "
+                                        "unregister it", it->name, it->size, it->base);
+    ckpt_var_t *v = ckpt_manifest_add(sv->cur, it->name, it->kind, false, it->size, CKPT_CHUNK);
+    if (!v)
+        return LOCI_ENOMEM;
+    ckpt_sum_t zero = zero_sum(sv->buf, CKPT_CHUNK);
+    for (uint64_t i = 0; i < v->nchunks; i++) {
+        size_t off = i * CKPT_CHUNK, len = it->size - off < CKPT_CHUNK ? it->size - off : CKPT_CHUNK;
+        const unsigned char *p = (const unsigned char *)it->base + off;
+        ckpt_sum_t sum = XXH3_128bits(p, len);
+        sv->st.bytes_hashed += len;
+        if (ckpt_sum_equal(sum, len == CKPT_CHUNK ? zero : zero_sum(sv->buf, len)) && all_zero(p, len)) {
+            sv->st.chunks_zero++;
+            continue; /* id CKPT_ZERO */
+        }
+        if (pv && pv->chunks[i].id != CKPT_ZERO && ckpt_sum_equal(pv->chunks[i].sum, sum)) {
+            v->chunks[i] = pv->chunks[i];
+            sv->st.chunks_shared++;
+            continue;
+        }
+        memcpy(sv->buf, p, len);
+        v->chunks[i].sum = XXH3_128bits(sv->buf, len);
+        sv->st.bytes_hashed += len;
+        int rc = write_chunk(sv, sv->buf, len, &v->chunks[i].id);
+        if (rc != 0)
+            return ckpt_fail_in(rc, "variable \"%s\", chunk %llu", it->name, (unsigned long long)i);
+    }
+    return 0;
+}
+
+/* Chunk file `name` of a region not shared from the previous checkpoint:
+ * linked into the pool and summed; across file systems summed, and copied
+ * unless it sums as before. */
+static int take_chunk(save_t *sv, int dirfd, const char *name, const ckpt_chunk_t *before, ckpt_chunk_t *out)
+{
+    uint64_t bytes;
+    int rc = ckpt_pool_link(sv->s, dirfd, name, &out->id);
+    if (rc == 0) {
+        struct stat st;
+        char id[17];
+        ckpt_id_name(out->id, id);
+        if ((rc = remember(sv, out->id)) == 0 && fstatat(sv->s->pool, id, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            rc = loci__fail(LOCI_EIO, "chunks/%s: %s", id, strerror(errno));
+        if (rc == 0)
+            rc = ckpt_sum_pool(sv->s, out->id, sv->buf, CKPT_CHUNK, &out->sum, &bytes, name);
+        out->ino = rc == 0 ? (uint64_t)st.st_ino : 0;
+        sv->st.chunks_linked++;
+        sv->st.bytes_linked += rc == 0 ? bytes : 0;
+        sv->st.bytes_hashed += rc == 0 ? bytes : 0;
+        return rc;
+    }
+    if (rc != LOCI_ENOTSUP)
+        return rc;
+    int in = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (in < 0)
+        return loci__fail(LOCI_EIO, "cannot open chunk file %s: %s", name, strerror(errno));
+    rc = ckpt_sum_fd(in, sv->buf, CKPT_CHUNK, &out->sum, &bytes, name);
+    close(in);
+    sv->st.bytes_hashed += bytes;
+    if (rc == 0 && before && before->id != CKPT_ZERO && ckpt_sum_equal(before->sum, out->sum)) {
+        out->id = before->id;
+        sv->st.chunks_shared++;
+        return 0;
+    }
+    int fd = rc ? rc : ckpt_pool_create(sv->s, &out->id);
+    if (fd < 0)
+        return fd;
+    if ((rc = remember(sv, out->id)) == 0)
+        rc = ckpt_copy_file(dirfd, name, fd, sv->buf, CKPT_CHUNK, &bytes);
+    if (rc == 0 && fdatasync(fd) != 0)
+        rc = loci__fail(ckpt_code_of(errno), "cannot sync a chunk in %s/chunks: %s", sv->s->path, strerror(errno));
+    close(fd);
+    sv->st.chunks_written++;
+    sv->st.bytes_written += bytes;
+    return rc;
+}
+
+/* A region in chunk layout: each chunk file still the inode the previous
+ * checkpoint linked is shared; that file is never written again (the
+ * region copies a chunk file linked elsewhere before writing it), and it
+ * cannot go while that checkpoint refers to it. When the region's version
+ * is the one the previous checkpoint recorded, all of them are: its chunk
+ * list is taken as it is, without listing the directory. */
+static int save_chunk_files(save_t *sv, const ckpt_item_t *it, const region_chunks_t *rc)
+{
+    if (rc->chunk == 0 || rc->nchunks * rc->chunk < it->size)
+        return loci__fail(LOCI_EIO, "region \"%s\": %llu chunks of %zu bytes cannot hold its %zu bytes", it->name,
+                          (unsigned long long)rc->nchunks, rc->chunk, it->size);
+    const ckpt_var_t *pv = ckpt_manifest_find(sv->prev, CKPT_REGION, it->name);
+    if (pv && (!pv->linked || pv->chunk != rc->chunk))
+        pv = NULL;
+    ckpt_var_t *v = ckpt_manifest_add(sv->cur, it->name, CKPT_REGION, true, it->size, rc->chunk);
+    if (!v)
+        return LOCI_ENOMEM;
+    v->version = rc->version;
+    if (pv && pv->version == rc->version && pv->nchunks == v->nchunks) {
+        /* the same open region, no chunk file changed since: no need to look at them */
+        for (uint64_t i = 0; i < v->nchunks; i++) {
+            v->chunks[i] = pv->chunks[i];
+            if (v->chunks[i].id == CKPT_ZERO)
+                sv->st.chunks_zero++;
+            else
+                sv->st.chunks_shared++;
+        }
+        return 0;
+    }
+    uint64_t *ino = NULL;
+    int r = ckpt_chunk_inodes(rc->dirfd, v->nchunks, &ino);
+    for (uint64_t i = 0; r == 0 && i < v->nchunks; i++) {
+        const ckpt_chunk_t *before = pv && i < pv->nchunks ? &pv->chunks[i] : NULL;
+        char name[24];
+        if (ino[i] == 0) {
+            sv->st.chunks_zero++;
+        } else if (before && before->id != CKPT_ZERO && before->ino == ino[i]) {
+            v->chunks[i] = *before;
+            sv->st.chunks_shared++;
+        } else {
+            store_chunk_name(i, name);
+            if ((r = take_chunk(sv, rc->dirfd, name, before, &v->chunks[i])) != 0)
+                r = ckpt_fail_in(r, "region \"%s\", chunk %llu", it->name, (unsigned long long)i);
+        }
+    }
+    free(ino);
+    return r;
+}
+
+/* Chunk i of a snapshot, read into sv->buf and summed, or zero. */
+static int sum_snap_chunk(save_t *sv, store_rados_snap_t *sn, const ckpt_var_t *v, uint64_t i)
+{
+    size_t len = (size_t)(v->size - i * v->chunk < v->chunk ? v->size - i * v->chunk : v->chunk), got;
+    int rc = store_rados_snap_read(sn, i, sv->buf, len, &got);
+    if (rc != 0)
+        return rc;
+    memset(sv->buf + got, 0, len - got);
+    sv->st.bytes_hashed += got;
+    if (got == 0 || all_zero(sv->buf, len)) {
+        sv->st.chunks_zero++;
+        return 0;
+    }
+    v->chunks[i] = (ckpt_chunk_t){.id = CKPT_IN_SNAP, .sum = XXH3_128bits(sv->buf, len)};
+    sv->st.chunks_linked++;
+    sv->st.bytes_linked += len;
+    return 0;
+}
+
+/* A region on the store: one self-managed snapshot keeps all its chunks
+ * (the OSDs copy a chunk on its next write), and nothing is sent. Each chunk
+ * is summed at the snapshot — except those this opening has not written
+ * since the previous checkpoint's snapshot, whose sums are that one's. */
+static int save_snapshot(save_t *sv, const ckpt_item_t *it, store_t *st, struct rados_pool *rp)
+{
+    const char *target = rados_pool_target(rp);
+    size_t chunk = store_rados_chunk(st);
+    const ckpt_var_t *pv = ckpt_manifest_find(sv->prev, CKPT_REGION, it->name);
+    if (pv && (!pv->snap || pv->chunk != chunk || pv->size != it->size || strcmp(pv->target, target) != 0))
+        pv = NULL;
+    ckpt_var_t *v = ckpt_manifest_add(sv->cur, it->name, CKPT_REGION, false, it->size, chunk);
+    bool *same = v ? calloc(v->nchunks ? v->nchunks : 1, sizeof *same) : NULL;
+    if (!same) {
+        free(same);
+        return loci__fail(LOCI_ENOMEM, "out of memory saving region \"%s\"", it->name);
+    }
+    for (uint64_t i = 0; pv && i < v->nchunks; i++)
+        same[i] = store_rados_unchanged(st, pv->snap, i);
+    snprintf(v->target, sizeof v->target, "%s", target);
+    int rc = store_rados_snapshot(st, &v->snap);
+    sv->on_store = true;
+    store_rados_snap_t *sn = rc ? NULL : store_rados_snap_open(rp, it->name, v->snap);
+    if (rc == 0 && !sn)
+        rc = ckpt_code_of(errno);
+    for (uint64_t i = 0; rc == 0 && i < v->nchunks; i++) {
+        if (!same[i]) {
+            rc = sum_snap_chunk(sv, sn, v, i);
+            continue;
+        }
+        v->chunks[i] = pv->chunks[i];
+        if (v->chunks[i].id == CKPT_ZERO)
+            sv->st.chunks_zero++;
+        else
+            sv->st.chunks_shared++;
+    }
+    store_rados_snap_close(sn);
+    free(same);
+    return rc ? ckpt_fail_in(rc, "region \"%s\" on %s", it->name, target) : 0;
+}
+
+static int save_item(save_t *sv, const ckpt_item_t *it)
+{
+    sv->st.vars++;
+    sv->st.bytes += it->size;
+    if (!it->paged)
+        return save_memory(sv, it);
+    store_t *st = paged_store(it->base);
+    if (!st)
+        return ckpt_fail_in(ckpt_code_of(errno), "region \"%s\"", it->name);
+    struct rados_pool *rp = store_rados_region_pool(st);
+    if (rp && store_rados_chunk(st) <= CKPT_CHUNK)
+        return save_snapshot(sv, it, st, rp);
+    region_chunks_t rc;
+    int r = paged_chunks(it->base, &rc);
+    if (r == LOCI_ENOTSUP)
+        return save_memory(sv, it); /* flat: its memory is all there is */
+    if (r != 0)
+        return ckpt_fail_in(r, "region \"%s\"", it->name);
+    r = save_chunk_files(sv, it, &rc);
+    close(rc.dirfd);
+    return r;
+}
+
+typedef struct {
+    int dir;                        /* the checkpoint directory */
+    uint64_t seq;                   /* highest save number so far */
+    char best[NVM_NAME_MAX + 1];    /* its checkpoint */
+} latest_t;
+
+static int consider(int dirfd, const char *path, const char *entry, void *arg)
+{
+    (void)dirfd, (void)path;
+    latest_t *l = arg;
+    char name[NVM_NAME_MAX + 1];
+    uint64_t q;
+    if (ckpt_manifest_name(entry, name) && (q = ckpt_manifest_seq(l->dir, name)) > l->seq) {
+        l->seq = q;
+        memcpy(l->best, name, sizeof l->best);
+    }
+    return 0;
+}
+
+/* The latest checkpoint of the directory (highest save number), loaded, and
+ * that number. A corrupt one shares nothing (warned). */
+static int find_latest(ckpt_store_t *s, ckpt_manifest_t *m, bool *have, uint64_t *seq)
+{
+    latest_t l = {.dir = s->dir};
+    int rc = dir_each_entry(s->dir, s->path, consider, &l);
+    const char *best = l.best;
+    *seq = l.seq;
+    *have = false;
+    if (rc != 0 || !best[0])
+        return rc;
+    if (take_cached(s, best, *seq, m)) {
+        *have = true;
+        return 0;
+    }
+    rc = ckpt_manifest_read(s->dir, best, m);
+    if (rc == LOCI_ENOMEM)
+        return rc;
+    if (rc != 0)
+        loci__log(LOCI_LOG_WARN, "%s; this save shares no chunk with it", loci_last_error());
+    *have = rc == 0;
+    return 0;
+}
+
+static int save(const char *name, ckpt_store_t *s, const ckpt_item_t *items, size_t n)
+{
+    double t0 = now();
+    ckpt_manifest_t prev, cur = {0};
+    bool have_prev = false, published = false;
+    save_t sv = {.s = s, .cur = &cur};
+    int rc = find_latest(s, &prev, &have_prev, &cur.seq);
+    if (rc != 0)
+        return rc;
+    sv.prev = have_prev ? &prev : NULL;
+    snprintf(cur.name, sizeof cur.name, "%s", name);
+    cur.seq++;
+    if (!(sv.buf = malloc(CKPT_CHUNK)))
+        rc = loci__fail(LOCI_ENOMEM, "out of memory saving checkpoint \"%s\"", name);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = save_item(&sv, &items[i]);
+    int synced = sync_all(&sv);
+    rc = rc ? rc : synced;
+    if (rc == 0 && fsync(s->pool) != 0) /* the new names in the pool */
+        rc = loci__fail(ckpt_code_of(errno), "cannot sync %s/chunks: %s", s->path, strerror(errno));
+    if (rc == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        cur.saved_s = ts.tv_sec;
+        cur.saved_ns = ts.tv_nsec;
+        uint64_t bytes = 0;
+        rc = ckpt_manifest_write(s->dir, &cur, &bytes, &published);
+        sv.st.bytes_written += bytes;
+    }
+    const char *drain = rc == 0 ? ckpt_drain_target() : NULL; /* (a lookup that fails sets the last error) */
+    if (rc == 0 && sv.on_store && !drain) { /* found by every node: the same text in the store */
+        char *text;
+        size_t len;
+        if ((rc = ckpt_manifest_text(&cur, &text, &len)) == 0) {
+            rc = ckpt_store_manifest_put(&cur, text, len);
+            free(text);
+        }
+    }
+    if (rc != 0 && !published) { /* referenced by no manifest: give their space back now */
+        char id[17];
+        for (size_t i = 0; i < sv.created.n; i++) {
+            ckpt_id_name(sv.created.v[i], id);
+            unlinkat(s->pool, id, 0);
+        }
+    }
+    sv.st.chunks = sv.st.chunks_written + sv.st.chunks_linked + sv.st.chunks_shared + sv.st.chunks_zero;
+    sv.st.seconds = now() - t0;
+    if (rc == 0) {
+        pthread_mutex_lock(&stats_lock);
+        last_save = sv.st;
+        saved_once = true;
+        pthread_mutex_unlock(&stats_lock);
+        keep_cached(s, &cur);
+        if (drain && ckpt_drain_queue(name) != 0) /* level 1 is saved all the same */
+            loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
+    }
+    ckpt_ids_free(&sv.created);
+    free(sv.buf);
+    ckpt_manifest_free(&cur);
+    if (have_prev)
+        ckpt_manifest_free(&prev);
+    return rc;
+}
+
+int loci_ckpt_save(const char *ckpt)
+{
+    ckpt_item_t *items;
+    size_t n;
+    int rc = ckpt_begin(ckpt, "save", &items, &n);
+    if (rc != 0)
+        return rc;
+    ckpt_store_t s;
+    if ((rc = ckpt_store_open(&s, true, true)) == 0) {
+        rc = save(ckpt, &s, items, n);
+        ckpt_store_close(&s);
+    }
+    free(items);
+    return rc ? ckpt_fail_in(rc, "checkpoint \"%s\" not saved", ckpt) : 0;
+}
+
+int loci_ckpt_last_save(loci_ckpt_stats_t *out)
+{
+    if (!out)
+        return loci__fail(LOCI_EINVAL, "loci_ckpt_last_save: NULL argument");
+    pthread_mutex_lock(&stats_lock);
+    bool have = saved_once;
+    *out = last_save;
+    pthread_mutex_unlock(&stats_lock);
+    return have ? 0 : loci__fail(LOCI_ENOENT, "no checkpoint was saved by this process");
+}

@@ -1,0 +1,270 @@
+/*
+ * Checkpoints of regions on the job's store (docs/CHECKPOINT.md): their
+ * chunks are kept by RADOS self-managed snapshots, not copied, and the
+ * manifest of such a checkpoint is kept in the store too, as object
+ * "loci-ckpt/<name>", so that another node finds it. Here: the manifests in
+ * the store and the garbage collection of snapshots no manifest refers to.
+ */
+#include "ckpt/ckpt.h"
+#include "chunkstore/store_rados.h"
+#include "topo/topo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MANIFEST_PREFIX CKPT_STORE_MANIFESTS
+#define MANIFEST_MAX ((size_t)1 << 30)
+
+struct ckpt_snap_ref {
+    char target[16];
+    char region[NVM_NAME_MAX + 1];
+    uint64_t snap;
+};
+
+struct rados_pool *ckpt_target_pool(const char *target)
+{
+    const loci_target_t *t = loci_target_by_name(target);
+    if (!t)
+        return loci__fail_null(LOCI_ENOENT, "store target %s named by the checkpoint does not exist here: configure "
+                                            "it in LOCI_CONFIG as where the checkpoint was saved", target);
+    if (t->kind != KIND_STORE || !t->store)
+        return loci__fail_null(LOCI_EIO, "target %s named by the checkpoint %s", target,
+                               t->kind != KIND_STORE ? "is not a store" : t->unreachable ? t->unreachable
+                                                                                          : "has no cluster behind it");
+    return t->store;
+}
+
+/* Calls fn(target) once per distinct store target of m's snapshots. */
+static int each_target(const ckpt_manifest_t *m, int (*fn)(const char *target, const ckpt_manifest_t *m, void *arg),
+                       void *arg)
+{
+    for (size_t i = 0; i < m->nvars; i++) {
+        const ckpt_var_t *v = &m->vars[i];
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = m->vars[k].snap && strcmp(m->vars[k].target, v->target) == 0;
+        int rc = v->snap && !seen ? fn(v->target, m, arg) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+typedef struct {
+    const char *text;
+    size_t len;
+} blob_t;
+
+int ckpt_store_manifest_put_to(struct rados_pool *rp, const char *name, const char *text, size_t len)
+{
+    char oid[NVM_NAME_MAX + 16];
+    snprintf(oid, sizeof oid, MANIFEST_PREFIX "%s", name);
+    return rados_object_put(rp, oid, text, len);
+}
+
+static int put_one(const char *target, const ckpt_manifest_t *m, void *arg)
+{
+    const blob_t *b = arg;
+    struct rados_pool *rp = ckpt_target_pool(target);
+    int rc = rp ? ckpt_store_manifest_put_to(rp, m->name, b->text, b->len) : LOCI_EIO;
+    return rc ? ckpt_fail_in(rc, "its manifest in %s", target) : 0;
+}
+
+int ckpt_store_manifest_put(const ckpt_manifest_t *m, const char *text, size_t len)
+{
+    blob_t b = {text, len};
+    return each_target(m, put_one, &b);
+}
+
+int ckpt_store_manifest_get(struct rados_pool *rp, const char *name, ckpt_manifest_t *m)
+{
+    char oid[NVM_NAME_MAX + 16], *text;
+    size_t len;
+    snprintf(oid, sizeof oid, MANIFEST_PREFIX "%s", name);
+    int rc = rados_object_get(rp, oid, MANIFEST_MAX, &text, &len);
+    if (rc != 0)
+        return rc;
+    rc = ckpt_manifest_parse(name, text, len, m);
+    free(text);
+    return rc;
+}
+
+static int remove_one(const char *target, const ckpt_manifest_t *m, void *arg)
+{
+    (void)arg;
+    struct rados_pool *rp = ckpt_target_pool(target);
+    if (!rp)
+        return LOCI_EIO;
+    ckpt_manifest_t there;
+    int rc = ckpt_store_manifest_get(rp, m->name, &there);
+    if (rc == LOCI_ENOENT)
+        return 0;
+    bool same = rc == 0 && ckpt_sum_equal(there.sum, m->sum);
+    if (rc == 0)
+        ckpt_manifest_free(&there);
+    char oid[NVM_NAME_MAX + 16];
+    snprintf(oid, sizeof oid, MANIFEST_PREFIX "%s", m->name);
+    return same ? rados_object_remove(rp, oid) : 0;
+}
+
+int ckpt_store_manifest_remove(const ckpt_manifest_t *m)
+{
+    int rc = each_target(m, remove_one, NULL);
+    const char *drain = ckpt_drain_target();
+    bool named = false; /* the drain target is one of the snapshots' stores */
+    for (size_t i = 0; drain && i < m->nvars && !named; i++)
+        named = m->vars[i].snap && strcmp(m->vars[i].target, drain) == 0;
+    return rc == 0 && drain && !named ? remove_one(drain, m, NULL) : rc;
+}
+
+int ckpt_store_manifest_remove_from(struct rados_pool *rp, const char *name)
+{
+    char oid[NVM_NAME_MAX + 16];
+    snprintf(oid, sizeof oid, MANIFEST_PREFIX "%s", name);
+    return rados_object_remove(rp, oid);
+}
+
+int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct rados_pool **out)
+{
+    const char *drain = ckpt_drain_target();
+    int rc = loci__fail(LOCI_ENOENT, "no checkpoint \"%s\" here nor in a store%s", name,
+                        drain ? "" : " (none configured: [checkpoint] drain = TARGET)");
+    for (int i = 0; i < loci_target_count(); i++) {
+        const loci_target_t *t = loci_target_at(i);
+        if (t->kind != KIND_STORE || !t->store || (drain && strcmp(t->name, drain) != 0))
+            continue;
+        int e = ckpt_store_manifest_get(t->store, name, m);
+        if (e == LOCI_ENOENT)
+            continue;
+        if (e != 0)
+            return ckpt_fail_in(e, "checkpoint \"%s\" in %s", name, t->name);
+        *out = t->store;
+        return 0;
+    }
+    return rc;
+}
+
+typedef struct {
+    int (*fn)(const char *name, void *arg);
+    void *arg;
+} each_t;
+
+/* Manifests only: "loci-ckpt/<name>", not the chunks under "loci-ckpt/chunks/". */
+static int each_manifest(const char *name, void *arg)
+{
+    const each_t *e = arg;
+    return strchr(name, '/') ? 0 : e->fn(name, e->arg);
+}
+
+int ckpt_store_manifest_each(struct rados_pool *rp, int (*fn)(const char *name, void *arg), void *arg)
+{
+    each_t e = {fn, arg};
+    return rados_object_each(rp, MANIFEST_PREFIX, each_manifest, &e);
+}
+
+/* ---- garbage collection of snapshots ---------------------------------------- */
+
+static int add_ref(ckpt_snap_refs_t *refs, const ckpt_var_t *v)
+{
+    if (refs->n == refs->cap) {
+        size_t n = refs->cap ? 2 * refs->cap : 64;
+        struct ckpt_snap_ref *p = realloc(refs->v, n * sizeof *p);
+        if (!p)
+            return loci__fail(LOCI_ENOMEM, "out of memory collecting store snapshots");
+        refs->v = p, refs->cap = n;
+    }
+    struct ckpt_snap_ref *r = &refs->v[refs->n++];
+    *r = (struct ckpt_snap_ref){.snap = v->snap};
+    snprintf(r->target, sizeof r->target, "%s", v->target);
+    snprintf(r->region, sizeof r->region, "%s", v->name);
+    return 0;
+}
+
+int ckpt_snap_refs_add(ckpt_snap_refs_t *refs, const ckpt_manifest_t *m)
+{
+    int rc = 0;
+    for (size_t i = 0; i < m->nvars && rc == 0; i++)
+        if (m->vars[i].snap)
+            rc = add_ref(refs, &m->vars[i]);
+    return rc;
+}
+
+void ckpt_snap_refs_free(ckpt_snap_refs_t *refs)
+{
+    free(refs->v);
+    *refs = (ckpt_snap_refs_t){0};
+}
+
+typedef struct {
+    struct rados_pool *rp;
+    int (*fn)(const ckpt_manifest_t *m, void *arg);
+    void *arg;
+} marking_t;
+
+static int mark_one(const char *name, void *arg)
+{
+    const marking_t *k = arg;
+    ckpt_manifest_t m;
+    int rc = ckpt_store_manifest_get(k->rp, name, &m);
+    if (rc == LOCI_ENOENT) /* removed meanwhile */
+        return 0;
+    if (rc != 0) /* what it refers to cannot be told: removing anything could lose it */
+        return ckpt_fail_in(rc, "nothing collected in %s", rados_pool_target(k->rp));
+    rc = k->fn(&m, k->arg);
+    ckpt_manifest_free(&m);
+    return rc;
+}
+
+int ckpt_store_manifest_mark(struct rados_pool *rp, int (*fn)(const ckpt_manifest_t *m, void *arg), void *arg)
+{
+    marking_t k = {rp, fn, arg};
+    return ckpt_store_manifest_each(rp, mark_one, &k);
+}
+
+/* A checkpoint kept in the store (another node's too): its snapshots stay. */
+static int add_stored(const ckpt_manifest_t *m, void *refs) { return ckpt_snap_refs_add(refs, m); }
+
+int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_t *out)
+{
+    /* refs holds this directory's references: their regions are swept */
+    /* the stores' own manifests, once per target */
+    size_t own = refs->n;
+    for (size_t i = 0; i < own; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = strcmp(refs->v[k].target, refs->v[i].target) == 0;
+        struct rados_pool *rp = seen ? NULL : ckpt_target_pool(refs->v[i].target);
+        if (seen)
+            continue;
+        int rc = rp ? ckpt_store_manifest_mark(rp, add_stored, refs) : LOCI_EIO;
+        if (rc != 0)
+            return rc;
+    }
+    /* each region of this directory's checkpoints, once */
+    uint64_t *keep = malloc((refs->n ? refs->n : 1) * sizeof *keep);
+    if (!keep)
+        return loci__fail(LOCI_ENOMEM, "out of memory collecting store snapshots");
+    int rc = 0;
+    for (size_t i = 0; i < own && rc == 0; i++) {
+        const struct ckpt_snap_ref *r = &refs->v[i];
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = strcmp(refs->v[k].target, r->target) == 0 && strcmp(refs->v[k].region, r->region) == 0;
+        if (seen)
+            continue;
+        size_t nkeep = 0;
+        for (size_t k = 0; k < refs->n; k++)
+            if (strcmp(refs->v[k].target, r->target) == 0 && strcmp(refs->v[k].region, r->region) == 0)
+                keep[nkeep++] = refs->v[k].snap;
+        struct rados_pool *rp = ckpt_target_pool(r->target);
+        int e = rp ? store_rados_sweep_snaps(rp, r->region, keep, nkeep, &out->snaps_kept, &out->snaps_removed)
+                   : LOCI_EIO;
+        if (e == LOCI_EBUSY || e == LOCI_ENOENT) /* open for writing (maybe saving), or removed: not now */
+            loci__log(LOCI_LOG_INFO, "snapshots of region \"%s\" not collected: %s", r->region, loci_last_error());
+        else
+            rc = e;
+    }
+    free(keep);
+    return rc;
+}

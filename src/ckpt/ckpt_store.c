@@ -1,0 +1,272 @@
+/*
+ * The checkpoint directory and its chunk pool. Its place is a file tier's
+ * directory, so that regions' chunk files can be hard-linked into the pool;
+ * pool files are named by random ids (getrandom, retried on a clash), never
+ * by content, so that a file linked from a region needs no read to be named.
+ * One flock on the directory orders saves, removals and GC (exclusive)
+ * against restores and readers (shared).
+ */
+#include "dirs.h"
+#include "ckpt/ckpt.h"
+#include "tier/tier.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int ckpt_code_of(int e)
+{
+    switch (e) {
+    case ENOSPC:
+    case EDQUOT: return LOCI_ENOSPC;
+    case ENOENT: return LOCI_ENOENT;
+    case EACCES:
+    case EPERM:
+    case EROFS: return LOCI_EPERM;
+    default: return LOCI_EIO;
+    }
+}
+
+static int where(char *out, size_t len)
+{
+    const char *env = getenv("LOCI_CKPT_DIR");
+    if (env && *env) {
+        snprintf(out, len, "%s", env);
+        return 0;
+    }
+    place_t place;
+    const provider_ops_t *ops;
+    int rc = nvm_resolve_tier(NULL, 0, &place, &ops);
+    if (rc == 0)
+        rc = tier_check_dir(place.target);
+    if (rc == 0)
+        snprintf(out, len, "%s/ckpt", place.target->path);
+    return rc;
+}
+
+/* The directory must be ours and writable by nobody else: its files are
+ * restored into this process's memory. */
+static int check_ours(int fd, const char *path)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return loci__fail(LOCI_EIO, "checkpoint directory %s: %s", path, strerror(errno));
+    if (st.st_uid != geteuid())
+        return loci__fail(LOCI_EPERM, "checkpoint directory %s is owned by uid %u, not by you (uid %u)", path,
+                          (unsigned)st.st_uid, (unsigned)geteuid());
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+        return loci__fail(LOCI_EPERM, "checkpoint directory %s is writable by others (mode %03o); `chmod go-w %s`",
+                          path, (unsigned)(st.st_mode & 07777), path);
+    return 0;
+}
+
+static int open_dir(int at, const char *name, const char *path, bool create, int *fd)
+{
+    if (create && mkdirat(at, name, 0700) != 0 && errno != EEXIST)
+        return loci__fail(ckpt_code_of(errno), "cannot create checkpoint directory %s: %s", path, strerror(errno));
+    *fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (*fd < 0)
+        return loci__fail(errno == ENOENT ? LOCI_ENOENT : errno == ENOTDIR || errno == ELOOP ? LOCI_EPERM
+                                                                                             : ckpt_code_of(errno),
+                          "checkpoint directory %s: %s%s", path, strerror(errno),
+                          errno == ENOENT ? " (no checkpoint was saved there)"
+                          : errno == ELOOP ? " (a symbolic link: loci refuses it)" : "");
+    int rc = check_ours(*fd, path);
+    if (rc != 0)
+        close(*fd);
+    return rc;
+}
+
+/* The checkpoint directory itself: its parents walked one by one (no link
+ * planted above it may redirect checkpoints), then it, made if asked. */
+static int open_top(const char *path, bool create, int *fd)
+{
+    const char *slash = strrchr(path, '/');
+    char parent[sizeof ((ckpt_store_t *)0)->path];
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (slash == path) /* "/ckpt" */
+        snprintf(parent, sizeof parent, "/");
+    int at = dir_open_checked("checkpoint directory", parent, true);
+    if (at < 0)
+        return at;
+    int rc = open_dir(at, slash ? slash + 1 : path, path, create, fd);
+    close(at);
+    return rc;
+}
+
+int ckpt_store_open(ckpt_store_t *s, bool exclusive, bool create)
+{
+    int rc = loci__ensure_init();
+    if (rc == 0)
+        rc = where(s->path, sizeof s->path);
+    if (rc == 0)
+        rc = open_top(s->path, create, &s->dir);
+    if (rc != 0)
+        return rc;
+    while ((rc = flock(s->dir, exclusive ? LOCK_EX : LOCK_SH)) != 0 && errno == EINTR)
+        ;
+    if (rc != 0) {
+        rc = loci__fail(LOCI_EIO, "cannot lock checkpoint directory %s: %s", s->path, strerror(errno));
+        close(s->dir);
+        return rc;
+    }
+    char pool[sizeof s->path + 8];
+    snprintf(pool, sizeof pool, "%s/chunks", s->path);
+    if ((rc = open_dir(s->dir, "chunks", pool, create, &s->pool)) != 0)
+        close(s->dir);
+    return rc;
+}
+
+void ckpt_store_close(ckpt_store_t *s)
+{
+    close(s->pool);
+    close(s->dir); /* drops the lock */
+}
+
+void ckpt_id_name(uint64_t id, char out[17]) { snprintf(out, 17, "%016" PRIx64, id); }
+
+static uint64_t fresh_id(void)
+{
+    uint64_t id = CKPT_ZERO;
+    while (id == CKPT_ZERO)
+        if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id)
+            id = CKPT_ZERO;
+    return id;
+}
+
+int ckpt_pool_create(ckpt_store_t *s, uint64_t *id)
+{
+    char name[17];
+    for (;;) {
+        *id = fresh_id();
+        ckpt_id_name(*id, name);
+        int fd = openat(s->pool, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST)
+            return loci__fail(ckpt_code_of(errno), "cannot create a chunk in %s/chunks: %s", s->path, strerror(errno));
+    }
+}
+
+int ckpt_pool_link(ckpt_store_t *s, int dirfd, const char *name, uint64_t *id)
+{
+    char to[17];
+    for (;;) {
+        *id = fresh_id();
+        ckpt_id_name(*id, to);
+        if (linkat(dirfd, name, s->pool, to, 0) == 0)
+            return 0;
+        if (errno == EXDEV)
+            return LOCI_ENOTSUP;
+        if (errno != EEXIST)
+            return loci__fail(ckpt_code_of(errno), "cannot link chunk file %s into %s/chunks: %s", name, s->path,
+                              strerror(errno));
+    }
+}
+
+int ckpt_sum_fd(int fd, void *buf, size_t buflen, ckpt_sum_t *sum, uint64_t *bytes, const char *what)
+{
+    XXH3_state_t *st = XXH3_createState();
+    if (!st)
+        return loci__fail(LOCI_ENOMEM, "out of memory checksumming %s", what);
+    XXH3_128bits_reset(st);
+    uint64_t n = 0;
+    ssize_t got;
+    while ((got = pread(fd, buf, buflen, (off_t)n)) > 0 || (got < 0 && errno == EINTR))
+        if (got > 0) {
+            XXH3_128bits_update(st, buf, (size_t)got);
+            n += (uint64_t)got;
+        }
+    int e = errno;
+    *sum = XXH3_128bits_digest(st);
+    XXH3_freeState(st);
+    *bytes = n;
+    return got < 0 ? loci__fail(LOCI_EIO, "cannot read %s: %s", what, strerror(e)) : 0;
+}
+
+int ckpt_sum_pool(const ckpt_store_t *s, uint64_t id, void *buf, size_t buflen, ckpt_sum_t *sum, uint64_t *bytes,
+                  const char *what)
+{
+    char name[17];
+    ckpt_id_name(id, name);
+    int fd = openat(s->pool, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return loci__fail(LOCI_EIO, "%s: pool file chunks/%s: %s", what, name, strerror(errno));
+    int rc = ckpt_sum_fd(fd, buf, buflen, sum, bytes, what);
+    close(fd);
+    return rc;
+}
+
+int ckpt_write_all(int fd, const void *buf, size_t len, off_t off, const char *what)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = pwrite(fd, p, len, off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int e = n < 0 ? errno : ENOSPC;
+            return loci__fail(ckpt_code_of(e), "cannot write %s: %s", what, strerror(e));
+        }
+        p += n, len -= (size_t)n, off += n;
+    }
+    return 0;
+}
+
+int ckpt_copy_file(int src, const char *from, int out, void *buf, size_t buflen, uint64_t *bytes)
+{
+    int in = openat(src, from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (in < 0)
+        return loci__fail(ckpt_code_of(errno), "cannot open %s to copy it: %s", from, strerror(errno));
+    int rc = 0;
+    ssize_t got = 0;
+    *bytes = 0;
+    while (rc == 0 && ((got = pread(in, buf, buflen, (off_t)*bytes)) > 0 || (got < 0 && errno == EINTR)))
+        if (got > 0 && (rc = ckpt_write_all(out, buf, (size_t)got, (off_t)*bytes, "a copy of a chunk file")) == 0)
+            *bytes += (uint64_t)got;
+    if (rc == 0 && got < 0)
+        rc = loci__fail(LOCI_EIO, "cannot read %s: %s", from, strerror(errno));
+    close(in);
+    return rc;
+}
+
+int ckpt_fail_in(int code, const char *fmt, ...)
+{
+    char what[512], inner[1024];
+    snprintf(inner, sizeof inner, "%s", loci_last_error());
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return loci__fail(code, "%s: %s", what, inner);
+}
+
+int ckpt_chunk_inodes(int dirfd, uint64_t nchunks, uint64_t **out)
+{
+    uint64_t *ino = calloc(nchunks ? nchunks : 1, sizeof *ino);
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
+    if (!ino || !d) {
+        free(ino);
+        if (fd >= 0 && !d)
+            close(fd);
+        return loci__fail(ino ? LOCI_EIO : LOCI_ENOMEM, "cannot list a region's chunk files: %s", strerror(errno));
+    }
+    for (struct dirent *e; (e = readdir(d));) { /* "c<16 hex>" exactly: not a copy-on-write temporary */
+        uint64_t i;
+        if (e->d_name[0] == 'c' && strlen(e->d_name) == 17 && ckpt_hex64(e->d_name + 1, &i) && i < nchunks)
+            ino[i] = e->d_ino;
+    }
+    closedir(d);
+    *out = ino;
+    return 0;
+}

@@ -1,0 +1,227 @@
+/* userfaultfd ioctls for the paged provider (see uffd.h). */
+#include "os/uffd.h"
+#include "os/vm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <linux/userfaultfd.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef UFFD_USER_MODE_ONLY
+#define UFFD_USER_MODE_ONLY 1
+#endif
+#ifndef USERFAULTFD_IOC_NEW
+#define USERFAULTFD_IOC_NEW _IO(0xAA, 0x00)
+#endif
+
+/* UFFDIO_MOVE (Linux 6.8), for headers older than the kernel. */
+#ifndef UFFD_FEATURE_MOVE
+#define UFFD_FEATURE_MOVE (1 << 16)
+#endif
+#ifndef UFFDIO_MOVE
+struct uffdio_move {
+    __u64 dst, src, len;
+#define UFFDIO_MOVE_MODE_DONTWAKE ((__u64)1 << 0)
+    __u64 mode;
+    __s64 move;
+};
+#define UFFDIO_MOVE _IOWR(UFFDIO, 0x05, struct uffdio_move)
+#endif
+
+#define UFFD_FLAGS (O_CLOEXEC | O_NONBLOCK)
+
+static int open_full(void)
+{
+    int fd = (int)syscall(SYS_userfaultfd, UFFD_FLAGS);
+    if (fd >= 0 || errno != EPERM)
+        return fd;
+    /* Kernels >= 6.1: access to the device node is the privilege. */
+    int dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+    if (dev < 0) {
+        errno = EPERM;
+        return -1;
+    }
+    fd = ioctl(dev, USERFAULTFD_IOC_NEW, UFFD_FLAGS);
+    close(dev);
+    return fd;
+}
+
+/* Ask for write-protect faults on anonymous memory, and for moves when
+ * want_move and the kernel has them (a kernel without refuses the feature
+ * and leaves the descriptor to be asked again); false (errno set) when the
+ * kernel lacks write-protection. */
+static bool handshake(int fd, bool want_move, bool *can_move)
+{
+    struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP | UFFD_FEATURE_MOVE};
+    int rc = want_move ? ioctl(fd, UFFDIO_API, &api) : -1;
+    if (rc != 0) {
+        api = (struct uffdio_api){.api = UFFD_API, .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP};
+        rc = ioctl(fd, UFFDIO_API, &api);
+    }
+    *can_move = want_move && rc == 0 && (api.features & UFFD_FEATURE_MOVE); /* (the kernel lists all it has) */
+    if (rc != 0)
+        return false;
+    if (!(api.features & UFFD_FEATURE_PAGEFAULT_FLAG_WP)) {
+        errno = ENOTSUP;
+        return false;
+    }
+    return true;
+}
+
+int uffd_open_wp(void)
+{
+    int fd = open_full();
+    bool can_move;
+    if (fd >= 0 && !handshake(fd, false, &can_move)) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+static const char *const how_to_allow =
+    "allow it with `sysctl vm.unprivileged_userfaultfd=1`, the CAP_SYS_PTRACE capability, or "
+    "read-write access to /dev/userfaultfd";
+
+int uffd_open(bool user_only_ok, bool *user_only, bool *can_move)
+{
+    *user_only = *can_move = false;
+    int fd = open_full();
+    if (fd < 0 && errno == EPERM && user_only_ok) {
+        fd = (int)syscall(SYS_userfaultfd, UFFD_FLAGS | UFFD_USER_MODE_ONLY);
+        *user_only = fd >= 0;
+    }
+    if (fd < 0) {
+        if (errno == EPERM)
+            return loci__fail(LOCI_EPERM, "mode=paged needs userfaultfd, which this process may not use "
+                                          "(vm.unprivileged_userfaultfd is 0 and it lacks CAP_SYS_PTRACE); %s, "
+                                          "or use mode=mmap", how_to_allow);
+        return loci__fail(LOCI_ENOTSUP, "mode=paged: userfaultfd(2) failed: %s (a kernel without "
+                                        "CONFIG_USERFAULTFD?); use mode=mmap", strerror(errno));
+    }
+    /* LOCI_UFFD_MOVE=0: copies only, so that the copy path can be run on any kernel. */
+    const char *env = getenv("LOCI_UFFD_MOVE");
+    if (!handshake(fd, !(env && strcmp(env, "0") == 0), can_move)) {
+        int e = errno;
+        close(fd);
+        return loci__fail(LOCI_ENOTSUP, "mode=paged: this kernel's userfaultfd cannot write-protect "
+                                        "anonymous memory (%s; Linux 5.7 or later has it); use mode=mmap",
+                                        strerror(e));
+    }
+    if (*user_only)
+        loci__log(LOCI_LOG_WARN, "mode=paged: userfaultfd handles user-mode faults only here, so system "
+                                 "calls that read or write paged memory directly (read(2), write(2)...) fail "
+                                 "with EFAULT; %s", how_to_allow);
+    return fd;
+}
+
+int uffd_register(int fd, void *addr, size_t len, bool wp)
+{
+    struct uffdio_register r = {
+        .range = {(uintptr_t)addr, len},
+        .mode = UFFDIO_REGISTER_MODE_MISSING | (wp ? UFFDIO_REGISTER_MODE_WP : 0),
+    };
+    if (ioctl(fd, UFFDIO_REGISTER, &r) != 0)
+        return loci__fail(errno == ENOMEM ? LOCI_ENOMEM : LOCI_ENOTSUP,
+                          "mode=paged: UFFDIO_REGISTER of %zu bytes at %p: %s", len, addr, strerror(errno));
+    uint64_t need = (1ull << _UFFDIO_COPY) | (wp ? 1ull << _UFFDIO_WRITEPROTECT : 0);
+    if ((r.ioctls & need) != need)
+        return loci__fail(LOCI_ENOTSUP, "mode=paged: the kernel offers no UFFDIO_COPY%s on anonymous memory",
+                          wp ? "/UFFDIO_WRITEPROTECT" : "");
+    return 0;
+}
+
+int uffd_copy(int fd, void *dst, const void *src, size_t len, bool wp)
+{
+    size_t page = vm_page_size(), done = 0;
+    while (done < len) {
+        struct uffdio_copy c = {
+            .dst = (uintptr_t)dst + done,
+            .src = (uintptr_t)src + done,
+            .len = len - done,
+            .mode = UFFDIO_COPY_MODE_DONTWAKE | (wp ? UFFDIO_COPY_MODE_WP : 0),
+        };
+        if (ioctl(fd, UFFDIO_COPY, &c) == 0) {
+            done += (size_t)c.copy;
+            continue;
+        }
+        if (c.copy > 0) /* stopped part-way: go on from there */
+            done += (size_t)c.copy;
+        else if (errno == EEXIST) /* a page already there: keep it */
+            done += page;
+        else if (errno != EAGAIN)
+            return loci__fail(errno == ENOMEM ? LOCI_ENOMEM : LOCI_EIO, "mode=paged: UFFDIO_COPY at %p: %s",
+                              (void *)c.dst, strerror(errno));
+    }
+    return 0;
+}
+
+size_t uffd_move(int fd, void *dst, void *src, size_t len)
+{
+    size_t page = vm_page_size(), done = 0;
+    while (done < len) {
+        struct uffdio_move m = {
+            .dst = (uintptr_t)dst + done,
+            .src = (uintptr_t)src + done,
+            .len = len - done,
+            .mode = UFFDIO_MOVE_MODE_DONTWAKE,
+        };
+        int rc = ioctl(fd, UFFDIO_MOVE, &m);
+        if (m.move > 0) /* all, or stopped part-way: go on from there */
+            done += (size_t)m.move;
+        if (rc == 0 || m.move > 0 || errno == EAGAIN)
+            continue;
+        if (errno != EEXIST) /* the page cannot be moved (shared, pinned...): the caller copies the rest */
+            break;
+        done += page; /* a page already there: keep it (its source page stays behind) */
+    }
+    return done;
+}
+
+static int writeprotect(int fd, void *addr, size_t len, uint64_t mode)
+{
+    struct uffdio_writeprotect w = {.range = {(uintptr_t)addr, len}, .mode = mode};
+    while (ioctl(fd, UFFDIO_WRITEPROTECT, &w) != 0)
+        if (errno != EAGAIN)
+            return loci__fail(LOCI_EIO, "mode=paged: UFFDIO_WRITEPROTECT at %p: %s", addr, strerror(errno));
+    return 0;
+}
+
+/* (The kernel refuses DONTWAKE with WP: protecting wakes nobody anyway.) */
+int uffd_protect(int fd, void *addr, size_t len) { return writeprotect(fd, addr, len, UFFDIO_WRITEPROTECT_MODE_WP); }
+
+int uffd_unprotect(int fd, void *addr, size_t len, bool dontwake)
+{
+    return writeprotect(fd, addr, len, dontwake ? UFFDIO_WRITEPROTECT_MODE_DONTWAKE : 0);
+}
+
+void uffd_wake(int fd, void *addr, size_t len)
+{
+    struct uffdio_range r = {(uintptr_t)addr, len};
+    (void)ioctl(fd, UFFDIO_WAKE, &r); /* fails only when nobody can be waiting there */
+}
+
+int uffd_read(int fd, uffd_fault_t *f)
+{
+    struct uffd_msg m;
+    for (;;) {
+        ssize_t n = read(fd, &m, sizeof m);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            return 0;
+        if (n != (ssize_t)sizeof m)
+            return loci__fail(LOCI_EIO, "mode=paged: reading the userfaultfd: %s",
+                              n < 0 ? strerror(errno) : "short message");
+        if (m.event != UFFD_EVENT_PAGEFAULT)
+            continue; /* no other events were asked for */
+        f->addr = (uintptr_t)m.arg.pagefault.address;
+        f->write = (m.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE) != 0;
+        f->wp = (m.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP) != 0;
+        return 1;
+    }
+}

@@ -1,0 +1,472 @@
+/* Virtual-memory primitives shared by the providers (see vm.h). */
+#include "os/vm.h"
+#include "units.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <numaif.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef MPOL_PREFERRED_MANY
+#define MPOL_PREFERRED_MANY 5
+#endif
+#ifndef MPOL_WEIGHTED_INTERLEAVE
+#define MPOL_WEIGHTED_INTERLEAVE 6
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+size_t vm_page_size(void)
+{
+    static atomic_size_t page;
+    size_t p = atomic_load_explicit(&page, memory_order_relaxed);
+    if (LOCI_UNLIKELY(p == 0)) {
+        long v = sysconf(_SC_PAGESIZE);
+        p = v > 0 ? (size_t)v : 4096;
+        atomic_store_explicit(&page, p, memory_order_relaxed);
+    }
+    return p;
+}
+
+/* Where the next aligned mapping is tried first: just below the last one
+ * (the kernel maps top-down), so that most aligned mappings take one mmap
+ * instead of an over-sized one and two trims. */
+static _Atomic uintptr_t map_hint;
+
+static void *map_at_hint(size_t size, size_t align, int fd, int flags)
+{
+    uintptr_t hint = atomic_load_explicit(&map_hint, memory_order_relaxed);
+    if (hint < size + align || hint - size < ((uintptr_t)1 << 32))
+        return MAP_FAILED;
+    uintptr_t want = (hint - size) & ~(uintptr_t)(align - 1);
+    void *p = fd < 0 ? mmap((void *)want, size, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0)
+                     : mmap((void *)want, size, PROT_READ | PROT_WRITE, flags | MAP_FIXED_NOREPLACE, fd, 0);
+    if (p == MAP_FAILED)
+        return MAP_FAILED;
+    if (p != (void *)want) { /* a kernel without MAP_FIXED_NOREPLACE placed it elsewhere */
+        munmap(p, size);
+        return MAP_FAILED;
+    }
+    atomic_store_explicit(&map_hint, want, memory_order_relaxed);
+    return p;
+}
+
+void vm_unmapped(void *addr, size_t size)
+{
+    /* The lowest mapping went: the next one can take its place. */
+    uintptr_t a = (uintptr_t)addr;
+    atomic_compare_exchange_strong(&map_hint, &a, (uintptr_t)addr + size);
+}
+
+/* Unmap the head and tail of the span at res around its first `align`ed
+ * `size` bytes, which stay: their address. */
+static uintptr_t trim_to_aligned(void *res, size_t span, size_t size, size_t align)
+{
+    uintptr_t start = (uintptr_t)res, aligned = (start + align - 1) & ~(uintptr_t)(align - 1);
+    uintptr_t end = start + span, aend = aligned + size;
+    if (aligned > start)
+        munmap(res, aligned - start);
+    if (end > aend)
+        munmap((void *)aend, end - aend);
+    return aligned;
+}
+
+/* A file is first mapped wherever the kernel likes: that settles whether
+ * the file system takes `flags` (MAP_SYNC is refused late, inside the file
+ * system's mmap, after a MAP_FIXED mapping has dropped what was at the spot)
+ * and is often aligned already. Only then does it go over an aligned
+ * reservation with MAP_FIXED. Should that still fail, the reservation may be
+ * a hole another thread has mapped into: only what is provably empty is
+ * released, never the span. */
+static void *map_file_aligned(size_t size, size_t align, size_t span, int fd, int flags)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, flags, fd, 0);
+    if (p == MAP_FAILED || ((uintptr_t)p & (align - 1)) == 0)
+        return p;
+    munmap(p, size);
+    void *res = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (res == MAP_FAILED)
+        return MAP_FAILED;
+    uintptr_t aligned = trim_to_aligned(res, span, size, align);
+    p = mmap((void *)aligned, size, PROT_READ | PROT_WRITE, flags | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED) {
+        int e = errno;
+        void *empty = mmap((void *)aligned, size, PROT_NONE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+        if (empty != MAP_FAILED) /* the kernel had dropped it and nobody took it */
+            munmap(empty, size);
+        errno = e;
+    }
+    return p;
+}
+
+void *vm_map_aligned(size_t size, size_t align, int fd, int flags)
+{
+    size_t page = vm_page_size();
+    if (align < page)
+        align = page;
+    if (align > page) {
+        int e = errno;
+        void *p = map_at_hint(size, align, fd, flags);
+        if (p != MAP_FAILED)
+            return p;
+        errno = e;
+    }
+    size_t span = size + align - page;
+    if (span < size) {
+        errno = ENOMEM;
+        return MAP_FAILED;
+    }
+    void *res = fd < 0 ? mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                       : map_file_aligned(size, align, span, fd, flags);
+    if (res == MAP_FAILED || fd >= 0) {
+        if (res != MAP_FAILED && align > page)
+            atomic_store_explicit(&map_hint, (uintptr_t)res, memory_order_relaxed);
+        return res;
+    }
+    uintptr_t aligned = trim_to_aligned(res, span, size, align);
+    if (align > page)
+        atomic_store_explicit(&map_hint, aligned, memory_order_relaxed);
+    return (void *)aligned;
+}
+
+const char *vm_nodemask_str(const uint64_t *mask, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < PLACE_MAX_NODES && n + 1 < len;) {
+        if (!(mask[i / 64] >> (i % 64) & 1)) {
+            i++;
+            continue;
+        }
+        int j = i;
+        while (j + 1 < PLACE_MAX_NODES && (mask[(j + 1) / 64] >> ((j + 1) % 64) & 1))
+            j++;
+        int w = j > i ? snprintf(buf + n, len - n, "%s%d-%d", n ? "," : "", i, j)
+                      : snprintf(buf + n, len - n, "%s%d", n ? "," : "", i);
+        if (w < 0 || (size_t)w >= len - n)
+            break;
+        n += (size_t)w;
+        i = j + 1;
+    }
+    if (n == 0)
+        snprintf(buf, len, "(none)");
+    return buf;
+}
+
+/* Highest node in the mask, -1 if empty. */
+static int mask_last(const uint64_t *mask)
+{
+    for (int w = PLACE_MAX_NODES / 64 - 1; w >= 0; w--)
+        if (mask[w])
+            return w * 64 + 63 - __builtin_clzll(mask[w]);
+    return -1;
+}
+
+static int mask_first(const uint64_t *mask)
+{
+    for (int w = 0; w < PLACE_MAX_NODES / 64; w++)
+        if (mask[w])
+            return w * 64 + __builtin_ctzll(mask[w]);
+    return -1;
+}
+
+/* --- one-time probes for policies newer kernels have --------------------- */
+
+enum { PROBE_UNKNOWN = 0, PROBE_YES, PROBE_NO };
+
+/* Try `mode` on a scratch page with the nodes this process may use. */
+static bool probe_mode(int mode)
+{
+    unsigned long allowed[PLACE_MAX_NODES / (8 * sizeof(unsigned long))] = {0};
+    if (get_mempolicy(NULL, allowed, PLACE_MAX_NODES, NULL, MPOL_F_MEMS_ALLOWED) != 0)
+        allowed[0] = 1;
+    size_t page = vm_page_size();
+    void *p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return false;
+    bool ok = mbind(p, page, mode, allowed, PLACE_MAX_NODES + 1, 0) == 0;
+    munmap(p, page);
+    return ok;
+}
+
+static bool kernel_has(int mode)
+{
+    static atomic_int preferred_many, weighted;
+    atomic_int *slot = mode == MPOL_PREFERRED_MANY ? &preferred_many : &weighted;
+    int v = atomic_load_explicit(slot, memory_order_relaxed);
+    if (v == PROBE_UNKNOWN) {
+        v = probe_mode(mode) ? PROBE_YES : PROBE_NO;
+        atomic_store_explicit(slot, v, memory_order_relaxed);
+        if (v == PROBE_NO)
+            loci__log(LOCI_LOG_INFO, "kernel lacks %s; using %s instead",
+                      mode == MPOL_PREFERRED_MANY ? "MPOL_PREFERRED_MANY" : "MPOL_WEIGHTED_INTERLEAVE",
+                      mode == MPOL_PREFERRED_MANY ? "MPOL_PREFERRED (first node)" : "MPOL_INTERLEAVE");
+    }
+    return v == PROBE_YES;
+}
+
+int vm_kernel_mode(place_policy_t policy)
+{
+    switch (policy) {
+    case PLACE_BIND: return MPOL_BIND;
+    case PLACE_PREFERRED: return kernel_has(MPOL_PREFERRED_MANY) ? MPOL_PREFERRED_MANY : MPOL_PREFERRED;
+    case PLACE_INTERLEAVE: return MPOL_INTERLEAVE;
+    case PLACE_WEIGHTED_INTERLEAVE:
+        return kernel_has(MPOL_WEIGHTED_INTERLEAVE) ? MPOL_WEIGHTED_INTERLEAVE : MPOL_INTERLEAVE;
+    default: return MPOL_DEFAULT;
+    }
+}
+
+static const char *mode_name(int mode)
+{
+    switch (mode) {
+    case MPOL_BIND: return "MPOL_BIND";
+    case MPOL_PREFERRED: return "MPOL_PREFERRED";
+    case MPOL_PREFERRED_MANY: return "MPOL_PREFERRED_MANY";
+    case MPOL_INTERLEAVE: return "MPOL_INTERLEAVE";
+    case MPOL_WEIGHTED_INTERLEAVE: return "MPOL_WEIGHTED_INTERLEAVE";
+    default: return "MPOL_DEFAULT";
+    }
+}
+
+int vm_kernel_policy(const place_t *place, int *mode, unsigned long *mask, unsigned long *maxnode)
+{
+    int last = mask_last(place->nodemask);
+    if (last < 0)
+        return loci__fail(LOCI_EINVAL, "placement with an empty NUMA node mask");
+    *mode = vm_kernel_mode(place->policy);
+    memcpy(mask, place->nodemask, VM_MASK_LONGS * sizeof *mask);
+    if (*mode == MPOL_PREFERRED && place->policy == PLACE_PREFERRED) {
+        /* Old kernels prefer one node: the first one given. */
+        int first = mask_first(place->nodemask);
+        memset(mask, 0, VM_MASK_LONGS * sizeof *mask);
+        mask[first / 64] = 1ul << (first % 64);
+        last = first;
+    }
+    /* maxnode counts one more than the highest node (the kernel's historic off-by-one). */
+    *maxnode = (unsigned long)last + 2;
+    return 0;
+}
+
+const char *vm_mode_name(int mode) { return mode_name(mode); }
+
+int vm_apply_policy(void *addr, size_t size, const place_t *place, unsigned mflags)
+{
+    if (place->simulated || place->policy == PLACE_LOCAL)
+        return 0;
+    int mode;
+    unsigned long mask[VM_MASK_LONGS], maxnode;
+    char nodes[128];
+    int rc = vm_kernel_policy(place, &mode, mask, &maxnode);
+    if (rc)
+        return rc;
+    if (mbind(addr, size, mode, mask, maxnode, mflags) == 0)
+        return 0;
+    int e = errno;
+    vm_nodemask_str(place->nodemask, nodes, sizeof nodes);
+    char sz[32];
+    units_format_size(size, sz, sizeof sz);
+    switch (e) {
+    case ENOMEM:
+        return loci__fail(LOCI_ENOMEM, "mbind(%s, nodes %s) of %s: out of memory", mode_name(mode), nodes, sz);
+    case EPERM:
+        return loci__fail(LOCI_EPERM, "mbind(%s, nodes %s) of %s: not permitted (moving pages of shared memory needs CAP_SYS_NICE)",
+                          mode_name(mode), nodes, sz);
+    case EIO:
+        return loci__fail(LOCI_EIO, "mbind(%s, nodes %s) of %s: some pages could not be moved (in use or locked elsewhere)",
+                          mode_name(mode), nodes, sz);
+    default:
+        return loci__fail(LOCI_EINVAL, "mbind(%s, nodes %s) of %s failed: %s (are the nodes online and allowed by the cpuset?)",
+                          mode_name(mode), nodes, sz, strerror(e));
+    }
+}
+
+int vm_pin(void *addr, size_t size)
+{
+    /* The raw syscall: sanitizers replace mlock() with a no-op. */
+    if (syscall(SYS_mlock, addr, size) == 0)
+        return 0;
+    int e = errno;
+    struct rlimit rl = {0, 0};
+    getrlimit(RLIMIT_MEMLOCK, &rl);
+    char sz[32], lim[32];
+    units_format_size(size, sz, sizeof sz);
+    if (rl.rlim_cur == RLIM_INFINITY)
+        snprintf(lim, sizeof lim, "unlimited");
+    else
+        units_format_size(rl.rlim_cur, lim, sizeof lim);
+    if (e == EPERM || e == ENOMEM || e == EAGAIN)
+        return loci__fail(e == EPERM ? LOCI_EPERM : LOCI_ENOMEM,
+                          "pinned: mlock of %s failed (%s); RLIMIT_MEMLOCK is %s: raise it (ulimit -l, "
+                          "limits.conf memlock) or drop the `pinned` trait",
+                          sz, strerror(e), lim);
+    return loci__fail(LOCI_EINVAL, "pinned: mlock of %s failed: %s", sz, strerror(e));
+}
+
+int vm_populate(void *addr, size_t size)
+{
+    static atomic_int unsupported;
+    if (atomic_load_explicit(&unsupported, memory_order_relaxed))
+        return 0;
+    if (madvise(addr, size, MADV_POPULATE_WRITE) == 0)
+        return 0;
+    int e = errno;
+    if (e == EINVAL) { /* kernel before 5.14: pages come on first touch */
+        atomic_store_explicit(&unsupported, 1, memory_order_relaxed);
+        return 0;
+    }
+    char sz[32];
+    units_format_size(size, sz, sizeof sz);
+    if (e == ENOMEM || e == EFAULT || e == EHWPOISON)
+        return loci__fail(LOCI_ENOMEM, "populating %s of bound memory failed: the nodes are out of memory", sz);
+    return loci__fail(LOCI_EIO, "populating %s failed: %s", sz, strerror(e));
+}
+
+/* MemFree of one node from /sys/devices/system/node/nodeN/meminfo. */
+/* kB of field `name` ("MemFree:") in a node's meminfo text, or -1. */
+static long long meminfo_kb(const char *text, const char *name)
+{
+    const char *m = strstr(text, name);
+    return m ? strtoll(m + strlen(name), NULL, 10) : -1;
+}
+
+/* What the node can still give without swapping: free pages, plus clean
+ * file pages and reclaimable slab the kernel drops for a bound allocation
+ * (as MemAvailable counts them). MemFree alone would call a node full of
+ * page cache full, and refuse strict placement on any busy machine. */
+static int node_free(int node, uint64_t *bytes)
+{
+    char path[96], buf[4096];
+    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/meminfo", node);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return LOCI_ENOTSUP;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return LOCI_ENOTSUP;
+    buf[n] = '\0';
+    long long free_kb = meminfo_kb(buf, "MemFree:");
+    if (free_kb < 0)
+        return LOCI_ENOTSUP;
+    long long reclaimable = 0;
+    static const char *const fields[] = {"Active(file):", "Inactive(file):", "SReclaimable:"};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+        long long kb = meminfo_kb(buf, fields[i]);
+        reclaimable += kb > 0 ? kb : 0;
+    }
+    long long dirty = meminfo_kb(buf, "Dirty:");
+    if (dirty > 0) /* must be written first: not at hand */
+        reclaimable = reclaimable > dirty ? reclaimable - dirty : 0;
+    *bytes = (uint64_t)(free_kb + reclaimable) * 1024;
+    return 0;
+}
+
+int vm_nodes_free(const place_t *place, uint64_t *bytes)
+{
+    uint64_t sum = 0;
+    int last = mask_last(place->nodemask);
+    if (last < 0)
+        return LOCI_ENOTSUP;
+    for (int i = 0; i <= last; i++) {
+        if (!(place->nodemask[i / 64] >> (i % 64) & 1))
+            continue;
+        uint64_t f;
+        if (node_free(i, &f) != 0)
+            return LOCI_ENOTSUP;
+        sum += f;
+    }
+    *bytes = sum;
+    return 0;
+}
+
+int vm_check_placed(void *addr, size_t size, const place_t *place)
+{
+    if (place->simulated || place->policy == PLACE_LOCAL)
+        return 0;
+    enum { BATCH = 1024 }; /* pages per move_pages call */
+    void *pages[BATCH];
+    int status[BATCH];
+    size_t page = vm_page_size(), n = size / page, misplaced = 0;
+    int example = -1;
+    for (size_t i = 0; i < n; i += BATCH) {
+        unsigned long k = n - i < BATCH ? n - i : BATCH;
+        for (unsigned long j = 0; j < k; j++)
+            pages[j] = (char *)addr + (i + j) * page;
+        if (move_pages(0, k, pages, NULL, status, 0) != 0)
+            return loci__fail(LOCI_EIO, "move_pages (query) of %lu pages at %p: %s", k, pages[0], strerror(errno));
+        for (unsigned long j = 0; j < k; j++) {
+            int node = status[j]; /* negative: not faulted in (or no page): nothing to place */
+            if (node >= 0 && (node >= PLACE_MAX_NODES || !(place->nodemask[node / 64] >> (node % 64) & 1))) {
+                misplaced++;
+                example = node;
+            }
+        }
+    }
+    if (misplaced == 0)
+        return 0;
+    char nodes[128];
+    return loci__fail(LOCI_EIO, "%zu of the %zu pages at %p are still outside nodes %s (e.g. on node %d): "
+                                "pinned, shared with another process, or the nodes are full",
+                      misplaced, n, addr, vm_nodemask_str(place->nodemask, nodes, sizeof nodes), example);
+}
+
+bool vm_accessible(const void *addr, size_t size, bool write)
+{
+    uintptr_t at = (uintptr_t)addr, end = at + size; /* covered up to `at` so far */
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return true; /* no /proc: nothing to tell */
+    char line[512];
+    while (at < end && fgets(line, sizeof line, f)) {
+        if (strchr(line, '\n') == NULL) /* a long path: the rest of the line is no new line */
+            for (int c; (c = fgetc(f)) != EOF && c != '\n';)
+                ;
+        unsigned long lo, hi;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || hi <= at)
+            continue;
+        if (lo > at || perms[0] != 'r' || (write && perms[1] != 'w')) /* a hole, or no access: lines in address order */
+            break;
+        at = hi;
+    }
+    fclose(f);
+    return at >= end;
+}
+
+int vm_replace(void *to, void *from, size_t size)
+{
+    memcpy(from, to, size);
+    return vm_remap_over(to, from, size);
+}
+
+int vm_remap_over(void *to, void *from, size_t size)
+{
+    if (mremap(from, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, to) == MAP_FAILED) {
+        int e = errno;
+        /* mremap may have unmapped `to` before failing: the caller still owns
+         * those addresses, so they get fresh memory with the old contents
+         * (NOREPLACE: never over what another thread mapped meanwhile). */
+        void *hole = mmap(to, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        if (hole == to)
+            memcpy(to, from, size);
+        else if (hole != MAP_FAILED)
+            munmap(hole, size);
+        errno = e;
+        char sz[32];
+        return loci__fail(LOCI_ENOMEM, "mremap of %s over %p: %s", units_format_size(size, sz, sizeof sz), to,
+                          strerror(errno));
+    }
+    vm_unmapped(from, size);
+    return 0;
+}

@@ -1,0 +1,122 @@
+/*
+ * Virtual-memory primitives shared by the providers: aligned mappings, NUMA
+ * policy (mbind with one-time kernel probes), pinning, population, node free
+ * memory. Only providers include this; the pool never makes kernel calls.
+ */
+#ifndef LOCI_PROVIDER_VM_H
+#define LOCI_PROVIDER_VM_H
+
+#include "os/place.h"
+#include "topo/topo.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** The system page size (cached). */
+size_t vm_page_size(void);
+
+/** Map `size` bytes aligned to `align` (power of two): anonymous private
+ *  memory when fd < 0, else `fd` from offset 0 with `flags` (MAP_SHARED...).
+ *  Over-maps and trims; never maps over memory it does not own, even when
+ *  the file system refuses `flags` late. Returns MAP_FAILED with errno set. */
+void *vm_map_aligned(size_t size, size_t align, int fd, int flags);
+
+/** Tell vm_map_aligned that [addr, addr+size) was unmapped (its space may
+ *  be reused by the next aligned mapping). */
+void vm_unmapped(void *addr, size_t size);
+
+/** Apply place->policy to [addr, addr+size) with mbind; `mflags` are
+ *  MPOL_MF_* flags (0 when mapping, MOVE|STRICT when moving). No-op for
+ *  PLACE_LOCAL and simulated places. 0 or LOCI_E* with loci__fail. */
+int vm_apply_policy(void *addr, size_t size, const place_t *place, unsigned mflags);
+
+#define VM_MASK_LONGS (PLACE_MAX_NODES / (8 * sizeof(unsigned long)))
+
+/** The MPOL_* mode, node mask (VM_MASK_LONGS longs) and maxnode argument the
+ *  kernel gets for `place` (probed once: PREFERRED_MANY, WEIGHTED_INTERLEAVE). */
+int vm_kernel_policy(const place_t *place, int *mode, unsigned long *mask, unsigned long *maxnode);
+
+/** "MPOL_BIND"... for messages. */
+const char *vm_mode_name(int mode);
+
+/** After a move: LOCI_EIO, naming how many, when pages of the range are
+ *  resident outside place->nodemask (move_pages reports each page's node;
+ *  pages not faulted in yet count as placed: the policy will place them).
+ *  0 for PLACE_LOCAL and simulated places. */
+int vm_check_placed(void *addr, size_t size, const place_t *place);
+
+/** Put the mapping at `from` (size bytes, one mapping) in place of
+ *  [to, to+size), keeping to's contents: copy them, then mremap over the
+ *  range. On failure `to` keeps its contents (as plain memory should mremap
+ *  have dropped it first) and `from` is still mapped. */
+int vm_replace(void *to, void *from, size_t size);
+
+/** The second half of vm_replace: move the mapping at `from`, which already
+ *  holds the contents, over [to, to+size). Same guarantees on failure. */
+int vm_remap_over(void *to, void *from, size_t size);
+
+/** Move [addr, addr+size) of private anonymous memory to `to` by copying,
+ *  addresses kept (move_copy.c): fresh memory placed per `to` gets a copy of
+ *  every resident page and is then mremapped over the range. Writers wait
+ *  meanwhile (userfaultfd write-protection), readers read on. 0 when moved;
+ *  1, with nothing done and no message, where this path does not apply (no
+ *  write-protecting userfaultfd, pinned memory, LOCI_ARENA_MOVE=migrate):
+ *  the caller then migrates the pages with mbind; LOCI_E* on failure (the
+ *  range as it was), LOCI_ENOTSUP when LOCI_ARENA_MOVE=copy cannot be done. */
+int vm_move_copy(void *addr, size_t size, const place_t *to);
+
+/** mlock the range; on failure the message names RLIMIT_MEMLOCK. */
+int vm_pin(void *addr, size_t size);
+
+/** Fault the range in for writing (MADV_POPULATE_WRITE). 0 when the kernel
+ *  lacks it (nothing to do then), LOCI_ENOMEM when the memory is not there. */
+int vm_populate(void *addr, size_t size);
+
+/** Sum of MemFree over the nodes in place->nodemask, from sysfs. */
+int vm_nodes_free(const place_t *place, uint64_t *bytes);
+
+/** "0,2-3" for a node mask, into buf. Returns buf. */
+const char *vm_nodemask_str(const uint64_t *mask, char *buf, size_t len);
+
+/** Which policy the kernel really got for `policy` (after probing), for tests
+ *  and diagnostics: an MPOL_* mode. */
+int vm_kernel_mode(place_policy_t policy);
+
+/* --- used above the providers too ----------------------------------- */
+
+/** Is every byte of [addr, addr+size) mapped readable, and writable too
+ *  when `write` (as /proc/self/maps has it)? Without touching it: false for
+ *  PROT_NONE, holes, unmapped. */
+bool vm_accessible(const void *addr, size_t size, bool write);
+
+/** Apply `place` as the calling task's memory policy (set_mempolicy): what
+ *  `loci run` does before exec. LOCI_ENOTSUP for simulated places. */
+int vm_set_task_policy(const place_t *place);
+
+/** Apply `place` to memory mapped by someone else (loci_place_range): mbind
+ *  [addr, addr+size) rounded out to whole pages, moving the pages already
+ *  there (those other processes map too only with CAP_SYS_NICE), and mlock
+ *  it when pinned. No-op for simulated and PLACE_LOCAL places. 0 or LOCI_E*
+ *  with loci__fail. */
+int vm_place_range(void *addr, size_t size, const place_t *place);
+
+/* --- weighted-interleave weights (interleave_weights.c) --------------------
+ * The kernel's system-wide weights MPOL_WEIGHTED_INTERLEAVE follows. */
+
+#define VM_MAX_WEIGHT 255 /* the kernel's limit (a u8, 0 = "default") */
+
+/** Does this kernel have MPOL_WEIGHTED_INTERLEAVE (probed once)? Without it
+ *  PLACE_WEIGHTED_INTERLEAVE is plain MPOL_INTERLEAVE. */
+bool vm_has_weighted_interleave(void);
+
+/** The weight node `node` gets from MPOL_WEIGHTED_INTERLEAVE now (1..255).
+ *  LOCI_ENOTSUP when the kernel has no weights (before 6.9). */
+int vm_interleave_weight(int node, unsigned *weight);
+
+/** Set node `node`'s weight for the whole system (root only: LOCI_EPERM
+ *  otherwise; LOCI_ENOTSUP before 6.9). New allocations follow it; pages
+ *  already placed stay where they are. */
+int vm_set_interleave_weight(int node, unsigned weight);
+
+#endif

@@ -1,0 +1,867 @@
+/*
+ * The DRAM chunk cache of the paged provider (NVMalloc §III-D). A fixed
+ * number of slots (budget / chunk) is all the DRAM it holds, plus a few
+ * bounce buffers; regions of the same target, budget and chunk size share it.
+ *
+ *  - A missing page faults: its whole chunk is read from the store into a
+ *    bounce buffer and installed write-protected (UFFDIO_COPY), evicting the
+ *    least recently faulted chunk when no slot is free. Pages that start
+ *    dirty (a write fault's, the rest of the chunk for a sequential writer)
+ *    are moved in instead where the kernel can (UFFDIO_MOVE: no copy); a
+ *    moved page is writable, so a clean page is never moved: a write
+ *    between its move and its protection would go unseen.
+ *  - The first write to a clean page faults again: the page is marked dirty
+ *    and unprotected (the rest of the chunk too for a sequential writer, the
+ *    whole chunk with whole_chunks).
+ *  - Eviction write-protects the chunk (writers wait), writes only the dirty
+ *    pages, merged into runs, and drops the chunk (MADV_DONTNEED) so that
+ *    the next access faults again.
+ *  - A fault right after the two chunks before it (a sequential reader)
+ *    queues the next chunks for the readahead threads, a batch at a time:
+ *    consecutive chunks are read with one store request (one larger read
+ *    of a file, or all chunks in flight at once) and installed together.
+ *
+ * Loads from resident pages never reach loci, so "least recently used" means
+ * least recently faulted — as in NVMalloc, whose FUSE cache sat below the
+ * kernel's page cache. One mutex guards the slots; store I/O and copies run
+ * outside it, with the slot marked busy (filling, writing, evicting) so that
+ * others wait on the condition variable.
+ */
+#include "paged/paged_internal.h"
+#include "os/vm.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define NBOUNCE 8    /* buffers store reads land in before they are installed: one per thread */
+#define WINDOW 32    /* chunks read ahead of a sequential reader (at most a quarter of the cache) */
+#define BATCH_BYTES ((size_t)1 << 20) /* a readahead batch reads this much at most (at least a chunk): 2 MiB was slower */
+#define NIL (-1)
+
+typedef enum { SLOT_FREE, SLOT_FILLING, SLOT_RESIDENT, SLOT_WRITING, SLOT_EVICTING } slot_state_t;
+
+typedef struct {
+    paged_region_t *region; /* NULL when free */
+    uint64_t chunk;         /* index in the region */
+    slot_state_t state;
+    int prev, next;         /* LRU (resident and writing slots), or the free list (next) */
+    int hnext;              /* hash chain */
+    uint64_t *dirty;        /* a bit per page of the chunk */
+} slot_t;
+
+struct chunk_cache {
+    pthread_mutex_t lock;
+    pthread_cond_t changed; /* a slot changed state, a bounce buffer came back */
+    const struct loci_target *target;
+    size_t budget, chunk, page;
+    unsigned pages;         /* per chunk */
+    unsigned words;         /* of a dirty bitmap */
+    int uffd;
+    bool whole_chunks;
+    bool move;              /* the userfaultfd moves pages (UFFDIO_MOVE) */
+    unsigned batch;         /* chunks per readahead batch (a bounce buffer holds one) */
+    unsigned window;        /* chunks read ahead of a sequential reader */
+    slot_t *slots;
+    int nslots;
+    int lru;                /* sentinel index (nslots): lru.next is the most recent */
+    int free;               /* free list head */
+    int *heads;             /* hash buckets */
+    unsigned nbuckets;
+    uint64_t *bits;         /* backing of the dirty bitmaps */
+    void *bounce[NBOUNCE];  /* batch chunks each (resident only where used) */
+    unsigned bounce_used;   /* bit per buffer */
+    loci_nvm_stats_t st;    /* counters; resident_bytes follows the slots */
+    _Atomic uint64_t write_failures, read_failures, dropped; /* for the log: a failing store is reported, not once per retry */
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static bool bit(const uint64_t *b, uint64_t i) { return b[i / 64] >> (i % 64) & 1; }
+static void bit_set(uint64_t *b, uint64_t i) { b[i / 64] |= 1ull << (i % 64); }
+static void bit_clear(uint64_t *b, uint64_t i) { b[i / 64] &= ~(1ull << (i % 64)); }
+
+static uintptr_t chunk_addr(const paged_region_t *r, uint64_t chunk) { return r->base + chunk * r->cache->chunk; }
+
+static size_t chunk_len(const paged_region_t *r, uint64_t chunk)
+{
+    size_t left = r->size - chunk * r->cache->chunk;
+    return left < r->cache->chunk ? left : r->cache->chunk;
+}
+
+static unsigned bucket(const chunk_cache_t *c, const paged_region_t *r, uint64_t chunk)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)r >> 4) * 0x9E3779B97F4A7C15ull ^ chunk * 0xC2B2AE3D27D4EB4Full;
+    return (unsigned)((h ^ (h >> 29)) & (c->nbuckets - 1));
+}
+
+static slot_t *lookup(chunk_cache_t *c, const paged_region_t *r, uint64_t chunk)
+{
+    for (int i = c->heads[bucket(c, r, chunk)]; i != NIL; i = c->slots[i].hnext)
+        if (c->slots[i].region == r && c->slots[i].chunk == chunk)
+            return &c->slots[i];
+    return NULL;
+}
+
+static int index_of(const chunk_cache_t *c, const slot_t *s) { return (int)(s - c->slots); }
+
+static void hash_insert(chunk_cache_t *c, slot_t *s)
+{
+    int *head = &c->heads[bucket(c, s->region, s->chunk)];
+    s->hnext = *head;
+    *head = index_of(c, s);
+}
+
+static void hash_remove(chunk_cache_t *c, slot_t *s)
+{
+    int *p = &c->heads[bucket(c, s->region, s->chunk)];
+    while (*p != index_of(c, s))
+        p = &c->slots[*p].hnext;
+    *p = s->hnext;
+}
+
+static slot_t *node(chunk_cache_t *c, int i) { return &c->slots[i]; } /* i == nslots: the sentinel */
+
+static void lru_unlink(chunk_cache_t *c, slot_t *s)
+{
+    node(c, s->prev)->next = s->next;
+    node(c, s->next)->prev = s->prev;
+}
+
+static void lru_push(chunk_cache_t *c, slot_t *s) /* most recent */
+{
+    slot_t *head = node(c, c->lru);
+    s->prev = c->lru;
+    s->next = head->next;
+    node(c, head->next)->prev = index_of(c, s);
+    head->next = index_of(c, s);
+}
+
+/* A fault in the resident (or writing) chunk of s: it is the most recent now. */
+static void touch(chunk_cache_t *c, slot_t *s)
+{
+    lru_unlink(c, s);
+    lru_push(c, s);
+}
+
+static bool any_dirty(const chunk_cache_t *c, const slot_t *s)
+{
+    for (unsigned w = 0; w < c->words; w++)
+        if (s->dirty[w])
+            return true;
+    return false;
+}
+
+static bool busy(const slot_t *s)
+{
+    return s->state == SLOT_FILLING || s->state == SLOT_WRITING || s->state == SLOT_EVICTING;
+}
+
+static void wait_change(chunk_cache_t *c) { pthread_cond_wait(&c->changed, &c->lock); }
+
+/* A bounce buffer, waiting for one when all are in use. */
+static void *take_bounce(chunk_cache_t *c)
+{
+    while (c->bounce_used == (1u << NBOUNCE) - 1)
+        wait_change(c);
+    unsigned i = (unsigned)__builtin_ctz(~c->bounce_used);
+    c->bounce_used |= 1u << i;
+    return c->bounce[i];
+}
+
+static void give_bounce(chunk_cache_t *c, void *buf)
+{
+    for (unsigned i = 0; i < NBOUNCE; i++)
+        if (c->bounce[i] == buf)
+            c->bounce_used &= ~(1u << i);
+    pthread_cond_broadcast(&c->changed);
+}
+
+/* Count one more of a repeated failure: true for the 1st, 2nd, 4th, 8th...,
+ * the ones worth a log line, so that a store failing for hours logs a few
+ * dozen lines, each with the count so far. */
+static bool worth_logging(_Atomic uint64_t *count)
+{
+    uint64_t n = atomic_fetch_add_explicit(count, 1, memory_order_relaxed) + 1;
+    return (n & (n - 1)) == 0;
+}
+
+/* The first failure of r's store since the last flush, kept with its
+ * message (this thread's) for the flush to report (lock not held). */
+static void record_error(chunk_cache_t *c, paged_region_t *r, int rc)
+{
+    pthread_mutex_lock(&c->lock);
+    if (r->error == 0) {
+        r->error = rc;
+        snprintf(r->error_msg, sizeof r->error_msg, "%s", loci_last_error());
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- dirty pages and write-back ------------------------------------------ */
+
+/* Is page `p` of chunk `chunk` of r dirty in the cache (p < 0: counted back
+ * into the chunks before)? */
+static bool page_dirty(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, long p)
+{
+    for (; p < 0; p += (long)c->pages) {
+        if (chunk == 0)
+            return false;
+        chunk--;
+    }
+    slot_t *s = lookup(c, r, chunk);
+    return s && s->state != SLOT_FILLING && bit(s->dirty, (uint64_t)p);
+}
+
+/* The pages [*first, *first + *n) of s's chunk that a write at addr dirties:
+ * its own, or the rest of the chunk for a sequential writer (the two pages
+ * before are dirty) or with whole_chunks (the whole chunk). */
+static void dirty_span(chunk_cache_t *c, const slot_t *s, uintptr_t addr, unsigned *first, unsigned *n)
+{
+    paged_region_t *r = s->region;
+    unsigned npages = (unsigned)(chunk_len(r, s->chunk) / c->page);
+    *first = c->whole_chunks ? 0 : (unsigned)((addr - chunk_addr(r, s->chunk)) / c->page);
+    *n = 1;
+    if (c->whole_chunks || (page_dirty(c, r, s->chunk, (long)*first - 1) && page_dirty(c, r, s->chunk, (long)*first - 2)))
+        *n = npages - *first;
+}
+
+static void set_dirty(chunk_cache_t *c, slot_t *s, unsigned first, unsigned n)
+{
+    for (unsigned p = first; p < first + n; p++)
+        if (!bit(s->dirty, p)) {
+            bit_set(s->dirty, p);
+            c->st.pages_dirtied++;
+        }
+}
+
+/* A write to the page at addr: dirty it (or its chunk) and let the writer
+ * go on. Under the lock, so that a write-back cannot clear the bit between.
+ * A sequential writer (the two pages before are dirty) gets the rest of the
+ * chunk at once instead of a fault per page; pages it then leaves alone are
+ * written back unchanged, which costs I/O, never data. */
+static void mark_dirty(chunk_cache_t *c, slot_t *s, uintptr_t addr, bool dontwake)
+{
+    unsigned first, n;
+    dirty_span(c, s, addr, &first, &n);
+    set_dirty(c, s, first, n);
+    uintptr_t at = chunk_addr(s->region, s->chunk) + first * c->page;
+    if (uffd_unprotect(c->uffd, (void *)at, n * c->page, dontwake) != 0)
+        loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
+}
+
+/* The next run of set bits in b[0..n) from *p: its start, and *p past it. */
+static bool next_run(const uint64_t *b, unsigned n, unsigned *p, unsigned *start)
+{
+    while (*p < n && !bit(b, *p))
+        (*p)++;
+    if (*p == n)
+        return false;
+    *start = *p;
+    while (*p < n && bit(b, *p))
+        (*p)++;
+    return true;
+}
+
+/* Write the dirty pages of s back in runs (lock held; dropped during the
+ * I/O, s being busy). Evicting: the whole chunk is write-protected first so
+ * that no store can slip in before it is dropped (a clean one is already).
+ * Flushing: the runs are, so that the next store to them dirties them again. A run the store refuses
+ * (full, I/O error) stays dirty, and an eviction then keeps the chunk in
+ * DRAM: false. The error is recorded for the next flush either way. */
+static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
+{
+    paged_region_t *r = s->region;
+    uintptr_t base = chunk_addr(r, s->chunk);
+    size_t len = chunk_len(r, s->chunk);
+    unsigned npages = (unsigned)(len / c->page), p = 0, first;
+    uint64_t snap[c->words], failed[c->words];
+    memcpy(snap, s->dirty, sizeof snap);
+    memset(s->dirty, 0, sizeof snap);
+    memset(failed, 0, sizeof failed);
+    bool clean = true; /* then it is protected already: a page is writable only while dirty */
+    for (unsigned w = 0; w < c->words && clean; w++)
+        clean = snap[w] == 0;
+    int rc = evict && !r->readonly && !clean ? uffd_protect(c->uffd, (void *)base, len) : 0;
+    while (!evict && rc == 0 && next_run(snap, npages, &p, &first))
+        rc = uffd_protect(c->uffd, (void *)(base + first * c->page), (p - first) * c->page);
+    if (rc != 0) /* a store could slip past the write-back: say so */
+        loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
+    pthread_mutex_unlock(&c->lock);
+
+    uint64_t written = 0, runs = 0;
+    bool kept = false;
+    store_run_t run[npages / 2 + 1]; /* runs alternate with clean pages */
+    unsigned nrun = 0;
+    for (p = 0; next_run(snap, npages, &p, &first);) {
+        size_t off = (size_t)first * c->page;
+        run[nrun++] = (store_run_t){base - r->base + off, (void *)(base + off), (size_t)(p - first) * c->page};
+    }
+    /* A store that can takes the chunk's runs in one request; else run by run. */
+    const store_ops_t *ops = r->store->ops;
+    for (unsigned i = 0; i < nrun; i += ops->write_runs ? nrun : 1) {
+        unsigned n = ops->write_runs ? nrun : 1;
+        int w = ops->write_runs ? ops->write_runs(r->store, &run[i], n)
+                                : ops->write(r->store, run[i].off, run[i].buf, run[i].len);
+        size_t bytes = 0;
+        for (unsigned k = i; k < i + n; k++)
+            bytes += run[k].len;
+        if (w != 0) {
+            record_error(c, r, w);
+            if (worth_logging(&c->write_failures))
+                loci__log(LOCI_LOG_ERROR, "mode=paged: write-back of %zu bytes failed, they stay dirty in DRAM "
+                                          "(%llu failed write-backs so far): %s",
+                          bytes, (unsigned long long)atomic_load(&c->write_failures), loci_last_error());
+            for (unsigned k = i; k < i + n; k++)
+                for (size_t q = (run[k].off - (base - r->base)) / c->page; q < (run[k].off - (base - r->base) + run[k].len) / c->page; q++)
+                    bit_set(failed, (unsigned)q);
+            kept = true;
+        } else {
+            written += bytes;
+            runs += n;
+        }
+    }
+    if (evict && !kept && madvise((void *)base, len, MADV_DONTNEED) != 0)
+        loci__log(LOCI_LOG_ERROR, "mode=paged: madvise(DONTNEED) of a chunk: %s", strerror(errno));
+
+    pthread_mutex_lock(&c->lock);
+    for (unsigned w = 0; kept && w < c->words; w++)
+        s->dirty[w] |= failed[w];
+    if (written && r->fresh) /* the store holds data for it now */
+        bit_clear(r->fresh, s->chunk);
+    c->st.bytes_written += written;
+    c->st.writebacks += runs;
+    return !kept;
+}
+
+/* Evict s (lock held, s resident): written back, dropped, out of the hash;
+ * true: the caller owns the free slot afterwards. When its write-back
+ * fails, s stays resident and dirty (most recently used) unless `force`,
+ * which drops it anyway, its unwritten pages lost (reported, and recorded
+ * for the next flush): the slot is freed then too. */
+static bool evict(chunk_cache_t *c, slot_t *s, bool force)
+{
+    s->state = SLOT_EVICTING;
+    lru_unlink(c, s);
+    bool ok = write_back(c, s, true);
+    if (!ok && !force) {
+        s->state = SLOT_RESIDENT;
+        lru_push(c, s);
+        pthread_cond_broadcast(&c->changed);
+        return false;
+    }
+    if (!ok) {
+        if (worth_logging(&c->dropped))
+            loci__log(LOCI_LOG_ERROR, "mode=paged: no chunk of the cache can be written back; dropping one, its "
+                                      "unwritten pages are lost (%llu so far): %s",
+                      (unsigned long long)atomic_load(&c->dropped), loci_last_error());
+        madvise((void *)chunk_addr(s->region, s->chunk), chunk_len(s->region, s->chunk), MADV_DONTNEED);
+    }
+    hash_remove(c, s);
+    s->region = NULL;
+    s->state = SLOT_FREE;
+    c->st.evictions++;
+    c->st.resident_bytes -= c->chunk;
+    pthread_cond_broadcast(&c->changed);
+    return true;
+}
+
+static void push_free(chunk_cache_t *c, slot_t *s)
+{
+    s->next = c->free;
+    c->free = index_of(c, s);
+}
+
+/* ---- filling -------------------------------------------------------------- */
+
+/* The least recently used resident slot, or NULL when all are busy. */
+static slot_t *victim(chunk_cache_t *c)
+{
+    for (int i = node(c, c->lru)->prev; i != c->lru; i = c->slots[i].prev)
+        if (c->slots[i].state == SLOT_RESIDENT)
+            return &c->slots[i];
+    return NULL;
+}
+
+/* A slot for chunk `chunk` of r, hashed and FILLING (lock held). NULL when
+ * the caller must look again: it waited, or someone took the chunk meanwhile
+ * (the lock is dropped while a victim is written back: an eviction or purge
+ * of r may have run then too, which the readahead's epoch tells). `wait`:
+ * may wait for a slot when all are busy (else NULL at once: a batch holding
+ * slots already must not wait for others that wait for it). */
+static slot_t *claim(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, const unsigned *epoch, bool wait)
+{
+    slot_t *s = NULL;
+    if (c->free != NIL) {
+        s = &c->slots[c->free];
+        c->free = s->next;
+    } else {
+        s = victim(c);
+        if (!s) { /* every slot busy: wait for one */
+            if (wait)
+                wait_change(c);
+            return NULL;
+        }
+        /* A chunk whose write-back fails stays, most recent: try the others
+         * before dropping one (the store is full or failing), whose slot is
+         * then this one. */
+        for (int tries = 1; !evict(c, s, tries >= c->nslots); tries++)
+            if (!(s = victim(c))) {
+                if (wait)
+                    wait_change(c);
+                return NULL;
+            }
+        if (lookup(c, r, chunk) || (epoch && r->epoch != *epoch)) {
+            push_free(c, s);
+            return NULL;
+        }
+    }
+    s->region = r;
+    s->chunk = chunk;
+    s->state = SLOT_FILLING;
+    memset(s->dirty, 0, c->words * sizeof *s->dirty);
+    hash_insert(c, s);
+    c->st.resident_bytes += c->chunk;
+    if (c->st.resident_bytes > c->st.resident_peak)
+        c->st.resident_peak = c->st.resident_bytes;
+    return s;
+}
+
+/* Read [off, off+len) of r's store into buf, zeros where chunks are fresh
+ * (never written), one store request per run of chunks that are not; a
+ * failed read reads as zeros, recorded for the next flush (lock not held;
+ * `fresh` read under it). */
+static uint64_t read_chunks(chunk_cache_t *c, paged_region_t *r, uint64_t first, unsigned m, const bool *fresh,
+                            char *buf, size_t len)
+{
+    uint64_t read = 0;
+    for (unsigned i = 0, j; i < m; i = j) {
+        for (j = i + 1; j < m && fresh[j] == fresh[i]; j++)
+            ;
+        size_t at = (size_t)i * c->chunk, n = (j < m ? (size_t)j * c->chunk : len) - at;
+        int rc = fresh[i] ? 0 : r->store->ops->read(r->store, (first + i) * c->chunk, buf + at, n);
+        if (rc != 0) {
+            record_error(c, r, rc);
+            if (worth_logging(&c->read_failures))
+                loci__log(LOCI_LOG_ERROR, "mode=paged: reading %u chunk(s) failed, they read as zeros (%llu failed "
+                                          "reads so far): %s", j - i,
+                          (unsigned long long)atomic_load(&c->read_failures), loci_last_error());
+        }
+        if (fresh[i] || rc != 0)
+            memset(buf + at, 0, n);
+        else
+            read += n;
+    }
+    return read;
+}
+
+/* Install buf at base (len bytes): write-protected copies (unless r is
+ * read-only), but pages [first, first+n) that start dirty are moved in
+ * where the kernel can (copied, unprotected, where it cannot). */
+static int install(chunk_cache_t *c, paged_region_t *r, uintptr_t base, char *buf, size_t len, unsigned first,
+                   unsigned n)
+{
+    size_t from = (size_t)first * c->page, to = from + (size_t)n * c->page;
+    size_t moved = n && c->move ? uffd_move(c->uffd, (void *)(base + from), buf + from, to - from) : 0;
+    int rc = uffd_copy(c->uffd, (void *)base, buf, from, !r->readonly);
+    if (rc == 0 && moved < to - from)
+        rc = uffd_copy(c->uffd, (void *)(base + from + moved), buf + from + moved, to - from - moved, false);
+    if (rc == 0)
+        rc = uffd_copy(c->uffd, (void *)(base + to), buf + to, len - to, !r->readonly);
+    return rc;
+}
+
+/* Read the m consecutive chunks of slots run[] (one region, FILLING) and
+ * install them (lock held, dropped for the I/O). `f`: the fault that asked
+ * for them (m == 1), whose thread writes: its page is dirty at once. */
+static void fill(chunk_cache_t *c, slot_t *const *run, unsigned m, const uffd_fault_t *f)
+{
+    paged_region_t *r = run[0]->region;
+    uint64_t first = run[0]->chunk;
+    uintptr_t base = chunk_addr(r, first);
+    size_t len = (size_t)(m - 1) * c->chunk + chunk_len(r, first + m - 1);
+    bool fresh[m];
+    for (unsigned i = 0; i < m; i++)
+        fresh[i] = r->fresh && bit(r->fresh, first + i);
+    unsigned dfirst = 0, dn = 0; /* the pages the faulting write dirties */
+    if (f && f->write && !r->readonly)
+        dirty_span(c, run[0], f->addr, &dfirst, &dn);
+    char *buf = take_bounce(c);
+    pthread_mutex_unlock(&c->lock);
+
+    uint64_t read = read_chunks(c, r, first, m, fresh, buf, len);
+    int rc = install(c, r, base, buf, len, dfirst, dn);
+
+    pthread_mutex_lock(&c->lock);
+    give_bounce(c, buf);
+    for (unsigned i = 0; i < m; i++) {
+        slot_t *s = run[i];
+        if (rc != 0) { /* the faulting threads will fault again and retry */
+            hash_remove(c, s);
+            s->region = NULL;
+            s->state = SLOT_FREE;
+            c->st.resident_bytes -= c->chunk;
+            push_free(c, s);
+            continue;
+        }
+        s->state = SLOT_RESIDENT;
+        lru_push(c, s);
+        c->st.misses++;
+    }
+    if (rc != 0)
+        loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
+    else {
+        c->st.bytes_read += read;
+        set_dirty(c, run[0], dfirst, dn);
+    }
+    uffd_wake(c->uffd, (void *)base, len);
+    pthread_cond_broadcast(&c->changed);
+}
+
+/* A missing page in a resident chunk: mostly a fault that raced with the
+ * chunk's fill; else the page was dropped behind loci's back (an
+ * application's madvise) and comes back from the store. */
+static void refault_page(chunk_cache_t *c, slot_t *s, const uffd_fault_t *f)
+{
+    paged_region_t *r = s->region;
+    uintptr_t page = f->addr & ~(uintptr_t)(c->page - 1);
+    unsigned char resident = 0;
+    if (mincore((void *)page, c->page, &resident) == 0 && !(resident & 1)) {
+        bit_clear(s->dirty, (page - chunk_addr(r, s->chunk)) / c->page); /* its data is gone */
+        void *buf = aligned_alloc(c->page, c->page); /* rare: I/O under the lock keeps s as it is */
+        int rc = buf ? r->store->ops->read(r->store, page - r->base, buf, c->page) : LOCI_ENOMEM;
+        if (rc == 0 && (rc = uffd_copy(c->uffd, (void *)page, buf, c->page, !r->readonly)) == 0)
+            c->st.bytes_read += c->page;
+        else
+            loci__log(LOCI_LOG_ERROR, "mode=paged: refilling a page: %s", loci_last_error());
+        free(buf);
+    }
+    if (f->write && !r->readonly)
+        mark_dirty(c, s, f->addr, true);
+    uffd_wake(c->uffd, (void *)page, c->page);
+}
+
+/* A fault in chunk `chunk` right after the two before it (cached): a
+ * sequential reader (one cached neighbour happens by chance under random
+ * access). Have the window of chunks after it read ahead, a whole batch at a
+ * time: what was asked before (up to r->ahead) is not asked again, and new
+ * chunks are asked once a batch of them fits in the window (lock held). */
+static void plan_readahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk)
+{
+    if (chunk < 2 || !lookup(c, r, chunk - 1) || !lookup(c, r, chunk - 2))
+        return;
+    uint64_t end = chunk + 1 + c->window < r->nchunks ? chunk + 1 + c->window : r->nchunks;
+    uint64_t from = r->ahead > chunk + 1 && r->ahead <= end ? r->ahead : chunk + 1; /* else: a new pass */
+    if (from >= end || (end - from < c->batch && end < r->nchunks))
+        return;
+    for (uint64_t k = from; k < end; k++)
+        if (!lookup(c, r, k))
+            paged_readahead(r, k);
+    r->ahead = end;
+}
+
+void cache_fault(paged_region_t *r, const uffd_fault_t *f)
+{
+    chunk_cache_t *c = r->cache;
+    uint64_t chunk = (f->addr - r->base) / c->chunk;
+    bool planned = false;
+    pthread_mutex_lock(&c->lock);
+    if (!f->wp)
+        c->st.faults++;
+    for (;;) {
+        slot_t *s = lookup(c, r, chunk);
+        if (!s) {
+            if (f->wp) { /* evicted since: the writer faults again on the missing page */
+                uffd_wake(c->uffd, (void *)(f->addr & ~(uintptr_t)(c->page - 1)), c->page);
+                break;
+            }
+            if ((s = claim(c, r, chunk, NULL, true))) {
+                if (chunk < r->ahead) /* asked but dropped (evicted, or the queue was full): ask again */
+                    r->ahead = chunk + 1;
+                plan_readahead(c, r, chunk);
+                fill(c, &s, 1, f);
+                break;
+            }
+            continue;
+        }
+        if (s->state == SLOT_FILLING && !f->wp && !planned) { /* caught up with the readahead: keep it ahead */
+            plan_readahead(c, r, chunk);
+            planned = true;
+        }
+        if (s->state == SLOT_FILLING || s->state == SLOT_EVICTING) {
+            wait_change(c);
+            continue;
+        }
+        touch(c, s);
+        if (f->wp) {
+            mark_dirty(c, s, f->addr, false);
+            break;
+        }
+        c->st.hits++;
+        refault_page(c, s, f);
+        break;
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- ranges ----------------------------------------------------------------- */
+
+/* Chunks [first, first+n) of r in the cache, those missing filled now, a
+ * batch of consecutive ones at a time (lock held) — unless `epoch` (a
+ * readahead's) is no longer r's: r was evicted or purged since it was asked,
+ * and what it would read must not come back. */
+static void fill_range(chunk_cache_t *c, paged_region_t *r, uint64_t first, uint64_t n, const unsigned *epoch)
+{
+    slot_t *run[c->batch];
+    for (uint64_t k = first; k < first + n;) {
+        if (epoch && r->epoch != *epoch)
+            return;
+        if (lookup(c, r, k)) {
+            c->st.hits++;
+            k++;
+            continue;
+        }
+        unsigned m = 0;
+        while (m < c->batch && k + m < first + n && !lookup(c, r, k + m) &&
+               (run[m] = claim(c, r, k + m, epoch, m == 0)))
+            m++;
+        if (m == 0)
+            continue; /* it waited, or the chunk was taken meanwhile: look again */
+        fill(c, run, m, NULL);
+        c->st.prefetched += m;
+        k += m;
+    }
+}
+
+int cache_prefetch(paged_region_t *r, uintptr_t addr, size_t len)
+{
+    chunk_cache_t *c = r->cache;
+    uint64_t first = (addr - r->base) / c->chunk, last = (addr + len - 1 - r->base) / c->chunk;
+    pthread_mutex_lock(&c->lock);
+    fill_range(c, r, first, last - first + 1, NULL);
+    pthread_mutex_unlock(&c->lock);
+    return 0;
+}
+
+void cache_readahead(paged_region_t *r, uint64_t chunk, unsigned n, unsigned epoch)
+{
+    chunk_cache_t *c = r->cache;
+    pthread_mutex_lock(&c->lock);
+    if (!atomic_load(&r->leaving))
+        fill_range(c, r, chunk, n, &epoch);
+    pthread_mutex_unlock(&c->lock);
+}
+
+int cache_writeback(paged_region_t *r, uintptr_t addr, size_t len, bool drop)
+{
+    chunk_cache_t *c = r->cache;
+    uint64_t first = (addr - r->base) / c->chunk, last = (addr + len - 1 - r->base) / c->chunk;
+    pthread_mutex_lock(&c->lock);
+    if (drop) /* what was queued to read ahead before must not come back after */
+        r->epoch++;
+    for (uint64_t k = first; k <= last;) {
+        slot_t *s = lookup(c, r, k);
+        if (s && busy(s)) {
+            wait_change(c);
+            continue;
+        }
+        if (s && drop) {
+            if (evict(c, s, false)) /* else it stays, dirty: the error is returned below */
+                push_free(c, s);
+        } else if (s && any_dirty(c, s)) {
+            s->state = SLOT_WRITING;
+            write_back(c, s, false);
+            s->state = SLOT_RESIDENT;
+            pthread_cond_broadcast(&c->changed);
+        }
+        k++;
+    }
+    int rc = r->error;
+    if (rc != 0) /* reported once, here, with what failed */
+        loci__fail(rc, "mode=paged: a write-back or read of this memory failed since the last flush: %s", r->error_msg);
+    r->error = 0;
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int cache_purge(paged_region_t *r, uintptr_t addr, size_t len)
+{
+    chunk_cache_t *c = r->cache;
+    uintptr_t end = addr + len;
+    int rc = 0;
+    pthread_mutex_lock(&c->lock);
+    r->epoch++;
+    for (uint64_t k = (addr - r->base) / c->chunk; chunk_addr(r, k) < end;) {
+        uintptr_t cb = chunk_addr(r, k), ce = cb + chunk_len(r, k);
+        uintptr_t from = addr > cb ? addr : cb, to = end < ce ? end : ce;
+        slot_t *s = lookup(c, r, k);
+        if (s && busy(s)) {
+            wait_change(c);
+            continue;
+        }
+        if (s) { /* the purged pages are not written back; the others are */
+            for (uintptr_t p = from; p < to; p += c->page)
+                bit_clear(s->dirty, (p - cb) / c->page);
+            evict(c, s, true); /* whatever fails to reach the store is reported */
+            push_free(c, s);
+        }
+        /* Under the lock: nobody refills the chunk from the old data meanwhile. */
+        if (from == cb && to == ce && r->fresh)
+            bit_set(r->fresh, k);
+        else {
+            int e = r->store->ops->discard(r->store, from - r->base, to - from);
+            rc = rc ? rc : e;
+        }
+        k++;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+/* Drop every chunk of r without writing anything back (lock held). */
+static void drop_all(chunk_cache_t *c, paged_region_t *r)
+{
+    for (int i = 0; i < c->nslots;) {
+        slot_t *s = &c->slots[i];
+        if (s->region == r && busy(s)) {
+            wait_change(c);
+            i = 0;
+            continue;
+        }
+        if (s->region == r) {
+            lru_unlink(c, s);
+            hash_remove(c, s);
+            s->region = NULL;
+            s->state = SLOT_FREE;
+            c->st.resident_bytes -= c->chunk;
+            push_free(c, s);
+        }
+        i++;
+    }
+}
+
+void cache_forget(paged_region_t *r)
+{
+    chunk_cache_t *c = r->cache;
+    pthread_mutex_lock(&c->lock);
+    drop_all(c, r);
+    pthread_mutex_unlock(&c->lock);
+}
+
+int cache_reload(paged_region_t *r)
+{
+    chunk_cache_t *c = r->cache;
+    pthread_mutex_lock(&c->lock);
+    r->epoch++; /* readaheads queued before would bring the old contents back */
+    drop_all(c, r);
+    /* Under the lock: no fill of r installs a page between. */
+    int rc = madvise((void *)r->base, r->size, MADV_DONTNEED) == 0
+                 ? 0
+                 : loci__fail(LOCI_EIO, "mode=paged: madvise(DONTNEED) of a region: %s", strerror(errno));
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+/* ---- life and counters ---------------------------------------------------- */
+
+chunk_cache_t *cache_create(const struct loci_target *t, size_t budget, size_t chunk, int uffd, bool whole_chunks)
+{
+    chunk_cache_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return loci__fail_null(LOCI_ENOMEM, "out of memory creating a chunk cache");
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->changed, NULL);
+    c->target = t;
+    c->budget = budget;
+    c->chunk = chunk;
+    c->page = vm_page_size();
+    c->pages = (unsigned)(chunk / c->page);
+    c->words = (c->pages + 63) / 64;
+    c->uffd = uffd;
+    c->whole_chunks = whole_chunks;
+    c->move = paged_uffd_moves();
+    c->nslots = (int)(budget / chunk);
+    c->window = (unsigned)(c->nslots / 4 < WINDOW ? c->nslots / 4 : WINDOW);
+    /* Batches of a quarter of the window at most, so that several are in flight. */
+    c->batch = (unsigned)(BATCH_BYTES / chunk);
+    if (c->batch > READAHEAD_BATCH)
+        c->batch = READAHEAD_BATCH;
+    if (c->batch > c->window / 4)
+        c->batch = c->window / 4;
+    if (c->batch == 0)
+        c->batch = 1;
+    c->lru = c->nslots;
+    for (c->nbuckets = 16; c->nbuckets < 2u * (unsigned)c->nslots; c->nbuckets *= 2)
+        ;
+    c->slots = calloc((size_t)c->nslots + 1, sizeof *c->slots);
+    c->heads = malloc(c->nbuckets * sizeof *c->heads);
+    c->bits = calloc((size_t)c->nslots * c->words, sizeof *c->bits);
+    bool ok = c->slots && c->heads && c->bits;
+    /* Mapped now, paged in on first use; private to this process and in 4 KiB
+     * pages, as UFFDIO_MOVE takes them. */
+    for (unsigned i = 0; ok && i < NBOUNCE; i++) {
+        c->bounce[i] = mmap(NULL, c->batch * chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                            -1, 0);
+        ok = c->bounce[i] != MAP_FAILED;
+        if (ok) {
+            madvise(c->bounce[i], c->batch * chunk, MADV_DONTFORK);
+            madvise(c->bounce[i], c->batch * chunk, MADV_NOHUGEPAGE);
+        }
+    }
+    if (!ok) {
+        cache_destroy(c);
+        return loci__fail_null(LOCI_ENOMEM, "out of memory creating a chunk cache of %zu slots", (size_t)c->nslots);
+    }
+    for (unsigned b = 0; b < c->nbuckets; b++)
+        c->heads[b] = NIL;
+    c->free = NIL;
+    for (int i = c->nslots - 1; i >= 0; i--) {
+        c->slots[i].dirty = c->bits + (size_t)i * c->words;
+        push_free(c, &c->slots[i]);
+    }
+    c->slots[c->lru].prev = c->slots[c->lru].next = c->lru;
+    c->st.cache_bytes = budget;
+    return c;
+}
+
+void cache_destroy(chunk_cache_t *c)
+{
+    if (!c)
+        return;
+    for (unsigned i = 0; i < NBOUNCE; i++)
+        if (c->bounce[i] && c->bounce[i] != MAP_FAILED)
+            munmap(c->bounce[i], c->batch * c->chunk);
+    pthread_mutex_destroy(&c->lock);
+    pthread_cond_destroy(&c->changed);
+    free(c->slots);
+    free(c->heads);
+    free(c->bits);
+    free(c);
+}
+
+void cache_stats(chunk_cache_t *c, loci_nvm_stats_t *out)
+{
+    pthread_mutex_lock(&c->lock);
+    const loci_nvm_stats_t *s = &c->st;
+    out->cache_bytes += s->cache_bytes;
+    out->resident_bytes += s->resident_bytes;
+    out->resident_peak += s->resident_peak;
+    out->faults += s->faults;
+    out->hits += s->hits;
+    out->misses += s->misses;
+    out->prefetched += s->prefetched;
+    out->pages_dirtied += s->pages_dirtied;
+    out->bytes_read += s->bytes_read;
+    out->bytes_written += s->bytes_written;
+    out->writebacks += s->writebacks;
+    out->evictions += s->evictions;
+    pthread_mutex_unlock(&c->lock);
+}
+
+const struct loci_target *cache_target(const chunk_cache_t *c) { return c->target; }
+size_t cache_chunk(const chunk_cache_t *c) { return c->chunk; }
+size_t cache_budget(const chunk_cache_t *c) { return c->budget; }

@@ -1,0 +1,547 @@
+/*
+ * paged provider (mode=paged): anonymous memory whose pages loci fills from a
+ * store on fault, through its own DRAM chunk cache (chunk_cache.c) instead of
+ * the kernel's page cache. Each extent is a region with its own store: a
+ * nameless O_DIRECT file in the tier directory, its space reserved at once so
+ * that writing back never meets a full disk; a persistent region's store is
+ * its directory of chunk files (store_chunks.c, chunked.h), or the flat file
+ * of a region made by mode=mmap. Regions of the same target, cache size and
+ * chunk size share one cache, made with the first of them and freed with the
+ * last.
+ */
+#include "paged/paged.h"
+#include "paged/paged_internal.h"
+#include "chunkstore/store_rados.h"
+#include "tier/tier.h"
+#include "os/vm.h"
+#include "units.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define DEFAULT_CACHE ((size_t)64 << 20) /* NVMalloc's FUSE cache */
+#define DEFAULT_CHUNK ((size_t)256 << 10) /* NVMalloc's chunk */
+#define MAX_CHUNK ((size_t)64 << 20)
+#define MIN_CHUNKS 8 /* one instruction may touch 4 pages (source and target across page ends), per thread */
+
+typedef struct cache_ref {
+    chunk_cache_t *cache;
+    unsigned regions;
+    struct cache_ref *next;
+} cache_ref_t;
+
+/* The region table (sorted by base) and the caches, under one lock. */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t region_idle = PTHREAD_COND_INITIALIZER; /* a region lost its last user */
+static paged_region_t **regions;
+static size_t nregions, cap;
+static cache_ref_t *caches;
+static loci_nvm_stats_t retired; /* counters of the caches gone */
+static _Atomic bool whole_chunks;
+
+/* ---- the region table ---------------------------------------------------- */
+
+/* Index of the first region with base > addr. */
+static size_t upper(uintptr_t addr)
+{
+    size_t lo = 0, hi = nregions;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (regions[mid]->base <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static paged_region_t *find(uintptr_t addr)
+{
+    size_t i = upper(addr);
+    return i > 0 && addr - regions[i - 1]->base < regions[i - 1]->size ? regions[i - 1] : NULL;
+}
+
+paged_region_t *paged_region_get(uintptr_t addr)
+{
+    pthread_mutex_lock(&table_lock);
+    paged_region_t *r = find(addr);
+    if (r)
+        atomic_fetch_add(&r->users, 1);
+    pthread_mutex_unlock(&table_lock);
+    return r;
+}
+
+void paged_region_hold(paged_region_t *r) { atomic_fetch_add(&r->users, 1); }
+
+void paged_region_put(paged_region_t *r)
+{
+    if (atomic_fetch_sub(&r->users, 1) > 1)
+        return;
+    pthread_mutex_lock(&table_lock); /* withdraw() may be waiting for this */
+    pthread_cond_broadcast(&region_idle);
+    pthread_mutex_unlock(&table_lock);
+}
+
+/* The region of an extent the caller owns (it cannot go away meanwhile). */
+static paged_region_t *owned(void *addr, const char *op)
+{
+    pthread_mutex_lock(&table_lock);
+    paged_region_t *r = find((uintptr_t)addr);
+    pthread_mutex_unlock(&table_lock);
+    if (!r)
+        loci__fail(LOCI_EINVAL, "paged: %s of %p, which is no paged memory", op, addr);
+    return r;
+}
+
+static int insert(paged_region_t *r)
+{
+    if (nregions == cap) {
+        size_t n = cap ? 2 * cap : 16;
+        paged_region_t **v = realloc(regions, n * sizeof *v);
+        if (!v)
+            return loci__fail(LOCI_ENOMEM, "out of memory recording a paged region");
+        regions = v;
+        cap = n;
+    }
+    size_t i = upper(r->base);
+    memmove(&regions[i + 1], &regions[i], (nregions - i) * sizeof *regions);
+    regions[i] = r;
+    nregions++;
+    return 0;
+}
+
+/* Out of the table, once no fault handler uses it any more (lock held). */
+static void withdraw(paged_region_t *r)
+{
+    size_t i = upper(r->base) - 1;
+    memmove(&regions[i], &regions[i + 1], (nregions - i - 1) * sizeof *regions);
+    nregions--;
+    atomic_store(&r->leaving, true);
+    while (atomic_load(&r->users) > 0)
+        pthread_cond_wait(&region_idle, &table_lock);
+}
+
+/* ---- caches ---------------------------------------------------------------- */
+
+/* The cache sizes a place asks for, checked. */
+static int cache_sizes(const place_t *place, size_t *budget, size_t *chunk)
+{
+    char b[32], c[32];
+    *chunk = place->chunk ? (size_t)place->chunk : DEFAULT_CHUNK;
+    *budget = place->cache ? (size_t)place->cache : DEFAULT_CACHE;
+    if (*chunk % vm_page_size() != 0 || *chunk > MAX_CHUNK)
+        return loci__fail(LOCI_EINVAL, "mode=paged: chunk=%s must be a multiple of the page size (%zu) and at "
+                                       "most %s", units_format_size(*chunk, c, sizeof c), vm_page_size(),
+                          units_format_size(MAX_CHUNK, b, sizeof b));
+    *budget -= *budget % *chunk;
+    if (*budget / *chunk < MIN_CHUNKS)
+        return loci__fail(LOCI_EINVAL, "mode=paged: cache=%s holds %zu chunks of %s; give it at least %d "
+                                       "(cache >= %d x chunk)", units_format_size(place->cache ? place->cache : DEFAULT_CACHE, b, sizeof b),
+                          *budget / *chunk, units_format_size(*chunk, c, sizeof c), MIN_CHUNKS, MIN_CHUNKS);
+    return 0;
+}
+
+/* The cache for (target, budget, chunk), made when missing (lock held). */
+static chunk_cache_t *cache_get(const place_t *place, size_t budget, size_t chunk, int uffd)
+{
+    for (cache_ref_t *c = caches; c; c = c->next)
+        if (cache_target(c->cache) == place->target && cache_budget(c->cache) == budget &&
+            cache_chunk(c->cache) == chunk) {
+            c->regions++;
+            return c->cache;
+        }
+    cache_ref_t *c = malloc(sizeof *c);
+    if (!c)
+        return loci__fail_null(LOCI_ENOMEM, "out of memory creating a chunk cache");
+    c->cache = cache_create(place->target, budget, chunk, uffd, atomic_load(&whole_chunks));
+    if (!c->cache) {
+        free(c);
+        return NULL;
+    }
+    c->regions = 1;
+    c->next = caches;
+    caches = c;
+    return c->cache;
+}
+
+static void cache_put(chunk_cache_t *cache)
+{
+    for (cache_ref_t **p = &caches; *p; p = &(*p)->next)
+        if ((*p)->cache == cache) {
+            if (--(*p)->regions > 0)
+                return;
+            cache_ref_t *c = *p;
+            *p = c->next;
+            cache_stats(cache, &retired); /* its history stays in the totals */
+            retired.cache_bytes -= cache_budget(cache);
+            cache_destroy(cache);
+            free(c);
+            return;
+        }
+}
+
+/* ---- regions ---------------------------------------------------------------- */
+
+/* A child of fork() has none of the regions (MADV_DONTFORK) nor the caches'
+ * threads: it starts with empty tables (the parent's are left, unreachable). */
+static void reset_in_child(void)
+{
+    pthread_mutex_init(&table_lock, NULL);
+    pthread_cond_init(&region_idle, NULL);
+    regions = NULL;
+    nregions = cap = 0;
+    caches = NULL;
+}
+
+static void watch_forks(void) { pthread_atfork(NULL, NULL, reset_in_child); }
+
+static void region_free(paged_region_t *r)
+{
+    if (r->store)
+        r->store->ops->close(r->store);
+    free(r->fresh);
+    free(r);
+}
+
+/* A region of `size` bytes over `store` (taken over), unmapped yet.
+ * `named`: a persistent region, whose chunks all hold data. */
+static paged_region_t *region_new(store_t *store, size_t size, size_t chunk, bool named, bool readonly)
+{
+    uint64_t nchunks = (size + chunk - 1) / chunk, words = (nchunks + 63) / 64;
+    paged_region_t *r = calloc(1, sizeof *r);
+    uint64_t *fresh = named || !r ? NULL : malloc(words * sizeof *fresh);
+    if (!r || (!named && !fresh)) {
+        store->ops->close(store);
+        free(r);
+        return loci__fail_null(LOCI_ENOMEM, "out of memory creating a paged region");
+    }
+    if (fresh) /* nothing written yet: every chunk is zeros */
+        memset(fresh, 0xff, words * sizeof *fresh);
+    r->size = size;
+    r->store = store;
+    r->nchunks = nchunks;
+    r->fresh = fresh;
+    r->readonly = readonly;
+    return r;
+}
+
+/* Map `size` bytes paged from `store` (taken over; NULL: it could not be
+ * made, the reason told). */
+static void *map_region(const place_t *place, store_t *store, size_t size, size_t alignment, bool named, bool readonly)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, watch_forks);
+    size_t budget, chunk;
+    int rc = !store ? LOCI_ENOMEM : cache_sizes(place, &budget, &chunk);
+    int uffd = rc ? rc : paged_uffd(place->file_mode == FILE_PAGED_ONLY);
+    paged_region_t *r = uffd < 0 ? NULL : region_new(store, size, chunk, named, readonly);
+    if (!r) {
+        if (uffd < 0 && store)
+            store->ops->close(store);
+        errno = loci__errno_of(uffd < 0 ? uffd : LOCI_ENOMEM);
+        return NULL;
+    }
+    void *p = vm_map_aligned(size, alignment, -1, 0);
+    rc = p == MAP_FAILED ? loci__fail(LOCI_ENOMEM, "mode=paged: mmap of %zu bytes: %s", size, strerror(errno)) : 0;
+    if (rc == 0) {
+        r->base = (uintptr_t)p;
+        /* Not inherited (no handler in a child), never huge pages (copied in 4 KiB pages). */
+        madvise(p, size, MADV_DONTFORK);
+        madvise(p, size, MADV_NOHUGEPAGE);
+        if (readonly && mprotect(p, size, PROT_READ) != 0)
+            rc = loci__fail(LOCI_ENOMEM, "mode=paged: mprotect: %s", strerror(errno));
+    }
+    if (rc == 0)
+        rc = uffd_register(uffd, p, size, !readonly);
+    if (rc == 0) {
+        pthread_mutex_lock(&table_lock);
+        r->cache = cache_get(place, budget, chunk, uffd);
+        rc = !r->cache ? LOCI_ENOMEM : insert(r);
+        if (rc != 0 && r->cache)
+            cache_put(r->cache);
+        pthread_mutex_unlock(&table_lock);
+    }
+    if (rc != 0) {
+        if (p != MAP_FAILED)
+            munmap(p, size);
+        region_free(r);
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
+    return p;
+}
+
+/* ---- provider ops -------------------------------------------------------------- */
+
+/* The store target's connection, or NULL with the reason. */
+static rados_pool_t *store_of(const place_t *place)
+{
+    const struct loci_target *t = place->target;
+    if (!t->store)
+        loci__fail(LOCI_EIO, "%s: %s", t->name,
+                   t->unreachable ? t->unreachable : "no cluster behind this store target (an injected topology)");
+    return t->store;
+}
+
+/* Private chunks of the job's store: shared with nobody (the store is what
+ * every node reaches: share through a named region). */
+static void *store_alloc(const place_t *place, size_t size, size_t alignment)
+{
+    if (place->pinned)
+        return loci__fail_null(LOCI_EINVAL, "%s: pinned memory cannot live in the store (it leaves DRAM when "
+                                            "evicted); drop pinned or choose DRAM", place->target->name);
+    size_t budget, chunk;
+    int rc = cache_sizes(place, &budget, &chunk);
+    rados_pool_t *rp = rc ? NULL : store_of(place);
+    if (!rp) {
+        errno = loci__errno_of(rc ? rc : LOCI_EIO);
+        return NULL;
+    }
+    return map_region(place, store_rados_anonymous(rp, size, chunk), size, alignment, false, false);
+}
+
+void *paged_alloc(const place_t *place, size_t size, size_t alignment)
+{
+    if (place->target->kind == KIND_STORE)
+        return store_alloc(place, size, alignment);
+    if (place->shared || place->pinned)
+        return loci__fail_null(LOCI_EINVAL, "mode=paged! %s: paged memory is private to the process and leaves "
+                                            "DRAM when evicted; use mode=mmap",
+                               place->shared ? "with access=node/job/global" : "with pinned");
+    int fd = tier_fits(place->target, size);
+    if (fd == 0)
+        fd = tier_create(place->target, O_DIRECT, NULL, 0);
+    int rc = fd < 0 ? fd : tier_reserve(place->target, fd, size);
+    if (rc != 0) {
+        if (fd >= 0)
+            close(fd);
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
+    char what[300];
+    snprintf(what, sizeof what, "%s store of paged memory", place->target->name);
+    return map_region(place, store_file_open(fd, size, what), size, alignment, false, false);
+}
+
+/* The store of a region kept in chunk layout (made so when created here),
+ * and the place with the region's own chunk size. */
+static store_t *open_chunked(place_t *place, const char *name, uint64_t *size, unsigned flags)
+{
+    size_t budget, chunk;
+    int rc = cache_sizes(place, &budget, &chunk); /* the chunk size asked, checked before a region is made */
+    char path[4096];
+    int fd = rc ? rc : tier_open_chunked(place, name, flags, size, &chunk, path, sizeof path);
+    if (fd < 0) {
+        errno = loci__errno_of(fd);
+        return NULL;
+    }
+    place->chunk = chunk;
+    return store_chunks_open(fd, path, *size, chunk, flags & LOCI_READONLY);
+}
+
+static store_t *open_flat(const place_t *place, const char *name, uint64_t *size, unsigned flags)
+{
+    int fd = tier_open_region(place, name, flags, O_DIRECT, size);
+    if (fd < 0) {
+        errno = loci__errno_of(fd);
+        return NULL;
+    }
+    char what[300];
+    snprintf(what, sizeof what, "%s store of region \"%s\"", place->target->name, name);
+    return store_file_open(fd, *size, what);
+}
+
+/* A region of the job's store, with the region's own chunk size. */
+static store_t *open_in_store(place_t *place, const char *name, uint64_t *size, unsigned flags)
+{
+    size_t chunk = place->chunk;
+    rados_pool_t *rp = store_of(place);
+    store_t *s = rp ? store_rados_open_region(rp, name, flags, size, &chunk) : NULL;
+    if (s)
+        place->chunk = chunk;
+    else if (!rp)
+        errno = EIO;
+    return s;
+}
+
+/* A persistent region: a flat file where one is (made by mode=mmap, or by an
+ * older loci), else in chunk layout, created so. */
+void *paged_open(const place_t *place, const char *name, size_t *size, unsigned flags)
+{
+    if ((flags & LOCI_SHARED) && place->target->kind == KIND_STORE)
+        return loci__fail_null(LOCI_ENOTSUP, "region \"%s\": LOCI_SHARED maps one copy for the processes of a node; "
+                                             "a store region is shared through the store instead: one writer, and "
+                                             "readers on any node opening it LOCI_READONLY", name);
+    if (flags & LOCI_SHARED)
+        return loci__fail_null(LOCI_ENOTSUP, "region \"%s\": LOCI_SHARED with mode=paged would give every process "
+                                             "its own private cache of it, no shared copy; open it LOCI_READONLY "
+                                             "alone (many readers, each with its cache), or create it with "
+                                             "mode=mmap to share one copy in the kernel's page cache", name);
+    place_t at = *place;
+    uint64_t sz = *size;
+    store_t *store = place->target->kind == KIND_STORE         ? open_in_store(&at, name, &sz, flags)
+                     : tier_region_layout(place, name) == REGION_FLAT ? open_flat(&at, name, &sz, flags)
+                                                                      : open_chunked(&at, name, &sz, flags);
+    if (!store)
+        return NULL;
+    void *p = map_region(&at, store, (size_t)sz, vm_page_size(), true, flags & LOCI_READONLY);
+    if (p)
+        *size = (size_t)sz;
+    return p;
+}
+
+int paged_free(void *addr, size_t size)
+{
+    pthread_mutex_lock(&table_lock);
+    paged_region_t *r = find((uintptr_t)addr);
+    if (!r || r->base != (uintptr_t)addr) {
+        pthread_mutex_unlock(&table_lock);
+        return loci__fail(LOCI_EINVAL, "paged: %p is no paged extent", addr);
+    }
+    withdraw(r);
+    pthread_mutex_unlock(&table_lock);
+    cache_forget(r);
+    int rc = munmap(addr, size) == 0 ? 0 : loci__fail(LOCI_EINVAL, "paged: munmap(%p, %zu): %s", addr, size, strerror(errno));
+    if (rc == 0)
+        vm_unmapped(addr, size);
+    pthread_mutex_lock(&table_lock);
+    cache_put(r->cache);
+    pthread_mutex_unlock(&table_lock);
+    region_free(r);
+    return rc;
+}
+
+int paged_purge(void *addr, size_t size)
+{
+    paged_region_t *r = owned(addr, "purge");
+    return r ? cache_purge(r, (uintptr_t)addr, size) : LOCI_EINVAL;
+}
+
+int paged_flush(void *addr, size_t size)
+{
+    paged_region_t *r = owned(addr, "flush");
+    if (!r)
+        return LOCI_EINVAL;
+    int rc = cache_writeback(r, (uintptr_t)addr, size, false);
+    int s = r->readonly ? 0 : r->store->ops->sync(r->store);
+    return rc ? rc : s;
+}
+
+int paged_prefetch(void *addr, size_t size)
+{
+    paged_region_t *r = owned(addr, "prefetch");
+    return r ? cache_prefetch(r, (uintptr_t)addr, size) : LOCI_EINVAL;
+}
+
+int paged_evict(void *addr, size_t size)
+{
+    paged_region_t *r = owned(addr, "evict");
+    return r ? cache_writeback(r, (uintptr_t)addr, size, true) : LOCI_EINVAL;
+}
+
+int paged_available(const place_t *place, uint64_t *bytes)
+{
+    if (place->target->kind != KIND_STORE)
+        return tier_available(place, bytes);
+    uint64_t capacity;
+    rados_pool_t *rp = store_of(place);
+    return rp ? rados_pool_space(rp, &capacity, bytes) : LOCI_EIO;
+}
+
+int paged_remove(const place_t *place, const char *name)
+{
+    if (place->target->kind != KIND_STORE)
+        return tier_remove_region(place, name);
+    rados_pool_t *rp = store_of(place);
+    return rp ? store_rados_remove_region(rp, name) : LOCI_EIO;
+}
+
+/* ---- counters -------------------------------------------------------------------- */
+
+int paged_stats(const void *addr, loci_nvm_stats_t *out)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&table_lock);
+    int rc = 0;
+    if (addr) {
+        paged_region_t *r = find((uintptr_t)addr);
+        if (r)
+            cache_stats(r->cache, out);
+        else
+            rc = LOCI_ENOENT;
+    } else {
+        *out = retired;
+        for (cache_ref_t *c = caches; c; c = c->next)
+            cache_stats(c->cache, out);
+    }
+    pthread_mutex_unlock(&table_lock);
+    return rc;
+}
+
+void paged_foreach_cache(void (*fn)(const struct loci_target *t, size_t budget, size_t chunk,
+                                             const loci_nvm_stats_t *st, void *arg),
+                                  void *arg)
+{
+    pthread_mutex_lock(&table_lock);
+    for (cache_ref_t *c = caches; c; c = c->next) {
+        loci_nvm_stats_t st = {0};
+        cache_stats(c->cache, &st);
+        fn(cache_target(c->cache), cache_budget(c->cache), cache_chunk(c->cache), &st, arg);
+    }
+    pthread_mutex_unlock(&table_lock);
+}
+
+bool paged_whole_chunks(bool on) { return atomic_exchange(&whole_chunks, on); }
+
+/* ---- chunk layout (chunked.h) ------------------------------------------------------ */
+
+int paged_chunks(void *base, region_chunks_t *out)
+{
+    pthread_mutex_lock(&table_lock);
+    paged_region_t *r = find((uintptr_t)base); /* the caller's open region: it stays */
+    pthread_mutex_unlock(&table_lock);
+    int dirfd = r ? store_chunks_dir(r->store) : -1;
+    if (dirfd < 0)
+        return loci__fail(LOCI_ENOTSUP, "%p is %s, not a persistent region in chunk layout (only regions created "
+                                        "with mode=paged have chunk files to share)", base,
+                          r ? "paged memory with a flat store" : "no paged memory");
+    int rc = paged_flush((void *)r->base, r->size);
+    int fd = rc ? -1 : fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+    if (rc == 0 && fd < 0)
+        rc = loci__fail(LOCI_EIO, "paged_chunks: dup of a region's directory: %s", strerror(errno));
+    if (rc != 0)
+        return rc;
+    *out = (region_chunks_t){fd, cache_chunk(r->cache), r->nchunks, store_chunks_version(r->store)};
+    return 0;
+}
+
+store_t *paged_store(void *base)
+{
+    pthread_mutex_lock(&table_lock);
+    paged_region_t *r = find((uintptr_t)base); /* the caller's open region: it stays */
+    pthread_mutex_unlock(&table_lock);
+    if (!r)
+        return loci__fail_null(LOCI_EINVAL, "%p is no paged memory", base);
+    int rc = paged_flush((void *)r->base, r->size);
+    if (rc != 0) {
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
+    return r->store;
+}
+
+int paged_reload(void *base)
+{
+    paged_region_t *r = owned(base, "paged_reload");
+    if (!r)
+        return LOCI_EINVAL;
+    if (store_chunks_dir(r->store) >= 0)
+        store_chunks_changed(r->store);
+    return cache_reload(r);
+}

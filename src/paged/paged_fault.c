@@ -1,0 +1,199 @@
+/*
+ * The process's userfaultfd and the threads that serve it. Opened on first
+ * use. Four threads poll it and each serves the faults it reads, so that one
+ * slow store read does not hold up the faults of other chunks; four more fill
+ * the chunks the cache asks to read ahead (a small queue), so that a
+ * sequential reader finds its next chunks read, or being read, in parallel.
+ * They mostly wait for the store: more of them than CPUs keeps several reads
+ * in flight. None of them touches paged memory: every access to it goes
+ * through the kernel (UFFDIO_COPY, O_DIRECT writes).
+ *
+ * fork(): the child has neither descriptor nor threads, nor the paged memory
+ * (mapped MADV_DONTFORK); it starts afresh on its first paged allocation.
+ */
+#include "paged/paged_internal.h"
+#include "os/vm.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FAULT_THREADS 4
+#define READAHEAD_THREADS 4
+#define MAX_QUEUED 64
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int uffd = -1;
+static bool user_only;
+static _Atomic bool can_move; /* the descriptor moves pages (UFFDIO_MOVE) */
+static int nthreads; /* started, of FAULT_THREADS + READAHEAD_THREADS */
+/* The check for unrestricted access, made once: 1 = fine, else the LOCI_E*. */
+static int access_rc;
+static char access_why[512];
+
+/* The readahead queue: a ring of (region, chunk), each region held. */
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queued = PTHREAD_COND_INITIALIZER;
+static struct {
+    paged_region_t *region;
+    uint64_t chunk;
+    unsigned epoch;
+} queue[MAX_QUEUED];
+static unsigned queue_head, queue_len;
+
+void paged_readahead(paged_region_t *r, uint64_t chunk)
+{
+    pthread_mutex_lock(&queue_lock);
+    bool skip = queue_len == MAX_QUEUED; /* full, or asked already */
+    for (unsigned i = 0; i < queue_len && !skip; i++) {
+        unsigned at = (queue_head + i) % MAX_QUEUED;
+        skip = queue[at].region == r && queue[at].chunk == chunk;
+    }
+    if (!skip) {
+        unsigned at = (queue_head + queue_len++) % MAX_QUEUED;
+        queue[at].region = r;
+        queue[at].chunk = chunk;
+        queue[at].epoch = r->epoch;
+        paged_region_hold(r);
+        pthread_cond_signal(&queued);
+    }
+    pthread_mutex_unlock(&queue_lock);
+}
+
+/* Each readahead thread takes the queue's first entry and the entries right
+ * after it that continue it (same region and epoch, the next chunks): one
+ * batch, read at once (cache_readahead). */
+static void *read_ahead(void *arg)
+{
+    for (;;) {
+        pthread_mutex_lock(&queue_lock);
+        while (queue_len == 0)
+            pthread_cond_wait(&queued, &queue_lock);
+        paged_region_t *r = queue[queue_head].region;
+        uint64_t chunk = queue[queue_head].chunk;
+        unsigned epoch = queue[queue_head].epoch, n = 0;
+        do {
+            queue_head = (queue_head + 1) % MAX_QUEUED;
+            queue_len--;
+            n++;
+        } while (queue_len > 0 && n < READAHEAD_BATCH && queue[queue_head].region == r &&
+                 queue[queue_head].chunk == chunk + n && queue[queue_head].epoch == epoch);
+        pthread_mutex_unlock(&queue_lock);
+        for (unsigned i = 1; i < n; i++) /* each entry held r: one hold is enough */
+            paged_region_put(r);
+        cache_readahead(r, chunk, n, epoch);
+        paged_region_put(r);
+    }
+    return NULL;
+}
+
+static void *serve(void *arg)
+{
+    int fd = (int)(intptr_t)arg;
+    size_t page = vm_page_size();
+    struct pollfd p = {fd, POLLIN, 0};
+    for (;;) {
+        if (poll(&p, 1, -1) < 0 && errno != EINTR)
+            break;
+        uffd_fault_t f;
+        int n;
+        while ((n = uffd_read(fd, &f)) == 1) {
+            paged_region_t *r = paged_region_get(f.addr);
+            if (r) {
+                cache_fault(r, &f);
+                paged_region_put(r);
+            } else { /* its region went away meanwhile */
+                uffd_wake(fd, (void *)(f.addr & ~(uintptr_t)(page - 1)), page);
+            }
+        }
+        if (n < 0)
+            break;
+    }
+    loci__log(LOCI_LOG_ERROR, "mode=paged: a fault-handling thread stops: %s", loci_last_error());
+    return NULL;
+}
+
+static void reset_in_child(void)
+{
+    pthread_mutex_init(&lock, NULL);
+    if (uffd >= 0)
+        close(uffd); /* the parent's: it serves the parent's memory */
+    uffd = -1;
+    pthread_mutex_init(&queue_lock, NULL);
+    pthread_cond_init(&queued, NULL);
+    queue_len = 0; /* the regions queued are the parent's */
+    nthreads = 0;
+    access_rc = 0; /* the child may run as another user: check again */
+}
+
+static void start_threads(int fd)
+{
+    /* Signals go to the application's threads, never to these. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    for (pthread_t t; nthreads < FAULT_THREADS + READAHEAD_THREADS; nthreads++) {
+        if (pthread_create(&t, NULL, nthreads < FAULT_THREADS ? serve : read_ahead, (void *)(intptr_t)fd) != 0)
+            break;
+        pthread_detach(t);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void watch_forks(void) { pthread_atfork(NULL, NULL, reset_in_child); }
+
+static void lock_state(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, watch_forks);
+    pthread_mutex_lock(&lock);
+}
+
+int paged_uffd(bool forced)
+{
+    lock_state();
+    int rc = uffd;
+    bool moves;
+    if (rc < 0 && (rc = uffd_open(forced, &user_only, &moves)) >= 0) {
+        uffd = rc;
+        atomic_store(&can_move, moves);
+    }
+    if (rc >= 0 && nthreads < FAULT_THREADS + READAHEAD_THREADS) {
+        start_threads(rc);
+        if (nthreads <= FAULT_THREADS) /* no fault thread, or no readahead one */
+            rc = loci__fail(LOCI_ENOMEM, "mode=paged: cannot start the fault-handling threads: %s", strerror(errno));
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+bool paged_uffd_moves(void) { return atomic_load(&can_move); }
+
+int paged_check_access(const char **why)
+{
+    lock_state();
+    if (access_rc == 0) {
+        int fd = uffd;
+        if (fd < 0 || user_only) { /* not tried yet, or only a user-mode one was had */
+            bool only, moves;
+            fd = uffd_open(false, &only, &moves);
+            if (fd >= 0 && uffd < 0) {
+                uffd = fd; /* keep it: the first paged allocation comes next */
+                atomic_store(&can_move, moves);
+            }
+            else if (fd >= 0)
+                close(fd);
+        }
+        access_rc = fd >= 0 ? 1 : fd;
+        if (fd < 0)
+            snprintf(access_why, sizeof access_why, "%s", loci_last_error());
+    }
+    int rc = access_rc == 1 ? 0 : access_rc;
+    pthread_mutex_unlock(&lock);
+    *why = access_why;
+    return rc;
+}

@@ -1,0 +1,115 @@
+/*
+ * The parts of the paged provider (mode=paged): regions (paged extents and
+ * persistent regions), the DRAM chunk cache they share, and the threads that
+ * serve their page faults. Only src/provider includes this.
+ *
+ *   paged.c        provider ops, the region table, caches by (target, size, chunk)
+ *   chunk_cache.c  the cache: fill on fault, LRU, dirty pages, write-back runs
+ *   paged_fault.c  the userfaultfd and its fault-handling threads
+ *   uffd.c         the userfaultfd ioctls;  store*.c  where chunks live
+ *   tier_chunks.c  regions kept as a directory of chunk files (chunked.h)
+ */
+#ifndef LOCI_PROVIDER_PAGED_H
+#define LOCI_PROVIDER_PAGED_H
+
+#include "os/place.h"
+#include "paged/paged.h"
+#include "chunkstore/store.h"
+#include "os/uffd.h"
+
+#include <stdatomic.h>
+
+typedef struct chunk_cache chunk_cache_t;
+
+/** A paged range of the address space backed by a store. */
+typedef struct paged_region {
+    uintptr_t base;
+    size_t size;          /* a multiple of the page size */
+    store_t *store;       /* owned */
+    chunk_cache_t *cache; /* shared with other regions */
+    uint64_t nchunks;
+    uint64_t *fresh;      /* bit per chunk: never written to the store, so zeros (NULL: none fresh) */
+    bool readonly;        /* mapped PROT_READ, nothing is ever written back */
+    int error;            /* first failed write-back or read (LOCI_E*), reported by the next flush; */
+    char error_msg[512];  /* its message; both under the cache's lock */
+    _Atomic int users;    /* fault handlers and queued readaheads using it now */
+    _Atomic bool leaving; /* being freed: nothing more to read ahead */
+    unsigned epoch;       /* bumped by evictions and purges (cache lock): older readaheads are void */
+    uint64_t ahead;       /* chunks before it were asked to be read ahead (cache lock) */
+} paged_region_t;
+
+/* ------------------------------------------------------- chunk_cache.c -- */
+
+/** A cache of `budget` bytes of `chunk`-byte chunks (both page multiples,
+ *  budget >= 8 chunks), installing pages through the userfaultfd `uffd`.
+ *  `whole_chunks`: a first write dirties its whole chunk (NVMalloc without its
+ *  write optimisation) instead of its page. NULL + loci__fail. */
+chunk_cache_t *cache_create(const struct loci_target *t, size_t budget, size_t chunk, int uffd, bool whole_chunks);
+void cache_destroy(chunk_cache_t *c);
+
+/** Serve one fault in r: fill the chunk from the store (evicting the least
+ *  recently faulted one when the cache is full), or mark a page dirty. */
+void cache_fault(paged_region_t *r, const uffd_fault_t *f);
+
+/** Fill the chunks of [addr, addr+len) (page-aligned, inside r) now. */
+int cache_prefetch(paged_region_t *r, uintptr_t addr, size_t len);
+
+/** Fill chunks [chunk, chunk+n) of r but those cached already, consecutive
+ *  ones with one store read (sequential readahead asked in `epoch`: nothing
+ *  when r was evicted or purged since). */
+void cache_readahead(paged_region_t *r, uint64_t chunk, unsigned n, unsigned epoch);
+
+/** Write the dirty pages of the chunks of [addr, addr+len) back, in runs;
+ *  `evict` also drops the chunks from DRAM. Returns the first store error
+ *  since the last call (sticky per region), with its message, else 0. */
+int cache_writeback(paged_region_t *r, uintptr_t addr, size_t len, bool evict);
+
+/** Make [addr, addr+len) read as zeros and give its memory back. */
+int cache_purge(paged_region_t *r, uintptr_t addr, size_t len);
+
+/** Drop every chunk of r without writing anything (r goes away). */
+void cache_forget(paged_region_t *r);
+
+/** Drop every chunk of r without writing anything and unmap its pages: the
+ *  next access reads the store again (its contents were replaced). */
+int cache_reload(paged_region_t *r);
+
+/** Add the cache's counters to *out. */
+void cache_stats(chunk_cache_t *c, loci_nvm_stats_t *out);
+
+/** What the cache is for: its target, budget and chunk size. */
+const struct loci_target *cache_target(const chunk_cache_t *c);
+size_t cache_chunk(const chunk_cache_t *c);
+size_t cache_budget(const chunk_cache_t *c);
+
+/* ------------------------------------------------------- paged_fault.c -- */
+
+/** The process's userfaultfd, its fault-handling threads started. Opened
+ *  on first use; `forced`: settle for one that handles user-mode faults only
+ *  (see uffd_open). fd or LOCI_E* with the reason in loci_last_error(). */
+int paged_uffd(bool forced);
+
+/** Chunks a readahead thread reads at once, at most. */
+#define READAHEAD_BATCH 8
+
+/** The process's userfaultfd moves pages (UFFDIO_MOVE): probed when it was opened. */
+bool paged_uffd_moves(void);
+
+/** Have a readahead thread fill chunk `chunk` of r soon (cache_readahead),
+ *  r held until then. The caller holds r and its cache's lock. Dropped when
+ *  too many are queued. */
+void paged_readahead(paged_region_t *r, uint64_t chunk);
+
+/** 0 when mode=paged can run here without restrictions, else the LOCI_E*
+ *  code of the refusal with its message in *why (static or thread-local). */
+int paged_check_access(const char **why);
+
+/* ---------------------------------------------------------------- paged.c -- */
+
+/** The region containing addr with one more user (fault handlers), or NULL. */
+paged_region_t *paged_region_get(uintptr_t addr);
+/** One more user of r, whose caller is one already. */
+void paged_region_hold(paged_region_t *r);
+void paged_region_put(paged_region_t *r);
+
+#endif

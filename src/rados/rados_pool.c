@@ -1,0 +1,212 @@
+/*
+ * A connection to one pool of a RADOS cluster (rados_pool.h): configured
+ * from the target's keys, every timeout set before connecting, so that a
+ * cluster that is down, a wrong conf or a missing pool each end with a
+ * message saying what to fix.
+ */
+#include "rados/rados_pool.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct rados_pool {
+    rados_t cluster;
+    rados_params_t params;
+    char target[16];
+    rados_ioctx_t io; /* for cluster-wide questions (space); data I/O gets its own */
+    _Atomic int64_t unreachable_until; /* CLOCK_MONOTONIC s: fail fast until then */
+};
+
+static int64_t now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec;
+}
+
+int rados_pool_check(rados_pool_t *rp, const char *what)
+{
+    int64_t until = atomic_load(&rp->unreachable_until);
+    if (!until || now_s() >= until)
+        return 0;
+    return loci__fail(LOCI_EIO, "%s: %s: the cluster of %s (pool %s) did not answer within %u s moments ago; not "
+                                "waiting again before %lld s have passed", rp->target, what, rp->params.conf,
+                      rp->params.pool, rp->params.timeout_s, (long long)(until - now_s()));
+}
+
+const rados_params_t *rados_pool_params(const rados_pool_t *rp) { return &rp->params; }
+const char *rados_pool_target(const rados_pool_t *rp) { return rp->target; }
+
+static int errno_code(int err)
+{
+    switch (-err) {
+    case ENOSPC: case EDQUOT: return LOCI_ENOSPC;
+    case ENOENT: return LOCI_ENOENT;
+    case EBUSY: return LOCI_EBUSY;
+    case EEXIST: return LOCI_EEXIST;
+    case EPERM: case EACCES: return LOCI_EPERM;
+    default: return LOCI_EIO;
+    }
+}
+
+int rados_pool_fail(rados_pool_t *rp, int err, const char *what)
+{
+    if (err == -ETIMEDOUT)
+        atomic_store(&rp->unreachable_until, now_s() + rp->params.timeout_s);
+    const char *hint = err == -ETIMEDOUT ? " (no answer within the target's timeout: is the cluster up and "
+                                           "reachable from this node?)"
+                       : err == -ENOSPC || err == -EDQUOT ? " (the pool is full or at its quota: free space or "
+                                                            "raise the quota with 'ceph osd pool set-quota')"
+                                                          : "";
+    return loci__fail(errno_code(err), "%s: %s on %s (pool %s, %s): %s%s", rp->target, what, rp->target,
+                      rp->params.pool, rp->params.conf, strerror(-err), hint);
+}
+
+static int set_conf(rados_t c, const char *key, const char *value, const rados_params_t *p, const char *target)
+{
+    int rc = rados_conf_set(c, key, value);
+    return rc == 0 ? 0
+                   : loci__fail(LOCI_ECONFIG, "%s: librados refuses %s = %s (%s) for %s", target, key, value,
+                                strerror(-rc), p->conf);
+}
+
+/* The conf must be a readable regular file: librados reads what it can and
+ * says nothing useful about a typo in the path. */
+static int check_conf(const rados_params_t *p, const char *target)
+{
+    if (access(p->conf, R_OK) != 0)
+        return loci__fail(LOCI_ECONFIG, "[target %s] conf = %s: %s; give the ceph.conf of the cluster (e.g. "
+                                        "/etc/ceph/ceph.conf, or DIR/ceph.conf of scripts/store-cluster.sh)",
+                          target, p->conf, strerror(errno));
+    return 0;
+}
+
+static int configure(rados_t c, const rados_params_t *p, const char *target)
+{
+    int rc = rados_conf_read_file(c, p->conf);
+    if (rc < 0)
+        return loci__fail(LOCI_ECONFIG, "[target %s] conf = %s: librados cannot read it (%s)", target, p->conf,
+                          strerror(-rc));
+    char t[16];
+    snprintf(t, sizeof t, "%u", p->timeout_s);
+    /* The timeouts bound every call, whatever the site's conf says. */
+    if ((rc = set_conf(c, "client_mount_timeout", t, p, target)) || (rc = set_conf(c, "rados_mon_op_timeout", t, p, target)) ||
+        (rc = set_conf(c, "rados_osd_op_timeout", t, p, target)))
+        return rc;
+    if (p->keyring[0] && (rc = set_conf(c, "keyring", p->keyring, p, target)))
+        return rc;
+    /* librados logs to stderr by default: loci reports errors itself. */
+    (void)rados_conf_set(c, "log_to_stderr", "false");
+    (void)rados_conf_set(c, "err_to_stderr", "false");
+    (void)rados_conf_set(c, "log_file", "");
+    return 0;
+}
+
+int rados_pool_connect(const rados_params_t *p, const char *target, rados_pool_t **out)
+{
+    int rc = check_conf(p, target);
+    if (rc)
+        return rc;
+    rados_pool_t *rp = calloc(1, sizeof *rp);
+    if (!rp)
+        return loci__fail(LOCI_ENOMEM, "out of memory connecting to %s", target);
+    rp->params = *p;
+    if (!rp->params.timeout_s)
+        rp->params.timeout_s = 30;
+    if (!rp->params.lock_ttl_s)
+        rp->params.lock_ttl_s = 30;
+    snprintf(rp->target, sizeof rp->target, "%s", target);
+    rc = rados_create(&rp->cluster, p->user[0] ? p->user : NULL);
+    if (rc < 0) {
+        free(rp);
+        return loci__fail(LOCI_EIO, "%s: rados_create(%s): %s", target, p->user[0] ? p->user : "admin", strerror(-rc));
+    }
+    if ((rc = configure(rp->cluster, &rp->params, target)) != 0)
+        goto fail;
+    if ((rc = rados_connect(rp->cluster)) < 0) {
+        rc = loci__fail(rc == -EPERM || rc == -EACCES ? LOCI_EPERM : LOCI_EIO,
+                        "%s: cannot connect to the cluster of %s: %s%s", target, p->conf, strerror(-rc),
+                        rc == -ETIMEDOUT || rc == -EINTR ? " (no monitor answered within the timeout: is it up and "
+                                                           "reachable from this node?)"
+                        : rc == -EPERM || rc == -EACCES ? " (check user and keyring)"
+                                                         : "");
+        goto fail;
+    }
+    if ((rc = rados_ioctx_create(rp->cluster, p->pool, &rp->io)) < 0) {
+        rc = rc == -ENOENT ? loci__fail(LOCI_ENOENT, "%s: the cluster of %s has no pool '%s'; create it with "
+                                                     "'ceph osd pool create %s' (or fix pool = in LOCI_CONFIG)",
+                                        target, p->conf, p->pool, p->pool)
+                           : rados_pool_fail(rp, rc, "opening the pool");
+        goto fail;
+    }
+    rados_ioctx_set_namespace(rp->io, p->ns[0] ? p->ns : NULL);
+    *out = rp;
+    return 0;
+fail:
+    rados_shutdown(rp->cluster);
+    free(rp);
+    return rc;
+}
+
+void rados_pool_disconnect(rados_pool_t *rp)
+{
+    if (!rp)
+        return;
+    rados_ioctx_destroy(rp->io);
+    rados_shutdown(rp->cluster);
+    free(rp);
+}
+
+rados_ioctx_t rados_pool_ioctx(rados_pool_t *rp)
+{
+    rados_ioctx_t io;
+    int rc = rados_ioctx_create(rp->cluster, rp->params.pool, &io);
+    if (rc < 0) {
+        rados_pool_fail(rp, rc, "opening an I/O context");
+        return NULL;
+    }
+    rados_ioctx_set_namespace(io, rp->params.ns[0] ? rp->params.ns : NULL);
+    /* A full pool answers ENOSPC/EDQUOT at once (locks and xattrs included)
+     * instead of holding every write until space comes back. */
+    rados_set_pool_full_try(io);
+    return io;
+}
+
+/* The pool's replication factor, from the monitor ("size" of the pool). */
+static unsigned pool_size(rados_pool_t *rp)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "{\"prefix\": \"osd pool get\", \"pool\": \"%s\", \"var\": \"size\", \"format\": \"json\"}",
+             rp->params.pool);
+    const char *cmds[] = {cmd};
+    char *out = NULL, *status = NULL;
+    size_t outlen = 0, statuslen = 0;
+    unsigned size = 1;
+    if (rados_mon_command(rp->cluster, cmds, 1, "", 0, &out, &outlen, &status, &statuslen) == 0 && out) {
+        const char *s = strstr(out, "\"size\":");
+        if (s && sscanf(s + 7, "%u", &size) != 1)
+            size = 1;
+    }
+    rados_buffer_free(out);
+    rados_buffer_free(status);
+    return size ? size : 1;
+}
+
+int rados_pool_space(rados_pool_t *rp, uint64_t *capacity, uint64_t *available)
+{
+    struct rados_cluster_stat_t st;
+    int rc = rados_cluster_stat(rp->cluster, &st);
+    if (rc < 0)
+        return rados_pool_fail(rp, rc, "asking the cluster for its space");
+    if (st.kb == 0) /* no manager reports usage: unknown, not empty */
+        return loci__fail(LOCI_EIO, "%s: the cluster reports no space figures (is a ceph-mgr running?)", rp->target);
+    unsigned replicas = pool_size(rp);
+    *capacity = st.kb * 1024 / replicas;
+    *available = st.kb_avail * 1024 / replicas;
+    return 0;
+}
