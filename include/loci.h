@@ -72,7 +72,9 @@ void loci_fini(void);
  *  `section`, e.g. ("omp", "high_bw") for `[omp] high_bw = kind=hbm!`
  *  (docs/OPENMP.md). *origin (when origin is not NULL) gets "file:line".
  *  NULL + errno ENOENT when the config says nothing there (the front end's
- *  built-in default applies), or loci_init's error. */
+ *  built-in default applies); NULL + errno EINVAL when the value is no
+ *  intent, or in [omp] names allocator traits (checked when asked, the
+ *  message saying file:line); or loci_init's error. */
 const char *loci_config_intent(const char *section, const char *key, const char **origin);
 
 /* --------------------------------------------------------------- targets -- */

@@ -50,14 +50,8 @@ LOCI_HIDDEN void loci__fork_mutex(pthread_mutex_t *m, loci_fork_phase_t phase);
  *  the writer, whose thread id changed with the fork. */
 LOCI_HIDDEN void loci__fork_rwlock(pthread_rwlock_t *l, const pthread_rwlockattr_t *attr, loci_fork_phase_t phase);
 
-/** Register loci's fork handlers (once: when the library is loaded, and
- *  loci_init makes sure). */
+/** Register loci's fork handlers (once: a constructor of core/fork.c, when
+ *  the library is loaded). */
 LOCI_HIDDEN void loci__fork_watch(void);
-
-/* --- lifecycle (core/init.c) --------------------------------------------- */
-
-/** 0 if the library is initialised (initialising it now if needed), else the
- *  init error. Cheap after the first success: one atomic load. */
-LOCI_HIDDEN int loci__ensure_init(void);
 
 #endif

@@ -16,6 +16,7 @@
  */
 #include "shim.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,13 +56,10 @@ static void describe(void)
     }
 }
 
-static void start(void)
+/* The spaces LOCI_CONFIG's [omp] maps elsewhere. false when a value is no
+ * intent for a space (loci_last_error says which line). */
+static bool read_map(void)
 {
-    if (loci_init() != 0) {
-        shim_log(SHIM_ERROR, "loci cannot start: %s; OpenMP allocations go to the runtime (%s), unplaced",
-                 loci_last_error(), shim_runtime()->name);
-        return;
-    }
     for (int i = 0; i < OMP_MEM_SPACES; i++) {
         const char *origin;
         const char *intent = loci_config_intent("omp", spaces[i].key, &origin);
@@ -70,6 +68,19 @@ static void start(void)
             spaces[i].otherwise = NULL;
             spaces[i].origin = origin;
         }
+        else if (errno != ENOENT)
+            return false;
+    }
+    return true;
+}
+
+/* A wrong map counts as loci not starting: nothing is half-placed. */
+static void start(void)
+{
+    if (loci_init() != 0 || !read_map()) {
+        shim_log(SHIM_ERROR, "loci cannot start: %s; OpenMP allocations go to the runtime (%s), unplaced",
+                 loci_last_error(), shim_runtime()->name);
+        return;
     }
     ready = true;
     if (shim_log_on(SHIM_INFO))

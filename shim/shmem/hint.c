@@ -13,6 +13,7 @@
  */
 #include "shim.h"
 
+#include <errno.h>
 #include <loci.h>
 #include <pshmem.h>
 #include <pshmemx.h>
@@ -44,6 +45,8 @@ static void build_intents(void)
     const char *term[NHINTS];
     for (int i = 0; i < NHINTS; i++) {
         term[i] = loci_config_intent("shmem", hints[i].key, NULL);
+        if (!term[i] && errno != ENOENT)
+            fprintf(stderr, "loci-shmem: %s; the hint keeps its default (%s)\n", loci_last_error(), hints[i].intent);
         if (!term[i])
             term[i] = hints[i].intent;
     }

@@ -150,7 +150,7 @@ static loci_allocator_t *find_canonical(const char *canonical, int initiator)
 
 loci_allocator_t *allocator_get(const char *text)
 {
-    if (loci__ensure_init())
+    if (topo_ensure())
         return NULL;
     text = text ? text : "";
     int initiator = topo_initiator(topo_get());

@@ -53,9 +53,6 @@ void interleave_check(const place_t *place, int initiator);
 /** Visit every allocator made so far (for stats). */
 void allocator_foreach(void (*fn)(loci_allocator_t *a, void *arg), void *arg);
 
-/** With LOCI_STATS=1, print the statistics at exit (called once by init). */
-void stats_arm_at_exit(void);
-
 /** Forget every allocator (loci_fini; the pool's heaps go with pool_fini). */
 void allocator_fini(void);
 /** fork() handler (core/fork.c): the allocator cache, then heap creation. */

@@ -70,7 +70,7 @@ static int choose(const loci_allocator_t *a, size_t len, place_t *out)
 
 int loci_place_range(void *addr, size_t len, const char *intent)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc)
         return rc;
     if (len == 0) /* an empty part (MPI windows: NULL or any address) is nothing to place */

@@ -96,7 +96,7 @@ void arena_place(const struct loci_target *t, bool pinned, bool shareable, place
 
 loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)
 {
-    if (loci__ensure_init())
+    if (topo_ensure())
         return NULL;
     intent_t in;
     resolution_t res;
@@ -203,6 +203,15 @@ void *loci_arena_aligned_alloc(loci_arena_t *ar, size_t alignment, size_t size)
     return arena_alloc_with(ar, alignment, size);
 }
 
+/* A block of ar goes back to the allocator that made it. */
+static void block_free(loci_arena_t *ar, void *p)
+{
+    if (ar->sh)
+        arena_shared_free(p);
+    else
+        pool_free(p);
+}
+
 void *arena_realloc(loci_arena_t *ar, void *p, size_t size)
 {
     size_t old = ar->sh ? arena_shared_usable(p) : pool_usable_size(p);
@@ -215,11 +224,11 @@ void *arena_realloc(loci_arena_t *ar, void *p, size_t size)
         return NULL;
     int rc = pool_copy(q, p, size < old ? size : old);
     if (rc != 0) {
-        loci_free(q);
+        block_free(ar, q);
         errno = loci__errno_of(rc);
         return NULL;
     }
-    loci_free(p);
+    block_free(ar, p);
     return q;
 }
 

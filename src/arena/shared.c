@@ -136,7 +136,7 @@ static loci_arena_t *handle(const char *name, const char *intent, const struct l
 loci_arena_t *loci_arena_create_shared(const char *name, const char *intent, size_t max_bytes)
 {
     char mpath[PATH_MAX], dpath[PATH_MAX];
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc == 0)
         rc = check_name(name);
     if (rc == 0 && (max_bytes == 0 || max_bytes / SH_PAGE >= SH_MAX_PAGES))
@@ -240,7 +240,7 @@ static loci_arena_t *attach(const char *name)
 
 loci_arena_t *loci_arena_attach(const char *name)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc == 0)
         rc = check_name(name);
     if (rc != 0) {
@@ -286,7 +286,7 @@ void arena_shared_destroy(loci_arena_t *ar)
 
 int loci_arena_unlink_shared(const char *name)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc == 0)
         rc = check_name(name);
     char path[PATH_MAX];

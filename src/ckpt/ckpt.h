@@ -315,6 +315,10 @@ uint64_t ckpt_stored_bytes(const ckpt_manifest_t *m, bool snaps);
 
 static inline bool ckpt_sum_equal(ckpt_sum_t a, ckpt_sum_t b) { return a.low64 == b.low64 && a.high64 == b.high64; }
 
+/** Forget the registered checkpoint variables and the last save's manifest
+ *  (loci_fini; ckpt_register.c). */
+void ckpt_fini(void);
+
 /** Forget the manifest kept from the last save (ckpt_fini). */
 void ckpt_save_fini(void);
 

@@ -305,7 +305,7 @@ bool ckpt_drain_pending(const char *name)
 
 int loci_ckpt_wait(const char *ckpt)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc == 0)
         rc = nvm_check_name("checkpoint", ckpt);
     if (rc != 0)
@@ -331,7 +331,7 @@ int loci_ckpt_wait(const char *ckpt)
 
 int loci_ckpt_drain(const char *ckpt, const char *target)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc == 0)
         rc = nvm_check_name("checkpoint", ckpt);
     if (rc == 0 && !target && !(target = ckpt_drain_target()))

@@ -111,7 +111,7 @@ int loci_ckpt_list(loci_ckpt_info_t *out, int max)
 {
     if (max < 0 || (max > 0 && !out))
         return loci__fail(LOCI_EINVAL, "loci_ckpt_list: %s", max < 0 ? "negative max" : "NULL array");
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc != 0)
         return rc;
     ckpt_store_t s;
@@ -160,7 +160,7 @@ static int remove_stored(const char *ckpt)
 
 int loci_ckpt_remove(const char *ckpt)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc == 0)
         rc = nvm_check_name("checkpoint", ckpt);
     ckpt_store_t s;

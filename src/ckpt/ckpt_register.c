@@ -24,7 +24,7 @@ static size_t nvars, cap;
 
 int loci_ckpt_register(const char *name, const void *ptr, size_t len)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc == 0)
         rc = nvm_check_name("checkpoint variable", name);
     if (rc != 0)
@@ -34,7 +34,7 @@ int loci_ckpt_register(const char *name, const void *ptr, size_t len)
                           !ptr ? "NULL address" : "length 0");
     if ((uintptr_t)ptr + len < (uintptr_t)ptr)
         return loci__fail(LOCI_EINVAL, "checkpoint variable \"%s\": %zu bytes from %p wrap around", name, len, ptr);
-    const loci_target_t *t = loci_ptr_target(ptr);
+    const loci_target_t *t = pool_target_of(ptr); /* GPU memory is never in a shared arena */
     if (t && !(t->flags & LOCI_TARGET_CPU_ACCESSIBLE))
         return loci__fail(LOCI_ENOTSUP, "checkpoint variable \"%s\": %p is on %s, which the CPU cannot read", name,
                           ptr, t->name);
@@ -125,7 +125,7 @@ static void add_region(const char *name, void *base, size_t size, unsigned flags
 
 int ckpt_begin(const char *ckpt, const char *what, ckpt_item_t **out, size_t *n)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc == 0)
         rc = nvm_check_name("checkpoint", ckpt);
     if (rc != 0)

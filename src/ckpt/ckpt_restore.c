@@ -369,7 +369,7 @@ int loci_ckpt_restore(const char *ckpt)
 
 int loci_ckpt_verify(const char *ckpt)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc == 0)
         rc = nvm_check_name("checkpoint", ckpt);
     if (rc != 0)

@@ -105,7 +105,7 @@ static int open_top(const char *path, bool create, int *fd)
 
 int ckpt_store_open(ckpt_store_t *s, bool exclusive, bool create)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc == 0)
         rc = where(s->path, sizeof s->path);
     if (rc == 0)

@@ -523,7 +523,7 @@ static int resolve_view(const view_t *v, const intent_t *original, resolution_t 
 
 static int make_view(view_t *v)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc)
         return rc;
     v->topo = topo_get();

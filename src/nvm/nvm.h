@@ -36,9 +36,6 @@ void nvm_foreach_region(void (*fn)(const char *name, void *base, size_t size, un
                                    const provider_ops_t *ops, void *arg),
                         void *arg);
 
-/** Forget the registered checkpoint variables (loci_fini; ckpt_register.c). */
-void ckpt_fini(void);
-
 /** Sync and close every region still open (loci_fini). */
 void nvm_fini(void);
 

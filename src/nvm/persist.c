@@ -80,7 +80,7 @@ static void *fail_open(int rc)
 
 void *loci_persist_open(const char *name, size_t size, const char *intent, unsigned flags)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc == 0)
         rc = nvm_check_name("region", name);
     if (rc != 0)
@@ -175,7 +175,7 @@ int loci_persist_close(void *addr)
 
 int loci_persist_remove(const char *name, const char *intent)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc == 0)
         rc = nvm_check_name("region", name);
     place_t place;
@@ -228,7 +228,6 @@ void nvm_foreach_region(void (*fn)(const char *name, void *base, size_t size, un
 
 void nvm_fini(void)
 {
-    ckpt_fini();
     pthread_mutex_lock(&lock);
     region_t *r = open_regions;
     open_regions = NULL;

@@ -14,7 +14,7 @@ typedef int (*range_op_t)(void *addr, size_t size);
 /* The provider op `which` of the memory [addr, addr+len) applied to it. */
 static int apply(const void *addr, size_t len, const char *name, size_t which)
 {
-    if (loci__ensure_init() != 0)
+    if (topo_ensure() != 0)
         return LOCI_EINVAL;
     if (!addr)
         return loci__fail(LOCI_EINVAL, "%s: NULL address", name);

@@ -24,7 +24,6 @@
  *   [shmem]              the OpenSHMEM hints (docs/SHMEM.md): an intent each for high_bw,
  *   high_bw = kind=hbm!,fallback=default   low_lat, near_nic
  */
-#include "intent/intent.h"
 #include "rados/rados_pool.h"
 #include "topo/sources.h"
 #include "units.h"
@@ -50,20 +49,18 @@ typedef struct {
     unsigned seen;     /* bit per key, to refuse a key given twice */
 } config_entry_t;
 
-/* Front-end sections: a front end's own names for places, each mapped to an
- * intent. The front end reads them with loci_config_intent(). */
+/* Front-end sections: a front end's own names for places. Their values are
+ * kept as text, with where they were given; the intent layer interprets
+ * them when a front end asks (loci_config_intent). Here: which sections and
+ * keys exist, so that a misspelt one is refused at once. */
 static const struct frontend_section {
     const char *name;
     const char *const keys[8];
     const char *expected; /* for messages */
-    bool where_only;      /* placement terms only: the front end sets the allocator's traits */
-    bool target_name;     /* values name a target (checked by their user), not intents */
 } frontend_sections[] = {
-    {"omp", {"default", "large_cap", "const", "high_bw", "low_lat"},
-     "default, large_cap, const, high_bw or low_lat", true, false},
-    /* docs/SHMEM.md: hints are advice, an intent may say what to do when it cannot be met */
-    {"shmem", {"high_bw", "low_lat", "near_nic"}, "high_bw, low_lat or near_nic", false, false},
-    {"checkpoint", {"drain"}, "drain (the store target checkpoints are drained to)", false, true},
+    {"omp", {"default", "large_cap", "const", "high_bw", "low_lat"}, "default, large_cap, const, high_bw or low_lat"},
+    {"shmem", {"high_bw", "low_lat", "near_nic"}, "high_bw, low_lat or near_nic"},
+    {"checkpoint", {"drain"}, "drain (the store target checkpoints are drained to)"},
 };
 enum { FRONTEND_SECTIONS = sizeof frontend_sections / sizeof *frontend_sections };
 
@@ -315,8 +312,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
                        e->name, name);
 }
 
-/* `key = intent` in a front-end section: a known key, once, and an intent
- * that parses and only says where (traits belong to the front end). */
+/* `key = value` in a front-end section: a known key, once. */
 static int frontend_key(topo_config_t *c, const struct frontend_section *fs, const char *key,
                         const char *value)
 {
@@ -328,16 +324,6 @@ static int frontend_key(topo_config_t *c, const struct frontend_section *fs, con
     for (int i = 0; i < c->nfrontend; i++)
         if (strcmp(c->frontend[i].section, fs->name) == 0 && strcmp(c->frontend[i].key, fs->keys[k]) == 0)
             return config_fail(c, c->line, "[%s]: '%s' given twice", fs->name, fs->keys[k]);
-    intent_t in;
-    if (!fs->target_name && intent_parse(value, &in) != 0)
-        return config_fail(c, c->line, "[%s] %s = %s: %s", fs->name, fs->keys[k], value, loci_last_error());
-    static const intent_key_t traits[] = {TERM_FALLBACK, TERM_ALIGN, TERM_PARTITION, TERM_PINNED};
-    for (size_t i = 0; fs->where_only && i < sizeof traits / sizeof *traits; i++)
-        if (intent_find(&in, traits[i]))
-            return config_fail(c, c->line,
-                               "[%s] %s = %s: give only where the memory is; fallback, align, partition "
-                               "and pinned are allocator traits the program sets",
-                               fs->name, fs->keys[k], value);
     if (c->nfrontend == c->capfrontend) {
         int cap = c->capfrontend ? 2 * c->capfrontend : 8;
         topo_frontend_t *f = realloc(c->frontend, (size_t)cap * sizeof *f);
@@ -347,8 +333,8 @@ static int frontend_key(topo_config_t *c, const struct frontend_section *fs, con
         c->capfrontend = cap;
     }
     topo_frontend_t *f = &c->frontend[c->nfrontend];
-    *f = (topo_frontend_t){.intent = strdup(value)};
-    if (!f->intent)
+    *f = (topo_frontend_t){.value = strdup(value)};
+    if (!f->value)
         return config_fail(c, c->line, "out of memory");
     c->nfrontend++;
     snprintf(f->section, sizeof f->section, "%s", fs->name);
@@ -529,7 +515,7 @@ void topo_config_free(topo_config_t *c)
         free(c->entries[i].path);
     free(c->entries);
     for (int i = 0; i < c->nfrontend; i++)
-        free(c->frontend[i].intent);
+        free(c->frontend[i].value);
     free(c->frontend);
     free(c);
 }
@@ -620,9 +606,9 @@ static int copy_frontend(const topo_config_t *c, topo_t *t)
         return loci__fail(LOCI_ENOMEM, "out of memory reading %s", c->path);
     for (int i = 0; i < c->nfrontend; i++) {
         f[i] = c->frontend[i];
-        if (!(f[i].intent = strdup(c->frontend[i].intent))) {
+        if (!(f[i].value = strdup(c->frontend[i].value))) {
             while (i--)
-                free(f[i].intent);
+                free(f[i].value);
             free(f);
             return loci__fail(LOCI_ENOMEM, "out of memory reading %s", c->path);
         }
@@ -706,13 +692,10 @@ int topo_config_add_stores(const topo_config_t *c, topo_t *t)
     return 0;
 }
 
-const char *loci_config_intent(const char *section, const char *key, const char **origin)
+const char *topo_config_value(const char *section, const char *key, const char **origin)
 {
-    if (origin)
-        *origin = NULL;
-    if (!section || !key)
-        return loci__fail_null(LOCI_EINVAL, "loci_config_intent: NULL section or key");
-    int rc = loci__ensure_init();
+    *origin = NULL;
+    int rc = topo_ensure();
     if (rc) { /* loci_last_error() already says why */
         errno = loci__errno_of(rc);
         return NULL;
@@ -720,9 +703,8 @@ const char *loci_config_intent(const char *section, const char *key, const char 
     const topo_t *t = topo_get();
     for (int i = 0; i < t->nfrontend; i++)
         if (strcasecmp(t->frontend[i].section, section) == 0 && strcasecmp(t->frontend[i].key, key) == 0) {
-            if (origin)
-                *origin = t->frontend[i].origin;
-            return t->frontend[i].intent;
+            *origin = t->frontend[i].origin;
+            return t->frontend[i].value;
         }
     return loci__fail_null(LOCI_ENOENT, "LOCI_CONFIG gives no [%s] %s", section, key);
 }

@@ -37,13 +37,13 @@ int topo_initiator(const topo_t *t)
 
 int loci_initiator(void)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     return rc ? rc : topo_initiator(topo_get());
 }
 
 int loci_set_initiator(int node)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc)
         return rc;
     if (node < 0) {

@@ -81,7 +81,7 @@ void topo_free(topo_t *t)
     free(t->distance);
     free(t->devices);
     for (int i = 0; i < t->nfrontend; i++)
-        free(t->frontend[i].intent);
+        free(t->frontend[i].value);
     free(t->frontend);
     free(t);
 }

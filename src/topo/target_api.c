@@ -8,13 +8,13 @@
 
 int loci_target_count(void)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     return rc ? rc : topo_get()->ntargets;
 }
 
 const loci_target_t *loci_target_at(int index)
 {
-    if (loci__ensure_init())
+    if (topo_ensure())
         return NULL;
     topo_t *t = topo_get();
     if (index < 0 || index >= t->ntargets)
@@ -25,7 +25,7 @@ const loci_target_t *loci_target_at(int index)
 
 const loci_target_t *loci_target_by_name(const char *name)
 {
-    if (loci__ensure_init())
+    if (topo_ensure())
         return NULL;
     topo_t *t = topo_get();
     if (!name)
@@ -52,7 +52,7 @@ const loci_target_t *loci_target_by_name(const char *name)
 
 static int check_target(const loci_target_t *tg)
 {
-    int rc = loci__ensure_init();
+    int rc = topo_ensure();
     if (rc)
         return rc;
     topo_t *t = topo_get();

@@ -90,10 +90,11 @@ struct loci_target {
     char *unreachable;         /* kind store: why it cannot be used now (NULL: it can) */
 };
 
-/* One `key = intent` line of a front-end section of LOCI_CONFIG ([omp]). */
+/* One `key = value` line of a front-end section of LOCI_CONFIG ([omp]),
+ * as text: the intent layer interprets it (loci_config_intent). */
 typedef struct {
     char section[16], key[16];
-    char *intent;
+    char *value;
     char origin[560];          /* "file:line" */
 } topo_frontend_t;
 
@@ -119,8 +120,26 @@ typedef struct topo {
 int topo_discover(topo_t **out);
 void topo_free(topo_t *t);
 
-/** The topology of the initialised library (NULL before init). */
+/* --- the process's topology (topo/current.c) ------------------------------ */
+
+/** 0 when the topology is discovered (discovering it now if needed: the
+ *  library's lazy initialisation), else the discovery's LOCI_E* code with
+ *  loci_last_error() saying why. Cheap after the first success: one atomic
+ *  load. Every public entry point that needs the machine starts here. */
+int topo_ensure(void);
+
+/** The discovered topology (NULL before topo_ensure succeeded). */
 topo_t *topo_get(void);
+
+/** Detach the topology for loci_fini: with discovery held off, run
+ *  `teardown` (the layers above let go of its targets) if there was one,
+ *  and return it for topo_free. */
+topo_t *topo_retire(void (*teardown)(void));
+
+/** The text of `key` in the front-end section `section` of LOCI_CONFIG
+ *  (discovering the topology if needed), with where it was given
+ *  ("file:line") in *origin; NULL with LOCI_ENOENT when it is not given. */
+const char *topo_config_value(const char *section, const char *key, const char **origin);
 
 /* helpers used by the sources */
 topo_node_t *topo_node(topo_t *t, int os_index);

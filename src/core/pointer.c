@@ -1,0 +1,69 @@
+/*
+ * The calls of loci.h that take any pointer loci handed out, whoever made
+ * it: a block of an allocator (its heap in the pool), of a private arena
+ * (its own heap, under the arena's max_bytes) or of a shared arena (its own
+ * allocator in the segment every process maps). This is the one place that
+ * knows all three, so that none of them has to know the others.
+ */
+#include "alloc/allocator.h"
+#include "arena/arena.h"
+
+#include <errno.h>
+
+void *loci_realloc(void *ptr, size_t size)
+{
+    if (!ptr)
+        return loci_alloc(allocator_get(""), size);
+    if (size == 0) {
+        loci_free(ptr);
+        return NULL;
+    }
+    loci_arena_t *ar = arena_of_block(ptr); /* arena blocks stay in their arena, under its max_bytes */
+    if (ar)
+        return arena_realloc(ar, ptr, size);
+    pool_heap_t *h = pool_heap_of(ptr);
+    if (!h || pool_usable_size(ptr) == 0)
+        return loci__fail_null(LOCI_EINVAL, "loci_realloc(%p): not a live loci block", ptr);
+    void *p = pool_realloc(ptr, size);
+    if (p || errno != ENOMEM)
+        return p;
+    /* its heap is full: move it wherever its allocator's fallback allows */
+    loci_allocator_t *owner = pool_heap_owner(h);
+    if (!owner || !(p = loci_alloc(owner, size)))
+        return NULL;
+    size_t old = pool_usable_size(ptr);
+    int rc = pool_copy(p, ptr, old < size ? old : size);
+    if (rc != 0) {
+        pool_free(p);
+        errno = loci__errno_of(rc);
+        return NULL;
+    }
+    pool_free(ptr);
+    return p;
+}
+
+/* Shared arenas have an allocator of their own: looked up only while one
+ * is attached in this process. */
+void loci_free(void *ptr)
+{
+    if (LOCI_UNLIKELY(arena_shared_any()) && arena_shared_free(ptr))
+        return;
+    pool_free(ptr);
+}
+
+size_t loci_usable_size(const void *ptr)
+{
+    if (!ptr)
+        return 0;
+    size_t n = pool_usable_size(ptr);
+    return n || !arena_shared_any() ? n : arena_shared_usable(ptr);
+}
+
+const loci_target_t *loci_ptr_target(const void *ptr)
+{
+    const loci_target_t *t = ptr ? pool_target_of(ptr) : NULL;
+    loci_arena_t *ar = !t && ptr && arena_shared_any() ? arena_shared_of(ptr) : NULL;
+    if (ar)
+        t = loci_arena_target(ar);
+    return t ? t : loci__fail_null(LOCI_ENOENT, "%p is not memory loci allocated", ptr);
+}
