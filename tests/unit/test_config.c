@@ -3,6 +3,7 @@
  * bad LOCI_TOPOLOGY: good files change what discovery reports, with the right
  * source; bad ones fail loci_init with "file:line: what is wrong".
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -260,6 +261,20 @@ static void careless_and_hostile_configs(void **state)
     assert_string_equal(loci_config_intent("shmem", "high_bw", NULL), "kind=hbm!,fallback=default");
     assert_string_equal(loci_config_intent("shmem", "near_nic", NULL), "near=nic");
     expect_config_error("[shmem]\nfast = bandwidth=high\n", "bad.ini:2: [shmem]: unknown key 'fast'; expected high_bw, low_lat or near_nic");
+    /* a value that is no intent: loci starts, the front end asking is told which line */
+    path = write_file("worse.ini", "[shmem]\nhigh_bw = bandwidth=very\n[omp]\nhigh_bw = kind=hbm, fallback=null\n");
+    assert_int_equal(init_with(path), 0);
+    const char *origin = "unset";
+    errno = 0;
+    assert_null(loci_config_intent("shmem", "high_bw", &origin));
+    assert_int_equal(errno, EINVAL);
+    assert_null(origin);
+    assert_non_null(strstr(loci_last_error(), "worse.ini:2: [shmem] high_bw = bandwidth=very: "));
+    assert_null(loci_config_intent("omp", "high_bw", NULL));
+    assert_non_null(strstr(loci_last_error(), "worse.ini:4: [omp] high_bw = kind=hbm, fallback=null: give only where"));
+    errno = 0;
+    assert_null(loci_config_intent("omp", "low_lat", NULL));
+    assert_int_equal(errno, ENOENT);
     assert_int_equal(init_with(NULL), 0);
 }
 
