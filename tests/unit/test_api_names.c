@@ -14,6 +14,7 @@
 
 #include "loci.h"
 #include "loci_shmem.h"
+#include "api_names_pairs.h"
 #include "support/scratch.h"
 
 #include <errno.h>
@@ -23,23 +24,11 @@
 
 /* Declared with one type: _Generic is not evaluated, so the shmem names
  * need no libloci-shmem here. */
-#define SAME_TYPE(a, b) _Static_assert(_Generic(&(a), __typeof__(&(b)): 1, default: 0), #a " and " #b " differ")
-SAME_TYPE(loci_initiator_set, loci_set_initiator);
-SAME_TYPE(loci_range_place, loci_place_range);
-SAME_TYPE(loci_ptr_arena, loci_arena_of);
-SAME_TYPE(loci_region_open, loci_persist_open);
-SAME_TYPE(loci_region_sync, loci_persist_sync);
-SAME_TYPE(loci_region_close, loci_persist_close);
-SAME_TYPE(loci_region_remove, loci_persist_remove);
-SAME_TYPE(loci_region_size, loci_persist_size);
-SAME_TYPE(shmemx_partition_create, shmemx_hhm_create);
-SAME_TYPE(shmemx_partition_destroy, shmemx_hhm_destroy);
-SAME_TYPE(shmemx_partition_last_error, shmemx_hhm_last_error);
+#define SAME_TYPE(a, b) _Static_assert(_Generic(&(a), __typeof__(&(b)): 1, default: 0), #a " and " #b " differ");
+API_NAME_PAIRS(SAME_TYPE)
 _Static_assert(_Generic((loci_arena_move_request_t *)0, loci_arena_move_t *: 1, default: 0), "move types differ");
 _Static_assert(_Generic((loci_ckpt_gc_stats_t *)0, loci_ckpt_gc_t *: 1, default: 0), "gc types differ");
-_Static_assert(LOCI_REGION_CREATE == LOCI_CREATE && LOCI_REGION_READONLY == LOCI_READONLY &&
-                   LOCI_REGION_SHARED == LOCI_SHARED,
-               "region flags differ");
+_Static_assert(API_NAME_FLAGS_AGREE, "region flags differ");
 
 /* test_api_names.cpp: loci_ptr_arena(ptr) as C++ calls it, NULL when loci_arena_of disagrees. */
 loci_arena_t *api_names_cxx_arena(const void *ptr);
