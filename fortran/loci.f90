@@ -8,6 +8,8 @@
 !    c_f_pointer; sizes are integer(c_size_t) byte counts;
 !  - integer functions return 0 or a negative LOCI_E* status, as in C;
 !    pointer functions return c_null_ptr on failure, with loci_last_error().
+! Names are those of include/loci.h ("Names"); the older C names that header
+! keeps as aliases are generic names here for the same procedures.
 module loci
   use, intrinsic :: iso_c_binding
   implicit none
@@ -20,7 +22,9 @@ module loci
        LOCI_EIO = -8, LOCI_EEXIST = -9, LOCI_EBUSY = -10, LOCI_ENOSPC = -11
   integer(c_int), parameter, public :: LOCI_TARGET_PERSISTENT = 1, LOCI_TARGET_SHAREABLE = 2, &
        LOCI_TARGET_CPU_ACCESSIBLE = 4, LOCI_TARGET_GPU_ACCESSIBLE = 8, LOCI_TARGET_SIMULATED = 16
-  integer(c_int), parameter, public :: LOCI_CREATE = 1, LOCI_READONLY = 2, LOCI_SHARED = 4
+  integer(c_int), parameter, public :: LOCI_REGION_CREATE = 1, LOCI_REGION_READONLY = 2, LOCI_REGION_SHARED = 4
+  integer(c_int), parameter, public :: LOCI_CREATE = LOCI_REGION_CREATE, LOCI_READONLY = LOCI_REGION_READONLY, &
+       LOCI_SHARED = LOCI_REGION_SHARED  ! older names
 
   !> loci_target_info_t; name, kind and source are C strings: use loci_string().
   type, bind(c), public :: loci_target_info_t
@@ -35,10 +39,12 @@ module loci
   public :: loci_target_count, loci_target_at, loci_target_by_name, loci_target_info, loci_target_name
   public :: loci_allocator_create, loci_allocator_destroy, loci_alloc, loci_calloc, &
        loci_aligned_alloc, loci_free, loci_usable_size, loci_ptr_target
-  public :: loci_arena_create, loci_arena_alloc, loci_arena_move, loci_arena_of, loci_arena_target, &
+  public :: loci_arena_create, loci_arena_alloc, loci_arena_move, loci_ptr_arena, loci_arena_target, &
        loci_arena_destroy
-  public :: loci_persist_open, loci_persist_sync, loci_persist_close, loci_persist_remove, &
-       loci_persist_size, loci_nvm_prefetch, loci_nvm_flush, loci_nvm_evict
+  public :: loci_region_open, loci_region_sync, loci_region_close, loci_region_remove, &
+       loci_region_size, loci_nvm_prefetch, loci_nvm_flush, loci_nvm_evict
+  public :: loci_arena_of, loci_persist_open, loci_persist_sync, loci_persist_close, &
+       loci_persist_remove, loci_persist_size  ! older names
   public :: loci_ckpt_register, loci_ckpt_unregister, loci_ckpt_save, loci_ckpt_restore, &
        loci_ckpt_verify, loci_ckpt_remove
 
@@ -101,10 +107,10 @@ module loci
        import :: c_ptr, c_int
        type(c_ptr), value :: ar, dst
      end function loci_arena_move
-     type(c_ptr) function loci_arena_of(p) bind(c, name="loci_arena_of")
+     type(c_ptr) function loci_ptr_arena(p) bind(c, name="loci_ptr_arena")
        import :: c_ptr
        type(c_ptr), value :: p
-     end function loci_arena_of
+     end function loci_ptr_arena
      type(c_ptr) function loci_arena_target(ar) bind(c, name="loci_arena_target")
        import :: c_ptr
        type(c_ptr), value :: ar
@@ -113,18 +119,18 @@ module loci
        import :: c_ptr
        type(c_ptr), value :: ar
      end subroutine loci_arena_destroy
-     integer(c_int) function loci_persist_sync(addr) bind(c, name="loci_persist_sync")
+     integer(c_int) function loci_region_sync(addr) bind(c, name="loci_region_sync")
        import :: c_ptr, c_int
        type(c_ptr), value :: addr
-     end function loci_persist_sync
-     integer(c_int) function loci_persist_close(addr) bind(c, name="loci_persist_close")
+     end function loci_region_sync
+     integer(c_int) function loci_region_close(addr) bind(c, name="loci_region_close")
        import :: c_ptr, c_int
        type(c_ptr), value :: addr
-     end function loci_persist_close
-     integer(c_size_t) function loci_persist_size(addr) bind(c, name="loci_persist_size")
+     end function loci_region_close
+     integer(c_size_t) function loci_region_size(addr) bind(c, name="loci_region_size")
        import :: c_ptr, c_size_t
        type(c_ptr), value :: addr
-     end function loci_persist_size
+     end function loci_region_size
      integer(c_int) function loci_nvm_prefetch(addr, len) bind(c, name="loci_nvm_prefetch")
        import :: c_ptr, c_int, c_size_t
        type(c_ptr), value :: addr
@@ -168,16 +174,16 @@ module loci
        character(kind=c_char), intent(in) :: intent(*)
        integer(c_size_t), value :: max_bytes
      end function c_arena_create
-     type(c_ptr) function c_persist_open(name, size, intent, flags) bind(c, name="loci_persist_open")
+     type(c_ptr) function c_region_open(name, size, intent, flags) bind(c, name="loci_region_open")
        import :: c_ptr, c_char, c_size_t, c_int
        character(kind=c_char), intent(in) :: name(*), intent(*)
        integer(c_size_t), value :: size
        integer(c_int), value :: flags
-     end function c_persist_open
-     integer(c_int) function c_persist_remove(name, intent) bind(c, name="loci_persist_remove")
+     end function c_region_open
+     integer(c_int) function c_region_remove(name, intent) bind(c, name="loci_region_remove")
        import :: c_int, c_char
        character(kind=c_char), intent(in) :: name(*), intent(*)
-     end function c_persist_remove
+     end function c_region_remove
      integer(c_int) function c_ckpt_register(name, ptr, len) bind(c, name="loci_ckpt_register")
        import :: c_int, c_char, c_ptr, c_size_t
        character(kind=c_char), intent(in) :: name(*)
@@ -209,6 +215,26 @@ module loci
        character(kind=c_char), intent(in) :: name(*)
      end function c_ckpt_remove
   end interface
+
+  ! ---- older names (include/loci.h, "Names"): generic names for the procedures above ----
+  interface loci_arena_of
+     procedure :: loci_ptr_arena
+  end interface loci_arena_of
+  interface loci_persist_open
+     procedure :: loci_region_open
+  end interface loci_persist_open
+  interface loci_persist_sync
+     procedure :: loci_region_sync
+  end interface loci_persist_sync
+  interface loci_persist_close
+     procedure :: loci_region_close
+  end interface loci_persist_close
+  interface loci_persist_remove
+     procedure :: loci_region_remove
+  end interface loci_persist_remove
+  interface loci_persist_size
+     procedure :: loci_region_size
+  end interface loci_persist_size
 
 contains
 
@@ -276,17 +302,17 @@ contains
   end function loci_arena_create
 
   !> Map persistent region `name`; intent "" = "persist" (the ssd0 tier).
-  type(c_ptr) function loci_persist_open(name, size, intent, flags)
+  type(c_ptr) function loci_region_open(name, size, intent, flags)
     character(*), intent(in) :: name, intent
     integer(c_size_t), intent(in) :: size
     integer(c_int), intent(in) :: flags
-    loci_persist_open = c_persist_open(cstr(name), size, cstr(intent), flags)
-  end function loci_persist_open
+    loci_region_open = c_region_open(cstr(name), size, cstr(intent), flags)
+  end function loci_region_open
 
-  integer(c_int) function loci_persist_remove(name, intent)
+  integer(c_int) function loci_region_remove(name, intent)
     character(*), intent(in) :: name, intent
-    loci_persist_remove = c_persist_remove(cstr(name), cstr(intent))
-  end function loci_persist_remove
+    loci_region_remove = c_region_remove(cstr(name), cstr(intent))
+  end function loci_region_remove
 
   !> Register the `len` bytes at `ptr` (e.g. c_loc(array)) as checkpoint variable `name`.
   integer(c_int) function loci_ckpt_register(name, ptr, len)

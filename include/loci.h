@@ -13,6 +13,26 @@
  *    loci_init() first is only needed to catch configuration errors early.
  *  - Strings and objects returned by loci are owned by loci: never free them.
  *    They stay valid until loci_fini().
+ *
+ * Names (docs/API.md, "Naming")
+ *  - loci_<object>_<verb>: the thing first, then what is done to it or asked
+ *    of it, as hwloc_<object>_<verb> (loci_arena_move, loci_target_info,
+ *    loci_initiator_set). A getter is the object and its attribute alone
+ *    (loci_initiator, loci_arena_target).
+ *  - "What does this pointer belong to" is loci_ptr_<owner>(ptr):
+ *    loci_ptr_target, loci_ptr_arena.
+ *  - Persistent named regions are regions everywhere: loci_region_*,
+ *    LOCI_REGION_* ("persist" is the intent term that picks their tier).
+ *  - Types are nouns, loci_<noun>_t (loci_arena_move_request_t: a move in
+ *    flight; loci_ckpt_gc_stats_t: what a collection did).
+ *  - The malloc family keeps the C library's names: loci_alloc, loci_calloc,
+ *    loci_aligned_alloc, loci_realloc, loci_free, loci_usable_size, and
+ *    loci_strerror.
+ *  Older names that drifted from this stay, declared beside the new name:
+ *  "alias of X; both stay" where the contract fixes the old name (DESIGN.md
+ *  §2), "deprecated alias of X" where it does not: it keeps working, new
+ *  code uses X. Every alias is an exported function (or a typedef, or an
+ *  enum constant) with exactly the meaning of X.
  */
 #ifndef LOCI_H
 #define LOCI_H
@@ -125,12 +145,14 @@ typedef struct {
 int loci_target_info(const loci_target_t *t, loci_target_info_t *out);
 
 /** The NUMA node (with CPUs) whose view the calling thread gets: the node of the
- *  CPU it runs on, unless loci_set_initiator() chose another. */
+ *  CPU it runs on, unless loci_initiator_set() chose another. */
 int loci_initiator(void);
 
 /** Make the calling thread see the machine from NUMA node `node` (which must
  *  have CPUs), e.g. to plan placement for threads that will run there.
  *  -1 returns to the node of the current CPU. LOCI_EINVAL for a node without CPUs. */
+int loci_initiator_set(int node);
+/** Deprecated alias of loci_initiator_set (verb first). */
 int loci_set_initiator(int node);
 
 /** Where each attribute of the target came from, for tools and diagnostics:
@@ -236,6 +258,8 @@ const loci_target_t *loci_ptr_target(const void *ptr);
  *  range unmapped), LOCI_ENOENT (nothing satisfies the intent), LOCI_ENOTSUP
  *  (it resolves to a file tier or GPU: only NUMA memory can be bound),
  *  LOCI_ENOMEM (fallback=null and no room), with loci_last_error(). */
+int loci_range_place(void *addr, size_t len, const char *intent);
+/** Deprecated alias of loci_range_place (verb first). */
 int loci_place_range(void *addr, size_t len, const char *intent);
 
 /* ----------------------------------------------------------------- stats -- */
@@ -313,26 +337,31 @@ void *loci_arena_aligned_alloc(loci_arena_t *ar, size_t alignment, size_t size);
  *  moving it again finishes the job. */
 int loci_arena_move(loci_arena_t *ar, const loci_target_t *dst);
 
-/** A move running on a thread of its own (loci_arena_move_async). */
-typedef struct loci_arena_move loci_arena_move_t;
+/** A move in flight, running on a thread of its own (loci_arena_move_async):
+ *  a request, as MPI's for its nonblocking calls. */
+typedef struct loci_arena_move loci_arena_move_request_t;
+/** Deprecated alias of loci_arena_move_request_t (the type was named after the verb). */
+typedef loci_arena_move_request_t loci_arena_move_t;
 
 /** Start loci_arena_move(ar, dst) in the background and return at once.
  *  What loci_arena_move refuses before moving anything (bad arguments, a
  *  shared arena, an impossible destination) gives NULL + errno here; any
  *  other outcome comes from loci_arena_move_wait, which must be called once
  *  for every move started. */
-loci_arena_move_t *loci_arena_move_async(loci_arena_t *ar, const loci_target_t *dst);
+loci_arena_move_request_t *loci_arena_move_async(loci_arena_t *ar, const loci_target_t *dst);
 
 /** 1 when the move has finished (loci_arena_move_wait will not block), 0
  *  while it runs; LOCI_EINVAL for NULL. */
-int loci_arena_move_done(const loci_arena_move_t *m);
+int loci_arena_move_done(const loci_arena_move_request_t *m);
 
 /** Wait for the move, release m, and return what loci_arena_move would have
  *  (with its message in loci_last_error()). */
-int loci_arena_move_wait(loci_arena_move_t *m);
+int loci_arena_move_wait(loci_arena_move_request_t *m);
 
 /** The arena whose memory contains ptr (any address inside one of its
  *  blocks), or NULL + ENOENT. O(1) for private arenas. */
+loci_arena_t *loci_ptr_arena(const void *ptr);
+/** Alias of loci_ptr_arena; both stay (the contract fixes loci_arena_of). */
 loci_arena_t *loci_arena_of(const void *ptr);
 
 /** The target arena ar lives on now. */
@@ -398,11 +427,14 @@ int loci_arena_unlink_shared(const char *name);
  * regions below outlive the process: NVMalloc's variables with a lifetime.
  */
 
-/** Flags of loci_persist_open. */
+/** Flags of loci_region_open. */
 enum {
-    LOCI_CREATE = 1u << 0,   /**< create the region, zero-filled, if it does not exist */
-    LOCI_READONLY = 1u << 1, /**< map it read-only: stores to it fault (SIGSEGV) */
-    LOCI_SHARED = 1u << 2,   /**< other processes may have it open at the same time */
+    LOCI_REGION_CREATE = 1u << 0,   /**< create the region, zero-filled, if it does not exist */
+    LOCI_REGION_READONLY = 1u << 1, /**< map it read-only: stores to it fault (SIGSEGV) */
+    LOCI_REGION_SHARED = 1u << 2,   /**< other processes may have it open at the same time */
+    LOCI_CREATE = LOCI_REGION_CREATE,     /**< deprecated alias of LOCI_REGION_CREATE */
+    LOCI_READONLY = LOCI_REGION_READONLY, /**< deprecated alias of LOCI_REGION_READONLY */
+    LOCI_SHARED = LOCI_REGION_SHARED,     /**< deprecated alias of LOCI_REGION_SHARED */
 };
 
 /** Map the persistent region `name` ([A-Za-z0-9_.-], at most 128 characters,
@@ -414,42 +446,52 @@ enum {
  *  made as they are written; checkpoints share them) and is always opened
  *  paged, with its own chunk size, whatever the intent's mode.
  *
- *  `size` is rounded up to the page size. Creating (LOCI_CREATE, when the
+ *  `size` is rounded up to the page size. Creating (LOCI_REGION_CREATE, when the
  *  region is missing) needs size > 0; a file has its space reserved at once,
  *  a directory of chunks has the tier's free space checked (LOCI_ENOSPC when
  *  the tier is full). Opening an existing region needs its size, or 0 to take
- *  it as it is; loci_persist_size() tells it.
+ *  it as it is; loci_region_size() tells it.
  *
- *  Opening locks the region: a writer without LOCI_SHARED has it to itself;
- *  LOCI_SHARED or LOCI_READONLY openers may be many. Read-only and shared
+ *  Opening locks the region: a writer without LOCI_REGION_SHARED has it to itself;
+ *  LOCI_REGION_SHARED or LOCI_REGION_READONLY openers may be many. Read-only and shared
  *  openings of a file use mode=mmap, so that every process maps the same
  *  single copy in the page cache; mode=paged! keeps a private cache for
- *  LOCI_READONLY alone and is refused with LOCI_SHARED (ENOTSUP). A directory
- *  of chunks has no file to map: LOCI_READONLY gives a private read-only
- *  cache, LOCI_SHARED is refused (ENOTSUP; create it with mode=mmap to share
+ *  LOCI_REGION_READONLY alone and is refused with LOCI_REGION_SHARED (ENOTSUP). A directory
+ *  of chunks has no file to map: LOCI_REGION_READONLY gives a private read-only
+ *  cache, LOCI_REGION_SHARED is refused (ENOTSUP; create it with mode=mmap to share
  *  it).
  *
  *  Returns the address, or NULL + errno (EINVAL: bad name, size or flags;
- *  ENOENT: no such region without LOCI_CREATE; EBUSY: open elsewhere in a
+ *  ENOENT: no such region without LOCI_REGION_CREATE; EBUSY: open elsewhere in a
  *  conflicting way; EPERM: a tier directory or file that is not safely yours,
  *  or one you may not write; ENOSPC; ENOTSUP) with loci_last_error() saying
  *  what to change. */
+void *loci_region_open(const char *name, size_t size, const char *intent, unsigned flags);
+/** Deprecated alias of loci_region_open. */
 void *loci_persist_open(const char *name, size_t size, const char *intent, unsigned flags);
 
 /** Make the region's contents durable: data written before this call
  *  survives a crash of the process or the machine. addr: any address in it. */
+int loci_region_sync(void *addr);
+/** Deprecated alias of loci_region_sync. */
 int loci_persist_sync(void *addr);
 
 /** Sync (unless read-only) and unmap the region; its file (or directory) stays. */
+int loci_region_close(void *addr);
+/** Deprecated alias of loci_region_close. */
 int loci_persist_close(void *addr);
 
 /** Delete the region `name` of the tier `intent` resolves to (as in
- *  loci_persist_open): its file, or its directory and the region's names of
+ *  loci_region_open): its file, or its directory and the region's names of
  *  its chunk files (a checkpoint's links to them stay). LOCI_EBUSY while this
  *  or another process has it open, LOCI_ENOENT when there is none. */
+int loci_region_remove(const char *name, const char *intent);
+/** Deprecated alias of loci_region_remove. */
 int loci_persist_remove(const char *name, const char *intent);
 
 /** Size in bytes of the open region containing addr, 0 if none. */
+size_t loci_region_size(const void *addr);
+/** Deprecated alias of loci_region_size. */
 size_t loci_persist_size(const void *addr);
 
 /** Read [addr, addr+len) into DRAM now (paged: its chunks fill the cache, at
@@ -613,12 +655,14 @@ typedef struct {
                                     *   checkpoint there or here refers to */
     uint64_t store_chunks_removed; /**< drained chunks none refers to (left by removed
                                     *   checkpoints or killed drains), deleted */
-} loci_ckpt_gc_t;
+} loci_ckpt_gc_stats_t;
+/** Deprecated alias of loci_ckpt_gc_stats_t (the type was named after the verb). */
+typedef loci_ckpt_gc_stats_t loci_ckpt_gc_t;
 
 /** Delete the pool chunks no checkpoint refers to and what interrupted saves
  *  left (mark and sweep, excluding saves). out may be NULL. 0 or LOCI_E*;
  *  LOCI_EIO when a manifest cannot be read (nothing is deleted then). */
-int loci_ckpt_gc(loci_ckpt_gc_t *out);
+int loci_ckpt_gc(loci_ckpt_gc_stats_t *out);
 
 /** Counters of a save (loci_ckpt_last_save). */
 typedef struct {

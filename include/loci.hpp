@@ -71,15 +71,15 @@ private:
     loci_arena_t *a_;
 };
 
-/** A persistent named region (loci_persist_open), mapped for the lifetime of this object;
+/** A persistent named region (loci_region_open), mapped for the lifetime of this object;
  *  the file stays. Move-only. */
 class region {
 public:
-    region(const char *name, std::size_t size, const char *intent = nullptr, unsigned flags = LOCI_CREATE)
-        : p_(loci_persist_open(name, size, intent, flags))
+    region(const char *name, std::size_t size, const char *intent = nullptr, unsigned flags = LOCI_REGION_CREATE)
+        : p_(loci_region_open(name, size, intent, flags))
     {
         if (!p_)
-            throw error(std::string("loci_persist_open(\"") + name + "\")");
+            throw error(std::string("loci_region_open(\"") + name + "\")");
     }
     region(region &&other) noexcept : p_(std::exchange(other.p_, nullptr)) {}
     region &operator=(region &&other) noexcept
@@ -95,19 +95,19 @@ public:
     ~region() { close(); }
 
     void *data() const noexcept { return p_; }
-    std::size_t size() const noexcept { return loci_persist_size(p_); }
-    /** Make what was written durable (loci_persist_sync); throws loci::error. */
+    std::size_t size() const noexcept { return loci_region_size(p_); }
+    /** Make what was written durable (loci_region_sync); throws loci::error. */
     void sync() const
     {
-        if (loci_persist_sync(p_) != 0)
-            throw error("loci_persist_sync");
+        if (loci_region_sync(p_) != 0)
+            throw error("loci_region_sync");
     }
 
 private:
     void close() noexcept
     {
         if (p_)
-            loci_persist_close(p_); /* syncs; a failure is in loci's log */
+            loci_region_close(p_); /* syncs; a failure is in loci's log */
     }
     void *p_;
 };

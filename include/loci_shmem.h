@@ -9,22 +9,29 @@
  * order, each call returns the same address on every PE, so other PEs can
  * put, get and use atomics on them.
  *
- *   int hbm = shmemx_hhm_create("bandwidth=high", 64 << 20);     // collective
+ *   int hbm = shmemx_partition_create("bandwidth=high", 64 << 20); // collective
  *   double *x = shmemx_partition_malloc(hbm, n * sizeof *x);      // same address on every PE
  *   shmem_double_put(x, src, n, (me + 1) % npes);
  *   shmemx_partition_free(hbm, x);
- *   shmemx_hhm_destroy(hbm);                                      // collective
+ *   shmemx_partition_destroy(hbm);                                // collective
  *
  * Errors: a call that fails returns -1 (int) or NULL (pointer, errno set:
  * EINVAL for a bad argument, ENOMEM for no room), prints one line
  * "loci-shmem: <call>: <what was wrong>" on stderr, and keeps that message
- * for the calling thread (shmemx_hhm_last_error). Nothing is allocated or
+ * for the calling thread (shmemx_partition_last_error). Nothing is allocated or
  * freed by a failing call. Every function is thread-safe; the collective
  * ones follow OpenSHMEM's rules for collectives (all PEs, one thread each).
  *
  * Link -lloci-shmem before the OpenSHMEM library (oshcc appends its own after
  * your arguments), or LD_PRELOAD libloci-shmem.so: it also places Open MPI's
  * shmemx_malloc_with_hint blocks by their hints.
+ *
+ * Names: every call is shmemx_partition_<verb>. SharP's names for the calls
+ * that make, destroy and explain partitions, shmemx_hhm_create,
+ * shmemx_hhm_destroy and shmemx_hhm_last_error, are aliases of
+ * shmemx_partition_create, _destroy and _last_error, and both stay: code
+ * written for SharP keeps building. A message names the call as SharP did
+ * ("shmemx_hhm_create: ..."), whichever name was called.
  */
 #ifndef LOCI_SHMEM_H
 #define LOCI_SHMEM_H
@@ -45,12 +52,16 @@ extern "C" {
  *  satisfies, or that names memory outside the symmetric heap (persist,
  *  kind=ssd, use=gpu), no room in the heap (Open MPI: SMA_SYMMETRIC_SIZE), 256
  *  partitions live already. */
+int shmemx_partition_create(const char *intent, size_t size);
+/** Alias of shmemx_partition_create (SharP's name); both stay. */
 int shmemx_hhm_create(const char *intent, size_t size);
 
 /** Collective: destroy partition `id` and every block in it; its memory
  *  returns to the symmetric heap. Includes a barrier: remote operations on
  *  it issued before complete first. 0, or -1 on every PE when `id` is not a
  *  live partition on some PE, or the PEs passed different ids. */
+int shmemx_partition_destroy(int id);
+/** Alias of shmemx_partition_destroy (SharP's name); both stay. */
 int shmemx_hhm_destroy(int id);
 
 /** A block of at least `size` bytes in partition `id`, aligned to 16 bytes.
@@ -85,6 +96,8 @@ void shmemx_partition_free(int id, void *ptr);
 
 /** The calling thread's message for its last failed call of this header
  *  ("" if none): "<call>: <what was wrong and what would be right>". */
+const char *shmemx_partition_last_error(void);
+/** Alias of shmemx_partition_last_error; both stay. */
 const char *shmemx_hhm_last_error(void);
 
 #ifdef __cplusplus

@@ -72,7 +72,7 @@ class Stats(ctypes.Structure):
 
 
 _PROTOTYPES = {
-    # name: (restype, argtypes)
+    # name: (restype, argtypes); the consistent names of include/loci.h ("Names")
     "loci_strerror": (c_str, [c_int]),
     "loci_last_error": (c_str, []),
     "loci_init": (c_int, []),
@@ -95,15 +95,15 @@ _PROTOTYPES = {
     "loci_arena_create": (c_ptr, [c_str, c_size]),
     "loci_arena_aligned_alloc": (c_ptr, [c_ptr, c_size, c_size]),
     "loci_arena_move": (c_int, [c_ptr, c_ptr]),
-    "loci_arena_of": (c_ptr, [c_ptr]),
+    "loci_ptr_arena": (c_ptr, [c_ptr]),
     "loci_arena_target": (c_ptr, [c_ptr]),
     "loci_arena_stats": (c_int, [c_ptr, ctypes.POINTER(Stats)]),
     "loci_arena_destroy": (None, [c_ptr]),
-    "loci_persist_open": (c_ptr, [c_str, c_size, c_str, ctypes.c_uint]),
-    "loci_persist_sync": (c_int, [c_ptr]),
-    "loci_persist_close": (c_int, [c_ptr]),
-    "loci_persist_remove": (c_int, [c_str, c_str]),
-    "loci_persist_size": (c_size, [c_ptr]),
+    "loci_region_open": (c_ptr, [c_str, c_size, c_str, ctypes.c_uint]),
+    "loci_region_sync": (c_int, [c_ptr]),
+    "loci_region_close": (c_int, [c_ptr]),
+    "loci_region_remove": (c_int, [c_str, c_str]),
+    "loci_region_size": (c_size, [c_ptr]),
     "loci_nvm_prefetch": (c_int, [c_ptr, c_size]),
     "loci_nvm_flush": (c_int, [c_ptr, c_size]),
     "loci_nvm_evict": (c_int, [c_ptr, c_size]),
@@ -123,7 +123,7 @@ for _name, (_res, _args) in _PROTOTYPES.items():
 # Flags and codes of include/loci.h.
 TARGET_PERSISTENT, TARGET_SHAREABLE, TARGET_CPU_ACCESSIBLE, TARGET_GPU_ACCESSIBLE, TARGET_SIMULATED = (
     1 << 0, 1 << 1, 1 << 2, 1 << 3, 1 << 4)
-CREATE, READONLY, SHARED = 1 << 0, 1 << 1, 1 << 2
+REGION_CREATE, REGION_READONLY, REGION_SHARED = 1 << 0, 1 << 1, 1 << 2
 EINVAL, ENOMEM, ENOENT, ECONFIG, ETOPO, ENOTSUP, EPERM, EIO, EEXIST, EBUSY, ENOSPC = range(-1, -12, -1)
 
 # errno set by pointer-returning functions -> LOCI_E* code

@@ -52,7 +52,7 @@ def layout(shape, dtype):
 
 class Block:
     """One piece of loci memory. `release` is the C call that gives it back
-    (loci_free, loci_persist_close); `keep` is any object that must outlive
+    (loci_free, loci_region_close); `keep` is any object that must outlive
     it (the arena it was carved from)."""
 
     __slots__ = ("ptr", "nbytes", "shape", "dtype", "readonly", "_release", "_keep", "__weakref__")

@@ -14,29 +14,30 @@ def region(name, shape=None, dtype=np.uint8, intent=None, create=True, readonly=
     (None: "persist", the ssd0 tier; "mode=paged" for loci's chunk cache).
     The region is synced and closed when the last array over it is gone; its
     file stays (remove_region deletes it)."""
-    flags = (_lib.CREATE if create else 0) | (_lib.READONLY if readonly else 0) | (_lib.SHARED if shared else 0)
+    flags = ((_lib.REGION_CREATE if create else 0) | (_lib.REGION_READONLY if readonly else 0)
+             | (_lib.REGION_SHARED if shared else 0))
     if shape is None:
         shape_, dt, nbytes = layout(0, dtype)
     else:
         shape_, dt, nbytes = layout(shape, dtype)
-    ptr = _lib.check_ptr(lib.loci_persist_open(_lib.encode(name, "region name"), nbytes,
-                                               _lib.encode(intent, "intent"), flags), "loci_persist_open")
+    ptr = _lib.check_ptr(lib.loci_region_open(_lib.encode(name, "region name"), nbytes,
+                                              _lib.encode(intent, "intent"), flags), "loci_region_open")
     if shape is None:
-        size = lib.loci_persist_size(ptr)
+        size = lib.loci_region_size(ptr)
         shape_, nbytes = (size // dt.itemsize,), size // dt.itemsize * dt.itemsize
-    return new_array(ptr, shape_, dt, nbytes, lib.loci_persist_close, readonly=readonly)
+    return new_array(ptr, shape_, dt, nbytes, lib.loci_region_close, readonly=readonly)
 
 
 def remove_region(name, intent=None):
     """Delete region `name` of the tier `intent` resolves to (BusyError while open)."""
-    _lib.check(lib.loci_persist_remove(_lib.encode(name, "region name"), _lib.encode(intent, "intent")),
-               "loci_persist_remove")
+    _lib.check(lib.loci_region_remove(_lib.encode(name, "region name"), _lib.encode(intent, "intent")),
+               "loci_region_remove")
 
 
 def sync(array):
     """Make the region under `array` durable: what was written survives a crash."""
     ptr, _ = data_range(array)
-    _lib.check(lib.loci_persist_sync(ptr), "loci_persist_sync")
+    _lib.check(lib.loci_region_sync(ptr), "loci_region_sync")
 
 
 def _range_call(fn, array):

@@ -1,6 +1,8 @@
 ! The Fortran module against the real library: arrays placed by intent (pages
 ! on the node the kernel reports), arenas moved with their addresses, regions
-! persisting, checkpoints restoring, and bad input as C status codes.
+! persisting, checkpoints restoring, and bad input as C status codes. Both
+! spellings of the renamed calls (include/loci.h, "Names") are used on the
+! same memory and must agree.
 program test_fortran
   use loci
   use, intrinsic :: iso_c_binding
@@ -89,6 +91,7 @@ contains
   subroutine arena_moves()
     type(c_ptr) :: ar, p, dram
     integer(c_int), pointer :: k(:)
+    integer(c_int), target :: k_local(4)
     integer :: i
     ar = loci_arena_create("", 0_c_size_t)
     call check(c_associated(ar), "loci_arena_create")
@@ -96,7 +99,10 @@ contains
     p = loci_arena_alloc(ar, int(n, c_size_t) * 4)
     call c_f_pointer(p, k, [n])
     k = [(i, i = 1, n)]
-    call check(c_associated(loci_arena_of(p), ar), "loci_arena_of")
+    call check(c_associated(loci_ptr_arena(p), ar), "loci_ptr_arena")
+    call check(c_associated(loci_arena_of(p), ar), "loci_arena_of (older name)")
+    call check(.not. c_associated(loci_ptr_arena(c_loc(k_local))), "loci_ptr_arena of memory of no arena")
+    call check(.not. c_associated(loci_arena_of(c_loc(k_local))), "loci_arena_of of memory of no arena")
     call check(loci_arena_move(ar, loci_target_by_name("ssd0")) == LOCI_OK, "move to ssd0")
     call check(loci_target_name(loci_arena_target(ar)) == "ssd0", "arena on ssd0")
     call check(loci_arena_move(ar, dram) == LOCI_OK, "move back")
@@ -108,19 +114,25 @@ contains
     type(c_ptr) :: r
     integer(c_int64_t), pointer :: x(:)
     integer(c_size_t), parameter :: bytes = 8 * 1000
-    r = loci_persist_open("fortran-region", bytes, "", LOCI_CREATE)
-    call check(c_associated(r), "loci_persist_open create")
+    r = loci_region_open("fortran-region", bytes, "", LOCI_REGION_CREATE)
+    call check(c_associated(r), "loci_region_open create")
     call c_f_pointer(r, x, [1000])
     x = 42
     call check(loci_nvm_flush(r, bytes) == LOCI_OK, "loci_nvm_flush")
-    call check(loci_persist_close(r) == LOCI_OK, "loci_persist_close")
-    r = loci_persist_open("fortran-region", 0_c_size_t, "", 0)
+    call check(loci_region_sync(r) == LOCI_OK, "loci_region_sync")
+    call check(loci_persist_sync(r) == LOCI_OK, "loci_persist_sync (older name)")
+    call check(loci_region_remove("fortran-region", "") == LOCI_EBUSY, "loci_region_remove while open")
+    call check(loci_persist_remove("fortran-region", "") == LOCI_EBUSY, "loci_persist_remove while open")
+    call check(loci_region_close(r) == LOCI_OK, "loci_region_close")
+    r = loci_persist_open("fortran-region", 0_c_size_t, "", 0)  ! the older names, same region
     call check(c_associated(r), "loci_persist_open existing")
     call check(loci_persist_size(r) >= bytes, "loci_persist_size")
+    call check(loci_region_size(r) == loci_persist_size(r), "loci_region_size and loci_persist_size agree")
     call c_f_pointer(r, x, [1000])
     call check(all(x == 42), "region contents after reopening")
-    call check(loci_persist_close(r) == LOCI_OK, "close again")
-    call check(loci_persist_remove("fortran-region", "") == LOCI_OK, "loci_persist_remove")
+    call check(loci_persist_close(r) == LOCI_OK, "loci_persist_close")
+    call check(loci_region_remove("fortran-region", "") == LOCI_OK, "loci_region_remove")
+    call check(loci_persist_remove("fortran-region", "") == LOCI_ENOENT, "loci_persist_remove: gone")
   end subroutine regions_persist
 
   subroutine checkpoints_restore()

@@ -54,6 +54,26 @@ static void creates(void)
     expect_message("one PE's intent bad", me == last ? "unknown key 'bogus'" : "refused this call");
 }
 
+/* shmemx_partition_create, _destroy and _last_error (include/loci_shmem.h, "Names") are SharP's
+ * shmemx_hhm_* under the one noun: the same answer to the same call, and one message. Run when no
+ * partition is left, so ids start at 0 again. */
+static void aliases(void)
+{
+    CHECK(shmemx_partition_create(NULL, MIB) == -1, "NULL intent through shmemx_partition_create: created");
+    CHECK(shmemx_partition_last_error() == shmemx_hhm_last_error(), "two last-error messages");
+    expect_message("NULL intent through shmemx_partition_create", "intent is NULL");
+    int id = shmemx_partition_create("near=pe", MIB);
+    CHECK(id == 0, "shmemx_partition_create gave id %d, expected 0: %s", id, shmemx_partition_last_error());
+    char *p = shmemx_partition_malloc(id, MIB);
+    CHECK(p, "the whole partition made by shmemx_partition_create: %s", shmemx_partition_last_error());
+    shmemx_partition_free(id, p);
+    CHECK(shmemx_partition_destroy(id) == 0, "shmemx_partition_destroy: %s", shmemx_partition_last_error());
+    CHECK(shmemx_hhm_create("near=pe", MIB) == id, "shmemx_hhm_create after it: another id");
+    CHECK(shmemx_hhm_destroy(id) == 0, "shmemx_hhm_destroy: %s", shmemx_hhm_last_error());
+    CHECK(shmemx_partition_destroy(id) == -1, "shmemx_partition_destroy: destroyed twice");
+    expect_message("shmemx_partition_destroy twice", "partition id 0 does not exist (live partitions: none)");
+}
+
 int main(void)
 {
     shmem_init();
@@ -142,6 +162,7 @@ int main(void)
     CHECK(shmemx_hhm_destroy(a) == 0 && shmemx_hhm_destroy(b) == 0, "destroy: %s", shmemx_hhm_last_error());
     CHECK(shmemx_hhm_destroy(a) == -1, "destroyed twice");
     expect_message("destroyed twice", "partition id 0 does not exist (live partitions: none)");
+    aliases();
     if (me == 0)
         printf("test_bad_input: passed on %d PEs\n", npes);
     shmem_finalize();
