@@ -66,5 +66,5 @@ void copy_restore(const vars_t *v, const char *path)
     get(fd, v->ssd, v->ssd_size, &off, buf, path);
     close(fd);
     free(buf);
-    check(loci_persist_sync(v->ssd), "sync of the restored region");
+    check(loci_region_sync(v->ssd), "sync of the restored region");
 }

@@ -103,7 +103,7 @@ void fill(char *p, size_t len, uint64_t seed)
 /* One timed loci step: a save (name) or a restore (name, restore). */
 static void loci_step(cell_t *c, const char *name, bool restore, const vars_t *v, const char *ckdir)
 {
-    check(loci_persist_sync(v->ssd), "sync");
+    check(loci_region_sync(v->ssd), "sync");
     if (restore)
         drop_cached(ckdir);
     uint64_t w0 = dev_written();
@@ -124,7 +124,7 @@ static void loci_step(cell_t *c, const char *name, bool restore, const vars_t *v
 
 static void copy_step(cell_t *c, bool restore, const vars_t *v, const char *path)
 {
-    check(loci_persist_sync(v->ssd), "sync");
+    check(loci_region_sync(v->ssd), "sync");
     if (restore) {
         int fd = open(path, O_RDONLY);
         posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -226,11 +226,11 @@ int main(int argc, char **argv)
     bool first_row = true;
     for (int s = 0; s < nsizes; s++) {
         v.ssd_size = (size_t)(sizes[s] * (double)GiB) & ~(MiB - 1);
-        loci_persist_remove("bench-ssd", intent);
+        loci_region_remove("bench-ssd", intent);
         char label[32];
         human(v.ssd_size, label, sizeof label);
         bench_progress("SSD %s: creating and filling the region", label);
-        v.ssd = loci_persist_open("bench-ssd", v.ssd_size, intent, LOCI_CREATE);
+        v.ssd = loci_region_open("bench-ssd", v.ssd_size, intent, LOCI_CREATE);
         if (!v.ssd)
             check(-1, "open region");
         fill(v.ssd, v.ssd_size, 2);
@@ -286,8 +286,8 @@ int main(int argc, char **argv)
         printf("%-9s %-13s %9s   changed chunks: %zu of %zu (%.2f %%)\n\n", "", "", "", (nchunks + 99) / 100, nchunks,
                100.0 * (double)((nchunks + 99) / 100) / (double)nchunks);
         fflush(stdout);
-        check(loci_persist_close(v.ssd), "close");
-        check(loci_persist_remove("bench-ssd", intent), "remove region");
+        check(loci_region_close(v.ssd), "close");
+        check(loci_region_remove("bench-ssd", intent), "remove region");
         unlink(copy_path);
     }
     empty_checkpoints();

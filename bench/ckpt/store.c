@@ -111,7 +111,7 @@ static uint64_t med_u(const uint64_t *v, int n)
 
 static void save_step(const sopts_t *o, samples_t *c, const char *name, void *region)
 {
-    check(loci_persist_sync(region), "sync");
+    check(loci_region_sync(region), "sync");
     uint64_t b0 = osd_bytes(o);
     double t = bench_now();
     check(loci_ckpt_save(name), name);
@@ -126,20 +126,20 @@ static void save_step(const sopts_t *o, samples_t *c, const char *name, void *re
 static void copy_step(const sopts_t *o, samples_t *c, const char *intent, const vars_t *v)
 {
     const char *name = "bench-ckpt-copy";
-    loci_persist_remove(name, intent);
-    char *to = loci_persist_open(name, v->dram_size + v->ssd_size, intent, LOCI_CREATE);
+    loci_region_remove(name, intent);
+    char *to = loci_region_open(name, v->dram_size + v->ssd_size, intent, LOCI_CREATE);
     if (!to)
         check(-1, "open the copy region");
     uint64_t b0 = osd_bytes(o);
     double t = bench_now();
     memcpy(to, v->dram, v->dram_size);
     memcpy(to + v->dram_size, v->ssd, v->ssd_size);
-    check(loci_persist_sync(to), "sync of the copy");
+    check(loci_region_sync(to), "sync of the copy");
     c->s[c->n] = bench_now() - t;
     c->osd[c->n] = osd_bytes(o) - b0;
     c->written[c->n++] = v->dram_size + v->ssd_size;
-    check(loci_persist_close(to), "close the copy");
-    check(loci_persist_remove(name, intent), "remove the copy");
+    check(loci_region_close(to), "close the copy");
+    check(loci_region_remove(name, intent), "remove the copy");
 }
 
 static void report(const char *step, size_t ssd, const samples_t *c)
@@ -173,9 +173,9 @@ static int table(const sopts_t *o)
     double unchanged[8];
     for (int k = 0; k < o->nsizes; k++) {
         v.ssd_size = (size_t)(o->sizes[k] * (double)GiB) & ~(MiB - 1);
-        loci_persist_remove("bench-ckpt-ssd", intent);
+        loci_region_remove("bench-ckpt-ssd", intent);
         bench_progress("store region %.2f GiB: creating and filling", o->sizes[k]);
-        if (!(v.ssd = loci_persist_open("bench-ckpt-ssd", v.ssd_size, intent, LOCI_CREATE)))
+        if (!(v.ssd = loci_region_open("bench-ckpt-ssd", v.ssd_size, intent, LOCI_CREATE)))
             check(-1, "open the store region");
         fill(v.ssd, v.ssd_size, 2);
         samples_t first = {0}, same = {0}, copy = {0};
@@ -194,8 +194,8 @@ static int table(const sopts_t *o)
         report("full copy", v.ssd_size, &copy);
         unchanged[k] = med(same.s, same.n);
         empty_checkpoints();
-        check(loci_persist_close(v.ssd), "close");
-        check(loci_persist_remove("bench-ckpt-ssd", intent), "remove the store region");
+        check(loci_region_close(v.ssd), "close");
+        check(loci_region_remove("bench-ckpt-ssd", intent), "remove the store region");
     }
     if (o->nsizes > 1)
         printf("unchanged save, largest / smallest store region (%.0fx the data): %.2fx the time (goal <= 1.1x)\n",

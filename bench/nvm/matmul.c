@@ -122,9 +122,9 @@ int bench_matmul_shared(const bench_opts_t *o)
     snprintf(intent, sizeof intent, "target=%s!,cache=%zu,chunk=256KiB", o->store, cache);
     if (o->make_b) { /* what a copy of B costs: written and synced */
         double t0 = bench_now();
-        double *B = bench_check(loci_persist_open(o->b_region, bbytes, intent, LOCI_CREATE), o->b_region);
+        double *B = bench_check(loci_region_open(o->b_region, bbytes, intent, LOCI_CREATE), o->b_region);
         fill_b(B, n * n);
-        if (loci_persist_sync(B) != 0 || loci_persist_close(B) != 0)
+        if (loci_region_sync(B) != 0 || loci_region_close(B) != 0)
             bench_check(NULL, "writing B to the store");
         double secs = bench_now() - t0;
         printf("(m) B = region %s on %s: %zu x %zu doubles, %zu MiB, written and synced in %.3f s\n", o->b_region,
@@ -139,14 +139,14 @@ int bench_matmul_shared(const bench_opts_t *o)
     double *A = loci_alloc(dram, r * n * sizeof *A), *C = loci_alloc(dram, r * n * sizeof *C);
     bench_check(A && C ? A : NULL, "A and C in DRAM");
     fill_a(A, r * n);
-    const double *B = bench_check(loci_persist_open(o->b_region, 0, intent, LOCI_READONLY), o->b_region);
+    const double *B = bench_check(loci_region_open(o->b_region, 0, intent, LOCI_READONLY), o->b_region);
     loci_nvm_stats_t s0 = bench_nvm();
     double t0 = bench_now();
     multiply(A, B, C, r, n, t, column);
     double secs = bench_now() - t0;
     uint64_t rd = bench_nvm().bytes_read - s0.bytes_read;
     double got = checksum(C, r * n);
-    loci_persist_close((void *)B);
+    loci_region_close((void *)B);
     /* the same multiply with B in DRAM: the result to check, and the time without the store */
     double *Bd = bench_check(loci_alloc(dram, bbytes), "B in DRAM");
     fill_b(Bd, n * n);

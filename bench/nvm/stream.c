@@ -34,7 +34,7 @@ static void make(array_t *a, const char *which, bool ssd, const char *intent, si
     a->bytes = bytes;
     snprintf(a->name, sizeof a->name, "bench-stream-%s-%ld", which, (long)getpid());
     if (ssd)
-        a->v = bench_check(loci_persist_open(a->name, bytes, intent, LOCI_CREATE), a->name);
+        a->v = bench_check(loci_region_open(a->name, bytes, intent, LOCI_CREATE), a->name);
     else
         a->v = bench_check(loci_alloc(loci_allocator_create(""), bytes), "DRAM array");
     for (size_t i = 0; i < bytes / sizeof(double); i++)
@@ -47,8 +47,8 @@ static void drop(array_t *a, const char *intent)
         loci_free(a->v);
         return;
     }
-    loci_persist_close(a->v);
-    loci_persist_remove(a->name, intent);
+    loci_region_close(a->v);
+    loci_region_remove(a->name, intent);
 }
 
 /* `on` is one of the comma-separated placements of list. */

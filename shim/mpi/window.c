@@ -73,7 +73,7 @@ int shim_win_allocate(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm
         return rc;
     /* PMPI_*allocate* succeeded everywhere (it is collective), so all place or agree to fail together.
      * An empty part (base NULL in MPICH) is nothing to place; the base stays the MPI's. */
-    int placed = req.intent ? loci_place_range(*(void **)baseptr, (size_t)size, req.intent) : 0;
+    int placed = req.intent ? loci_range_place(*(void **)baseptr, (size_t)size, req.intent) : 0;
     err = placed ? shim_class_of(placed) : MPI_SUCCESS;
     if (placed)
         shim_say(fn, "placing %lld bytes by %s=\"%s\": %s", (long long)size, req.from, req.given, loci_last_error());

@@ -68,7 +68,7 @@ static void *placed(const char *fn, size_t size, const char *intent)
     if (!p)
         return NULL;
     shim_hinted_t b = {p, len, intent};
-    if (loci_place_range(p, len, intent) != 0)
+    if (loci_range_place(p, len, intent) != 0)
         fprintf(stderr, "loci-shmem: %s: intent \"%s\": %s: the block stays where the heap put it (a hint is "
                         "advice)\n", fn, intent, loci_last_error());
     else if (!shim_hinted_add(&b))

@@ -2,7 +2,7 @@
  * Partitions (SharP §5.2, made symmetric): shmemx_hhm_create carves a block
  * out of the symmetric heap with shmem_align — collective, so it is at the
  * same address on every PE — and binds its pages by intent before anyone
- * touches them (loci_place_range, which also moves pages the OpenSHMEM
+ * touches them (loci_range_place, which also moves pages the OpenSHMEM
  * library touched already). Ids are the lowest free slot, so the same
  * collective calls give the same ids everywhere; the PEs check that they
  * agree before anything collective happens in the OpenSHMEM library.
@@ -153,7 +153,7 @@ int shmemx_hhm_create(const char *intent, size_t size)
     if (!base)
         shim_fail(fn, "shmem_align(%zu, %zu) failed: the symmetric heap has no room (make it larger: Open MPI "
                       "reads SMA_SYMMETRIC_SIZE, e.g. SMA_SYMMETRIC_SIZE=4G; default 256M)", page, len);
-    else if (loci_place_range(base, len, intent) != 0)
+    else if (loci_range_place(base, len, intent) != 0)
         shim_fail(fn, "placing %zu bytes by intent \"%s\": %s", len, intent, loci_last_error());
     else
         p = partition_new(fn, id, normal, where, base, len);

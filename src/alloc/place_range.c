@@ -1,5 +1,5 @@
 /*
- * loci_place_range: memory someone else mapped (an MPI library's window)
+ * loci_range_place: memory someone else mapped (an MPI library's window)
  * placed by intent. The target is chosen the way an allocator chooses for
  * its own extents — best candidate with room, else the intent's fallback —
  * and the provider layer binds the range there.
@@ -68,7 +68,7 @@ static int choose(const loci_allocator_t *a, size_t len, place_t *out)
                       r->candidates[0]->name, fallback_name(r->fallback));
 }
 
-int loci_place_range(void *addr, size_t len, const char *intent)
+int loci_range_place(void *addr, size_t len, const char *intent)
 {
     int rc = topo_ensure();
     if (rc)
@@ -76,7 +76,7 @@ int loci_place_range(void *addr, size_t len, const char *intent)
     if (len == 0) /* an empty part (MPI windows: NULL or any address) is nothing to place */
         return 0;
     if (!addr)
-        return loci__fail(LOCI_EINVAL, "loci_place_range: NULL address");
+        return loci__fail(LOCI_EINVAL, "loci_range_place: NULL address");
     const loci_allocator_t *a = allocator_get(intent);
     if (!a)
         return errno == ENOENT ? LOCI_ENOENT : errno == ENOMEM ? LOCI_ENOMEM : LOCI_EINVAL;

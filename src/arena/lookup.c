@@ -13,7 +13,7 @@ loci_arena_t *arena_of_block(const void *p)
     return arena_shared_any() ? arena_shared_of(p) : NULL;
 }
 
-loci_arena_t *loci_arena_of(const void *ptr)
+loci_arena_t *loci_ptr_arena(const void *ptr)
 {
     loci_arena_t *ar = ptr ? arena_of_block(ptr) : NULL;
     return ar ? ar : loci__fail_null(LOCI_ENOENT, "%p is in no arena", ptr);

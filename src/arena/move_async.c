@@ -23,7 +23,7 @@ struct loci_arena_move {
 
 static void *run(void *arg)
 {
-    loci_arena_move_t *m = arg;
+    loci_arena_move_request_t *m = arg;
     loci_arena_t *ar = m->ar;
     m->rc = arena_move(ar, m->dst);
     if (m->rc != 0)
@@ -37,14 +37,14 @@ static void *run(void *arg)
     return NULL;
 }
 
-loci_arena_move_t *loci_arena_move_async(loci_arena_t *ar, const loci_target_t *dst)
+loci_arena_move_request_t *loci_arena_move_async(loci_arena_t *ar, const loci_target_t *dst)
 {
     int rc = arena_move_check(ar, dst);
     if (rc != 0) {
         errno = loci__errno_of(rc);
         return NULL;
     }
-    loci_arena_move_t *m = calloc(1, sizeof *m);
+    loci_arena_move_request_t *m = calloc(1, sizeof *m);
     if (!m)
         return loci__fail_null(LOCI_ENOMEM, "out of memory starting an arena move");
     m->ar = ar;
@@ -63,14 +63,14 @@ loci_arena_move_t *loci_arena_move_async(loci_arena_t *ar, const loci_target_t *
     return loci__fail_null(LOCI_ENOMEM, "cannot start a thread for the arena move: %s", strerror(e));
 }
 
-int loci_arena_move_done(const loci_arena_move_t *m)
+int loci_arena_move_done(const loci_arena_move_request_t *m)
 {
     if (!m)
         return loci__fail(LOCI_EINVAL, "loci_arena_move_done: NULL move");
     return atomic_load_explicit(&m->done, memory_order_acquire);
 }
 
-int loci_arena_move_wait(loci_arena_move_t *m)
+int loci_arena_move_wait(loci_arena_move_request_t *m)
 {
     if (!m)
         return loci__fail(LOCI_EINVAL, "loci_arena_move_wait: NULL move");

@@ -340,7 +340,7 @@ static int missing_region(rados_pool_t *rp, rados_ioctx_t io, const char *name, 
     if (rados_stat(io, oid, &sz, &mtime) == 0)
         return loci__fail(LOCI_EIO, "region \"%s\" in %s has chunk objects but its metadata object " REGION_PREFIX
                                     "%s is gone (deleted behind loci's back): its size is unknown; remove the region "
-                                    "with loci_persist_remove and write it again", name, rados_pool_target(rp), name);
+                                    "with loci_region_remove and write it again", name, rados_pool_target(rp), name);
     return loci__fail(LOCI_ENOENT, "region \"%s\" does not exist in %s (pool %s)%s", name, rados_pool_target(rp),
                       rados_pool_params(rp)->pool, flags & LOCI_READONLY ? "" : " (pass LOCI_CREATE to create it)");
 }

@@ -261,7 +261,7 @@ int ckpt_snap_refs_add(ckpt_snap_refs_t *refs, const ckpt_manifest_t *m);
  *  the checkpoints kept in their stores (any node's), then remove every
  *  snapshot of refs' regions that none refers to — except for regions open
  *  for writing anywhere (a save may be under way: skipped, said at level info). */
-int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_t *out);
+int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_stats_t *out);
 void ckpt_snap_refs_free(ckpt_snap_refs_t *refs);
 
 /* ------------------------------------ chunks the manifests name (ckpt_gc.c) -- */
@@ -295,7 +295,7 @@ void ckpt_store_unguard(ckpt_guard_t *g);
  *  manifest names: neither one in the store (any node's, added to `ids`) nor
  *  one of `ids` (this directory's; maybe not drained yet). Nothing to do
  *  without a drain target; skipped (said at level info) while a drain runs. */
-int ckpt_store_chunks_sweep(ckpt_ids_t *ids, loci_ckpt_gc_t *out);
+int ckpt_store_chunks_sweep(ckpt_ids_t *ids, loci_ckpt_gc_stats_t *out);
 
 /* --------------------------------------------- progress (ckpt_progress.c) -- */
 

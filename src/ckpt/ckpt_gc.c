@@ -192,7 +192,7 @@ typedef struct {
     const ckpt_store_t *s;
     ckpt_ids_t ids;         /* marked: referenced by a manifest */
     ckpt_snap_refs_t snaps; /* store snapshots referenced by a manifest */
-    loci_ckpt_gc_t out;
+    loci_ckpt_gc_stats_t out;
 } gc_t;
 
 static int by_id(const void *a, const void *b)
@@ -301,12 +301,12 @@ static int sweep_temps(int dirfd, const char *path, const char *entry, void *arg
     return remove_file(g->s->dir, entry, &bytes);
 }
 
-int loci_ckpt_gc(loci_ckpt_gc_t *out)
+int loci_ckpt_gc(loci_ckpt_gc_stats_t *out)
 {
     ckpt_store_t s;
     int rc = ckpt_store_open(&s, true, false);
     if (rc == LOCI_ENOENT) { /* no checkpoint directory: only the store's chunks to collect */
-        loci_ckpt_gc_t none = {0};
+        loci_ckpt_gc_stats_t none = {0};
         ckpt_ids_t ids = {0};
         rc = ckpt_store_chunks_sweep(&ids, &none);
         ckpt_ids_free(&ids);

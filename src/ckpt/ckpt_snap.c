@@ -225,7 +225,7 @@ int ckpt_store_manifest_mark(struct rados_pool *rp, int (*fn)(const ckpt_manifes
 /* A checkpoint kept in the store (another node's too): its snapshots stay. */
 static int add_stored(const ckpt_manifest_t *m, void *refs) { return ckpt_snap_refs_add(refs, m); }
 
-int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_t *out)
+int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_stats_t *out)
 {
     /* refs holds this directory's references: their regions are swept */
     /* the stores' own manifests, once per target */

@@ -93,7 +93,7 @@ static int note_garbage(const char *name, void *arg)
     return ckpt_ids_push(&w->garbage, id);
 }
 
-int ckpt_store_chunks_sweep(ckpt_ids_t *ids, loci_ckpt_gc_t *out)
+int ckpt_store_chunks_sweep(ckpt_ids_t *ids, loci_ckpt_gc_stats_t *out)
 {
     const char *target = ckpt_drain_target();
     if (!target)

@@ -27,7 +27,7 @@ bool nvm_region_of(const void *addr, void **base, size_t *size, const provider_o
 int nvm_check_name(const char *what, const char *name);
 
 /** The first file tier `intent` (NULL or "": "persist") resolves to, as
- *  loci_persist_open places regions: its place and provider. 0 or LOCI_E*. */
+ *  loci_region_open places regions: its place and provider. 0 or LOCI_E*. */
 int nvm_resolve_tier(const char *intent, unsigned flags, place_t *place, const provider_ops_t **ops);
 
 /** Call fn for each persistent region open in this process, under the

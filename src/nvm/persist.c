@@ -78,7 +78,7 @@ static void *fail_open(int rc)
     return NULL;
 }
 
-void *loci_persist_open(const char *name, size_t size, const char *intent, unsigned flags)
+void *loci_region_open(const char *name, size_t size, const char *intent, unsigned flags)
 {
     int rc = topo_ensure();
     if (rc == 0)
@@ -142,9 +142,9 @@ static region_t *find(const void *addr, const char *op)
     return r;
 }
 
-int loci_persist_sync(void *addr)
+int loci_region_sync(void *addr)
 {
-    region_t *r = find(addr, "loci_persist_sync");
+    region_t *r = find(addr, "loci_region_sync");
     if (!r)
         return LOCI_EINVAL;
     return r->flags & LOCI_READONLY ? 0 : r->ops->flush(r->base, r->size);
@@ -158,7 +158,7 @@ static int close_region(region_t *r)
     return rc ? rc : f;
 }
 
-int loci_persist_close(void *addr)
+int loci_region_close(void *addr)
 {
     pthread_mutex_lock(&lock);
     region_t **p = &open_regions;
@@ -169,11 +169,11 @@ int loci_persist_close(void *addr)
         *p = r->next;
     pthread_mutex_unlock(&lock);
     if (!r)
-        return loci__fail(LOCI_EINVAL, "loci_persist_close: %p is in no open persistent region", addr);
+        return loci__fail(LOCI_EINVAL, "loci_region_close: %p is in no open persistent region", addr);
     return close_region(r);
 }
 
-int loci_persist_remove(const char *name, const char *intent)
+int loci_region_remove(const char *name, const char *intent)
 {
     int rc = topo_ensure();
     if (rc == 0)
@@ -187,14 +187,14 @@ int loci_persist_remove(const char *name, const char *intent)
     pthread_mutex_lock(&lock);
     for (region_t *r = open_regions; r && rc == 0; r = r->next)
         if (r->target == place.target && strcmp(r->name, name) == 0)
-            rc = loci__fail(LOCI_EBUSY, "region \"%s\" is open in this process; loci_persist_close it first", name);
+            rc = loci__fail(LOCI_EBUSY, "region \"%s\" is open in this process; loci_region_close it first", name);
     if (rc == 0)
         rc = ops->remove(&place, name);
     pthread_mutex_unlock(&lock);
     return rc;
 }
 
-size_t loci_persist_size(const void *addr)
+size_t loci_region_size(const void *addr)
 {
     pthread_mutex_lock(&lock);
     region_t *r = containing(addr);

@@ -1,5 +1,5 @@
 /*
- * Placing memory loci did not map (loci_place_range): an MPI window, a
+ * Placing memory loci did not map (loci_range_place): an MPI window, a
  * shared segment. The policy goes on the pages the range touches; for
  * shared tmpfs/SysV/memfd mappings the kernel keeps it with the memory
  * itself, so every process mapping it faults pages in on the same nodes.

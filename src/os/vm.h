@@ -94,7 +94,7 @@ bool vm_accessible(const void *addr, size_t size, bool write);
  *  `loci run` does before exec. LOCI_ENOTSUP for simulated places. */
 int vm_set_task_policy(const place_t *place);
 
-/** Apply `place` to memory mapped by someone else (loci_place_range): mbind
+/** Apply `place` to memory mapped by someone else (loci_range_place): mbind
  *  [addr, addr+size) rounded out to whole pages, moving the pages already
  *  there (those other processes map too only with CAP_SYS_NICE), and mlock
  *  it when pinned. No-op for simulated and PLACE_LOCAL places. 0 or LOCI_E*

@@ -6,7 +6,7 @@
 
 #include <sched.h>
 
-/* Per-thread choice made with loci_set_initiator(); -1 = follow the CPU. */
+/* Per-thread choice made with loci_initiator_set(); -1 = follow the CPU. */
 static _Thread_local int chosen_initiator = -1;
 
 static int first_with_cpus(const topo_t *t)
@@ -41,7 +41,7 @@ int loci_initiator(void)
     return rc ? rc : topo_initiator(topo_get());
 }
 
-int loci_set_initiator(int node)
+int loci_initiator_set(int node)
 {
     int rc = topo_ensure();
     if (rc)
@@ -52,7 +52,7 @@ int loci_set_initiator(int node)
     }
     topo_node_t *n = topo_node(topo_get(), node);
     if (!n || !n->has_cpus)
-        return loci__fail(LOCI_EINVAL, "loci_set_initiator(%d): %s; an initiator is a NUMA node with CPUs",
+        return loci__fail(LOCI_EINVAL, "loci_initiator_set(%d): %s; an initiator is a NUMA node with CPUs",
                           node, n ? "that node has no CPUs" : "no such NUMA node");
     chosen_initiator = node;
     return 0;

@@ -177,7 +177,7 @@ int cmd_ckpt(int argc, char **argv)
         return 0;
     }
     if (strcmp(sub, "gc") == 0 && argc == 2) {
-        loci_ckpt_gc_t g;
+        loci_ckpt_gc_stats_t g;
         if (loci_ckpt_gc(&g) != 0)
             return fail();
         char sz[32];

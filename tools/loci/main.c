@@ -57,7 +57,7 @@ int tool_set_initiator(const char *arg)
                 INT_MAX);
         return 2;
     }
-    if (loci_set_initiator((int)node) != 0) {
+    if (loci_initiator_set((int)node) != 0) {
         fprintf(stderr, "loci: %s\n", loci_last_error());
         return 2;
     }
