@@ -8,8 +8,8 @@
  * the only one (file stores use O_DIRECT, or drop the kernel's page cache
  * behind each access where the file system has no O_DIRECT).
  */
-#ifndef LOCI_PROVIDER_STORE_H
-#define LOCI_PROVIDER_STORE_H
+#ifndef LOCI_CHUNKSTORE_STORE_H
+#define LOCI_CHUNKSTORE_STORE_H
 
 #include "internal.h"
 
@@ -53,7 +53,7 @@ struct store {
  *  `what` names it in messages (copied). NULL + loci__fail. */
 store_t *store_file_open(int fd, uint64_t size, const char *what);
 
-/** A store over the directory of a region in chunk layout (chunked.h): dirfd
+/** A store over the directory of a region in chunk layout (paged/paged.h): dirfd
  *  (taken over as above, with its lock) at `path` (for messages, copied), `size`
  *  bytes in files of `chunk` bytes. `readonly`: it never writes. The caller
  *  holds the region's lock exclusively unless readonly. NULL + loci__fail. */

@@ -1,6 +1,6 @@
 /*
  * Chunk store: a persistent region kept as one file per chunk in its
- * directory (chunked.h, NVMalloc §III-E: benefactors store chunks as
+ * directory (paged/paged.h, NVMalloc §III-E: benefactors store chunks as
  * individual files, so that a checkpoint can link them instead of copying).
  *
  *  - read: a missing chunk file reads as zeros (sparse regions stay sparse);

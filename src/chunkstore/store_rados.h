@@ -2,8 +2,8 @@
  * The chunk store over a RADOS pool (store_rados.c): what the paged
  * provider maps when a target is the job's aggregate store (kind=store).
  */
-#ifndef LOCI_PROVIDER_STORE_RADOS_H
-#define LOCI_PROVIDER_STORE_RADOS_H
+#ifndef LOCI_CHUNKSTORE_STORE_RADOS_H
+#define LOCI_CHUNKSTORE_STORE_RADOS_H
 
 #include "chunkstore/store.h"
 #include "rados/rados_pool.h"

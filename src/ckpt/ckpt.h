@@ -1,6 +1,6 @@
 /*
- * Checkpoint and restart (loci.h "checkpoint"; docs/CHECKPOINT.md), inside
- * the NVM layer:
+ * Checkpoint and restart (loci.h "checkpoint"; docs/CHECKPOINT.md), the
+ * layer above the regions (src/nvm):
  *
  *   ckpt_register.c  the registered variables (name, range), and what a save
  *                    or restore works on: them plus the regions open here
@@ -15,8 +15,8 @@
  *   ckpt_drain.c     level 2: the drain to the store, loci_ckpt_wait, loci_ckpt_drain
  *   ckpt_progress.c  progress of long operations, reported to the calling thread's hook
  */
-#ifndef LOCI_NVM_CKPT_H
-#define LOCI_NVM_CKPT_H
+#ifndef LOCI_CKPT_H
+#define LOCI_CKPT_H
 
 #include "nvm/nvm.h"
 

@@ -1,8 +1,8 @@
 /*
  * NVM partition (loci.h "nvm"; docs/NVM.md): persistent named regions
  * (persist.c), prefetch / flush / evict of any loci memory (range.c), the
- * paged caches' counters (stats.c), the names they share (names.c), and
- * checkpoint/restart (ckpt*.c, ckpt.h; docs/CHECKPOINT.md). The mapping
+ * paged caches' counters (stats.c), and the rule for names that become file
+ * names (names.c; checkpoints, in src/ckpt above, use it too). The mapping
  * itself is the providers' (file: mode=mmap, paged: mode=paged); this layer
  * decides which region and which provider, and keeps the regions open in
  * this process.

@@ -1,10 +1,10 @@
 /*
  * userfaultfd: the kernel interface under the paged provider. One descriptor
  * serves every paged region of the process. These calls wrap its ioctls and,
- * when the kernel refuses it, say what to change. Only src/provider uses it.
+ * when the kernel refuses it, say what to change. The paged cache and copy-moves use it.
  */
-#ifndef LOCI_PROVIDER_UFFD_H
-#define LOCI_PROVIDER_UFFD_H
+#ifndef LOCI_OS_UFFD_H
+#define LOCI_OS_UFFD_H
 
 #include "internal.h"
 

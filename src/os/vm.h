@@ -1,10 +1,10 @@
 /*
  * Virtual-memory primitives shared by the providers: aligned mappings, NUMA
  * policy (mbind with one-time kernel probes), pinning, population, node free
- * memory. Only providers include this; the pool never makes kernel calls.
+ * memory. The layers above reach the kernel only through src/os; the pool never makes kernel calls.
  */
-#ifndef LOCI_PROVIDER_VM_H
-#define LOCI_PROVIDER_VM_H
+#ifndef LOCI_OS_VM_H
+#define LOCI_OS_VM_H
 
 #include "os/place.h"
 #include "topo/topo.h"

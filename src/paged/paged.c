@@ -4,7 +4,7 @@
  * the kernel's page cache. Each extent is a region with its own store: a
  * nameless O_DIRECT file in the tier directory, its space reserved at once so
  * that writing back never meets a full disk; a persistent region's store is
- * its directory of chunk files (store_chunks.c, chunked.h), or the flat file
+ * its directory of chunk files (store_chunks.c, paged/paged.h), or the flat file
  * of a region made by mode=mmap. Regions of the same target, cache size and
  * chunk size share one cache, made with the first of them and freed with the
  * last.
@@ -499,7 +499,7 @@ void paged_foreach_cache(void (*fn)(const struct loci_target *t, size_t budget, 
 
 bool paged_whole_chunks(bool on) { return atomic_exchange(&whole_chunks, on); }
 
-/* ---- chunk layout (chunked.h) ------------------------------------------------------ */
+/* ---- chunk layout (paged/paged.h) ------------------------------------------------------ */
 
 int paged_chunks(void *base, region_chunks_t *out)
 {

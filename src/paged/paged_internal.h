@@ -1,16 +1,17 @@
 /*
  * The parts of the paged provider (mode=paged): regions (paged extents and
  * persistent regions), the DRAM chunk cache they share, and the threads that
- * serve their page faults. Only src/provider includes this.
+ * serve their page faults. Only src/paged includes this (others: paged.h).
  *
- *   paged.c        provider ops, the region table, caches by (target, size, chunk)
+ *   paged.c        the operations (provider/paged.c's table), the region table,
+ *                  caches by (target, size, chunk)
  *   chunk_cache.c  the cache: fill on fault, LRU, dirty pages, write-back runs
  *   paged_fault.c  the userfaultfd and its fault-handling threads
- *   uffd.c         the userfaultfd ioctls;  store*.c  where chunks live
- *   tier_chunks.c  regions kept as a directory of chunk files (chunked.h)
+ * Below: os/uffd.c (the userfaultfd ioctls), src/chunkstore (where chunks
+ * live), tier/tier_chunks.c (regions kept as a directory of chunk files).
  */
-#ifndef LOCI_PROVIDER_PAGED_H
-#define LOCI_PROVIDER_PAGED_H
+#ifndef LOCI_PAGED_INTERNAL_H
+#define LOCI_PAGED_INTERNAL_H
 
 #include "os/place.h"
 #include "paged/paged.h"

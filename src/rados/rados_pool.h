@@ -2,14 +2,14 @@
  * The job's aggregate store: one pool of a Ceph RADOS cluster, reached
  * through librados (NVMalloc's benefactor SSDs = OSDs, its manager = MON +
  * CRUSH, a chunk = one object). This folder only connects and names things;
- * the chunk store over it is src/provider/store_rados.c.
+ * the chunk store over it is src/chunkstore/store_rados.c.
  *
  * Every call is bounded in time: the connection, monitor and OSD operations
  * carry the target's `timeout` (librados returns -ETIMEDOUT past it), so a
  * cluster that is down ends in LOCI_EIO with a message, never a hang.
  */
-#ifndef LOCI_STORE_RADOS_POOL_H
-#define LOCI_STORE_RADOS_POOL_H
+#ifndef LOCI_RADOS_POOL_H
+#define LOCI_RADOS_POOL_H
 
 #include "internal.h"
 

@@ -3,10 +3,10 @@
  * providers that keep memory in files (file: mmap; paged: loci's chunk
  * cache). Files are 0600, opened O_NOFOLLOW, in a directory of ours that
  * others cannot write; persistent regions are "<dir>/<name>.region": a flat
- * file (tier.c), or a directory of chunk files (tier_chunks.c, chunked.h).
+ * file (tier.c), or a directory of chunk files (tier_chunks.c, paged/paged.h).
  */
-#ifndef LOCI_PROVIDER_TIER_H
-#define LOCI_PROVIDER_TIER_H
+#ifndef LOCI_TIER_H
+#define LOCI_TIER_H
 
 #include "os/place.h"
 #include "topo/topo.h"

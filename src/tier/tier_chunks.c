@@ -1,5 +1,5 @@
 /*
- * Persistent regions in chunk layout (chunked.h): the directory
+ * Persistent regions in chunk layout (paged/paged.h): the directory
  * "<tier dir>/<name>.region", 0700, holding `meta` — written once at
  * creation, atomically (a temporary file, fsync, rename, fsync of the
  * directory) — and the chunk files the store makes (store_chunks.c). The

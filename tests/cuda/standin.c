@@ -1,6 +1,6 @@
 /*
  * A CUDA driver stand-in: libcuda.so.1 implementing, over host memory,
- * exactly the driver API entry points loci uses (src/provider/cuda_driver.c),
+ * exactly the driver API entry points loci uses (src/os/cuda_driver.c),
  * so that loci's GPU support is tested on machines without a GPU. It sits
  * below loci: nothing in loci is faked. Point loci at it with
  * LOCI_CUDA_LIBRARY=<build>/tests/cuda/libcuda.so.1 (docs/GPU.md).

@@ -1,4 +1,4 @@
-/* Moving memory by copy and remap (src/provider/move_copy.c) on this machine:
+/* Moving memory by copy and remap (src/os/move_copy.c) on this machine:
  * same addresses and bytes, only resident pages copied, the policy set, and
  * no store lost nor stale value read while threads write and read during
  * the moves; LOCI_ARENA_MOVE chooses the path. One NUMA node is enough: the
