@@ -117,18 +117,7 @@ static bool forget(void *addr)
     return true;
 }
 
-static int file_free(void *addr, size_t size)
-{
-    bool known = forget(addr);
-    int rc = 0;
-    if (munmap(addr, size) != 0)
-        rc = loci__fail(LOCI_EINVAL, "file: munmap(%p, %zu): %s", addr, size, strerror(errno));
-    else
-        vm_unmapped(addr, size);
-    if (!known)
-        return loci__fail(LOCI_EINVAL, "file: %p is no extent of the file provider", addr);
-    return rc;
-}
+static int file_free(void *addr, size_t size) { return provider_unmap("file", addr, size, forget(addr)); }
 
 /* An arena moving here: a new file of the tier, filled from the extent and
  * mapped over it. */

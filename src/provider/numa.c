@@ -35,13 +35,7 @@ static void *numa_alloc(const place_t *place, size_t size, size_t alignment)
     return p;
 }
 
-static int numa_free(void *addr, size_t size)
-{
-    if (munmap(addr, size) != 0)
-        return loci__fail(LOCI_EINVAL, "numa: munmap(%p, %zu): %s", addr, size, strerror(errno));
-    vm_unmapped(addr, size);
-    return 0;
-}
+static int numa_free(void *addr, size_t size) { return provider_unmap("numa", addr, size, true); }
 
 int numa_node_move(void *addr, size_t size, const place_t *to, bool shared)
 {

@@ -4,9 +4,10 @@
  * places memory (mmap, mbind, move_pages, memfd, userfaultfd) lives below here.
  *
  * Common rules for every provider:
- *  - alloc returns zero-filled memory (fresh pages), readable and writable by
- *    the CPU unless the provider has a `device` group, aligned as asked; the provider keeps any bookkeeping it needs
- *    (fds, file names) out of band, never inside the extent.
+ *  - alloc returns zero-filled memory (fresh pages), aligned as asked,
+ *    readable and writable by the CPU unless the provider has a `device`
+ *    group; the provider keeps any bookkeeping it needs (fds, file names)
+ *    out of band, never inside the extent.
  *  - free, and every other slot taking (addr, size), is called with exactly
  *    the range alloc returned (free) or a page-aligned sub-range of it.
  *  - Errors return a negative LOCI_E* code (NULL for alloc) with
@@ -29,9 +30,11 @@
  * calls for every extent, a few properties callers may ask about, and
  * pointers to const capability groups, NULL when the provider cannot do that
  * at all. Inside a group a slot is required unless its comment says
- * otherwise. Callers ask for a capability (ops->file, provider_can_move(),
- * provider_has(ops, PROVIDER_...)) and never compare ops with a named table:
- * only the selection in provider.c names providers. */
+ * otherwise; an optional single operation (purge, populate, fork) stays an
+ * optional core slot rather than a group of one. Callers ask for a
+ * capability (ops->file, provider_can_move(), provider_has(ops,
+ * PROVIDER_...)) and never compare ops with a named table: only the
+ * selection in provider.c names providers. */
 
 /** Arenas moving to another target keeping their addresses (arena/move.c). */
 typedef struct provider_move_ops {

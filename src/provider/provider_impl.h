@@ -1,6 +1,6 @@
 /*
  * What the providers share among themselves (src/provider/ only; callers
- * above use provider.h): the one adopt and the one NUMA-node move, which
+ * above use provider.h): the one adopt, free and NUMA-node move, which
  * each provider's table wraps.
  */
 #ifndef LOCI_PROVIDER_IMPL_H
@@ -18,6 +18,12 @@
  *  a provider with a file under its memory, LOCI_ENOMEM for memory. On
  *  failure the range is as it was. */
 int provider_adopt(const provider_ops_t *self, xtable_t *records, void *addr, size_t size, const place_t *to);
+
+/** free of a provider that mmaps its extents: munmap [addr, addr+size) and
+ *  tell vm_unmapped. `known`: the provider had a record of the extent (it
+ *  forgot it first); when not, LOCI_EINVAL naming `who`, the range unmapped
+ *  all the same. */
+int provider_unmap(const char *who, void *addr, size_t size, bool known);
 
 /** Move NUMA-node memory (numa and shm providers) to `to`, addresses kept,
  *  then check every page's node. `shared`: a MAP_SHARED memfd mapping, whose

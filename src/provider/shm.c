@@ -65,18 +65,7 @@ static bool forget(void *addr)
     return true;
 }
 
-static int shm_free(void *addr, size_t size)
-{
-    bool known = forget(addr);
-    int rc = 0;
-    if (munmap(addr, size) != 0)
-        rc = loci__fail(LOCI_EINVAL, "shm: munmap(%p, %zu): %s", addr, size, strerror(errno));
-    else
-        vm_unmapped(addr, size);
-    if (!known)
-        return loci__fail(LOCI_EINVAL, "shm: %p is no extent of the shm provider", addr);
-    return rc;
-}
+static int shm_free(void *addr, size_t size) { return provider_unmap("shm", addr, size, forget(addr)); }
 
 static int shm_move(void *addr, size_t size, const place_t *to) { return numa_node_move(addr, size, to, true); }
 
