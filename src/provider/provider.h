@@ -114,9 +114,9 @@ typedef struct provider_ops {
     void *(*alloc)(const place_t *place, size_t size, size_t alignment);
     /** Unmap an extent returned by alloc. */
     int (*free)(void *addr, size_t size);
-    /** Optional (NULL = cannot; the pool keeps such pages and zeroes reused
-     *  memory itself): give the pages back to the OS, keep the range
-     *  reserved and placed. The range reads as zeros afterwards. */
+    /** Optional (NULL = cannot: the pool unmaps where it would purge, and
+     *  clears memory it reuses): give the pages back to the OS, keep the
+     *  range reserved and placed. The range reads as zeros afterwards. */
     int (*purge)(void *addr, size_t size);
     /** Optional (NULL = nothing to gain): fault the range in now, placed per
      *  the extent's policy, so a full node answers LOCI_ENOMEM here instead
@@ -130,8 +130,17 @@ typedef struct provider_ops {
      *  renew the provider's locks (provider_fork). */
     void (*fork)(loci_fork_phase_t phase);
     /* --- capability groups (NULL = not capable) ------------------------- */
+    /** Optional: its extents can change place keeping their addresses
+     *  (numa, shm, file, cuda_managed); NULL: an arena here cannot move. */
     const provider_move_ops_t *move;
+    /** Optional: a file or chunk store is under the memory (file, paged):
+     *  flush/prefetch/evict mean something, persistent regions open here,
+     *  and the pool neither carves its blocks from segments nor caches freed
+     *  extents (a block's file goes with it). NULL: no file under it, and
+     *  loci_nvm_flush/prefetch/evict have nothing to do. */
     const provider_file_ops_t *file;
+    /** Optional: the CPU must not write the memory (cuda_device,
+     *  cuda_managed); NULL: the pool uses memset and memcpy. */
     const provider_device_ops_t *device;
 } provider_ops_t;
 
