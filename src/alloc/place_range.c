@@ -21,11 +21,13 @@ static const char *fallback_name(intent_fallback_t f)
     }
 }
 
-/* Room for len bytes on the place's nodes; unknown (simulated) counts as room. */
+/* Room for len bytes on the place's nodes, as the provider of private
+ * memory there counts it; unknown (simulated) counts as room. */
 static bool has_room(const place_t *p, size_t len)
 {
     uint64_t free_bytes;
-    return provider_numa.available(p, &free_bytes) != 0 || free_bytes >= len;
+    const provider_ops_t *ops = provider_for(p->target, false);
+    return !ops || ops->available(p, &free_bytes) != 0 || free_bytes >= len;
 }
 
 /* The place of the first candidate the intent allows that has room. */

@@ -116,7 +116,7 @@ loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)
     place.managed = res.managed;
     place.gpu_pinned = res.gpu_pinned;
     const provider_ops_t *ops = provider_for_place(&place);
-    bool gpu = ops == &provider_cuda_device || ops == &provider_cuda_managed;
+    bool gpu = ops && ops->device; /* GPU memory, zeroed and copied by the driver */
     if (!ops || !(gpu || (t->flags & LOCI_TARGET_CPU_ACCESSIBLE)))
         return loci__fail_null(LOCI_ENOTSUP, "arena for intent \"%s\": its target %s cannot hold an arena "
                                              "(arenas live on NUMA nodes, file tiers and GPUs)", in.canonical,
@@ -128,7 +128,7 @@ loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)
     ar->shareable = shareable;
     ar->ops = ops;
     ar->place = place;
-    ar->paged = ops == &provider_paged;
+    ar->paged = provider_has(ops, PROVIDER_CHUNKED);
     if (!(ar->heap = pool_heap_create(ops, &ar->place, ar))) {
         arena_free(ar);
         return NULL;

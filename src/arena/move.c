@@ -47,10 +47,10 @@ static int shift(move_t *m, void *base, size_t size, bool back)
     const provider_ops_t *into = back ? m->from_ops : m->to_ops, *out = back ? m->to_ops : m->from_ops;
     const place_t *where = back ? &m->from : &m->to;
     if (!m->remap)
-        return into->move(base, size, where);
-    int rc = into->adopt(base, size, where);
-    if (rc == 0 && out->disown)
-        out->disown(base, size);
+        return into->move->move(base, size, where);
+    int rc = into->move->adopt(base, size, where);
+    if (rc == 0 && out->move->disown)
+        out->move->disown(base, size);
     return rc;
 }
 
@@ -105,17 +105,17 @@ int arena_move_check(const loci_arena_t *ar, const struct loci_target *dst)
                                         "cannot be handed to another tier keeping their addresses; create it "
                                         "with mode=mmap to move it", ar->intent);
     const struct loci_target *from = loci_arena_target(ar);
-    if (ar->ops == &provider_cuda_device)
+    if (provider_has(ar->ops, PROVIDER_NO_CPU))
         return loci__fail(LOCI_ENOTSUP, "arena \"%s\" holds device memory of %s: moved elsewhere it would need "
                                         "other addresses, which an arena keeps; create it with use=cpu+gpu "
                                         "(managed memory) to move it between GPUs and host memory", ar->intent,
                           from->name);
     const provider_ops_t *from_ops = ar->ops, *to_ops = provider_for_move(ar->ops, dst, ar->shareable);
-    bool managed = to_ops == &provider_cuda_managed;
+    bool managed = to_ops && provider_has(to_ops, PROVIDER_FOLLOWS_GPU);
     if (!to_ops || !(managed || (dst->flags & LOCI_TARGET_CPU_ACCESSIBLE)))
         return loci__fail(LOCI_ENOTSUP, "cannot move an arena to %s: arenas live on NUMA nodes and file tiers%s",
                           dst->name, dst->kind == KIND_GPU ? " (and managed GPU memory: use=cpu+gpu)" : "");
-    bool can = from_ops == to_ops ? to_ops->move != NULL : to_ops->adopt && from_ops->adopt;
+    bool can = from_ops == to_ops ? provider_can_move(to_ops) : provider_can_adopt(to_ops) && provider_can_adopt(from_ops);
     if (!can)
         return loci__fail(LOCI_ENOTSUP, "cannot move an arena from %s to %s keeping its addresses: the %s "
                                         "provider cannot %s", from->name, dst->name, to_ops->name,
@@ -128,8 +128,7 @@ static int check_room(loci_arena_t *ar, const move_t *m, const struct loci_targe
 {
     pool_stats_t st;
     uint64_t avail;
-    if (pool_stats_heap(ar->heap, &st) != 0 || !m->to_ops->available ||
-        m->to_ops->available(&m->to, &avail) != 0)
+    if (pool_stats_heap(ar->heap, &st) != 0 || m->to_ops->available(&m->to, &avail) != 0)
         return 0; /* unknown: the providers will say */
     /* an adopted extent is copied whole; a moved one only has its resident pages */
     uint64_t need = m->remap ? st.bytes_mapped : st.bytes_committed;
@@ -178,7 +177,7 @@ int arena_move(loci_arena_t *ar, const struct loci_target *dst)
     const struct loci_target *from = loci_arena_target(ar);
     move_t m = {.from_ops = ar->ops, .to_ops = to_ops, .from = ar->place, .remap = ar->ops != to_ops};
     arena_place(dst, ar->pinned, ar->shareable, &m.to);
-    if (to_ops == &provider_cuda_managed) { /* still managed memory, allocated through the same GPU */
+    if (provider_has(to_ops, PROVIDER_FOLLOWS_GPU)) { /* still managed memory, allocated through the same GPU */
         m.to.managed = true;
         m.to.cuda_device = ar->place.cuda_device;
         m.to.policy = PLACE_LOCAL;

@@ -119,7 +119,7 @@ static void add_region(const char *name, void *base, size_t size, unsigned flags
                        void *arg)
 {
     list_t *l = arg;
-    if (!(flags & LOCI_READONLY) && l->cap != SIZE_MAX && !append(l, name, CKPT_REGION, base, size, ops == &provider_paged))
+    if (!(flags & LOCI_READONLY) && l->cap != SIZE_MAX && !append(l, name, CKPT_REGION, base, size, provider_has(ops, PROVIDER_CHUNKED)))
         l->cap = SIZE_MAX; /* out of memory: say so below */
 }
 

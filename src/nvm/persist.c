@@ -59,7 +59,7 @@ int nvm_resolve_tier(const char *intent, unsigned flags, place_t *place, const p
     if (place->file_mode == FILE_PAGED && (flags & (LOCI_SHARED | LOCI_READONLY)))
         place->file_mode = FILE_MMAP;
     *ops = provider_for_place(place);
-    if (!*ops || !(*ops)->open)
+    if (!*ops || !(*ops)->file)
         return loci__fail(LOCI_ENOTSUP, "%s cannot hold persistent regions", place->target->name);
     return 0;
 }
@@ -115,7 +115,7 @@ void *loci_region_open(const char *name, size_t size, const char *intent, unsign
         return loci__fail_null(LOCI_ENOMEM, "out of memory opening region \"%s\"", name);
     snprintf(r->name, sizeof r->name, "%s", name);
     pthread_mutex_lock(&lock);
-    r->base = ops->open(&place, name, &size, flags);
+    r->base = ops->file->open(&place, name, &size, flags);
     if (r->base) {
         r->target = place.target;
         r->size = size;
@@ -147,12 +147,12 @@ int loci_region_sync(void *addr)
     region_t *r = find(addr, "loci_region_sync");
     if (!r)
         return LOCI_EINVAL;
-    return r->flags & LOCI_READONLY ? 0 : r->ops->flush(r->base, r->size);
+    return r->flags & LOCI_READONLY ? 0 : r->ops->file->flush(r->base, r->size);
 }
 
 static int close_region(region_t *r)
 {
-    int rc = r->flags & LOCI_READONLY ? 0 : r->ops->flush(r->base, r->size);
+    int rc = r->flags & LOCI_READONLY ? 0 : r->ops->file->flush(r->base, r->size);
     int f = r->ops->free(r->base, r->size);
     free(r);
     return rc ? rc : f;
@@ -189,7 +189,7 @@ int loci_region_remove(const char *name, const char *intent)
         if (r->target == place.target && strcmp(r->name, name) == 0)
             rc = loci__fail(LOCI_EBUSY, "region \"%s\" is open in this process; loci_region_close it first", name);
     if (rc == 0)
-        rc = ops->remove(&place, name);
+        rc = ops->file->remove(&place, name);
     pthread_mutex_unlock(&lock);
     return rc;
 }

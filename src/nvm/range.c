@@ -11,7 +11,9 @@
 
 typedef int (*range_op_t)(void *addr, size_t size);
 
-/* The provider op `which` of the memory [addr, addr+len) applied to it. */
+/* The file op `which` (an offset in provider_file_ops_t) of the provider of
+ * the memory [addr, addr+len) applied to it; nothing for memory without a
+ * file group. */
 static int apply(const void *addr, size_t len, const char *name, size_t which)
 {
     if (topo_ensure() != 0)
@@ -33,24 +35,24 @@ static int apply(const void *addr, size_t len, const char *name, size_t which)
     if (len > size - (a - b))
         return loci__fail(LOCI_EINVAL, "%s: %zu bytes from %p run past the end of its block (%zu bytes at %p)", name,
                           len, addr, size, base);
-    range_op_t op = *(const range_op_t *)((const char *)ops + which);
-    if (!op)
+    if (!ops->file)
         return 0;
+    range_op_t op = *(const range_op_t *)((const char *)ops->file + which);
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), from = a & ~(page - 1), to = (a + len + page - 1) & ~(page - 1);
     return op((void *)from, to - from);
 }
 
 int loci_nvm_prefetch(const void *addr, size_t len)
 {
-    return apply(addr, len, "loci_nvm_prefetch", offsetof(provider_ops_t, prefetch));
+    return apply(addr, len, "loci_nvm_prefetch", offsetof(provider_file_ops_t, prefetch));
 }
 
 int loci_nvm_flush(const void *addr, size_t len)
 {
-    return apply(addr, len, "loci_nvm_flush", offsetof(provider_ops_t, flush));
+    return apply(addr, len, "loci_nvm_flush", offsetof(provider_file_ops_t, flush));
 }
 
 int loci_nvm_evict(const void *addr, size_t len)
 {
-    return apply(addr, len, "loci_nvm_evict", offsetof(provider_ops_t, evict));
+    return apply(addr, len, "loci_nvm_evict", offsetof(provider_file_ops_t, evict));
 }

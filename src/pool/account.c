@@ -141,7 +141,7 @@ int pool__charge_to(account_t *a, const provider_ops_t *ops, const place_t *plac
     } while (!atomic_compare_exchange_weak_explicit(&a->charged, &cur, cur + bytes, memory_order_relaxed,
                                                     memory_order_relaxed));
     bool one_node = place->policy == PLACE_BIND || place->policy == PLACE_PREFERRED;
-    if (one_node && ops->available && t->numa_node >= 0) {
+    if (one_node && t->numa_node >= 0) {
         int rc = check_node_free(a, ops, place, bytes);
         if (rc != 0) {
             atomic_fetch_sub_explicit(&a->charged, bytes, memory_order_relaxed);

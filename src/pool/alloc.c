@@ -118,10 +118,10 @@ void *pool_realloc(void *p, size_t size)
 int pool_copy(void *dst, const void *src, size_t n)
 {
     const pool_heap_t *hd = pool_heap_of(dst), *hs = pool_heap_of(src);
-    const provider_ops_t *via = hd && hd->ops->copy ? hd->ops : hs && hs->ops->copy ? hs->ops : NULL;
+    const provider_ops_t *via = hd && hd->ops->device ? hd->ops : hs && hs->ops->device ? hs->ops : NULL;
     if (!via) {
         memcpy(dst, src, n);
         return 0;
     }
-    return via->copy(dst, src, n);
+    return via->device->copy(dst, src, n);
 }

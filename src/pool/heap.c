@@ -37,7 +37,7 @@ static uint32_t id_take(pool_heap_t *h)
 
 pool_heap_t *pool_heap_create(const provider_ops_t *ops, const place_t *place, void *owner)
 {
-    if (!ops || !place || !ops->alloc || !ops->free)
+    if (!ops || !place || !ops->alloc || !ops->free || !ops->available)
         return loci__fail_null(LOCI_EINVAL, "pool_heap_create: a provider and a place are required");
     pthread_once(&init_once, pool__classes_init);
     size_t size = (sizeof(pool_heap_t) + 127) & ~(size_t)127;
@@ -151,7 +151,7 @@ int pool_heap_foreach_extent(pool_heap_t *h, int (*cb)(void *base, size_t size, 
 int pool_heap_rebase(pool_heap_t *h, const provider_ops_t *ops, const place_t *place,
                      int (*move)(void *base, size_t size, void *arg), void *arg)
 {
-    if (!ops || !ops->alloc || !ops->free || !place)
+    if (!ops || !ops->alloc || !ops->free || !ops->available || !place)
         return loci__fail(LOCI_EINVAL, "pool_heap_rebase: a provider and a place are required");
     pthread_mutex_lock(&pool__registry);
     account_t *to = pool__account_get(place->target);

@@ -2,7 +2,7 @@
  * Big blocks (above POOL_SMALL_MAX, or alignments no size class gives).
  *
  * Up to POOL_CARVE_MAX (slice-rounded, aligned to at most a slice, on
- * providers without a flush) a block is a run of slices carved from a
+ * providers without a file group) a block is a run of slices carved from a
  * segment (segment.c): segments are mapped and placed 4 MiB at a time, and a
  * freed block's slices stay resident there, retained as dirty slices, so a
  * block of any size carved there later neither maps nor faults. This is
@@ -27,7 +27,7 @@
  *  - a resident extent unused for the purge delay is purged, and a purged
  *    one unmapped after one more delay;
  *  - nothing is cached with delay 0, on file-backed providers (those with a
- *    flush: there a block's file goes with it), or above the budget;
+ *    file group: there a block's file goes with it), or above the budget;
  *  - pool_heap_collect, a failed charge and heap destruction drop it all.
  * A pinned heap cannot purge: where others purge, it unmaps. calloc purges a
  * resident extent before reusing it (a purged range reads as zeros), or
@@ -317,7 +317,7 @@ static int block_enter(pool_heap_t *h, large_t *d, void *p, size_t bytes)
 
 static bool carvable(const pool_heap_t *h, size_t bytes, size_t align)
 {
-    return bytes <= POOL_CARVE_MAX && align <= SLICE_SIZE && !h->ops->flush;
+    return bytes <= POOL_CARVE_MAX && align <= SLICE_SIZE && !h->ops->file;
 }
 
 /* A block of `bytes` (page-rounded) on slices of a segment: a dirty run
@@ -508,7 +508,7 @@ int pool__free_large(large_t *d, void *p)
     large_unlink(h, d);
     const provider_ops_t *ops = h->ops;
     int rc = 0;
-    if (delay && !ops->flush && bytes <= pool__retain_budget(h)) {
+    if (delay && !ops->file && bytes <= pool__retain_budget(h)) {
         lc_put(h, d, pool__now_ms());
         large_t *old = NULL;
         if (atomic_load_explicit(&h->lc_count, memory_order_relaxed) > LC_MAX) {

@@ -282,16 +282,16 @@ typedef struct hclass {
  * them (GPU memory), else memset/memcpy. 0 or LOCI_E* with loci__fail. */
 static inline int pool__zero(const provider_ops_t *ops, void *p, size_t n)
 {
-    if (ops->zero)
-        return ops->zero(p, n);
+    if (ops->device)
+        return ops->device->zero(p, n);
     memset(p, 0, n);
     return 0;
 }
 
 static inline int pool__copy(const provider_ops_t *ops, void *dst, const void *src, size_t n)
 {
-    if (ops->copy)
-        return ops->copy(dst, src, n);
+    if (ops->device)
+        return ops->device->copy(dst, src, n);
     memcpy(dst, src, n);
     return 0;
 }

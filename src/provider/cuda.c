@@ -244,26 +244,36 @@ static int managed_available(const place_t *place, uint64_t *bytes)
     return LOCI_ENOTSUP;
 }
 
-const provider_ops_t provider_cuda_device = {
-    .name = "cuda_device",
-    .alloc = device_alloc,
-    .free = gpu_free,
-    .move = NULL, /* another target would need other addresses */
-    .purge = NULL,
-    .available = device_available,
+static const provider_device_ops_t gpu_device = {
     .zero = gpu_zero,
     .copy = gpu_copy,
 };
 
+static const provider_move_ops_t managed_moves = {
+    .move = managed_move,
+    .adopt = NULL, /* other memory cannot become managed memory at its addresses */
+};
+
+const provider_ops_t provider_cuda_device = {
+    .name = "cuda_device",
+    .props = PROVIDER_NO_CPU,
+    .alloc = device_alloc,
+    .free = gpu_free,
+    .purge = NULL,
+    .available = device_available,
+    .move = NULL, /* another target would need other addresses */
+    .device = &gpu_device,
+};
+
 const provider_ops_t provider_cuda_managed = {
     .name = "cuda_managed",
+    .props = PROVIDER_FOLLOWS_GPU,
     .alloc = managed_alloc,
     .free = gpu_free,
-    .move = managed_move,
     .purge = NULL,
     .available = managed_available,
-    .zero = gpu_zero,
-    .copy = gpu_copy,
+    .move = &managed_moves,
+    .device = &gpu_device,
 };
 
 bool provider_cuda_device_pointer(const void *p)
@@ -326,8 +336,8 @@ const provider_ops_t provider_cuda_host = {
     .name = "cuda_host",
     .alloc = host_alloc,
     .free = host_free,
-    .move = NULL, /* registered pages stay where the GPU's DMA expects them */
     .purge = NULL,
     .populate = NULL, /* registration faulted it in */
     .available = host_available,
+    .move = NULL, /* registered pages stay where the GPU's DMA expects them */
 };

@@ -9,8 +9,7 @@
  * lock) and kept when unmapped. The file of each extent is recorded out of
  * band in a table keyed by address.
  */
-#include "provider/provider.h"
-#include "provider/extents.h"
+#include "provider/provider_impl.h"
 #include "tier/tier.h"
 #include "os/vm.h"
 #include "units.h"
@@ -118,33 +117,13 @@ static bool forget(void *addr)
     return true;
 }
 
-static int file_free(void *addr, size_t size)
-{
-    bool known = forget(addr);
-    int rc = 0;
-    if (munmap(addr, size) != 0)
-        rc = loci__fail(LOCI_EINVAL, "file: munmap(%p, %zu): %s", addr, size, strerror(errno));
-    else
-        vm_unmapped(addr, size);
-    if (!known)
-        return loci__fail(LOCI_EINVAL, "file: %p is no extent of the file provider", addr);
-    return rc;
-}
+static int file_free(void *addr, size_t size) { return provider_unmap("file", addr, size, forget(addr)); }
 
 /* An arena moving here: a new file of the tier, filled from the extent and
- * mapped over it (provider.h, adopt). */
+ * mapped over it. */
 static int file_adopt(void *addr, size_t size, const place_t *to)
 {
-    void *tmp = file_alloc(to, size, vm_page_size());
-    if (!tmp)
-        return errno == ENOSPC ? LOCI_ENOSPC : LOCI_EIO;
-    int rc = vm_replace(addr, tmp, size);
-    if (rc != 0) {
-        file_free(tmp, size);
-        return rc;
-    }
-    xtable_rekey(&files, (uintptr_t)tmp, (uintptr_t)addr);
-    return 0;
+    return provider_adopt(&provider_file, &files, addr, size, to);
 }
 
 static void file_disown(void *addr, size_t size) { forget(addr); }
@@ -228,20 +207,28 @@ int provider_file_path(const void *addr, char *buf, size_t buflen, size_t *offse
 
 static void file_fork(loci_fork_phase_t phase) { xtable_fork(&files, phase); }
 
-const provider_ops_t provider_file = {
-    .name = "file",
-    .alloc = file_alloc,
-    .free = file_free,
-    .move = NULL,
-    .purge = file_purge,
+static const provider_move_ops_t file_moves = {
+    .move = NULL, /* the kernel's page cache decides where file pages live */
+    .adopt = file_adopt,
+    .disown = file_disown,
+};
+
+static const provider_file_ops_t file_files = {
     .flush = file_flush,
-    .populate = vm_populate,
-    .available = tier_available,
     .prefetch = file_prefetch,
     .evict = file_evict,
     .open = file_open,
     .remove = tier_remove_region,
-    .adopt = file_adopt,
-    .disown = file_disown,
+};
+
+const provider_ops_t provider_file = {
+    .name = "file",
+    .alloc = file_alloc,
+    .free = file_free,
+    .purge = file_purge,
+    .populate = vm_populate,
+    .available = tier_available,
     .fork = file_fork,
+    .move = &file_moves,
+    .file = &file_files,
 };

@@ -4,9 +4,10 @@
  * pinned); move = a copy mremapped over the extent (move_copy.c) or
  * mbind(MOVE|STRICT), then every page's node checked;
  * purge = MADV_DONTNEED (the policy stays with the mapping, so purged pages
- * come back on the same nodes); adopt = a fresh mapping, a copy, mremap.
+ * come back on the same nodes); adopt = a fresh mapping, a copy, mremap
+ * (provider_adopt). numa_node_move and numa_node_available serve shm too.
  */
-#include "provider/provider.h"
+#include "provider/provider_impl.h"
 #include "os/vm.h"
 #include "units.h"
 
@@ -34,15 +35,9 @@ static void *numa_alloc(const place_t *place, size_t size, size_t alignment)
     return p;
 }
 
-static int numa_free(void *addr, size_t size)
-{
-    if (munmap(addr, size) != 0)
-        return loci__fail(LOCI_EINVAL, "numa: munmap(%p, %zu): %s", addr, size, strerror(errno));
-    vm_unmapped(addr, size);
-    return 0;
-}
+static int numa_free(void *addr, size_t size) { return provider_unmap("numa", addr, size, true); }
 
-static int numa_move(void *addr, size_t size, const place_t *to)
+int numa_node_move(void *addr, size_t size, const place_t *to, bool shared)
 {
     if (to->simulated)
         return 0;
@@ -54,25 +49,17 @@ static int numa_move(void *addr, size_t size, const place_t *to)
      * where it applies; else mbind moves the pages. Either sets the policy
      * future faults follow. Then each page's node is checked, not taken on
      * trust. */
-    int rc = vm_move_copy(addr, size, to);
+    int rc = shared ? 1 : vm_move_copy(addr, size, to);
     if (rc == 1)
         rc = vm_apply_policy(addr, size, to, MPOL_MF_MOVE | MPOL_MF_STRICT);
     return rc == 0 || rc == LOCI_EIO ? vm_check_placed(addr, size, to) : rc;
 }
 
-/* Anonymous memory placed per `to`, filled from the extent, mremapped over it. */
+static int numa_move(void *addr, size_t size, const place_t *to) { return numa_node_move(addr, size, to, false); }
+
 static int numa_adopt(void *addr, size_t size, const place_t *to)
 {
-    void *tmp = numa_alloc(to, size, vm_page_size());
-    if (!tmp)
-        return LOCI_ENOMEM;
-    /* a full bound node says ENOMEM here rather than waking the OOM killer mid-copy */
-    int rc = place_is_strict(to) ? vm_populate(tmp, size) : 0;
-    if (rc == 0)
-        rc = vm_replace(addr, tmp, size);
-    if (rc != 0)
-        numa_free(tmp, size);
-    return rc;
+    return provider_adopt(&provider_numa, NULL, addr, size, to);
 }
 
 static int numa_purge(void *addr, size_t size)
@@ -82,22 +69,25 @@ static int numa_purge(void *addr, size_t size)
     return 0;
 }
 
-static int numa_available(const place_t *place, uint64_t *bytes)
+int numa_node_available(const place_t *place, uint64_t *bytes)
 {
     if (place->simulated || place->policy == PLACE_LOCAL)
         return LOCI_ENOTSUP;
     return vm_nodes_free(place, bytes);
 }
 
+static const provider_move_ops_t numa_moves = {
+    .move = numa_move,
+    .adopt = numa_adopt,
+    .disown = NULL, /* nothing kept per extent */
+};
+
 const provider_ops_t provider_numa = {
     .name = "numa",
     .alloc = numa_alloc,
     .free = numa_free,
-    .move = numa_move,
     .purge = numa_purge,
-    .flush = NULL,
     .populate = vm_populate,
-    .available = numa_available,
-    .adopt = numa_adopt,
-    .disown = NULL, /* nothing kept per extent */
+    .available = numa_node_available,
+    .move = &numa_moves,
 };

@@ -54,7 +54,7 @@ const provider_ops_t *provider_for_place(const place_t *place)
 const provider_ops_t *provider_for_move(const provider_ops_t *from, const struct loci_target *dst, bool shared)
 {
     bool host_or_gpu = dst && !dst->path && (dst->numa_node >= 0 || dst->cuda_device >= 0);
-    if (from == &provider_cuda_managed && host_or_gpu && !shared)
+    if (provider_has(from, PROVIDER_FOLLOWS_GPU) && host_or_gpu && !shared)
         return from;
     return provider_for(dst, shared);
 }

@@ -4,11 +4,12 @@
  * places memory (mmap, mbind, move_pages, memfd, userfaultfd) lives below here.
  *
  * Common rules for every provider:
- *  - alloc returns zero-filled memory (fresh pages), readable and writable by
- *    the CPU, aligned as asked; the provider keeps any bookkeeping it needs
- *    (fds, file names) out of band, never inside the extent.
- *  - free/purge/move/flush/populate are called with exactly the range alloc
- *    returned (free) or a page-aligned sub-range of it (the others).
+ *  - alloc returns zero-filled memory (fresh pages), aligned as asked,
+ *    readable and writable by the CPU unless the provider has a `device`
+ *    group; the provider keeps any bookkeeping it needs (fds, file names)
+ *    out of band, never inside the extent.
+ *  - free, and every other slot taking (addr, size), is called with exactly
+ *    the range alloc returned (free) or a page-aligned sub-range of it.
  *  - Errors return a negative LOCI_E* code (NULL for alloc) with
  *    loci_last_error() saying what was asked and what to change.
  *  - A place with `simulated` set (injected topology) is recorded, not
@@ -24,69 +25,134 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The shape (after UMF's memory provider ops: core ops plus optional ext_
+ * groups). A provider is one const provider_ops_t: the core slots the pool
+ * calls for every extent, a few properties callers may ask about, and
+ * pointers to const capability groups, NULL when the provider cannot do that
+ * at all. Inside a group a slot is required unless its comment says
+ * otherwise; an optional single operation (purge, populate, fork) stays an
+ * optional core slot rather than a group of one. Callers ask for a
+ * capability (ops->file, provider_can_move(), provider_has(ops,
+ * PROVIDER_...)) and never compare ops with a named table: only the
+ * selection in provider.c names providers. */
+
+/** Arenas moving to another target keeping their addresses (arena/move.c). */
+typedef struct provider_move_ops {
+    /** Optional (NULL = cannot move in place): move the extent's pages to
+     *  `to`, same addresses, same provider. */
+    int (*move)(void *addr, size_t size, const place_t *to);
+    /** Optional (NULL = cannot take memory over): take over [addr,
+     *  addr+size), an extent another provider mapped, keeping its addresses
+     *  and contents (an arena moving between a NUMA node and a file tier):
+     *  map memory of this provider placed per `to` elsewhere, copy the
+     *  extent into it, then move that mapping over the range in one mremap
+     *  (provider_adopt). Nothing may read or write the range meanwhile: a
+     *  store during the copy would be lost. On failure the range is as it
+     *  was. After a success the old provider's `disown` must be called: the
+     *  extent is now this provider's. */
+    int (*adopt)(void *addr, size_t size, const place_t *to);
+    /** Optional (NULL = keeps nothing per extent): forget an extent another
+     *  provider adopted. Its mapping is already replaced; drop what the
+     *  provider kept for it (file, fd, record). */
+    void (*disown)(void *addr, size_t size);
+} provider_move_ops_t;
+
+/** Memory with a file (or chunk store) under it: file tiers, mode=paged. */
+typedef struct provider_file_ops {
+    /** Make the extent's contents durable. */
+    int (*flush)(void *addr, size_t size);
+    /** Bring the range into DRAM ahead of use. */
+    int (*prefetch)(void *addr, size_t size);
+    /** Write the range back to its file (without waiting for it to be
+     *  durable) and drop it from DRAM; the next access reads it again. */
+    int (*evict)(void *addr, size_t size);
+    /** Map the persistent region `name` of place->target. flags:
+     *  LOCI_CREATE, LOCI_READONLY, LOCI_SHARED. *size: the size wanted (a
+     *  page multiple; 0 = as it is), then its size. free() unmaps it and
+     *  keeps the file. NULL + loci__fail. */
+    void *(*open)(const place_t *place, const char *name, size_t *size, unsigned flags);
+    /** Delete the persistent region `name` of place->target. */
+    int (*remove)(const place_t *place, const char *name);
+} provider_file_ops_t;
+
+/** Memory the CPU must not write (device memory; managed memory, which a
+ *  CPU write would pull to the host): the pool calls these instead of
+ *  memset and memcpy. */
+typedef struct provider_device_ops {
+    /** Zero [addr, addr+size) of an extent of this provider. */
+    int (*zero)(void *addr, size_t size);
+    /** Copy size bytes from src to dst where either may be this provider's
+     *  memory and the other any memory (a realloc that moves a block). */
+    int (*copy)(void *dst, const void *src, size_t size);
+} provider_device_ops_t;
+
+/** Properties (provider_ops_t.props) for callers that must treat a kind of
+ *  memory apart. */
+enum {
+    /** The CPU cannot read or write it (GPU device memory, cuMemAlloc): an
+     *  arena there cannot move, since another target needs other addresses. */
+    PROVIDER_NO_CPU = 1u << 0,
+    /** Managed memory whose home follows advice (a GPU or the host): an
+     *  arena moving between GPUs and host memory stays with this provider,
+     *  whose `move` re-homes it (provider_for_move). */
+    PROVIDER_FOLLOWS_GPU = 1u << 1,
+    /** Loci's chunk cache (src/paged/): its pages cannot be handed to
+     *  another provider, and a persistent region may be in chunk layout
+     *  (paged_store and paged_chunks answer for it: checkpoints). */
+    PROVIDER_CHUNKED = 1u << 2,
+};
+
 typedef struct provider_ops {
-    const char *name; /* "numa", "file", "shm", ... */
+    /** "numa", "file", "shm", ...: for messages. */
+    const char *name;
+    /** PROVIDER_* properties; 0 for plain CPU memory. */
+    unsigned props;
+    /* --- core: what the pool calls ------------------------------------- */
     /** Map `size` bytes (a multiple of the page size) aligned to `alignment`
      *  (a power of two >= page size), placed per `place`. Zero-filled.
      *  NULL + loci__fail. */
     void *(*alloc)(const place_t *place, size_t size, size_t alignment);
     /** Unmap an extent returned by alloc. */
     int (*free)(void *addr, size_t size);
-    /** Optional (NULL = cannot): move the extent's pages to `to`, same addresses. */
-    int (*move)(void *addr, size_t size, const place_t *to);
-    /** Give the pages back to the OS, keep the range reserved and placed.
-     *  The range reads as zeros afterwards. */
+    /** Optional (NULL = cannot: the pool unmaps where it would purge, and
+     *  clears memory it reuses): give the pages back to the OS, keep the
+     *  range reserved and placed. The range reads as zeros afterwards. */
     int (*purge)(void *addr, size_t size);
-    /** Optional: make the extent's contents durable (file tiers). */
-    int (*flush)(void *addr, size_t size);
-    /* --- added by the pool work (optional, NULL = not supported) --------- */
-    /** Optional: fault the range in now, placed per the extent's policy, so a
-     *  full node answers LOCI_ENOMEM here instead of killing on first touch. */
+    /** Optional (NULL = nothing to gain): fault the range in now, placed per
+     *  the extent's policy, so a full node answers LOCI_ENOMEM here instead
+     *  of killing on first touch. */
     int (*populate)(void *addr, size_t size);
-    /** Optional: bytes `place` can still get before the kernel must fail or
-     *  kill (NUMA: MemFree of the nodes; file tier: free space of the file
+    /** Bytes `place` can still get before the kernel must fail or kill
+     *  (NUMA: MemFree of the nodes; file tier: free space of the file
      *  system). LOCI_ENOTSUP when unknown for this placement. */
     int (*available)(const place_t *place, uint64_t *bytes);
-    /* --- added by the arena work (optional, NULL = not supported) -------- */
-    /** Optional: take over [addr, addr+size), an extent another provider
-     *  mapped, keeping its addresses and contents (an arena moving between a
-     *  NUMA node and a file tier): map memory of this provider placed per
-     *  `to` elsewhere, copy the extent into it, then move that mapping over
-     *  the range in one mremap. Nothing may read or write the range
-     *  meanwhile: a store during the copy would be lost. On failure the
-     *  range is as it was. After a success the old provider's `disown`
-     *  must be called: the extent is now this provider's. */
-    int (*adopt)(void *addr, size_t size, const place_t *to);
-    /** Optional (NULL = keeps nothing per extent): forget an extent another
-     *  provider adopted. Its mapping is already replaced; drop what the
-     *  provider kept for it (file, fd, record). */
-    void (*disown)(void *addr, size_t size);
-    /* --- added for the NVM partition (optional, NULL = not supported) ---- */
-    /** Optional: bring the range into DRAM ahead of use. */
-    int (*prefetch)(void *addr, size_t size);
-    /** Optional: write the range back to its file (without waiting for it to
-     *  be durable) and drop it from DRAM; the next access reads it again. */
-    int (*evict)(void *addr, size_t size);
-    /** Optional: map the persistent region `name` of place->target (file
-     *  tiers). flags: LOCI_CREATE, LOCI_READONLY, LOCI_SHARED. *size: the size
-     *  wanted (a page multiple; 0 = as it is), then its size. free() unmaps
-     *  it and keeps the file. NULL + loci__fail. */
-    void *(*open)(const place_t *place, const char *name, size_t *size, unsigned flags);
-    /** Optional: delete the persistent region `name` of place->target. */
-    int (*remove)(const place_t *place, const char *name);
-    /* --- added for GPU memory (optional, NULL = the CPU reads and writes it) */
-    /** Optional: zero [addr, addr+size) of an extent the CPU must not write
-     *  (device memory; managed memory, which a CPU write would pull to the
-     *  host). The pool calls it instead of memset. */
-    int (*zero)(void *addr, size_t size);
-    /** Optional: copy size bytes from src to dst where either may be this
-     *  provider's memory and the other any memory (a realloc that moves a
-     *  block). The pool calls it instead of memcpy. */
-    int (*copy)(void *dst, const void *src, size_t size);
     /** Optional (NULL = no lock of its own): around fork(), take, release or
      *  renew the provider's locks (provider_fork). */
     void (*fork)(loci_fork_phase_t phase);
+    /* --- capability groups (NULL = not capable) ------------------------- */
+    /** Optional: its extents can change place keeping their addresses
+     *  (numa, shm, file, cuda_managed); NULL: an arena here cannot move. */
+    const provider_move_ops_t *move;
+    /** Optional: a file or chunk store is under the memory (file, paged):
+     *  flush/prefetch/evict mean something, persistent regions open here,
+     *  and the pool neither carves its blocks from segments nor caches freed
+     *  extents (a block's file goes with it). NULL: no file under it, and
+     *  loci_nvm_flush/prefetch/evict have nothing to do. */
+    const provider_file_ops_t *file;
+    /** Optional: the CPU must not write the memory (cuda_device,
+     *  cuda_managed); NULL: the pool uses memset and memcpy. */
+    const provider_device_ops_t *device;
 } provider_ops_t;
+
+/** True when ops has every property in `props`. */
+static inline bool provider_has(const provider_ops_t *ops, unsigned props) { return (ops->props & props) == props; }
+
+/** True when ops can move its own extents' pages in place (move group). */
+static inline bool provider_can_move(const provider_ops_t *ops) { return ops->move && ops->move->move; }
+
+/** True when ops can take over extents of another provider (and give its
+ *  own back): move group, adopt. */
+static inline bool provider_can_adopt(const provider_ops_t *ops) { return ops->move && ops->move->adopt; }
 
 extern const provider_ops_t provider_numa;
 extern const provider_ops_t provider_file;
@@ -105,15 +171,16 @@ const provider_ops_t *provider_for(const struct loci_target *t, bool shared);
  *  for mode=paged get provider_paged — unless paging cannot run here (no
  *  userfaultfd permission, shareable or pinned memory) and the mode was not
  *  forced with `!`: then file (mmap), with a warning saying why, once. */
+const provider_ops_t *provider_for_place(const place_t *place);
+
 /** fork() handler of the providers (core/fork.c): each one's `fork`. Their
  *  locks are the innermost of loci's: taken last. */
 void provider_fork(loci_fork_phase_t phase);
 
-const provider_ops_t *provider_for_place(const place_t *place);
-
 /** The provider that serves `dst` for memory now served by `from` when an
- *  arena moves there: managed GPU memory stays managed (the driver moves
- *  it between GPUs and host memory), anything else provider_for(dst). */
+ *  arena moves there: memory PROVIDER_FOLLOWS_GPU stays with its provider
+ *  (managed GPU memory: the driver moves it between GPUs and host memory),
+ *  anything else provider_for(dst). */
 const provider_ops_t *provider_for_move(const provider_ops_t *from, const struct loci_target *dst, bool shared);
 
 /** True when p is GPU device memory the CPU cannot read (asked of the CUDA

@@ -5,8 +5,7 @@
  * band by address, so provider_shm_fd() can hand it to other processes
  * (through /proc/<pid>/fd/<n> or SCM_RIGHTS).
  */
-#include "provider/provider.h"
-#include "provider/extents.h"
+#include "provider/provider_impl.h"
 #include "os/vm.h"
 #include "units.h"
 
@@ -66,42 +65,13 @@ static bool forget(void *addr)
     return true;
 }
 
-static int shm_free(void *addr, size_t size)
-{
-    bool known = forget(addr);
-    int rc = 0;
-    if (munmap(addr, size) != 0)
-        rc = loci__fail(LOCI_EINVAL, "shm: munmap(%p, %zu): %s", addr, size, strerror(errno));
-    else
-        vm_unmapped(addr, size);
-    if (!known)
-        return loci__fail(LOCI_EINVAL, "shm: %p is no extent of the shm provider", addr);
-    return rc;
-}
+static int shm_free(void *addr, size_t size) { return provider_unmap("shm", addr, size, forget(addr)); }
 
-static int shm_move(void *addr, size_t size, const place_t *to)
-{
-    if (to->simulated || to->policy == PLACE_LOCAL)
-        return 0;
-    int rc = vm_apply_policy(addr, size, to, MPOL_MF_MOVE | MPOL_MF_STRICT);
-    return rc == 0 || rc == LOCI_EIO ? vm_check_placed(addr, size, to) : rc;
-}
+static int shm_move(void *addr, size_t size, const place_t *to) { return numa_node_move(addr, size, to, true); }
 
-/* A new memfd placed per `to`, filled from the extent and mapped over it. */
 static int shm_adopt(void *addr, size_t size, const place_t *to)
 {
-    void *tmp = shm_alloc(to, size, vm_page_size());
-    if (!tmp)
-        return LOCI_ENOMEM;
-    int rc = place_is_strict(to) ? vm_populate(tmp, size) : 0;
-    if (rc == 0)
-        rc = vm_replace(addr, tmp, size);
-    if (rc != 0) {
-        shm_free(tmp, size);
-        return rc;
-    }
-    xtable_rekey(&shms, (uintptr_t)tmp, (uintptr_t)addr);
-    return 0;
+    return provider_adopt(&provider_shm, &shms, addr, size, to);
 }
 
 static void shm_disown(void *addr, size_t size) { forget(addr); }
@@ -112,13 +82,6 @@ static int shm_purge(void *addr, size_t size)
     if (madvise(addr, size, MADV_REMOVE) != 0)
         return loci__fail(LOCI_EINVAL, "shm: madvise(REMOVE, %p, %zu): %s", addr, size, strerror(errno));
     return 0;
-}
-
-static int shm_available(const place_t *place, uint64_t *bytes)
-{
-    if (place->simulated || place->policy == PLACE_LOCAL)
-        return LOCI_ENOTSUP;
-    return vm_nodes_free(place, bytes);
 }
 
 int provider_shm_fd(const void *addr, size_t *offset)
@@ -133,16 +96,19 @@ int provider_shm_fd(const void *addr, size_t *offset)
 
 static void shm_fork(loci_fork_phase_t phase) { xtable_fork(&shms, phase); }
 
+static const provider_move_ops_t shm_moves = {
+    .move = shm_move,
+    .adopt = shm_adopt,
+    .disown = shm_disown,
+};
+
 const provider_ops_t provider_shm = {
     .name = "shm",
     .alloc = shm_alloc,
     .free = shm_free,
-    .move = shm_move,
     .purge = shm_purge,
-    .flush = NULL,
     .populate = vm_populate,
-    .available = shm_available,
-    .adopt = shm_adopt,
-    .disown = shm_disown,
+    .available = numa_node_available,
     .fork = shm_fork,
+    .move = &shm_moves,
 };

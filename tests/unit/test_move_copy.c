@@ -65,7 +65,7 @@ static void copy_keeps_addresses_bytes_and_holes(void **state)
     for (size_t i = 0; i < n; i += 2) /* odd pages never touched */
         memset(p + i * page, (int)(i * 7 + 1), page);
     place_t to = bind0();
-    assert_int_equal(provider_numa.move(p, size, &to), 0);
+    assert_int_equal(provider_numa.move->move(p, size, &to), 0);
     int mode = -1;
     unsigned long mask[VM_MASK_LONGS] = {0};
     assert_int_equal(get_mempolicy(&mode, mask, PLACE_MAX_NODES + 1, p, MPOL_F_ADDR), 0);
@@ -89,7 +89,7 @@ static void copy_leaves_holes_unfaulted(void **state)
     assert_non_null(p);
     memset(p, 5, half);
     place_t to = bind0();
-    assert_int_equal(provider_numa.move(p, 2 * half, &to), 0);
+    assert_int_equal(provider_numa.move->move(p, 2 * half, &to), 0);
     assert_int_equal(resident_pages(p, half), half / page_size());
     assert_int_equal(resident_pages(p + half, half), 0);
     assert_int_equal(p[half - 1], 5);
@@ -155,7 +155,7 @@ static void copy_under_writers_and_readers(void **state)
     int moves = 12;
     for (int k = 0; k < moves; k++) {
         usleep(2000);
-        assert_int_equal(provider_numa.move(p, size, &to), 0);
+        assert_int_equal(provider_numa.move->move(p, size, &to), 0);
     }
     atomic_store(&s.stop, 1);
     pthread_join(w, NULL);
@@ -179,9 +179,9 @@ static void path_is_chosen_by_environment(void **state)
     place_t to = bind0();
     setenv("LOCI_ARENA_MOVE", "migrate", 1);
     assert_int_equal(vm_move_copy(p, MB, &to), 1); /* not this path: the caller migrates */
-    assert_int_equal(provider_numa.move(p, MB, &to), 0);
+    assert_int_equal(provider_numa.move->move(p, MB, &to), 0);
     setenv("LOCI_ARENA_MOVE", "sideways", 1);
-    assert_int_equal(provider_numa.move(p, MB, &to), LOCI_EINVAL);
+    assert_int_equal(provider_numa.move->move(p, MB, &to), LOCI_EINVAL);
     assert_non_null(strstr(loci_last_error(), "LOCI_ARENA_MOVE=sideways"));
     assert_non_null(strstr(loci_last_error(), "auto, copy or migrate"));
     setenv("LOCI_ARENA_MOVE", "copy", 1);

@@ -104,7 +104,7 @@ static void zero_filled_and_kept_across_eviction(void **state)
     strcpy((char *)p + 3 * MB + 5, "kept on the store");
     /* The scan above started readaheads; the ones still queued or waiting for
      * a slot must not bring chunks back once evict has returned. */
-    assert_int_equal(provider_paged.evict(p, size), 0);
+    assert_int_equal(provider_paged.file->evict(p, size), 0);
     assert_int_equal(resident_pages(p, size), 0);
     assert_string_equal((char *)p + 3 * MB + 5, "kept on the store");
     loci_nvm_stats_t st = stats_of(p);
@@ -217,20 +217,20 @@ static void write_back_dirty_pages_only(void **state)
         p[off + 7] = 1;
     size_t isolated = 2 * chunk / (4 * page);
     assert_int_equal(stats_of(p).pages_dirtied, isolated);
-    assert_int_equal(provider_paged.flush(p, size), 0);
+    assert_int_equal(provider_paged.file->flush(p, size), 0);
     loci_nvm_stats_t st = stats_of(p);
     assert_int_equal(st.bytes_written, isolated * page);
     assert_int_equal(st.writebacks, isolated);
-    assert_int_equal(provider_paged.flush(p, size), 0); /* clean now: nothing more */
+    assert_int_equal(provider_paged.file->flush(p, size), 0); /* clean now: nothing more */
     assert_int_equal(stats_of(p).bytes_written, isolated * page);
     p[7] = 3; /* written again after the flush: dirty again */
-    assert_int_equal(provider_paged.evict(p, size), 0);
+    assert_int_equal(provider_paged.file->evict(p, size), 0);
     assert_int_equal(stats_of(p).bytes_written, (isolated + 1) * page);
     assert_int_equal(p[7], 3);
 
     memset(p + 5 * chunk, 2, 10 * page); /* sequential: from its third page on, the whole rest */
     assert_int_equal(stats_of(p).pages_dirtied, isolated + 1 + npages);
-    assert_int_equal(provider_paged.flush(p, size), 0);
+    assert_int_equal(provider_paged.file->flush(p, size), 0);
     st = stats_of(p);
     assert_int_equal(st.bytes_written, (isolated + 1 + npages) * page);
     assert_int_equal(st.writebacks, isolated + 2);
@@ -243,7 +243,7 @@ static void write_back_dirty_pages_only(void **state)
     assert_non_null(p);
     p[0] = 1;
     p[3 * chunk + 5] = 1;
-    assert_int_equal(provider_paged.evict(p, size), 0);
+    assert_int_equal(provider_paged.file->evict(p, size), 0);
     st = stats_of(p);
     assert_int_equal(st.bytes_written, 2 * chunk);
     assert_int_equal(provider_paged.free(p, size), 0);
@@ -257,16 +257,16 @@ static void purge_and_prefetch(void **state)
     unsigned char *p = provider_paged.alloc(&pl, size, page);
     assert_non_null(p);
     memset(p, 7, size);
-    assert_int_equal(provider_paged.evict(p, size), 0);
+    assert_int_equal(provider_paged.file->evict(p, size), 0);
     /* a whole chunk and a part of another */
     assert_int_equal(provider_paged.purge(p + chunk, chunk + 2 * page), 0);
     assert_int_equal(p[chunk - 1], 7);
     for (size_t i = chunk; i < 2 * chunk + 2 * page; i += 512)
         assert_int_equal(p[i], 0);
     assert_int_equal(p[2 * chunk + 2 * page], 7);
-    assert_int_equal(provider_paged.evict(p, size), 0);
+    assert_int_equal(provider_paged.file->evict(p, size), 0);
     loci_nvm_stats_t st = stats_of(p);
-    assert_int_equal(provider_paged.prefetch(p + 8 * chunk, 4 * chunk), 0);
+    assert_int_equal(provider_paged.file->prefetch(p + 8 * chunk, 4 * chunk), 0);
     assert_int_equal(resident_pages(p + 8 * chunk, 4 * chunk), 4 * chunk / page);
     loci_nvm_stats_t st2 = stats_of(p);
     assert_int_equal(st2.prefetched - st.prefetched, 4);
@@ -284,11 +284,11 @@ static void system_calls_on_paged_memory(void **state)
     int fds[2];
     assert_int_equal(pipe(fds), 0);
     strcpy(p + 100, "through a pipe");
-    assert_int_equal(provider_paged.evict(p, MB), 0);
+    assert_int_equal(provider_paged.file->evict(p, MB), 0);
     assert_int_equal(write(fds[1], p + 100, 15), 15); /* the kernel reads a missing page */
     assert_int_equal(read(fds[0], p + 600 * KB, 15), 15); /* and writes one */
     assert_string_equal(p + 600 * KB, "through a pipe");
-    assert_int_equal(provider_paged.evict(p, MB), 0);
+    assert_int_equal(provider_paged.file->evict(p, MB), 0);
     assert_string_equal(p + 600 * KB, "through a pipe"); /* that write was seen as dirty */
     close(fds[0]);
     close(fds[1]);
@@ -416,7 +416,7 @@ static void full_store_neither_hangs_nor_floods(void **state)
     paged_region_put(r);
     for (size_t k = 0; k < nchunks; k++)
         memset(p + k * chunk, (int)k, chunk);
-    assert_int_equal(provider_paged.flush(p, size), 0);
+    assert_int_equal(provider_paged.file->flush(p, size), 0);
 
     int log_fd = mkstemp(log_path);
     saved_stderr = dup(2);
@@ -428,7 +428,7 @@ static void full_store_neither_hangs_nor_floods(void **state)
     atomic_store(&store_full, true);
     for (size_t k = 0; k < nchunks; k++)
         memset(p + k * chunk, (int)(100 + k), chunk);
-    int full_rc = provider_paged.flush(p, size);
+    int full_rc = provider_paged.file->flush(p, size);
     alarm(0);
     fflush(stderr);
     dup2(saved_stderr, 2);
@@ -443,8 +443,8 @@ static void full_store_neither_hangs_nor_floods(void **state)
         fail_msg("%d log lines about the failing store (want a few, at least one)", lines);
 
     atomic_store(&store_full, false);
-    assert_int_equal(provider_paged.flush(p, size), 0);
-    assert_int_equal(provider_paged.evict(p, size), 0);
+    assert_int_equal(provider_paged.file->flush(p, size), 0);
+    assert_int_equal(provider_paged.file->evict(p, size), 0);
     size_t kept = 0;
     for (size_t k = 0; k < nchunks; k++) {
         unsigned char v = p[k * chunk];
@@ -480,7 +480,7 @@ static void sequential_writer_round_trip(void **state)
     assert_int_equal(paged_uffd_moves(), moves_expected());
     for (size_t i = 0; i < size; i += sizeof(uint64_t))
         *(uint64_t *)(p + i) = mix(i);
-    assert_int_equal(provider_paged.evict(p, size), 0);
+    assert_int_equal(provider_paged.file->evict(p, size), 0);
     loci_nvm_stats_t st = stats_of(p);
     assert_int_equal(st.bytes_written, size); /* every page once: none lost, none twice */
     assert_int_equal(st.pages_dirtied, size / page);

@@ -128,7 +128,7 @@ static void numa_simulated_places_nothing(void **state)
     char *p = provider_numa.alloc(&pl, MB, page_size());
     assert_non_null(p);
     assert_int_equal(policy_at(p, NULL), MPOL_DEFAULT);
-    assert_int_equal(provider_numa.move(p, MB, &pl), 0);
+    assert_int_equal(provider_numa.move->move(p, MB, &pl), 0);
     provider_numa.free(p, MB);
 }
 
@@ -151,7 +151,7 @@ static void numa_move_and_purge(void **state)
     place_t local = place(PLACE_LOCAL), bind = place(PLACE_BIND);
     char *p = provider_numa.alloc(&local, 2 * MB, page_size());
     memset(p, 0x42, 2 * MB);
-    assert_int_equal(provider_numa.move(p, 2 * MB, &bind), 0);
+    assert_int_equal(provider_numa.move->move(p, 2 * MB, &bind), 0);
     assert_int_equal(policy_at(p, NULL), MPOL_BIND);
     assert_pages_on_node0(p, 2 * MB);
     assert_int_equal(p[MB], 0x42); /* same addresses, same bytes */
@@ -162,7 +162,7 @@ static void numa_move_and_purge(void **state)
     assert_int_equal(p[12345], 0);
     assert_int_equal(vm_populate(p, 2 * MB), 0);
     assert_int_equal(resident_pages(p, 2 * MB), 2 * MB / page_size());
-    assert_int_equal(provider_numa.move(p, 2 * MB, &local), 0);
+    assert_int_equal(provider_numa.move->move(p, 2 * MB, &local), 0);
     provider_numa.free(p, 2 * MB);
 }
 
@@ -268,7 +268,7 @@ static void file_extents_are_private_files(void **state)
     assert_true((size_t)st.st_blocks * 512 >= 2 * MB); /* space reserved */
     assert_int_equal(p[100], 0);
     strcpy(p + MB, "durable bytes");
-    assert_int_equal(provider_file.flush(p, 2 * MB), 0);
+    assert_int_equal(provider_file.file->flush(p, 2 * MB), 0);
     int fd = open(path, O_RDONLY);
     char buf[16] = {0};
     assert_int_equal(pread(fd, buf, 13, MB), 13);
@@ -540,10 +540,39 @@ static void providers_for_targets(void **state)
     assert_ptr_equal(provider_for(&t, false), &provider_cuda_device);
     assert_null(provider_for(&t, true));
     assert_null(provider_for(NULL, false));
-    assert_non_null(provider_numa.move);
-    assert_null(provider_file.move);
-    assert_null(provider_numa.flush);
-    assert_non_null(provider_file.flush);
+}
+
+/* What callers above the pool ask instead of naming providers: arenas move
+ * within NUMA nodes and adopt across NUMA nodes and file tiers, but never
+ * move device memory or pages of the chunk cache; only memory with a file
+ * under it flushes; the pool zeroes GPU memory through the driver. */
+static void provider_capabilities(void **state)
+{
+    assert_true(provider_can_move(&provider_numa) && provider_can_adopt(&provider_numa));
+    assert_true(provider_can_move(&provider_shm) && provider_can_adopt(&provider_shm));
+    assert_true(!provider_can_move(&provider_file) && provider_can_adopt(&provider_file));
+    assert_true(!provider_can_move(&provider_paged) && !provider_can_adopt(&provider_paged));
+    assert_true(!provider_can_move(&provider_cuda_device) && !provider_can_adopt(&provider_cuda_device));
+    assert_true(provider_can_move(&provider_cuda_managed) && !provider_can_adopt(&provider_cuda_managed));
+    assert_true(!provider_can_move(&provider_cuda_host) && !provider_can_adopt(&provider_cuda_host));
+    assert_null(provider_numa.file);
+    assert_null(provider_shm.file);
+    assert_non_null(provider_file.file);
+    assert_non_null(provider_paged.file);
+    assert_null(provider_numa.device);
+    assert_non_null(provider_cuda_device.device);
+    assert_non_null(provider_cuda_managed.device);
+    assert_null(provider_cuda_host.device);
+    assert_true(provider_has(&provider_paged, PROVIDER_CHUNKED) && !provider_has(&provider_file, PROVIDER_CHUNKED));
+    assert_true(provider_has(&provider_cuda_device, PROVIDER_NO_CPU) &&
+                !provider_has(&provider_cuda_managed, PROVIDER_NO_CPU));
+    assert_true(provider_has(&provider_cuda_managed, PROVIDER_FOLLOWS_GPU) &&
+                !provider_has(&provider_numa, PROVIDER_FOLLOWS_GPU));
+    /* every provider has the core the pool calls */
+    const provider_ops_t *all[] = {&provider_numa,        &provider_shm,          &provider_file,    &provider_paged,
+                                   &provider_cuda_device, &provider_cuda_managed, &provider_cuda_host};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        assert_true(all[i]->name && all[i]->alloc && all[i]->free && all[i]->available);
 }
 
 int main(void)
@@ -564,6 +593,7 @@ int main(void)
         cmocka_unit_test(file_absurd_sizes),
         cmocka_unit_test(shm_maps_again_through_proc),
         cmocka_unit_test(providers_for_targets),
+        cmocka_unit_test(provider_capabilities),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
