@@ -9,7 +9,8 @@
  * glibc's reuse of its heap, for memory placed by policy.
  *
  * Larger blocks get a dedicated extent: one provider extent per block,
- * page-rounded, aligned to at least a slice.
+ * page-rounded, aligned to at least a slice (an arena's: 2 MiB-rounded and
+ * aligned, see pool__extent_align).
  *
  * The extent cache. A freed extent is not unmapped at once: it waits in its
  * heap's cache, still mapped, placed (its policy stays with the mapping) and
@@ -439,15 +440,15 @@ static void *reuse(pool_heap_t *h, large_t *d, bool zero)
 void *pool__alloc_large(pool_heap_t *h, size_t size, size_t align, bool zero)
 {
     size_t page = pool_page_size;
-    if (size > SIZE_MAX - page - SLICE_SIZE)
+    if (size > SIZE_MAX - page - POOL_HUGE_SIZE)
         return loci__fail_null(LOCI_ENOMEM, "allocation of %zu bytes: too large", size);
     size_t bytes = (size + page - 1) & ~(page - 1);
     if (bytes == 0)
         bytes = page;
     if (carvable(h, bytes, align))
         return carve(h, bytes, zero);
-    if (align < SLICE_SIZE)
-        align = SLICE_SIZE;
+    align = pool__extent_align(h, align);
+    bytes = pool__extent_size(h, bytes);
     if (atomic_load_explicit(&h->lc_count, memory_order_relaxed)) {
         pthread_mutex_lock(&h->lock);
         large_t *d = lc_take(h, bytes, align);

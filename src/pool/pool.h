@@ -80,7 +80,9 @@ const place_t *pool_heap_place(const pool_heap_t *h);
 const provider_ops_t *pool_heap_ops(const pool_heap_t *h);
 
 /** What a heap's owner is, so that a pointer's heap leads to an allocator or
- *  an arena (loci_realloc, loci_ptr_arena). Heaps start as allocators'. */
+ *  an arena (loci_realloc, loci_ptr_arena). Heaps start as allocators'. Set
+ *  it before the heap's first allocation: an arena's heap maps its extents
+ *  2 MiB-aligned, in 2 MiB multiples (pool__extent_align). */
 typedef enum { POOL_OWNER_ALLOCATOR = 0, POOL_OWNER_ARENA } pool_owner_kind_t;
 void pool_heap_set_owner_kind(pool_heap_t *h, pool_owner_kind_t kind);
 pool_owner_kind_t pool_heap_owner_kind(const pool_heap_t *h);

@@ -305,6 +305,7 @@ struct pool_heap {
     bool strict; /* place_is_strict: check node free memory, populate */
     bool purgeable;
     uint8_t owner_kind; /* pool_owner_kind_t */
+    size_t extent_unit; /* 0, or POOL_HUGE_SIZE for arenas: see pool__extent_align */
     const provider_ops_t *ops;
     void *owner;
     /* atomic: pool_heap_rebase switches it while other threads free */
@@ -480,6 +481,26 @@ void pool__segments_release(pool_heap_t *h);
 
 /* Big blocks up to this size (slice-rounded) are carved from segments. */
 #define POOL_CARVE_MAX ((size_t)2 << 20)
+
+/* An arena's heap maps its extents on 2 MiB boundaries and in multiples of
+ * 2 MiB (x86-64's and 4 KiB-page arm64's PMD size): then no transparent huge
+ * page, made at a fault or by khugepaged, holds memory of two heaps, and
+ * moving one arena, which migrates whole huge pages, never takes another's
+ * pages along (tests/vm/README.md, "Two kernels"). The cost is address space
+ * (and, under a strict intent, the populated tail of a dedicated extent). */
+#define POOL_HUGE_SIZE ((size_t)2 << 20)
+
+static inline size_t pool__extent_align(const pool_heap_t *h, size_t align)
+{
+    size_t least = h->extent_unit > SLICE_SIZE ? h->extent_unit : SLICE_SIZE;
+    return align > least ? align : least;
+}
+
+/* A dedicated extent's size for a page-rounded block of `bytes`. */
+static inline size_t pool__extent_size(const pool_heap_t *h, size_t bytes)
+{
+    return h->extent_unit ? (bytes + h->extent_unit - 1) & ~(h->extent_unit - 1) : bytes;
+}
 
 /* Heap lock held: n free slices (a dirty run first, then any free run, then
  * a new segment): their segment, the first slice in *first, and how many of

@@ -155,7 +155,7 @@ segment_t *pool__slices_take(pool_heap_t *h, unsigned n, unsigned *first, unsign
             *ndirty = (unsigned)__builtin_popcountll(was);
         return any;
     }
-    void *base = h->ops->alloc(&h->place, POOL_SEGMENT_SIZE, SLICE_SIZE);
+    void *base = h->ops->alloc(&h->place, POOL_SEGMENT_SIZE, pool__extent_align(h, SLICE_SIZE));
     if (!base)
         return NULL;
     segment_t *g = calloc(1, sizeof *g);

@@ -8,8 +8,9 @@
  *                                moves SRC -> DST -> SRC three times (no store lost); a third
  *                                reads it (no word goes back to an older value); a fourth allocates
  *                                in it
- *   vm_arena isolation NODE DST  two arenas filled in turns on NODE; moving one to DST leaves
- *                                every page of the other on NODE
+ *   vm_arena isolation NODE DST  two arenas filled in turns on NODE, their memory made huge
+ *                                pages where it can; moving one to DST leaves every page of the
+ *                                other on NODE
  *   vm_arena maxbytes NODE       max_bytes refuses with ENOMEM; what was given stays on NODE
  *   vm_arena nofit SRC DST       an arena bigger than DST can hold is refused: nothing moves
  *   vm_arena partial SRC DST     (migrating) pages shared with a child process cannot move: the
@@ -37,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -309,6 +311,31 @@ static void test_concurrent(int src, int dst)
     loci_arena_destroy(ar);
 }
 
+/* Make huge pages of every 2 MiB range holding objects of o, as khugepaged or a fault under
+ * THP=always may at any time (MADV_COLLAPSE, Linux 6.1): a huge page holding two arenas' memory
+ * would move whole. Best effort: ranges not wholly mapped stay as they are. */
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25 /* Linux 6.1 (asm-generic/mman-common.h); glibc 2.36 lacks it */
+#endif
+
+static void collapse(const objects_t *o, int *tried, int *made)
+{
+    static uintptr_t seen[NOBJ];
+    static int nseen;
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    for (int i = 0; i < o->n; i++)
+        for (uintptr_t r = (uintptr_t)o->p[i] & ~(huge - 1); r < (uintptr_t)o->p[i] + o->size[i]; r += huge) {
+            int k = 0;
+            while (k < nseen && seen[k] != r)
+                k++;
+            if (k < nseen || nseen == NOBJ)
+                continue;
+            seen[nseen++] = r;
+            (*tried)++;
+            *made += madvise((void *)r, huge, MADV_COLLAPSE) == 0;
+        }
+}
+
 static void test_isolation(int n, int dst)
 {
     loci_arena_t *a = arena_on(n, 0), *b = arena_on(n, 0);
@@ -324,6 +351,10 @@ static void test_isolation(int n, int dst)
     }
     oa.sum = checksum(&oa);
     ob.sum = checksum(&ob);
+    int tried = 0, made = 0;
+    collapse(&oa, &tried, &made);
+    collapse(&ob, &tried, &made);
+    printf("     %d of the %d 2 MiB ranges holding objects made huge pages\n", made, tried);
     if (move(a, node(dst), "arena A") == 0) {
         expect_on(a, &oa, dst, "arena A, moved");
         expect_on(b, &ob, n, "arena B, not moved");
