@@ -60,7 +60,7 @@ pool_heap_t *pool_heap_create(const provider_ops_t *ops, const place_t *place, v
         atomic_init(&h->cls[c].oldest_ms, UINT64_MAX);
     }
     pthread_mutexattr_destroy(&attr);
-    atomic_init(&h->window_ms, pool__now_ms());
+    atomic_init(&h->window_ms, clock_coarse_ms());
     pthread_mutex_lock(&pool__registry);
     h->id = id_take(h);
     h->acct = pool__account_get(place->target);

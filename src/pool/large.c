@@ -230,7 +230,7 @@ unsigned pool__lcache_purge_oldest(pool_heap_t *h, uint64_t before)
     pthread_mutex_lock(&h->lock);
     large_t *d = oldest_resident(h);
     if (d && d->since <= before) {
-        lc_purge_locked(h, d, pool__now_ms());
+        lc_purge_locked(h, d, clock_coarse_ms());
         n = 1;
     }
     pthread_mutex_unlock(&h->lock);
@@ -381,7 +381,7 @@ static void free_carved(pool_heap_t *h, large_t *d, unsigned delay)
     large_unlink(h, d);
     bool keep = delay && span <= pool__retain_budget(h);
     if (keep)
-        pool__slices_keep(h, d->seg, d->first, d->nslices, pool__now_ms());
+        pool__slices_keep(h, d->seg, d->first, d->nslices, clock_coarse_ms());
     pthread_mutex_unlock(&h->lock);
     if (!keep)
         pool__slices_release(h, d->seg, d->first, d->nslices, span);
@@ -509,7 +509,7 @@ int pool__free_large(large_t *d, void *p)
     const provider_ops_t *ops = h->ops;
     int rc = 0;
     if (delay && !ops->file && bytes <= pool__retain_budget(h)) {
-        lc_put(h, d, pool__now_ms());
+        lc_put(h, d, clock_coarse_ms());
         large_t *old = NULL;
         if (atomic_load_explicit(&h->lc_count, memory_order_relaxed) > LC_MAX) {
             old = h->lc_pur_tail ? h->lc_pur_tail : oldest_resident(h);

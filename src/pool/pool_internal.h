@@ -22,6 +22,7 @@
 #define LOCI_POOL_INTERNAL_H
 
 #include "pool/pool.h"
+#include "clock.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -337,7 +338,6 @@ struct pool_heap {
 extern pthread_mutex_t pool__registry; /* heaps, ids, caches, accounts */
 extern pool_heap_t *pool__heaps;
 
-uint64_t pool__now_ms(void);
 extern _Atomic unsigned pool__purge_delay_ms;
 
 /* --- page map (pagemap.c) ---------------------------------------------------- */

@@ -55,7 +55,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 _Atomic unsigned pool__purge_delay_ms = 10000;
 
@@ -67,13 +66,6 @@ _Atomic unsigned pool__purge_delay_ms = 10000;
 static inline uint64_t age_ms(uint64_t now, uint64_t t)
 {
     return now > t ? now - t : 0;
-}
-
-uint64_t pool__now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 unsigned pool_set_purge_delay_ms(unsigned ms)
@@ -403,7 +395,7 @@ void pool__maybe_decay(pool_heap_t *h)
     /* Look at the clock on one slow path in 8 of each thread. */
     if (++pool__tl.ticks & 7)
         return;
-    uint64_t now = pool__now_ms();
+    uint64_t now = clock_coarse_ms();
     uint64_t next = atomic_load_explicit(&h->next_decay_ms, memory_order_relaxed);
     if (now < next)
         return;
@@ -499,7 +491,7 @@ static void slab_disown(hclass_t *hc, slab_t *s, uint64_t *now)
     s->where = SLAB_FULL;
     if (s->navail == s->nblocks) {
         if (!*now)
-            *now = pool__now_ms();
+            *now = clock_coarse_ms();
         slab_make_empty(hc, s, *now);
     } else if (s->navail > 0) {
         slab_make_partial(hc, s);
@@ -542,7 +534,7 @@ static void slab_returned(hclass_t *hc, slab_t *s, uint32_t added, uint32_t scan
         return;
     if (s->navail == s->nblocks) {
         if (!*now)
-            *now = pool__now_ms();
+            *now = clock_coarse_ms();
         slab_make_empty(hc, s, *now);
     } else if (old == 0) {
         slab_make_partial(hc, s);
@@ -655,7 +647,7 @@ static void *refill(pool_heap_t *h, tcache_t *tc, tbin_t *b, unsigned c)
 {
     hclass_t *hc = &h->cls[c];
     uint32_t got = 0;
-    uint64_t now = pool__now_ms();
+    uint64_t now = clock_coarse_ms();
     bool fresh = false;
     pthread_mutex_lock(&hc->lock);
     atomic_store_explicit(&hc->refilled_ms, now, memory_order_relaxed);
