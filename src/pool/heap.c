@@ -120,7 +120,6 @@ void pool_heap_set_on_fail(pool_heap_t *h, pool_on_fail_fn fn)
 void *pool_heap_owner(const pool_heap_t *h) { return h ? h->owner : NULL; }
 void pool_heap_set_owner_kind(pool_heap_t *h, pool_owner_kind_t kind) { h->owner_kind = (uint8_t)kind; }
 pool_owner_kind_t pool_heap_owner_kind(const pool_heap_t *h) { return (pool_owner_kind_t)h->owner_kind; }
-const place_t *pool_heap_place(const pool_heap_t *h) { return h ? &h->place : NULL; }
 const provider_ops_t *pool_heap_ops(const pool_heap_t *h) { return h ? h->ops : NULL; }
 
 void pool_heap_collect(pool_heap_t *h)

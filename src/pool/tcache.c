@@ -135,7 +135,8 @@ void pool__tcache_flush(tcache_t *tc)
     }
 }
 
-void pool__tcache_release(tcache_t *tc)
+/* Registry lock held: return all blocks of tc to its heap and unlink it. */
+static void pool__tcache_release(tcache_t *tc)
 {
     pool_heap_t *h = atomic_load_explicit(&tc->heap, memory_order_relaxed);
     if (!h)
