@@ -66,10 +66,7 @@ pool_heap_t *pool_heap_create(const provider_ops_t *ops, const place_t *place, v
     h->acct = pool__account_get(place->target);
     bool ok = h->id != UINT32_MAX && (h->acct || !place->target);
     if (ok) {
-        h->next = pool__heaps;
-        if (pool__heaps)
-            pool__heaps->prev = h;
-        pool__heaps = h;
+        DLIST_PUSH(pool__heaps, h, next, prev);
     } else if (h->id != UINT32_MAX) {
         by_id[h->id] = NULL;
     }
@@ -94,12 +91,7 @@ void pool_heap_destroy(pool_heap_t *h)
     }
     pool__tcache_detach_all(h);
     by_id[h->id] = NULL;
-    if (h->prev)
-        h->prev->next = h->next;
-    else
-        pool__heaps = h->next;
-    if (h->next)
-        h->next->prev = h->prev;
+    DLIST_UNLINK(pool__heaps, h, next, prev);
     pthread_mutex_unlock(&pool__registry);
 
     pthread_mutex_lock(&h->lock);

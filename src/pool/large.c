@@ -47,24 +47,9 @@
 
 #define LC_MAX 128u /* cached extents per heap at most */
 
-static void large_link(pool_heap_t *h, large_t *d)
-{
-    d->prev = NULL;
-    d->next = h->larges;
-    if (h->larges)
-        h->larges->prev = d;
-    h->larges = d;
-}
+static void large_link(pool_heap_t *h, large_t *d) { DLIST_PUSH(h->larges, d, next, prev); }
 
-static void large_unlink(pool_heap_t *h, large_t *d)
-{
-    if (d->prev)
-        d->prev->next = d->next;
-    else
-        h->larges = d->next;
-    if (d->next)
-        d->next->prev = d->prev;
-}
+static void large_unlink(pool_heap_t *h, large_t *d) { DLIST_UNLINK(h->larges, d, next, prev); }
 
 /* --- the cache's lists (heap lock held) -------------------------------------- */
 
@@ -77,29 +62,9 @@ static unsigned bin_of(size_t size)
     return i < LC_BINS ? i : LC_BINS - 1;
 }
 
-static void age_push(large_t **head, large_t **tail, large_t *d)
-{
-    d->prev = NULL;
-    d->next = *head;
-    if (*head)
-        (*head)->prev = d;
-    *head = d;
-    if (!*tail)
-        *tail = d;
-}
+static void age_push(large_t **head, large_t **tail, large_t *d) { DLIST_PUSH_T(*head, *tail, d, next, prev); }
 
-static void age_unlink(large_t **head, large_t **tail, large_t *d)
-{
-    if (d->prev)
-        d->prev->next = d->next;
-    else
-        *head = d->next;
-    if (d->next)
-        d->next->prev = d->prev;
-    else
-        *tail = d->prev;
-    d->next = d->prev = NULL;
-}
+static void age_unlink(large_t **head, large_t **tail, large_t *d) { DLIST_UNLINK_T(*head, *tail, d, next, prev); }
 
 static void lc_put(pool_heap_t *h, large_t *d, uint64_t now)
 {
@@ -107,11 +72,7 @@ static void lc_put(pool_heap_t *h, large_t *d, uint64_t now)
     d->busy = 0;
     d->since = now;
     large_t **bin = &h->lc_bin[bin_of(d->size)];
-    d->bprev = NULL;
-    d->bnext = *bin;
-    if (*bin)
-        (*bin)->bprev = d;
-    *bin = d;
+    DLIST_PUSH(*bin, d, bnext, bprev);
     age_push(&h->lc_res, &h->lc_res_tail, d);
     atomic_fetch_add_explicit(&h->lc_count, 1, memory_order_relaxed);
     pool__retained_add(h, (int64_t)d->size);
@@ -120,13 +81,8 @@ static void lc_put(pool_heap_t *h, large_t *d, uint64_t now)
 /* Out of the cache (not busy). */
 static void lc_remove(pool_heap_t *h, large_t *d)
 {
-    if (d->bprev)
-        d->bprev->bnext = d->bnext;
-    else
-        h->lc_bin[bin_of(d->size)] = d->bnext;
-    if (d->bnext)
-        d->bnext->bprev = d->bprev;
-    d->bnext = d->bprev = NULL;
+    large_t **bin = &h->lc_bin[bin_of(d->size)];
+    DLIST_UNLINK(*bin, d, bnext, bprev);
     if (d->purged) {
         age_unlink(&h->lc_pur, &h->lc_pur_tail, d);
     } else {

@@ -23,6 +23,7 @@
 
 #include "pool/pool.h"
 #include "clock.h"
+#include "list.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

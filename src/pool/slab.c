@@ -75,26 +75,6 @@ unsigned pool_set_purge_delay_ms(unsigned ms)
 
 /* --- slab lists (class lock held) -------------------------------------------- */
 
-static void list_push(slab_t **head, slab_t *s)
-{
-    s->prev = NULL;
-    s->next = *head;
-    if (*head)
-        (*head)->prev = s;
-    *head = s;
-}
-
-static void list_unlink(slab_t **head, slab_t *s)
-{
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        *head = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
-    s->next = s->prev = NULL;
-}
-
 static void class_set_oldest(hclass_t *hc)
 {
     atomic_store_explicit(&hc->oldest_ms, hc->empty_tail ? hc->empty_tail->empty_since : UINT64_MAX,
@@ -105,12 +85,10 @@ static void class_set_oldest(hclass_t *hc)
 static void slab_unlist(hclass_t *hc, slab_t *s)
 {
     if (s->where == SLAB_PARTIAL) {
-        list_unlink(&hc->partial, s);
+        DLIST_UNLINK(hc->partial, s, next, prev);
     } else if (s->where == SLAB_EMPTY) {
         bool tail = hc->empty_tail == s;
-        if (tail)
-            hc->empty_tail = s->prev;
-        list_unlink(&hc->empty, s);
+        DLIST_UNLINK_T(hc->empty, hc->empty_tail, s, next, prev);
         if (tail)
             class_set_oldest(hc);
         atomic_fetch_sub_explicit(&hc->nempty, 1, memory_order_relaxed);
@@ -122,7 +100,7 @@ static void slab_unlist(hclass_t *hc, slab_t *s)
 static void slab_make_empty(hclass_t *hc, slab_t *s, uint64_t now)
 {
     slab_unlist(hc, s);
-    list_push(&hc->empty, s);
+    DLIST_PUSH(hc->empty, s, next, prev);
     s->where = SLAB_EMPTY;
     s->empty_since = now;
     if (!hc->empty_tail) {
@@ -136,7 +114,7 @@ static void slab_make_empty(hclass_t *hc, slab_t *s, uint64_t now)
 static void slab_make_partial(hclass_t *hc, slab_t *s)
 {
     slab_unlist(hc, s);
-    list_push(&hc->partial, s);
+    DLIST_PUSH(hc->partial, s, next, prev);
     s->where = SLAB_PARTIAL;
 }
 
