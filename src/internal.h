@@ -27,12 +27,9 @@ LOCI_HIDDEN void *loci__fail_null(int code, const char *fmt, ...) LOCI_PRINTF(2,
 /** errno value matching a LOCI_E* code. */
 LOCI_HIDDEN int loci__errno_of(int code);
 
-/* --- log (util/log.c) ---------------------------------------------------- */
+/* --- log (util/log.h: loci__log) ----------------------------------------- */
 
-enum loci_log_level { LOCI_LOG_ERROR = 0, LOCI_LOG_WARN, LOCI_LOG_INFO, LOCI_LOG_DEBUG };
-
-/** Print "loci: <level>: message" on stderr when level <= LOCI_LOG (default: warn). */
-LOCI_HIDDEN void loci__log(enum loci_log_level level, const char *fmt, ...) LOCI_PRINTF(2, 3);
+#include "log.h"
 
 /* --- fork (util/fork.c, core/fork.c) ------------------------------------- */
 

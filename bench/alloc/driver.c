@@ -20,6 +20,7 @@
  * failed; the others go on.
  */
 #include "backend.h"
+#include "../median.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -538,12 +539,6 @@ static void run_one(int a, int ti, int si, int rep)
             opt.threads[ti], sz, c->fail);
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 static double median_of(const double *v, int n)
 {
     double tmp[1024];
@@ -553,8 +548,7 @@ static double median_of(const double *v, int n)
             tmp[m++] = v[i];
     if (m == 0)
         return NAN;
-    qsort(tmp, (size_t)m, sizeof tmp[0], cmp_double);
-    return m % 2 ? tmp[m / 2] : 0.5 * (tmp[m / 2 - 1] + tmp[m / 2]);
+    return bench_median(tmp, m);
 }
 
 static double cell_median(int ti, int si, int a)
@@ -609,7 +603,7 @@ static double aa_noise(int ti)
     }
     if (n == 0)
         return NAN;
-    qsort(v, (size_t)n, sizeof v[0], cmp_double);
+    qsort(v, (size_t)n, sizeof v[0], bench_cmp_double);
     int k = (int)ceil(0.9 * n) - 1;
     return v[k < 0 ? 0 : k];
 }

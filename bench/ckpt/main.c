@@ -56,13 +56,7 @@ static uint64_t dev_written(void)
     return w;
 }
 
-/* The median of c's samples (bench_median sorts a copy). */
-static double median(const cell_t *c)
-{
-    double s[16 * UNCHANGED_RUNS];
-    memcpy(s, c->seconds, (size_t)c->n * sizeof *s);
-    return bench_median(s, c->n);
-}
+static double median(const cell_t *c) { return bench_median_of(c->seconds, c->n); }
 
 /* Drop the files of dir (and of its chunks/) from the page cache: restores read cold. */
 static void drop_cached(const char *dir)

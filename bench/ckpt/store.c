@@ -94,12 +94,7 @@ typedef struct {
     int n;
 } samples_t;
 
-static double med(const double *v, int n)
-{
-    double c[16 * UNCHANGED_RUNS];
-    memcpy(c, v, (size_t)n * sizeof *c);
-    return bench_median(c, n);
-}
+static double med(const double *v, int n) { return bench_median_of(v, n); }
 
 static uint64_t med_u(const uint64_t *v, int n)
 {

@@ -25,6 +25,8 @@
  */
 #include <loci.h>
 
+#include "../median.h"
+
 #include <errno.h>
 #include <numaif.h>
 #include <sys/mman.h>
@@ -41,20 +43,6 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-    double s[MAX_REPEATS];
-    memcpy(s, v, (size_t)n * sizeof *s);
-    qsort(s, (size_t)n, sizeof *s, cmp);
-    return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
 static void die(const char *what)
@@ -235,8 +223,9 @@ int main(int argc, char **argv)
                 mb[r] = time_mbind(from[k], to[k], size);
                 fr[r] = time_fresh(to[k], size);
             }
-            double m1 = median(mv, repeats), m2 = median(mm, repeats), m3 = median(mb, repeats);
-            double m4 = median(mg, repeats), m5 = median(fr, repeats);
+            double m1 = bench_median_of(mv, repeats), m2 = bench_median_of(mm, repeats);
+            double m3 = bench_median_of(mb, repeats), m4 = bench_median_of(mg, repeats);
+            double m5 = bench_median_of(fr, repeats);
             fprintf(progress, "bench_migrate: %s 2^%d bytes: move %.3f ms, migrating move %.3f ms, memmove %.3f ms, "
                               "mbind %.3f ms, fresh pages %.3f ms\n", pair, e, m1 * 1e3, m4 * 1e3, m2 * 1e3, m3 * 1e3, m5 * 1e3);
             printf("%-13s %11zu %10.3f %10.3f %10.3f %10.3f %10.3f %9.1f %9.1f %9.1f %6.3f %6.3f %7.2f\n", pair,

@@ -126,7 +126,7 @@ int main(int argc, char **argv)
                 t[v][r] = run(v, opsv, (size_t)opt.ops, sizes[s], live);
             }
         for (int v = 0; v < NVARIANTS; v++)
-            med[v] = median(t[v], opt.repeats);
+            med[v] = bench_median(t[v], opt.repeats);
         double ratio = med[INTENT] / med[PLAIN];
         log_sum += log(ratio);
         worst = ratio > worst ? ratio : worst;

@@ -259,7 +259,7 @@ int main(int argc, char **argv)
     if (rank == 0) {
         double h0 = nroots / inv_sum[0], h1 = nroots / inv_sum[1];
         printf("harmonic mean: near=pe %.2f MTEPS, near=nic %.2f MTEPS, nic/pe %.3fx (median per root "
-               "%.3fx)\n", h0 / 1e6, h1 / 1e6, h1 / h0, median(ratios, nroots));
+               "%.3fx)\n", h0 / 1e6, h1 / 1e6, h1 / h0, bench_median(ratios, nroots));
     }
     for (int k = 0; k < NVARIANTS; k++)
         destroy(&g[k]);

@@ -1,5 +1,5 @@
 /*
- * What the MPI benchmarks share: sizes lists, medians, a clock, progress on
+ * What the MPI benchmarks share: sizes lists, medians (../median.h), a clock, progress on
  * stderr. Header-only: each benchmark is one program per MPI flavour.
  */
 #ifndef LOCI_BENCH_MPI_COMMON_H
@@ -12,24 +12,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "../median.h"
+
 static inline double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of v[0..n-1] (sorts v). */
-static inline double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* "8-2M": powers of two from 8 to 2 MiB; or a list "8,64,4K". Returns the count. */

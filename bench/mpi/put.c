@@ -120,7 +120,7 @@ int main(int argc, char **argv)
         if (rank == 0) {
             double bw[NVARIANTS], rate[NVARIANTS];
             for (int k = 0; k < NVARIANTS; k++) {
-                double sec = median(t[k], opt.repeats);
+                double sec = bench_median(t[k], opt.repeats);
                 bw[k] = (double)sizes[s] * opt.ops / sec / 1e6;
                 rate[k] = opt.ops / sec / 1e6;
             }

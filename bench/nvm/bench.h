@@ -8,6 +8,7 @@
 #define BENCH_NVM_H
 
 #include "loci.h"
+#include "../median.h" /* bench_median */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -38,7 +39,6 @@ typedef struct {
 double bench_now(void);
 /** CPU seconds of the process so far, all threads. */
 double bench_cpu(void);
-double bench_median(double *v, int n);
 
 /** "[  12.3 s] part: ..." on stderr. */
 void bench_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -137,7 +137,7 @@ int main(int argc, char **argv)
                 t[v][r] = run(v, opsv, n, sizes[s], live);
             }
         for (int v = 0; v < NVARIANTS; v++)
-            med[v] = median(t[v], repeats);
+            med[v] = bench_median(t[v], repeats);
         double ratio = med[PARTITION] / med[SHMEM];
         log_sum += log(ratio);
         worst = ratio > worst ? ratio : worst;

@@ -243,7 +243,7 @@ int main(int argc, char **argv)
     if (me == 0) {
         double h0 = nroots / inv_sum[HEAP], h1 = nroots / inv_sum[PARTITION];
         printf("harmonic mean: heap %.2f MTEPS, partition %.2f MTEPS, partition/heap %.3fx (median per root %.3fx)\n",
-               h0 / 1e6, h1 / 1e6, h1 / h0, median(ratios, nroots));
+               h0 / 1e6, h1 / 1e6, h1 / h0, bench_median(ratios, nroots));
     }
     shmem_barrier_all();
     destroy(&d[PARTITION]);

@@ -93,7 +93,7 @@ int main(int argc, char **argv)
         if (me == 0) {
             double bw[NVARIANTS], rate[NVARIANTS];
             for (int k = 0; k < NVARIANTS; k++) {
-                double sec = median(t[k], repeats);
+                double sec = bench_median(t[k], repeats);
                 bw[k] = (double)sizes[s] * ops / sec / 1e6;
                 rate[k] = ops / sec / 1e6;
             }

@@ -27,7 +27,7 @@ static const shim_runtime_t *runtime(const char *fn)
         return rt;
     static atomic_flag said = ATOMIC_FLAG_INIT;
     if (!atomic_flag_test_and_set(&said))
-        shim_log(SHIM_ERROR, "%s: this call is the OpenMP runtime's, and the process has none (%s)", fn,
+        shim_log(LOCI_LOG_ERROR, "%s: this call is the OpenMP runtime's, and the process has none (%s)", fn,
                  rt->name);
     return NULL;
 }
@@ -165,7 +165,7 @@ static void *give_up(shim_allocator_t *al, omp_handle_t asked, size_t n, size_t 
         abort();
     }
     if (!atomic_flag_test_and_set(&al->reported))
-        shim_log(SHIM_WARN, "%s(%s, %s): %s%s%s; returning NULL (said once per allocator)", fn, amount, name,
+        shim_log(LOCI_LOG_WARN, "%s(%s, %s): %s%s%s; returning NULL (said once per allocator)", fn, amount, name,
                  al->handle != asked ? final : "", al->handle != asked ? ": " : "", why);
     errno = ENOMEM;
     return NULL;
@@ -202,7 +202,7 @@ void *shim_alloc(omp_handle_t a, size_t align, size_t n, size_t size, unsigned f
     char name[64];
     if (align == 0 || (align & (align - 1))) { /* both runtimes still allocate */
         size_t up = align > SIZE_MAX / 2 ? 0 : align ? (size_t)1 << (64 - __builtin_clzll(align)) : 1;
-        shim_log(SHIM_WARN, "%s: alignment %zu is not a power of two; using %zu", fn, align, up);
+        shim_log(LOCI_LOG_WARN, "%s: alignment %zu is not a power of two; using %zu", fn, align, up);
         if (!up) {
             errno = EINVAL;
             return NULL;
@@ -218,7 +218,7 @@ void *shim_alloc(omp_handle_t a, size_t align, size_t n, size_t size, unsigned f
         if (shim_runtime_allocator(a))
             return runtime_alloc(a, asked, align, n, size, flags, fn);
         if (!(al = shim_allocator(a))) {
-            shim_log(SHIM_WARN, "%s: %s is not an allocator (destroyed, or not from omp_init_allocator); "
+            shim_log(LOCI_LOG_WARN, "%s: %s is not an allocator (destroyed, or not from omp_init_allocator); "
                      "returning NULL", fn, shim_handle_name(a, name, sizeof name));
             errno = EINVAL;
             return NULL;
@@ -254,7 +254,7 @@ void shim_free(void *p, omp_handle_t a, const char *fn)
     shim_block_t b;
     if (shim_block_take(p, &b)) {
         if (a && a != b.asked && a != b.made_by)
-            shim_log(SHIM_WARN, "%s(%p, %s): the block was allocated with %s; freed all the same", fn, p,
+            shim_log(LOCI_LOG_WARN, "%s(%p, %s): the block was allocated with %s; freed all the same", fn, p,
                      shim_handle_name(a, name, sizeof name), shim_handle_name(b.asked, owner, sizeof owner));
         release(&b);
     } else if (a && shim_runtime_allocator(a)) { /* made by the runtime where loci did not see it */
@@ -262,10 +262,10 @@ void shim_free(void *p, omp_handle_t a, const char *fn)
         if (rt)
             rt->free(p, a);
     } else if (loci_usable_size(p)) {
-        shim_log(SHIM_WARN, "%s(%p): a loci block not allocated through OpenMP; freed with loci_free", fn, p);
+        shim_log(LOCI_LOG_WARN, "%s(%p): a loci block not allocated through OpenMP; freed with loci_free", fn, p);
         loci_free(p);
     } else {
-        shim_log(SHIM_WARN, "%s(%p, %s): not a live block from omp_alloc (freed already, or from malloc?); "
+        shim_log(LOCI_LOG_WARN, "%s(%p, %s): not a live block from omp_alloc (freed already, or from malloc?); "
                  "ignored: OpenMP leaves this undefined", fn, p, shim_handle_name(a, name, sizeof name));
     }
 }
@@ -304,13 +304,13 @@ void *shim_realloc(void *p, size_t size, omp_handle_t a, omp_handle_t free_a, co
     char name[64], owner[64];
     shim_block_t old;
     if (!shim_block_find(p, &old)) {
-        shim_log(SHIM_WARN, "%s(%p): not a live block from omp_alloc; returning NULL, the pointer untouched", fn,
+        shim_log(LOCI_LOG_WARN, "%s(%p): not a live block from omp_alloc; returning NULL, the pointer untouched", fn,
                  p);
         errno = EINVAL;
         return NULL;
     }
     if (free_a && free_a != old.asked && free_a != old.made_by)
-        shim_log(SHIM_WARN, "%s(%p, free_allocator %s): the block was allocated with %s; moved all the same", fn,
+        shim_log(LOCI_LOG_WARN, "%s(%p, free_allocator %s): the block was allocated with %s; moved all the same", fn,
                  p, shim_handle_name(free_a, name, sizeof name), shim_handle_name(old.asked, owner, sizeof owner));
     omp_handle_t to = a ? a : old.asked; /* null: the block's own allocator */
     if (in_place(&old, to, size))
@@ -341,7 +341,7 @@ omp_handle_t shim_init_allocator(omp_handle_t m, int n, const omp_trait_t *trait
     }
     const shim_memspace_t *ms = shim_memspace(m);
     if (!ms) {
-        shim_log(SHIM_WARN, "%s: memory space %lu is not one of omp_default_mem_space (0) to "
+        shim_log(LOCI_LOG_WARN, "%s: memory space %lu is not one of omp_default_mem_space (0) to "
                  "omp_low_lat_mem_space (4); returning omp_null_allocator", fn, (unsigned long)m);
         return OMP_NULL_ALLOCATOR;
     }
@@ -349,7 +349,7 @@ omp_handle_t shim_init_allocator(omp_handle_t m, int n, const omp_trait_t *trait
     char why[256];
     shim_traits_default(&t);
     if (shim_traits_decode(n, traits, &t, why, sizeof why) != 0) {
-        shim_log(SHIM_WARN, "%s(%s, %d traits): %s; returning omp_null_allocator", fn, ms->name, n, why);
+        shim_log(LOCI_LOG_WARN, "%s(%s, %d traits): %s; returning omp_null_allocator", fn, ms->name, n, why);
         return OMP_NULL_ALLOCATOR;
     }
     return shim_allocator_create(m, &t, fn);

@@ -186,7 +186,7 @@ static omp_handle_t report_absent(shim_allocator_t *al, const char *fn)
 {
     const shim_memspace_t *ms = shim_memspace(al->memspace);
     loci_allocator_create(al->intent); /* loci_last_error(): why it is absent */
-    shim_log(SHIM_INFO, "%s: %s (\"%s\", %s) is absent here: %s; returning omp_null_allocator", fn, ms->name,
+    shim_log(LOCI_LOG_INFO, "%s: %s (\"%s\", %s) is absent here: %s; returning omp_null_allocator", fn, ms->name,
              ms->intent, ms->origin, loci_last_error());
     loci_arena_destroy(al->pool);
     free(al);
@@ -206,7 +206,7 @@ static bool make_pool(shim_allocator_t *al, bool *absent, const char *fn)
     if (*absent)
         return false;
     if (!al->pool) {
-        shim_log(SHIM_WARN, "%s: no pool of %lu bytes on %s (\"%s\"): %s; returning omp_null_allocator", fn,
+        shim_log(LOCI_LOG_WARN, "%s: no pool of %lu bytes on %s (\"%s\"): %s; returning omp_null_allocator", fn,
                  (unsigned long)al->traits.pool_size, ms->name, al->intent, loci_last_error());
         return false;
     }
@@ -214,7 +214,7 @@ static bool make_pool(shim_allocator_t *al, bool *absent, const char *fn)
     if (part == OMP_ATV_BLOCKED || part == OMP_ATV_INTERLEAVED) {
         loci_target_info_t info = {.name = "its target"};
         loci_target_info(loci_arena_target(al->pool), &info);
-        shim_log(SHIM_WARN, "%s: a pool lives on one target (%s): partition=%s does not spread it", fn,
+        shim_log(LOCI_LOG_WARN, "%s: a pool lives on one target (%s): partition=%s does not spread it", fn,
                  info.name, shim_trait_value_name(part));
     }
     return true;
@@ -224,13 +224,13 @@ omp_handle_t shim_allocator_create(omp_handle_t m, const shim_traits_t *t, const
 {
     char name[64];
     if (t->fallback == OMP_ATV_ALLOCATOR_FB && t->fb_data && !is_allocator(t->fb_data)) {
-        shim_log(SHIM_WARN, "%s: fb_data = %s is not an allocator; returning omp_null_allocator", fn,
+        shim_log(LOCI_LOG_WARN, "%s: fb_data = %s is not an allocator; returning omp_null_allocator", fn,
                  shim_handle_name(t->fb_data, name, sizeof name));
         return OMP_NULL_ALLOCATOR;
     }
     shim_allocator_t *al = calloc(1, sizeof *al);
     if (!al) {
-        shim_log(SHIM_WARN, "%s: out of memory; returning omp_null_allocator", fn);
+        shim_log(LOCI_LOG_WARN, "%s: out of memory; returning omp_null_allocator", fn);
         return OMP_NULL_ALLOCATOR;
     }
     al->memspace = m;
@@ -243,7 +243,7 @@ omp_handle_t shim_allocator_create(omp_handle_t m, const shim_traits_t *t, const
         placed = shim_resolve(al) != NULL;
         absent = !placed && errno == ENOENT;
         if (!placed && !absent)
-            shim_log(SHIM_WARN, "%s: cannot place \"%s\": %s; returning omp_null_allocator", fn, al->intent,
+            shim_log(LOCI_LOG_WARN, "%s: cannot place \"%s\": %s; returning omp_null_allocator", fn, al->intent,
                      loci_last_error());
     }
     if (absent)
@@ -265,7 +265,7 @@ omp_handle_t shim_allocator_create(omp_handle_t m, const shim_traits_t *t, const
     }
     pthread_mutex_unlock(&lock);
     if (slot < 0) {
-        shim_log(SHIM_WARN, "%s: %d allocators exist already; destroy some; returning omp_null_allocator", fn,
+        shim_log(LOCI_LOG_WARN, "%s: %d allocators exist already; destroy some; returning omp_null_allocator", fn,
                  SLOTS);
         loci_arena_destroy(al->pool);
         free(al);
@@ -291,7 +291,7 @@ void shim_allocator_destroy(omp_handle_t a, const char *fn)
     }
     pthread_mutex_unlock(&lock);
     if (!al) {
-        shim_log(SHIM_WARN, "%s(%s): %s; ignored", fn, shim_handle_name(a, name, sizeof name),
+        shim_log(LOCI_LOG_WARN, "%s(%s): %s; ignored", fn, shim_handle_name(a, name, sizeof name),
                  a >= 1 && a <= OMP_PREDEFINED_ALLOCATORS ? "a predefined allocator cannot be destroyed"
                                                           : "not a live allocator (destroyed already?)");
         return;

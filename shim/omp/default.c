@@ -123,7 +123,7 @@ static void from_environment(void)
     if (h)
         environment = h;
     else
-        shim_log(SHIM_WARN, "OMP_ALLOCATOR=%s: %s; using %s", env,
+        shim_log(LOCI_LOG_WARN, "OMP_ALLOCATOR=%s: %s; using %s", env,
                  *why ? why
                       : "no allocator could be made: its memory space has no memory here, or its traits "
                         "cannot be met (LOCI_LOG=info says which)",
@@ -158,7 +158,7 @@ void shim_set_default_allocator(omp_handle_t a)
         a = OMP_DEFAULT_MEM_ALLOC;
     if (!shim_allocator(a) && !shim_runtime_allocator(a)) {
         char name[64];
-        shim_log(SHIM_WARN, "omp_set_default_allocator(%s): not a live allocator; the default stays",
+        shim_log(LOCI_LOG_WARN, "omp_set_default_allocator(%s): not a live allocator; the default stays",
                  shim_handle_name(a, name, sizeof name));
         return;
     }

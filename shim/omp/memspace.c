@@ -36,7 +36,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void describe(void)
 {
     const shim_runtime_t *rt = shim_runtime();
-    shim_log(SHIM_INFO, "runtime %s%s%s%s", rt->name, *rt->path ? " (" : "", rt->path, *rt->path ? ")" : "");
+    shim_log(LOCI_LOG_INFO, "runtime %s%s%s%s", rt->name, *rt->path ? " (" : "", rt->path, *rt->path ? ")" : "");
     for (int i = 0; i < OMP_MEM_SPACES; i++) {
         const shim_memspace_t *s = &spaces[i];
         char where[512] = "";
@@ -51,7 +51,7 @@ static void describe(void)
             if (loci_target_info(t[k], &info) == 0)
                 snprintf(where + used, sizeof where - used, "%s%s", k ? ", " : "", info.name);
         }
-        shim_log(SHIM_INFO, "%s = \"%s\" (%s): %s%s", s->name, s->intent, s->origin,
+        shim_log(LOCI_LOG_INFO, "%s = \"%s\" (%s): %s%s", s->name, s->intent, s->origin,
                  a ? "" : "absent here: ", a ? where : loci_last_error());
     }
 }
@@ -78,12 +78,12 @@ static bool read_map(void)
 static void start(void)
 {
     if (loci_init() != 0 || !read_map()) {
-        shim_log(SHIM_ERROR, "loci cannot start: %s; OpenMP allocations go to the runtime (%s), unplaced",
+        shim_log(LOCI_LOG_ERROR, "loci cannot start: %s; OpenMP allocations go to the runtime (%s), unplaced",
                  loci_last_error(), shim_runtime()->name);
         return;
     }
     ready = true;
-    if (shim_log_on(SHIM_INFO))
+    if (shim_log_on(LOCI_LOG_INFO))
         describe();
 }
 

@@ -36,7 +36,7 @@ void shim_partition_blocked(void *p, size_t size, loci_allocator_t *a, shim_undo
     int mode;
     unsigned long mask = 0;
     if (get_mempolicy(&mode, &mask, MASK_BITS, p, MPOL_F_ADDR) != 0) {
-        shim_log(SHIM_WARN, "partition=blocked: cannot read the policy of %p (%s); block not split", p,
+        shim_log(LOCI_LOG_WARN, "partition=blocked: cannot read the policy of %p (%s); block not split", p,
                  strerror(errno));
         return;
     }
@@ -46,7 +46,7 @@ void shim_partition_blocked(void *p, size_t size, loci_allocator_t *a, shim_undo
         unsigned long node = 1ul << nodes[i];
         if (mbind((char *)p + first * page, (last - first) * page, MPOL_PREFERRED, &node, MASK_BITS,
                   MPOL_MF_MOVE) != 0) {
-            shim_log(SHIM_WARN, "partition=blocked: cannot place part %d of %p on node %d (%s); block not split",
+            shim_log(LOCI_LOG_WARN, "partition=blocked: cannot place part %d of %p on node %d (%s); block not split",
                      i, p, nodes[i], strerror(errno));
             shim_partition_undo(p, size, undo);
             undo->mode = -1;
@@ -62,5 +62,5 @@ void shim_partition_undo(void *p, size_t size, const shim_undo_t *undo)
     unsigned long mask = undo->nodes;
     if (mbind(p, size, (unsigned)undo->mode, undo->mode == MPOL_DEFAULT ? NULL : &mask, MASK_BITS,
               MPOL_MF_MOVE) != 0)
-        shim_log(SHIM_WARN, "partition=blocked: cannot restore the policy of %p (%s)", p, strerror(errno));
+        shim_log(LOCI_LOG_WARN, "partition=blocked: cannot restore the policy of %p (%s)", p, strerror(errno));
 }

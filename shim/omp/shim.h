@@ -13,6 +13,7 @@
 #define LOCI_OMP_SHIM_H
 
 #include "abi.h"
+#include "log.h" /* src/util */
 
 #include <loci.h>
 
@@ -30,16 +31,14 @@
 #define SHIM_HANDLE_FIRST 1024
 #define SHIM_HANDLE_END 65536
 
-/* --- log.c ---------------------------------------------------------------- */
-
-enum { SHIM_ERROR, SHIM_WARN, SHIM_INFO, SHIM_DEBUG };
+/* --- log: libloci's (src/util/log.c, compiled in) ------------------------ */
 
 /** "loci-omp: <level>: message" on stderr, filtered like loci's own messages
- *  by LOCI_LOG=error|warn|info|debug (default warn). */
-void shim_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+ *  by LOCI_LOG=error|warn|info|debug (default warn); level: LOCI_LOG_*. */
+#define shim_log(level, ...) loci__log_as("loci-omp", level, __VA_ARGS__)
 
 /** Whether shim_log prints messages of this level. */
-bool shim_log_on(int level);
+#define shim_log_on(level) loci__log_on(level)
 
 /* --- runtime.c: the OpenMP runtime the program runs with ------------------ */
 

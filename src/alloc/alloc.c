@@ -19,6 +19,27 @@ static void *heap_alloc(pool_heap_t *h, const pool_request_t *req)
     }
 }
 
+/* What a fallback asks again, and where it got it. */
+struct retry {
+    const loci_allocator_t *a;
+    const pool_request_t *req;
+    void *p;
+};
+
+static bool retry_on(loci_allocator_t *owner, int i, void *arg)
+{
+    struct retry *t = arg;
+    if (owner == t->a && i == 0) /* fallback=default from the local allocator itself: its best said no */
+        return false;
+    pool_heap_t *h = allocator_heap(owner, i);
+    if (!h || !(t->p = heap_alloc(h, t->req)))
+        return false;
+    if (owner == t->a) /* fallback=next */
+        loci__log(LOCI_LOG_INFO, "intent \"%s\": %s full, placed %zu bytes on %s", t->a->intent,
+                  t->a->res.candidates[0]->name, t->req->size * t->req->n, owner->res.candidates[i]->name);
+    return true;
+}
+
 /* The pool calls this when an allocator's best heap cannot serve a request
  * (installed by allocator_heap on candidate 0): apply the intent's fallback.
  * Errors other than "full" are returned as they are. */
@@ -32,43 +53,18 @@ void *allocator_on_fail(pool_heap_t *primary, const pool_request_t *req)
     snprintf(reason, sizeof reason, "%s", loci_last_error());
     const resolution_t *r = &a->res;
     size_t size = req->size * req->n;
-    switch (r->fallback) {
-    case FALLBACK_NEXT:
-        for (int i = 1; i < r->ncandidates; i++) {
-            pool_heap_t *h = allocator_heap(a, i);
-            void *p = h ? heap_alloc(h, req) : NULL;
-            if (p) {
-                loci__log(LOCI_LOG_INFO, "intent \"%s\": %s full, placed %zu bytes on %s", a->intent,
-                          r->candidates[0]->name, size, r->candidates[i]->name);
-                return p;
-            }
-        }
-        break;
-    case FALLBACK_DEFAULT: {
-        loci_allocator_t *local = allocator_get("");
-        void *p = local && local != a ? heap_alloc(local->primary, req) : NULL;
-        if (p)
-            return p;
-        break;
-    }
-    case FALLBACK_ABORT:
-        fprintf(stderr, "loci: intent \"%s\": cannot allocate %zu bytes: %s (fallback=abort)\n", a->intent,
-                size, reason);
-        abort();
-    case FALLBACK_NULL:
-        break;
-    }
+    char why[600];
+    snprintf(why, sizeof why, "cannot allocate %zu bytes: %s", size, reason);
+    struct retry retry = {a, req, NULL};
+    if (allocator_fallback(a, why, retry_on, &retry))
+        return retry.p;
     char candidates[512] = "";
     for (int i = 0; i < r->ncandidates; i++) {
         size_t used = strlen(candidates);
         snprintf(candidates + used, sizeof candidates - used, "%s%s", i ? ", " : "", r->candidates[i]->name);
     }
-    return loci__fail_null(code, "intent \"%s\": no room for %zu bytes on %s (fallback=%s): %s",
-                           a->intent, size, candidates,
-                           r->fallback == FALLBACK_NULL      ? "null"
-                           : r->fallback == FALLBACK_DEFAULT ? "default"
-                                                             : "next",
-                           reason);
+    return loci__fail_null(code, "intent \"%s\": no room for %zu bytes on %s (fallback=%s): %s", a->intent, size,
+                           candidates, allocator_fallback_name(r->fallback), reason);
 }
 
 static void *no_allocator(void)

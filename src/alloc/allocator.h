@@ -28,6 +28,22 @@ pool_heap_t *allocator_heap(loci_allocator_t *a, int i);
 /** The pool's failure hook of an allocator's best heap: applies the fallback. */
 void *allocator_on_fail(pool_heap_t *primary, const pool_request_t *req);
 
+/* --- the intent's fallback (fallback.c) ------------------------------------- */
+
+/** Whether candidate i of `owner` takes what the caller asks (it records
+ *  what it got in arg). */
+typedef bool (*allocator_try_fn)(loci_allocator_t *owner, int i, void *arg);
+
+/** The best candidate of a's intent could not take it (`why`, for the
+ *  message of fallback=abort): try what the intent's fallback allows —
+ *  candidates 1... of a (next), candidate 0 of the local allocator
+ *  allocator_get("") (default, which may be a itself) — until one takes it;
+ *  print why and abort (abort); nothing (null). True when one took it. */
+bool allocator_fallback(loci_allocator_t *a, const char *why, allocator_try_fn try_on, void *arg);
+
+/** "next", "default", "null" or "abort". */
+const char *allocator_fallback_name(intent_fallback_t f);
+
 /** How a file tier holds what `res` places there (mode=, cache=, chunk=). */
 void allocator_file_mode(const resolution_t *res, place_t *out);
 

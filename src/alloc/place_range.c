@@ -11,16 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *fallback_name(intent_fallback_t f)
-{
-    switch (f) {
-    case FALLBACK_DEFAULT: return "default";
-    case FALLBACK_NULL: return "null";
-    case FALLBACK_ABORT: return "abort";
-    default: return "next";
-    }
-}
-
 /* Room for len bytes on the place's nodes, as the provider of private
  * memory there counts it; unknown (simulated) counts as room. */
 static bool has_room(const place_t *p, size_t len)
@@ -30,21 +20,53 @@ static bool has_room(const place_t *p, size_t len)
     return !ops || ops->available(p, &free_bytes) != 0 || free_bytes >= len;
 }
 
-/* The place of the first candidate the intent allows that has room. */
-static int choose(const loci_allocator_t *a, size_t len, place_t *out)
+/* Only NUMA nodes can bind memory mapped elsewhere. */
+static int bindable(const loci_allocator_t *a, int i)
+{
+    const struct loci_target *t = a->res.candidates[i];
+    if (t->numa_node >= 0)
+        return 0;
+    return loci__fail(LOCI_ENOTSUP, "intent \"%s\" resolves to %s: memory mapped elsewhere can only be bound to NUMA "
+                                    "nodes (ask for CPU memory, e.g. without persist/kind=ssd/use=gpu)", a->intent,
+                      t->name);
+}
+
+/* What a fallback asks of a candidate: where len bytes would go. */
+struct range {
+    const loci_allocator_t *a;
+    size_t len;
+    place_t *out;
+    int rc; /* a candidate that cannot bind: stop with this */
+};
+
+static bool place_on(loci_allocator_t *owner, int i, void *arg)
+{
+    struct range *g = arg;
+    if (i == 0) { /* fallback=default: the local allocator's best, room or not, as the kernel finds it */
+        allocator_place(&owner->res, 0, g->out);
+        return true;
+    }
+    if ((g->rc = bindable(owner, i)) != 0)
+        return true;
+    allocator_place(&owner->res, i, g->out);
+    return has_room(g->out, g->len);
+}
+
+/* The place of the best candidate with room, else where the intent's fallback goes. */
+static int choose(loci_allocator_t *a, size_t len, place_t *out)
 {
     const resolution_t *r = &a->res;
-    int tries = r->fallback == FALLBACK_NEXT ? r->ncandidates : 1;
-    for (int i = 0; i < tries; i++) {
-        if (r->candidates[i]->numa_node < 0)
-            return loci__fail(LOCI_ENOTSUP,
-                              "intent \"%s\" resolves to %s: memory mapped elsewhere can only be bound to "
-                              "NUMA nodes (ask for CPU memory, e.g. without persist/kind=ssd/use=gpu)",
-                              a->intent, r->candidates[i]->name);
-        allocator_place(r, i, out);
-        if (has_room(out, len))
-            return 0;
-    }
+    int rc = bindable(a, 0);
+    if (rc)
+        return rc;
+    allocator_place(r, 0, out);
+    if (has_room(out, len))
+        return 0;
+    char why[300];
+    snprintf(why, sizeof why, "no room to place %zu bytes on %s", len, r->candidates[0]->name);
+    struct range g = {a, len, out, 0};
+    if (allocator_fallback(a, why, place_on, &g))
+        return g.rc;
     if (r->fallback == FALLBACK_NEXT) {
         /* No candidate has room for all of it. The memory exists already (an MPI
          * window may be larger than any node and mostly untouched): a preference
@@ -54,20 +76,8 @@ static int choose(const loci_allocator_t *a, size_t len, place_t *out)
         if (!place_is_strict(out))
             return 0;
     }
-    if (r->fallback == FALLBACK_DEFAULT) {
-        const loci_allocator_t *local = allocator_get("");
-        if (local) {
-            allocator_place(&local->res, 0, out);
-            return 0;
-        }
-    }
-    if (r->fallback == FALLBACK_ABORT) {
-        fprintf(stderr, "loci: intent \"%s\": no room to place %zu bytes on %s (fallback=abort)\n", a->intent,
-                len, r->candidates[0]->name);
-        abort();
-    }
-    return loci__fail(LOCI_ENOMEM, "intent \"%s\": no room to place %zu bytes on %s (fallback=%s)", a->intent, len,
-                      r->candidates[0]->name, fallback_name(r->fallback));
+    return loci__fail(LOCI_ENOMEM, "intent \"%s\": %s (fallback=%s)", a->intent, why,
+                      allocator_fallback_name(r->fallback));
 }
 
 int loci_range_place(void *addr, size_t len, const char *intent)
@@ -79,7 +89,7 @@ int loci_range_place(void *addr, size_t len, const char *intent)
         return 0;
     if (!addr)
         return loci__fail(LOCI_EINVAL, "loci_range_place: NULL address");
-    const loci_allocator_t *a = allocator_get(intent);
+    loci_allocator_t *a = allocator_get(intent);
     if (!a)
         return errno == ENOENT ? LOCI_ENOENT : errno == ENOMEM ? LOCI_ENOMEM : LOCI_EINVAL;
     place_t place;

@@ -10,6 +10,7 @@
  */
 #include "alloc/allocator.h"
 #include "arena/arena.h"
+#include "list.h"
 #include "units.h"
 
 #include <errno.h>
@@ -60,23 +61,14 @@ void arena_free(loci_arena_t *ar)
 void arena_register(loci_arena_t *ar)
 {
     pthread_mutex_lock(&registry_lock);
-    ar->prev = NULL;
-    ar->next = arenas;
-    if (arenas)
-        arenas->prev = ar;
-    arenas = ar;
+    DLIST_PUSH(arenas, ar, next, prev);
     pthread_mutex_unlock(&registry_lock);
 }
 
 void arena_unregister(loci_arena_t *ar)
 {
     pthread_mutex_lock(&registry_lock);
-    if (ar->prev)
-        ar->prev->next = ar->next;
-    else
-        arenas = ar->next;
-    if (ar->next)
-        ar->next->prev = ar->prev;
+    DLIST_UNLINK(arenas, ar, next, prev);
     pthread_mutex_unlock(&registry_lock);
 }
 

@@ -12,6 +12,7 @@
  * checked: only the same user attaches.
  */
 #include "arena/arena.h"
+#include "addr_table.h"
 #include "dirs.h"
 #include "units.h"
 
@@ -23,10 +24,9 @@
 
 _Atomic unsigned arena__nshared;
 
-/* The shared arenas attached in this process (few): lookups by address. */
+/* The shared arenas attached in this process, by their data's addresses. */
 static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
-static loci_arena_t **table;
-static size_t ntable, table_cap;
+static addr_table_t table;
 
 void arena_shared_fork(loci_fork_phase_t phase) { loci__fork_rwlock(&table_lock, NULL, phase); }
 
@@ -76,36 +76,26 @@ static uint64_t name_seed(const char *name)
 
 static loci_arena_t *table_find_name(const char *name)
 {
-    for (size_t i = 0; i < ntable; i++)
-        if (strcmp(table[i]->sh->name, name) == 0)
-            return table[i];
+    for (size_t i = 0; i < table.n; i++) {
+        loci_arena_t *ar = table.v[i].value;
+        if (strcmp(ar->sh->name, name) == 0)
+            return ar;
+    }
     return NULL;
 }
 
 static int table_add(loci_arena_t *ar) /* table_lock held */
 {
-    if (ntable == table_cap) {
-        size_t cap = table_cap ? 2 * table_cap : 8;
-        loci_arena_t **v = realloc(table, cap * sizeof *v);
-        if (!v)
-            return loci__fail(LOCI_ENOMEM, "out of memory attaching a shared arena");
-        table = v;
-        table_cap = cap;
-    }
-    table[ntable++] = ar;
+    if (!addr_table_add(&table, (uintptr_t)ar->sh->data, ar->sh->data_size, ar))
+        return loci__fail(LOCI_ENOMEM, "out of memory attaching a shared arena");
     atomic_fetch_add_explicit(&arena__nshared, 1, memory_order_relaxed);
     return 0;
 }
 
 loci_arena_t *arena_shared_of(const void *p)
 {
-    loci_arena_t *found = NULL;
     pthread_rwlock_rdlock(&table_lock);
-    for (size_t i = 0; i < ntable && !found; i++) {
-        shared_arena_t *sh = table[i]->sh;
-        if ((uintptr_t)p - (uintptr_t)sh->data < sh->data_size)
-            found = table[i];
-    }
+    loci_arena_t *found = addr_table_find(&table, (uintptr_t)p);
     pthread_rwlock_unlock(&table_lock);
     return found;
 }
@@ -263,12 +253,8 @@ void arena_shared_destroy(loci_arena_t *ar)
     shared_arena_t *sh = ar->sh;
     pthread_rwlock_wrlock(&table_lock);
     bool last = --sh->refs == 0;
-    for (size_t i = 0; last && i < ntable; i++)
-        if (table[i] == ar) {
-            table[i] = table[--ntable];
-            atomic_fetch_sub_explicit(&arena__nshared, 1, memory_order_relaxed);
-            break;
-        }
+    if (last && addr_table_remove(&table, (uintptr_t)sh->data))
+        atomic_fetch_sub_explicit(&arena__nshared, 1, memory_order_relaxed);
     pthread_rwlock_unlock(&table_lock);
     if (!last)
         return;

@@ -554,14 +554,6 @@ void store_rados_snap_close(store_rados_snap_t *sn)
     free(sn);
 }
 
-int store_rados_snap_remove(rados_pool_t *rp, const char *name, uint64_t snap)
-{
-    char oid[300];
-    region_oid(name, oid, sizeof oid);
-    return rados_snapc_remove(rp, oid, snap);
-}
-
-
 int store_rados_sweep_snaps(rados_pool_t *rp, const char *name, const uint64_t *keep, size_t nkeep, uint64_t *kept,
                             uint64_t *removed)
 {

@@ -57,9 +57,6 @@ store_rados_snap_t *store_rados_snap_open(rados_pool_t *rp, const char *name, ui
 int store_rados_snap_read(store_rados_snap_t *sn, uint64_t chunk, void *buf, size_t len, size_t *got);
 void store_rados_snap_close(store_rados_snap_t *sn);
 
-/** Delete snapshot `snap` of region `name` (its clones go with it). */
-int store_rados_snap_remove(rados_pool_t *rp, const char *name, uint64_t snap);
-
 /** Remove every snapshot of region `name` but those in keep[0..nkeep),
  *  holding its writer lock (LOCI_EBUSY: open for writing somewhere, maybe
  *  saving: nothing removed); *kept and *removed counted up. LOCI_ENOENT:

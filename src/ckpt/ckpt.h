@@ -222,9 +222,6 @@ int ckpt_store_manifest_mark(struct rados_pool *rp, int (*fn)(const ckpt_manifes
 /** The [checkpoint] drain target of LOCI_CONFIG, or NULL. */
 const char *ckpt_drain_target(void);
 
-/** Drain checkpoint `name` of the directory to `target` now: its chunks the
- *  store lacks (*sent counts their bytes), then its manifest. */
-int ckpt_drain_now(const char *name, const char *target, uint64_t *sent);
 
 /** Queue checkpoint `name` for the background drain. */
 int ckpt_drain_queue(const char *name);

@@ -76,7 +76,9 @@ static int drain_chunk(const ckpt_store_t *s, struct rados_pool *rp, const ckpt_
     return rc;
 }
 
-int ckpt_drain_now(const char *name, const char *target, uint64_t *sent)
+/* Drain checkpoint `name` of the directory to `target` now: its chunks the
+ * store lacks (*sent counts their bytes), then its manifest. */
+static int ckpt_drain_now(const char *name, const char *target, uint64_t *sent)
 {
     struct rados_pool *rp = ckpt_target_pool(target);
     if (!rp)

@@ -17,6 +17,7 @@
  * failure deletes them at once.
  */
 #include "os/vm.h"
+#include "clock.h"
 #include "dirs.h"
 #include "ckpt/ckpt.h"
 #include "chunkstore/store.h"
@@ -91,13 +92,6 @@ void ckpt_save_fini(void)
     ckpt_manifest_free(&cached);
     have_cached = false;
     pthread_mutex_unlock(&cache_lock);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static int remember(save_t *sv, uint64_t id) { return ckpt_ids_push(&sv->created, id); }
@@ -422,7 +416,7 @@ static int find_latest(ckpt_store_t *s, ckpt_manifest_t *m, bool *have, uint64_t
 
 static int save(const char *name, ckpt_store_t *s, const ckpt_item_t *items, size_t n)
 {
-    double t0 = now();
+    double t0 = clock_mono_s();
     ckpt_manifest_t prev, cur = {0};
     bool have_prev = false, published = false;
     save_t sv = {.s = s, .cur = &cur};
@@ -466,7 +460,7 @@ static int save(const char *name, ckpt_store_t *s, const ckpt_item_t *items, siz
         }
     }
     sv.st.chunks = sv.st.chunks_written + sv.st.chunks_linked + sv.st.chunks_shared + sv.st.chunks_zero;
-    sv.st.seconds = now() - t0;
+    sv.st.seconds = clock_mono_s() - t0;
     if (rc == 0) {
         pthread_mutex_lock(&stats_lock);
         last_save = sv.st;

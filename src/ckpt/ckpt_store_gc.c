@@ -13,6 +13,7 @@
  */
 #include "ckpt/ckpt.h"
 #include "rados/rados_pool.h"
+#include "clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,13 +26,6 @@ struct ckpt_guard {
     rados_ioctx_t io;
 };
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 int ckpt_store_guard(struct rados_pool *rp, bool exclusive, ckpt_guard_t **out)
 {
     ckpt_guard_t *g = malloc(sizeof *g);
@@ -42,11 +36,11 @@ int ckpt_store_guard(struct rados_pool *rp, bool exclusive, ckpt_guard_t **out)
         return LOCI_EIO;
     }
     const char *what = exclusive ? "checkpoint chunks of the store (gc)" : "checkpoint chunks of the store (drain)";
-    double until = now_s() + rados_pool_params(rp)->timeout_s;
+    double until = clock_mono_s() + rados_pool_params(rp)->timeout_s;
     int rc;
     /* A drain waits for a GC (they are short); a GC gives way to drains. */
     while ((rc = rados_lock_take(rp, g->io, GUARD_OID, exclusive, what)) == LOCI_EBUSY && !exclusive &&
-           now_s() < until)
+           clock_mono_s() < until)
         nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
     if (rc != 0) {
         rados_ioctx_destroy(g->io);

@@ -10,6 +10,7 @@
  */
 #include "alloc/allocator.h"
 #include "nvm/nvm.h"
+#include "addr_table.h"
 #include "units.h"
 
 #include <errno.h>
@@ -26,11 +27,10 @@ typedef struct region {
     size_t size;
     const provider_ops_t *ops;
     unsigned flags;
-    struct region *next;
 } region_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static region_t *open_regions;
+static addr_table_t open_regions; /* of region_t, by base */
 
 /* File tiers and the job's store keep named regions. */
 static bool holds_regions(const struct loci_target *tg)
@@ -64,12 +64,14 @@ int nvm_resolve_tier(const char *intent, unsigned flags, place_t *place, const p
     return 0;
 }
 
-static region_t *containing(const void *addr)
+static region_t *containing(const void *addr) { return addr_table_find(&open_regions, (uintptr_t)addr); }
+
+static int close_region(region_t *r)
 {
-    for (region_t *r = open_regions; r; r = r->next)
-        if ((uintptr_t)addr - (uintptr_t)r->base < r->size)
-            return r;
-    return NULL;
+    int rc = r->flags & LOCI_READONLY ? 0 : r->ops->file->flush(r->base, r->size);
+    int f = r->ops->free(r->base, r->size);
+    free(r);
+    return rc ? rc : f;
 }
 
 static void *fail_open(int rc)
@@ -116,16 +118,20 @@ void *loci_region_open(const char *name, size_t size, const char *intent, unsign
     snprintf(r->name, sizeof r->name, "%s", name);
     pthread_mutex_lock(&lock);
     r->base = ops->file->open(&place, name, &size, flags);
+    bool added = false;
     if (r->base) {
         r->target = place.target;
         r->size = size;
         r->ops = ops;
         r->flags = flags;
-        r->next = open_regions;
-        open_regions = r;
+        added = addr_table_add(&open_regions, (uintptr_t)r->base, size, r);
     }
     pthread_mutex_unlock(&lock);
     void *p = r->base;
+    if (p && !added) {
+        close_region(r);
+        return loci__fail_null(LOCI_ENOMEM, "out of memory opening region \"%s\"", name);
+    }
     if (!p)
         free(r);
     return p;
@@ -150,23 +156,12 @@ int loci_region_sync(void *addr)
     return r->flags & LOCI_READONLY ? 0 : r->ops->file->flush(r->base, r->size);
 }
 
-static int close_region(region_t *r)
-{
-    int rc = r->flags & LOCI_READONLY ? 0 : r->ops->file->flush(r->base, r->size);
-    int f = r->ops->free(r->base, r->size);
-    free(r);
-    return rc ? rc : f;
-}
-
 int loci_region_close(void *addr)
 {
     pthread_mutex_lock(&lock);
-    region_t **p = &open_regions;
-    while (*p && (uintptr_t)addr - (uintptr_t)(*p)->base >= (*p)->size)
-        p = &(*p)->next;
-    region_t *r = *p;
+    region_t *r = containing(addr);
     if (r)
-        *p = r->next;
+        addr_table_remove(&open_regions, (uintptr_t)r->base);
     pthread_mutex_unlock(&lock);
     if (!r)
         return loci__fail(LOCI_EINVAL, "loci_region_close: %p is in no open persistent region", addr);
@@ -185,9 +180,11 @@ int loci_region_remove(const char *name, const char *intent)
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&lock);
-    for (region_t *r = open_regions; r && rc == 0; r = r->next)
+    for (size_t i = 0; i < open_regions.n && rc == 0; i++) {
+        const region_t *r = open_regions.v[i].value;
         if (r->target == place.target && strcmp(r->name, name) == 0)
             rc = loci__fail(LOCI_EBUSY, "region \"%s\" is open in this process; loci_region_close it first", name);
+    }
     if (rc == 0)
         rc = ops->file->remove(&place, name);
     pthread_mutex_unlock(&lock);
@@ -221,21 +218,21 @@ void nvm_foreach_region(void (*fn)(const char *name, void *base, size_t size, un
                         void *arg)
 {
     pthread_mutex_lock(&lock);
-    for (region_t *r = open_regions; r; r = r->next)
+    for (size_t i = 0; i < open_regions.n; i++) {
+        const region_t *r = open_regions.v[i].value;
         fn(r->name, r->base, r->size, r->flags, r->ops, arg);
+    }
     pthread_mutex_unlock(&lock);
 }
 
 void nvm_fini(void)
 {
     pthread_mutex_lock(&lock);
-    region_t *r = open_regions;
-    open_regions = NULL;
+    addr_table_t open = open_regions;
+    open_regions = (addr_table_t)ADDR_TABLE_INIT;
     pthread_mutex_unlock(&lock);
-    while (r) {
-        region_t *next = r->next;
-        if (close_region(r) != 0)
+    for (size_t i = 0; i < open.n; i++)
+        if (close_region(open.v[i].value) != 0)
             loci__log(LOCI_LOG_WARN, "closing a persistent region at exit: %s", loci_last_error());
-        r = next;
-    }
+    addr_table_clear(&open);
 }

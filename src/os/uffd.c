@@ -137,51 +137,51 @@ int uffd_register(int fd, void *addr, size_t len, bool wp)
     return 0;
 }
 
-int uffd_copy(int fd, void *dst, const void *src, size_t len, bool wp)
+/* Fill [dst, dst + len) from src with UFFDIO_COPY or (move) UFFDIO_MOVE. Both
+ * may stop part-way and say how far they got (go on from there), ask to be
+ * called again (EAGAIN), or find a page already there (EEXIST: keep it; a
+ * moved one's source page stays behind). Returns the bytes done: len, or
+ * fewer where another error stopped it (errno says which). */
+static size_t fill(int fd, bool move, void *dst, const void *src, size_t len, uint64_t mode)
 {
     size_t page = vm_page_size(), done = 0;
     while (done < len) {
-        struct uffdio_copy c = {
-            .dst = (uintptr_t)dst + done,
-            .src = (uintptr_t)src + done,
-            .len = len - done,
-            .mode = UFFDIO_COPY_MODE_DONTWAKE | (wp ? UFFDIO_COPY_MODE_WP : 0),
-        };
-        if (ioctl(fd, UFFDIO_COPY, &c) == 0) {
-            done += (size_t)c.copy;
-            continue;
+        uint64_t to = (uintptr_t)dst + done, from = (uintptr_t)src + done, left = len - done;
+        int64_t got;
+        int rc;
+        if (move) {
+            struct uffdio_move m = {.dst = to, .src = from, .len = left, .mode = mode};
+            rc = ioctl(fd, UFFDIO_MOVE, &m);
+            got = m.move;
+        } else {
+            struct uffdio_copy c = {.dst = to, .src = from, .len = left, .mode = mode};
+            rc = ioctl(fd, UFFDIO_COPY, &c);
+            got = c.copy;
         }
-        if (c.copy > 0) /* stopped part-way: go on from there */
-            done += (size_t)c.copy;
-        else if (errno == EEXIST) /* a page already there: keep it */
-            done += page;
-        else if (errno != EAGAIN)
-            return loci__fail(errno == ENOMEM ? LOCI_ENOMEM : LOCI_EIO, "mode=paged: UFFDIO_COPY at %p: %s",
-                              (void *)c.dst, strerror(errno));
+        if (got > 0)
+            done += (size_t)got;
+        if (rc == 0 || got > 0 || errno == EAGAIN)
+            continue;
+        if (errno != EEXIST)
+            break;
+        done += page;
     }
+    return done;
+}
+
+int uffd_copy(int fd, void *dst, const void *src, size_t len, bool wp)
+{
+    size_t done = fill(fd, false, dst, src, len, UFFDIO_COPY_MODE_DONTWAKE | (wp ? UFFDIO_COPY_MODE_WP : 0));
+    if (done < len)
+        return loci__fail(errno == ENOMEM ? LOCI_ENOMEM : LOCI_EIO, "mode=paged: UFFDIO_COPY at %p: %s",
+                          (void *)((uintptr_t)dst + done), strerror(errno));
     return 0;
 }
 
+/* A page that cannot be moved (shared, pinned...) stops it: the caller copies the rest. */
 size_t uffd_move(int fd, void *dst, void *src, size_t len)
 {
-    size_t page = vm_page_size(), done = 0;
-    while (done < len) {
-        struct uffdio_move m = {
-            .dst = (uintptr_t)dst + done,
-            .src = (uintptr_t)src + done,
-            .len = len - done,
-            .mode = UFFDIO_MOVE_MODE_DONTWAKE,
-        };
-        int rc = ioctl(fd, UFFDIO_MOVE, &m);
-        if (m.move > 0) /* all, or stopped part-way: go on from there */
-            done += (size_t)m.move;
-        if (rc == 0 || m.move > 0 || errno == EAGAIN)
-            continue;
-        if (errno != EEXIST) /* the page cannot be moved (shared, pinned...): the caller copies the rest */
-            break;
-        done += page; /* a page already there: keep it (its source page stays behind) */
-    }
-    return done;
+    return fill(fd, true, dst, src, len, UFFDIO_MOVE_MODE_DONTWAKE);
 }
 
 static int writeprotect(int fd, void *addr, size_t len, uint64_t mode)

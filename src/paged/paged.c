@@ -14,6 +14,7 @@
 #include "chunkstore/store_rados.h"
 #include "tier/tier.h"
 #include "os/vm.h"
+#include "addr_table.h"
 #include "units.h"
 
 #include <errno.h>
@@ -39,33 +40,14 @@ typedef struct cache_ref {
 /* The region table (sorted by base) and the caches, under one lock. */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t region_idle = PTHREAD_COND_INITIALIZER; /* a region lost its last user */
-static paged_region_t **regions;
-static size_t nregions, cap;
+static addr_table_t regions;
 static cache_ref_t *caches;
 static loci_nvm_stats_t retired; /* counters of the caches gone */
 static _Atomic bool whole_chunks;
 
 /* ---- the region table ---------------------------------------------------- */
 
-/* Index of the first region with base > addr. */
-static size_t upper(uintptr_t addr)
-{
-    size_t lo = 0, hi = nregions;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (regions[mid]->base <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static paged_region_t *find(uintptr_t addr)
-{
-    size_t i = upper(addr);
-    return i > 0 && addr - regions[i - 1]->base < regions[i - 1]->size ? regions[i - 1] : NULL;
-}
+static paged_region_t *find(uintptr_t addr) { return addr_table_find(&regions, addr); }
 
 paged_region_t *paged_region_get(uintptr_t addr)
 {
@@ -101,27 +83,15 @@ static paged_region_t *owned(void *addr, const char *op)
 
 static int insert(paged_region_t *r)
 {
-    if (nregions == cap) {
-        size_t n = cap ? 2 * cap : 16;
-        paged_region_t **v = realloc(regions, n * sizeof *v);
-        if (!v)
-            return loci__fail(LOCI_ENOMEM, "out of memory recording a paged region");
-        regions = v;
-        cap = n;
-    }
-    size_t i = upper(r->base);
-    memmove(&regions[i + 1], &regions[i], (nregions - i) * sizeof *regions);
-    regions[i] = r;
-    nregions++;
+    if (!addr_table_add(&regions, r->base, r->size, r))
+        return loci__fail(LOCI_ENOMEM, "out of memory recording a paged region");
     return 0;
 }
 
 /* Out of the table, once no fault handler uses it any more (lock held). */
 static void withdraw(paged_region_t *r)
 {
-    size_t i = upper(r->base) - 1;
-    memmove(&regions[i], &regions[i + 1], (nregions - i - 1) * sizeof *regions);
-    nregions--;
+    addr_table_remove(&regions, r->base);
     atomic_store(&r->leaving, true);
     while (atomic_load(&r->users) > 0)
         pthread_cond_wait(&region_idle, &table_lock);
@@ -194,8 +164,7 @@ static void reset_in_child(void)
 {
     pthread_mutex_init(&table_lock, NULL);
     pthread_cond_init(&region_idle, NULL);
-    regions = NULL;
-    nregions = cap = 0;
+    regions = (addr_table_t)ADDR_TABLE_INIT;
     caches = NULL;
 }
 

@@ -60,16 +60,13 @@ pool_heap_t *pool_heap_create(const provider_ops_t *ops, const place_t *place, v
         atomic_init(&h->cls[c].oldest_ms, UINT64_MAX);
     }
     pthread_mutexattr_destroy(&attr);
-    atomic_init(&h->window_ms, pool__now_ms());
+    atomic_init(&h->window_ms, clock_coarse_ms());
     pthread_mutex_lock(&pool__registry);
     h->id = id_take(h);
     h->acct = pool__account_get(place->target);
     bool ok = h->id != UINT32_MAX && (h->acct || !place->target);
     if (ok) {
-        h->next = pool__heaps;
-        if (pool__heaps)
-            pool__heaps->prev = h;
-        pool__heaps = h;
+        DLIST_PUSH(pool__heaps, h, next, prev);
     } else if (h->id != UINT32_MAX) {
         by_id[h->id] = NULL;
     }
@@ -94,12 +91,7 @@ void pool_heap_destroy(pool_heap_t *h)
     }
     pool__tcache_detach_all(h);
     by_id[h->id] = NULL;
-    if (h->prev)
-        h->prev->next = h->next;
-    else
-        pool__heaps = h->next;
-    if (h->next)
-        h->next->prev = h->prev;
+    DLIST_UNLINK(pool__heaps, h, next, prev);
     pthread_mutex_unlock(&pool__registry);
 
     pthread_mutex_lock(&h->lock);
@@ -124,7 +116,6 @@ void pool_heap_set_owner_kind(pool_heap_t *h, pool_owner_kind_t kind)
     h->extent_unit = kind == POOL_OWNER_ARENA ? POOL_HUGE_SIZE : 0; /* before its first extent */
 }
 pool_owner_kind_t pool_heap_owner_kind(const pool_heap_t *h) { return (pool_owner_kind_t)h->owner_kind; }
-const place_t *pool_heap_place(const pool_heap_t *h) { return h ? &h->place : NULL; }
 const provider_ops_t *pool_heap_ops(const pool_heap_t *h) { return h ? h->ops : NULL; }
 
 void pool_heap_collect(pool_heap_t *h)

@@ -48,24 +48,9 @@
 
 #define LC_MAX 128u /* cached extents per heap at most */
 
-static void large_link(pool_heap_t *h, large_t *d)
-{
-    d->prev = NULL;
-    d->next = h->larges;
-    if (h->larges)
-        h->larges->prev = d;
-    h->larges = d;
-}
+static void large_link(pool_heap_t *h, large_t *d) { DLIST_PUSH(h->larges, d, next, prev); }
 
-static void large_unlink(pool_heap_t *h, large_t *d)
-{
-    if (d->prev)
-        d->prev->next = d->next;
-    else
-        h->larges = d->next;
-    if (d->next)
-        d->next->prev = d->prev;
-}
+static void large_unlink(pool_heap_t *h, large_t *d) { DLIST_UNLINK(h->larges, d, next, prev); }
 
 /* --- the cache's lists (heap lock held) -------------------------------------- */
 
@@ -78,29 +63,9 @@ static unsigned bin_of(size_t size)
     return i < LC_BINS ? i : LC_BINS - 1;
 }
 
-static void age_push(large_t **head, large_t **tail, large_t *d)
-{
-    d->prev = NULL;
-    d->next = *head;
-    if (*head)
-        (*head)->prev = d;
-    *head = d;
-    if (!*tail)
-        *tail = d;
-}
+static void age_push(large_t **head, large_t **tail, large_t *d) { DLIST_PUSH_T(*head, *tail, d, next, prev); }
 
-static void age_unlink(large_t **head, large_t **tail, large_t *d)
-{
-    if (d->prev)
-        d->prev->next = d->next;
-    else
-        *head = d->next;
-    if (d->next)
-        d->next->prev = d->prev;
-    else
-        *tail = d->prev;
-    d->next = d->prev = NULL;
-}
+static void age_unlink(large_t **head, large_t **tail, large_t *d) { DLIST_UNLINK_T(*head, *tail, d, next, prev); }
 
 static void lc_put(pool_heap_t *h, large_t *d, uint64_t now)
 {
@@ -108,11 +73,7 @@ static void lc_put(pool_heap_t *h, large_t *d, uint64_t now)
     d->busy = 0;
     d->since = now;
     large_t **bin = &h->lc_bin[bin_of(d->size)];
-    d->bprev = NULL;
-    d->bnext = *bin;
-    if (*bin)
-        (*bin)->bprev = d;
-    *bin = d;
+    DLIST_PUSH(*bin, d, bnext, bprev);
     age_push(&h->lc_res, &h->lc_res_tail, d);
     atomic_fetch_add_explicit(&h->lc_count, 1, memory_order_relaxed);
     pool__retained_add(h, (int64_t)d->size);
@@ -121,13 +82,8 @@ static void lc_put(pool_heap_t *h, large_t *d, uint64_t now)
 /* Out of the cache (not busy). */
 static void lc_remove(pool_heap_t *h, large_t *d)
 {
-    if (d->bprev)
-        d->bprev->bnext = d->bnext;
-    else
-        h->lc_bin[bin_of(d->size)] = d->bnext;
-    if (d->bnext)
-        d->bnext->bprev = d->bprev;
-    d->bnext = d->bprev = NULL;
+    large_t **bin = &h->lc_bin[bin_of(d->size)];
+    DLIST_UNLINK(*bin, d, bnext, bprev);
     if (d->purged) {
         age_unlink(&h->lc_pur, &h->lc_pur_tail, d);
     } else {
@@ -231,7 +187,7 @@ unsigned pool__lcache_purge_oldest(pool_heap_t *h, uint64_t before)
     pthread_mutex_lock(&h->lock);
     large_t *d = oldest_resident(h);
     if (d && d->since <= before) {
-        lc_purge_locked(h, d, pool__now_ms());
+        lc_purge_locked(h, d, clock_coarse_ms());
         n = 1;
     }
     pthread_mutex_unlock(&h->lock);
@@ -382,7 +338,7 @@ static void free_carved(pool_heap_t *h, large_t *d, unsigned delay)
     large_unlink(h, d);
     bool keep = delay && span <= pool__retain_budget(h);
     if (keep)
-        pool__slices_keep(h, d->seg, d->first, d->nslices, pool__now_ms());
+        pool__slices_keep(h, d->seg, d->first, d->nslices, clock_coarse_ms());
     pthread_mutex_unlock(&h->lock);
     if (!keep)
         pool__slices_release(h, d->seg, d->first, d->nslices, span);
@@ -510,7 +466,7 @@ int pool__free_large(large_t *d, void *p)
     const provider_ops_t *ops = h->ops;
     int rc = 0;
     if (delay && !ops->file && bytes <= pool__retain_budget(h)) {
-        lc_put(h, d, pool__now_ms());
+        lc_put(h, d, clock_coarse_ms());
         large_t *old = NULL;
         if (atomic_load_explicit(&h->lc_count, memory_order_relaxed) > LC_MAX) {
             old = h->lc_pur_tail ? h->lc_pur_tail : oldest_resident(h);

@@ -76,7 +76,6 @@ pool_heap_t *pool_heap_create(const provider_ops_t *ops, const place_t *place, v
 void pool_heap_destroy(pool_heap_t *h);
 
 void *pool_heap_owner(const pool_heap_t *h);
-const place_t *pool_heap_place(const pool_heap_t *h);
 const provider_ops_t *pool_heap_ops(const pool_heap_t *h);
 
 /** What a heap's owner is, so that a pointer's heap leads to an allocator or

@@ -22,6 +22,8 @@
 #define LOCI_POOL_INTERNAL_H
 
 #include "pool/pool.h"
+#include "clock.h"
+#include "list.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -205,8 +207,6 @@ void pool__tcache_detach_all(pool_heap_t *h);
 void pool__tcache_flush(tcache_t *tc);
 /* Registry lock held: allocations, frees and bytes in use of h. */
 void pool__heap_counts(const pool_heap_t *h, uint64_t *allocs, uint64_t *frees, uint64_t *in_use);
-/* Registry lock held: return all blocks of tc to its heap and unlink it. */
-void pool__tcache_release(tcache_t *tc);
 
 /* Counters written by one thread only: plain load and store, no lock prefix. */
 static inline void counter_inc(counter_t *c)
@@ -338,7 +338,6 @@ struct pool_heap {
 extern pthread_mutex_t pool__registry; /* heaps, ids, caches, accounts */
 extern pool_heap_t *pool__heaps;
 
-uint64_t pool__now_ms(void);
 extern _Atomic unsigned pool__purge_delay_ms;
 
 /* --- page map (pagemap.c) ---------------------------------------------------- */

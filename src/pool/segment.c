@@ -49,24 +49,9 @@ static size_t slices_bytes(uint64_t mask)
 
 /* --- lists (heap lock held) ------------------------------------------------- */
 
-static void seg_push(segment_t **head, segment_t *g)
-{
-    g->prev = NULL;
-    g->next = *head;
-    if (*head)
-        (*head)->prev = g;
-    *head = g;
-}
+static void seg_push(segment_t **head, segment_t *g) { DLIST_PUSH(*head, g, next, prev); }
 
-static void seg_pull(segment_t **head, segment_t *g)
-{
-    if (g->prev)
-        g->prev->next = g->next;
-    else
-        *head = g->next;
-    if (g->next)
-        g->next->prev = g->prev;
-}
+static void seg_pull(segment_t **head, segment_t *g) { DLIST_UNLINK(*head, g, next, prev); }
 
 /* After g->used changed: on the list its free slices say. */
 static void seg_file(pool_heap_t *h, segment_t *g)
@@ -81,27 +66,13 @@ static void seg_file(pool_heap_t *h, segment_t *g)
 
 static void dirty_unlink(pool_heap_t *h, segment_t *g)
 {
-    if (g->dprev)
-        g->dprev->dnext = g->dnext;
-    else
-        h->dirty = g->dnext;
-    if (g->dnext)
-        g->dnext->dprev = g->dprev;
-    else
-        h->dirty_tail = g->dprev;
-    g->dnext = g->dprev = NULL;
+    DLIST_UNLINK_T(h->dirty, h->dirty_tail, g, dnext, dprev);
     atomic_fetch_sub_explicit(&h->ndirty, 1, memory_order_relaxed);
 }
 
 static void dirty_push(pool_heap_t *h, segment_t *g)
 {
-    g->dprev = NULL;
-    g->dnext = h->dirty;
-    if (h->dirty)
-        h->dirty->dprev = g;
-    h->dirty = g;
-    if (!h->dirty_tail)
-        h->dirty_tail = g;
+    DLIST_PUSH_T(h->dirty, h->dirty_tail, g, dnext, dprev);
     atomic_fetch_add_explicit(&h->ndirty, 1, memory_order_relaxed);
 }
 

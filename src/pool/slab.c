@@ -55,7 +55,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 _Atomic unsigned pool__purge_delay_ms = 10000;
 
@@ -69,39 +68,12 @@ static inline uint64_t age_ms(uint64_t now, uint64_t t)
     return now > t ? now - t : 0;
 }
 
-uint64_t pool__now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 unsigned pool_set_purge_delay_ms(unsigned ms)
 {
     return atomic_exchange(&pool__purge_delay_ms, ms);
 }
 
 /* --- slab lists (class lock held) -------------------------------------------- */
-
-static void list_push(slab_t **head, slab_t *s)
-{
-    s->prev = NULL;
-    s->next = *head;
-    if (*head)
-        (*head)->prev = s;
-    *head = s;
-}
-
-static void list_unlink(slab_t **head, slab_t *s)
-{
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        *head = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
-    s->next = s->prev = NULL;
-}
 
 static void class_set_oldest(hclass_t *hc)
 {
@@ -113,12 +85,10 @@ static void class_set_oldest(hclass_t *hc)
 static void slab_unlist(hclass_t *hc, slab_t *s)
 {
     if (s->where == SLAB_PARTIAL) {
-        list_unlink(&hc->partial, s);
+        DLIST_UNLINK(hc->partial, s, next, prev);
     } else if (s->where == SLAB_EMPTY) {
         bool tail = hc->empty_tail == s;
-        if (tail)
-            hc->empty_tail = s->prev;
-        list_unlink(&hc->empty, s);
+        DLIST_UNLINK_T(hc->empty, hc->empty_tail, s, next, prev);
         if (tail)
             class_set_oldest(hc);
         atomic_fetch_sub_explicit(&hc->nempty, 1, memory_order_relaxed);
@@ -130,7 +100,7 @@ static void slab_unlist(hclass_t *hc, slab_t *s)
 static void slab_make_empty(hclass_t *hc, slab_t *s, uint64_t now)
 {
     slab_unlist(hc, s);
-    list_push(&hc->empty, s);
+    DLIST_PUSH(hc->empty, s, next, prev);
     s->where = SLAB_EMPTY;
     s->empty_since = now;
     if (!hc->empty_tail) {
@@ -144,7 +114,7 @@ static void slab_make_empty(hclass_t *hc, slab_t *s, uint64_t now)
 static void slab_make_partial(hclass_t *hc, slab_t *s)
 {
     slab_unlist(hc, s);
-    list_push(&hc->partial, s);
+    DLIST_PUSH(hc->partial, s, next, prev);
     s->where = SLAB_PARTIAL;
 }
 
@@ -403,7 +373,7 @@ void pool__maybe_decay(pool_heap_t *h)
     /* Look at the clock on one slow path in 8 of each thread. */
     if (++pool__tl.ticks & 7)
         return;
-    uint64_t now = pool__now_ms();
+    uint64_t now = clock_coarse_ms();
     uint64_t next = atomic_load_explicit(&h->next_decay_ms, memory_order_relaxed);
     if (now < next)
         return;
@@ -499,7 +469,7 @@ static void slab_disown(hclass_t *hc, slab_t *s, uint64_t *now)
     s->where = SLAB_FULL;
     if (s->navail == s->nblocks) {
         if (!*now)
-            *now = pool__now_ms();
+            *now = clock_coarse_ms();
         slab_make_empty(hc, s, *now);
     } else if (s->navail > 0) {
         slab_make_partial(hc, s);
@@ -542,7 +512,7 @@ static void slab_returned(hclass_t *hc, slab_t *s, uint32_t added, uint32_t scan
         return;
     if (s->navail == s->nblocks) {
         if (!*now)
-            *now = pool__now_ms();
+            *now = clock_coarse_ms();
         slab_make_empty(hc, s, *now);
     } else if (old == 0) {
         slab_make_partial(hc, s);
@@ -655,7 +625,7 @@ static void *refill(pool_heap_t *h, tcache_t *tc, tbin_t *b, unsigned c)
 {
     hclass_t *hc = &h->cls[c];
     uint32_t got = 0;
-    uint64_t now = pool__now_ms();
+    uint64_t now = clock_coarse_ms();
     bool fresh = false;
     pthread_mutex_lock(&hc->lock);
     atomic_store_explicit(&hc->refilled_ms, now, memory_order_relaxed);

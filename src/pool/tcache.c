@@ -25,25 +25,9 @@ static void make_key(void)
     pthread_key_create(&exit_key, thread_exit);
 }
 
-static void tc_link(pool_heap_t *h, tcache_t *tc)
-{
-    tc->prev = NULL;
-    tc->next = h->tcaches;
-    if (h->tcaches)
-        h->tcaches->prev = tc;
-    h->tcaches = tc;
-}
+static void tc_link(pool_heap_t *h, tcache_t *tc) { DLIST_PUSH(h->tcaches, tc, next, prev); }
 
-static void tc_unlink(pool_heap_t *h, tcache_t *tc)
-{
-    if (tc->prev)
-        tc->prev->next = tc->next;
-    else
-        h->tcaches = tc->next;
-    if (tc->next)
-        tc->next->prev = tc->prev;
-    tc->next = tc->prev = NULL;
-}
+static void tc_unlink(pool_heap_t *h, tcache_t *tc) { DLIST_UNLINK(h->tcaches, tc, next, prev); }
 
 static tcache_t *attach(pool_heap_t *h);
 
@@ -135,7 +119,8 @@ void pool__tcache_flush(tcache_t *tc)
     }
 }
 
-void pool__tcache_release(tcache_t *tc)
+/* Registry lock held: return all blocks of tc to its heap and unlink it. */
+static void pool__tcache_release(tcache_t *tc)
 {
     pool_heap_t *h = atomic_load_explicit(&tc->heap, memory_order_relaxed);
     if (!h)

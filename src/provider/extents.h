@@ -1,13 +1,15 @@
 /*
  * Out-of-band records of the extents a provider handed out, keyed by address:
  * what the file and shm providers must remember (fd, file name) without
- * storing anything inside the memory. A sorted array under a mutex; only
- * alloc/free/purge of whole extents touch it, never the allocation fast path.
+ * storing anything inside the memory. The address table of util/ under a
+ * mutex; only alloc/free/purge of whole extents touch it, never the
+ * allocation fast path.
  */
 #ifndef LOCI_PROVIDER_EXTENTS_H
 #define LOCI_PROVIDER_EXTENTS_H
 
 #include "internal.h"
+#include "addr_table.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -24,11 +26,10 @@ typedef struct {
 
 typedef struct {
     pthread_mutex_t lock;
-    xrec_t *v;
-    size_t n, cap;
+    addr_table_t records; /* of malloc'd xrec_t */
 } xtable_t;
 
-#define XTABLE_INIT {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0}
+#define XTABLE_INIT {PTHREAD_MUTEX_INITIALIZER, ADDR_TABLE_INIT}
 
 /** The table's lock around fork() (provider_fork). */
 void xtable_fork(xtable_t *t, loci_fork_phase_t phase);

@@ -5,13 +5,13 @@
  * message saying what to fix.
  */
 #include "rados/rados_pool.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 struct rados_pool {
@@ -22,21 +22,14 @@ struct rados_pool {
     _Atomic int64_t unreachable_until; /* CLOCK_MONOTONIC s: fail fast until then */
 };
 
-static int64_t now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec;
-}
-
 int rados_pool_check(rados_pool_t *rp, const char *what)
 {
     int64_t until = atomic_load(&rp->unreachable_until);
-    if (!until || now_s() >= until)
+    if (!until || (int64_t)clock_mono_s() >= until)
         return 0;
     return loci__fail(LOCI_EIO, "%s: %s: the cluster of %s (pool %s) did not answer within %u s moments ago; not "
                                 "waiting again before %lld s have passed", rp->target, what, rp->params.conf,
-                      rp->params.pool, rp->params.timeout_s, (long long)(until - now_s()));
+                      rp->params.pool, rp->params.timeout_s, (long long)(until - (int64_t)clock_mono_s()));
 }
 
 const rados_params_t *rados_pool_params(const rados_pool_t *rp) { return &rp->params; }
@@ -57,7 +50,7 @@ static int errno_code(int err)
 int rados_pool_fail(rados_pool_t *rp, int err, const char *what)
 {
     if (err == -ETIMEDOUT)
-        atomic_store(&rp->unreachable_until, now_s() + rp->params.timeout_s);
+        atomic_store(&rp->unreachable_until, (int64_t)clock_mono_s() + rp->params.timeout_s);
     const char *hint = err == -ETIMEDOUT ? " (no answer within the target's timeout: is the cluster up and "
                                            "reachable from this node?)"
                        : err == -ENOSPC || err == -EDQUOT ? " (the pool is full or at its quota: free space or "

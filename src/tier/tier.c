@@ -1,6 +1,7 @@
 /* File tier directories and the files in them (see tier.h). */
 #include "tier/tier.h"
 #include "os/vm.h"
+#include "clock.h"
 #include "dirs.h"
 #include "units.h"
 
@@ -18,7 +19,6 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
-#include <time.h>
 #include <unistd.h>
 
 static const char *tier_name(const struct loci_target *t) { return t && t->name[0] ? t->name : "file tier"; }
@@ -98,9 +98,8 @@ static uint64_t random64(void)
     uint64_t r;
     if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r)
         return r;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    r = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)&ts ^ (uint64_t)ts.tv_sec;
+    uint64_t ns = clock_mono_ns();
+    r = ns * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)&ns;
     return r ^ (r >> 29);
 }
 

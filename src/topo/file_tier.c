@@ -12,7 +12,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-int topo_default_store_dir(char *buf, size_t len)
+static int topo_default_store_dir(char *buf, size_t len)
 {
     const char *dir = getenv("LOCI_STORE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
     int n;

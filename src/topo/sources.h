@@ -50,7 +50,6 @@ void topo_name(topo_t *t);
 /** file_tier.c: the default ssd0 tier and tiers from the config. */
 int topo_add_file_tier(topo_t *t, const char *name, topo_kind_t kind, const char *dir,
                        topo_source_t source);
-int topo_default_store_dir(char *buf, size_t len);
 int topo_add_default_store(topo_t *t);
 
 /** store_target.c: the aggregate store target `name` on the RADOS pool of

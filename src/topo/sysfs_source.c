@@ -7,11 +7,13 @@
  *  - kernel memory tiers, free memory per node, DAX (pmem) nodes.
  */
 #include "topo/sources.h"
+#include "dirs.h"
 
-#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static bool read_line(const char *path, char *buf, size_t len)
 {
@@ -95,46 +97,58 @@ static void set_tier(int node, void *arg)
         n->memtier = a->tier;
 }
 
+/* fn for each entry of the sysfs directory `dir`; none where it is missing
+ * (no such kernel feature, or no such device). */
+static void each_entry(const char *dir, int (*fn)(int dirfd, const char *path, const char *entry, void *arg),
+                       void *arg)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    dir_each_entry(fd, dir, fn, arg);
+    close(fd);
+}
+
+static int read_memory_tier(int dirfd, const char *dir, const char *entry, void *arg)
+{
+    (void)dirfd;
+    int tier;
+    if (sscanf(entry, "memory_tier%d", &tier) != 1)
+        return 0;
+    char path[800], list[4096];
+    snprintf(path, sizeof path, "%s/%s/nodelist", dir, entry);
+    if (read_line(path, list, sizeof list))
+        for_each_in_list(list, set_tier, &(struct tier_arg){arg, tier});
+    return 0;
+}
+
 static void read_memory_tiers(topo_t *t, const char *root)
 {
     char dir[256];
     snprintf(dir, sizeof dir, "%s/devices/virtual/memory_tiering", root);
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        int tier;
-        if (sscanf(e->d_name, "memory_tier%d", &tier) != 1)
-            continue;
-        char path[800], list[4096];
-        snprintf(path, sizeof path, "%s/%s/nodelist", dir, e->d_name);
-        if (read_line(path, list, sizeof list))
-            for_each_in_list(list, set_tier, &(struct tier_arg){t, tier});
-    }
-    closedir(d);
+    each_entry(dir, read_memory_tier, t);
 }
 
 /* A node onlined from a DAX device (kmem) is persistent memory. */
+static int mark_dax_node(int dirfd, const char *dir, const char *entry, void *arg)
+{
+    (void)dirfd;
+    if (entry[0] == '.')
+        return 0;
+    char path[800];
+    uint64_t node;
+    snprintf(path, sizeof path, "%s/%s/target_node", dir, entry);
+    struct loci_target *tg = read_u64(path, &node) ? topo_target_of_node(arg, (int)node) : NULL;
+    if (tg && !tg->subtype[0])
+        snprintf(tg->subtype, sizeof tg->subtype, "NVM");
+    return 0;
+}
+
 static void mark_dax_nodes(topo_t *t, const char *root)
 {
     char dir[256];
     snprintf(dir, sizeof dir, "%s/bus/dax/devices", root);
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[800];
-        uint64_t node;
-        snprintf(path, sizeof path, "%s/%s/target_node", dir, e->d_name);
-        struct loci_target *tg = read_u64(path, &node) ? topo_target_of_node(t, (int)node) : NULL;
-        if (tg && !tg->subtype[0])
-            snprintf(tg->subtype, sizeof tg->subtype, "NVM");
-    }
-    closedir(d);
+    each_entry(dir, mark_dax_node, t);
 }
 
 void topo_source_sysfs(topo_t *t, const char *root)
@@ -143,6 +157,26 @@ void topo_source_sysfs(topo_t *t, const char *root)
     read_free_memory(t, root);
     read_memory_tiers(t, root);
     mark_dax_nodes(t, root);
+}
+
+/* HMAT: the best initiators of a target, each a "node<N>" entry, with the
+ * class's read bandwidth and latency. */
+struct initiators {
+    topo_t *t;
+    struct loci_target *tg;
+    uint64_t bw, lat;
+};
+
+static int offer_initiator(int dirfd, const char *dir, const char *entry, void *arg)
+{
+    (void)dirfd, (void)dir;
+    const struct initiators *in = arg;
+    int ini;
+    if (sscanf(entry, "node%d", &ini) == 1 && ini >= 0 && ini < in->t->node_span) {
+        topo_attr_offer(&in->tg->bandwidth[ini], in->bw, SRC_HMAT);
+        topo_attr_offer(&in->tg->latency[ini], in->lat, SRC_HMAT);
+    }
+    return 0;
 }
 
 void topo_source_sysfs_hmat(topo_t *t, const char *root)
@@ -162,17 +196,7 @@ void topo_source_sysfs_hmat(topo_t *t, const char *root)
             read_u64(path, &bw);
             snprintf(path, sizeof path, "%s/read_latency", dir);
             read_u64(path, &lat);
-            DIR *d = opendir(dir);
-            if (!d)
-                continue;
-            struct dirent *e;
-            int ini;
-            while ((e = readdir(d)))
-                if (sscanf(e->d_name, "node%d", &ini) == 1 && ini >= 0 && ini < t->node_span) {
-                    topo_attr_offer(&tg->bandwidth[ini], bw, SRC_HMAT);
-                    topo_attr_offer(&tg->latency[ini], lat, SRC_HMAT);
-                }
-            closedir(d);
+            each_entry(dir, offer_initiator, &(struct initiators){t, tg, bw, lat});
         }
     }
 }
