@@ -203,6 +203,12 @@ int tier_region_path(const place_t *place, const char *name, char *buf, size_t l
     return 0;
 }
 
+int tier_region_checked_path(const place_t *place, const char *name, char *buf, size_t len)
+{
+    int rc = tier_check_dir(place->target);
+    return rc ? rc : tier_region_path(place, name, buf, len);
+}
+
 /* The file must be a plain file of ours that nobody else can read or write:
  * anything else in a tier directory was put there by someone else. */
 static int check_region_file(int fd, const char *path)
@@ -258,9 +264,7 @@ int tier_open_fail(const place_t *place, const char *name, const char *path, uns
 int tier_open_region(const place_t *place, const char *name, unsigned flags, int oflags, uint64_t *size)
 {
     char path[4096];
-    int rc = tier_check_dir(place->target);
-    if (rc == 0)
-        rc = tier_region_path(place, name, path, sizeof path);
+    int rc = tier_region_checked_path(place, name, path, sizeof path);
     if (rc != 0)
         return rc;
     int base = (flags & LOCI_READONLY ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_CLOEXEC | oflags;
@@ -303,9 +307,7 @@ int tier_open_region(const place_t *place, const char *name, unsigned flags, int
 int tier_remove_region(const place_t *place, const char *name)
 {
     char path[4096];
-    int rc = tier_check_dir(place->target);
-    if (rc == 0)
-        rc = tier_region_path(place, name, path, sizeof path);
+    int rc = tier_region_checked_path(place, name, path, sizeof path);
     if (rc != 0)
         return rc;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);

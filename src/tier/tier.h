@@ -79,6 +79,10 @@ int tier_remove_chunked(int dirfd, const char *path);
 /** "<tier dir>/<name>.region" into buf. */
 int tier_region_path(const place_t *place, const char *name, char *buf, size_t len);
 
+/** tier_region_path after tier_check_dir of place's directory: where a
+ *  region is opened, made or removed. */
+int tier_region_checked_path(const place_t *place, const char *name, char *buf, size_t len);
+
 /** Lock the region file or directory fd for `flags` (exclusive for a writer
  *  without LOCI_SHARED), at once: LOCI_EBUSY naming `name` on a conflict. */
 int tier_lock_region(int fd, unsigned flags, const char *name);

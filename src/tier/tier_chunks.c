@@ -149,9 +149,7 @@ static int check_space(const place_t *place, const char *name, uint64_t size)
 int tier_open_chunked(const place_t *place, const char *name, unsigned flags, uint64_t *size, size_t *chunk,
                       char *path, size_t len)
 {
-    int rc = tier_check_dir(place->target);
-    if (rc == 0)
-        rc = tier_region_path(place, name, path, len);
+    int rc = tier_region_checked_path(place, name, path, len);
     if (rc != 0)
         return rc;
     bool created = false;
