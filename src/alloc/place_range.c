@@ -42,7 +42,7 @@ struct range {
 static bool place_on(loci_allocator_t *owner, int i, void *arg)
 {
     struct range *g = arg;
-    if (i == 0) { /* fallback=default: the local allocator's best, room or not, as the kernel finds it */
+    if (owner != g->a) { /* fallback=default: the local allocator's best, room or not, as the kernel finds it */
         allocator_place(&owner->res, 0, g->out);
         return true;
     }

@@ -110,11 +110,7 @@ void pool_heap_set_on_fail(pool_heap_t *h, pool_on_fail_fn fn)
 }
 
 void *pool_heap_owner(const pool_heap_t *h) { return h ? h->owner : NULL; }
-void pool_heap_set_owner_kind(pool_heap_t *h, pool_owner_kind_t kind)
-{
-    h->owner_kind = (uint8_t)kind;
-    h->extent_unit = kind == POOL_OWNER_ARENA ? POOL_HUGE_SIZE : 0; /* before its first extent */
-}
+void pool_heap_set_owner_kind(pool_heap_t *h, pool_owner_kind_t kind) { h->owner_kind = (uint8_t)kind; }
 pool_owner_kind_t pool_heap_owner_kind(const pool_heap_t *h) { return (pool_owner_kind_t)h->owner_kind; }
 const provider_ops_t *pool_heap_ops(const pool_heap_t *h) { return h ? h->ops : NULL; }
 

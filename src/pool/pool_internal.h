@@ -305,7 +305,6 @@ struct pool_heap {
     bool strict; /* place_is_strict: check node free memory, populate */
     bool purgeable;
     uint8_t owner_kind; /* pool_owner_kind_t */
-    size_t extent_unit; /* 0, or POOL_HUGE_SIZE for arenas: see pool__extent_align */
     const provider_ops_t *ops;
     void *owner;
     /* atomic: pool_heap_rebase switches it while other threads free */
@@ -489,16 +488,24 @@ void pool__segments_release(pool_heap_t *h);
  * (and, under a strict intent, the populated tail of a dedicated extent). */
 #define POOL_HUGE_SIZE ((size_t)2 << 20)
 
+/* The unit of h's extents: POOL_HUGE_SIZE for an arena's heap (its kind is set before its
+ * first extent, arena.c), else 0 (none). */
+static inline size_t pool__extent_unit(const pool_heap_t *h)
+{
+    return h->owner_kind == POOL_OWNER_ARENA ? POOL_HUGE_SIZE : 0;
+}
+
 static inline size_t pool__extent_align(const pool_heap_t *h, size_t align)
 {
-    size_t least = h->extent_unit > SLICE_SIZE ? h->extent_unit : SLICE_SIZE;
+    size_t least = pool__extent_unit(h) > SLICE_SIZE ? pool__extent_unit(h) : SLICE_SIZE;
     return align > least ? align : least;
 }
 
 /* A dedicated extent's size for a page-rounded block of `bytes`. */
 static inline size_t pool__extent_size(const pool_heap_t *h, size_t bytes)
 {
-    return h->extent_unit ? (bytes + h->extent_unit - 1) & ~(h->extent_unit - 1) : bytes;
+    size_t unit = pool__extent_unit(h);
+    return unit ? (bytes + unit - 1) & ~(unit - 1) : bytes;
 }
 
 /* Heap lock held: n free slices (a dirty run first, then any free run, then

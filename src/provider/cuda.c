@@ -19,6 +19,7 @@
  */
 #include "os/cuda_driver.h"
 #include "provider/provider.h"
+#include "addr_table.h"
 #include "units.h"
 
 #include <pthread.h>
@@ -32,42 +33,21 @@ typedef struct {
     int device;
 } extent_t;
 
-static extent_t *extents;
-static size_t nextents, extents_cap;
+static addr_table_t extents = ADDR_TABLE_INIT; /* of malloc'd extent_t */
 static pthread_mutex_t extents_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Index of the first extent whose base is >= addr. Lock held. */
-static size_t lower_bound(uintptr_t addr)
-{
-    size_t lo = 0, hi = nextents;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (extents[mid].base < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
 
 static int remember(const extent_t *e)
 {
+    extent_t *copy = malloc(sizeof *copy);
+    if (copy)
+        *copy = *e;
     pthread_mutex_lock(&extents_lock);
-    if (nextents == extents_cap) {
-        size_t cap = extents_cap ? 2 * extents_cap : 64;
-        extent_t *v = realloc(extents, cap * sizeof *v);
-        if (!v) {
-            pthread_mutex_unlock(&extents_lock);
-            return loci__fail(LOCI_ENOMEM, "out of memory recording a GPU extent");
-        }
-        extents = v;
-        extents_cap = cap;
-    }
-    size_t i = lower_bound(e->base);
-    memmove(&extents[i + 1], &extents[i], (nextents - i) * sizeof *extents);
-    extents[i] = *e;
-    nextents++;
+    bool added = copy && addr_table_add(&extents, e->base, e->size, copy);
     pthread_mutex_unlock(&extents_lock);
+    if (!added) {
+        free(copy);
+        return loci__fail(LOCI_ENOMEM, "out of memory recording a GPU extent");
+    }
     return 0;
 }
 
@@ -75,17 +55,16 @@ static int remember(const extent_t *e)
 static bool find(uintptr_t addr, extent_t *out, bool remove)
 {
     pthread_mutex_lock(&extents_lock);
-    size_t i = lower_bound(addr + 1);
-    bool found = i > 0 && addr < extents[i - 1].base + extents[i - 1].size;
-    if (found) {
-        *out = extents[i - 1];
+    extent_t *e = addr_table_find(&extents, addr);
+    if (e) {
+        *out = *e;
         if (remove) {
-            memmove(&extents[i - 1], &extents[i], (nextents - i) * sizeof *extents);
-            nextents--;
+            addr_table_remove(&extents, e->base);
+            free(e);
         }
     }
     pthread_mutex_unlock(&extents_lock);
-    return found;
+    return e != NULL;
 }
 
 /* The GPU whose memory (and driver context) a place means. */
