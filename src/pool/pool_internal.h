@@ -566,13 +566,24 @@ static inline void *pool__bin_pop(tbin_t *b, uint32_t n)
     return e.p;
 }
 
-/* Take the next block of the run (which has r > 0). */
+/* How many blocks ahead of the one handed out the run's memory is
+ * prefetched (see pool__run_take). */
+#define RUN_PREFETCH_AHEAD 4
+
+/* Take the next block of the run (which has r > 0). The run's blocks are
+ * fresh to the cache: no allocator code touches a block's memory (the
+ * metadata lives beside the blocks), so the program's first write into each
+ * one would wait for memory. A prefetch for writing a few blocks ahead
+ * hides that wait (bench/alloc: 192 B - 4 KiB blocks with one byte written
+ * went from 12-27 to 8.5-22 ns/op). A prefetch never faults, so one past
+ * the slab's end or into memory the CPU cannot touch (a GPU's) is dropped. */
 static inline void *pool__run_take(tbin_t *b, uint32_t r)
 {
     uintptr_t p = b->run_p;
     _Atomic uint8_t *st = b->run_st;
     b->run_p = p + b->run_bsize;
     b->run_st = st + b->run_step;
+    __builtin_prefetch((const void *)(p + RUN_PREFETCH_AHEAD * (uintptr_t)b->run_bsize), 1);
     atomic_store_explicit(&b->run_n, r - 1, memory_order_relaxed);
     atomic_store_explicit(st, BLOCK_LIVE, memory_order_relaxed);
     if (!p) /* never, as in pool__bin_pop */
