@@ -116,9 +116,9 @@ const provider_ops_t *pool_heap_ops(const pool_heap_t *h) { return h ? h->ops : 
 
 void pool_heap_collect(pool_heap_t *h)
 {
-    tlocal_t *tl = &pool__tl;
-    if (h->id < tl->n && tl->v[h->id] && atomic_load_explicit(&tl->v[h->id]->heap, memory_order_relaxed) == h)
-        pool__tcache_flush(tl->v[h->id]);
+    tcache_t *tc = pool__tcache_mine(h);
+    if (tc)
+        pool__tcache_flush(tc);
     pool__collect(h);
 }
 

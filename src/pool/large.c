@@ -329,11 +329,11 @@ static void *carve(pool_heap_t *h, size_t bytes, bool zero)
     return p;
 }
 
-/* Free a carved block (out of the page map): its slices stay dirty within
- * the budget, else go back at once. */
-static void free_carved(pool_heap_t *h, large_t *d, unsigned delay)
+/* Its slices stay dirty within the budget, else go back at once. */
+void pool__free_carved(pool_heap_t *h, large_t *d)
 {
     size_t span = (size_t)d->nslices * SLICE_SIZE;
+    unsigned delay = atomic_load_explicit(&pool__purge_delay_ms, memory_order_relaxed);
     pthread_mutex_lock(&h->lock);
     large_unlink(h, d);
     bool keep = delay && span <= pool__retain_budget(h);
@@ -343,6 +343,30 @@ static void free_carved(pool_heap_t *h, large_t *d, unsigned delay)
     if (!keep)
         pool__slices_release(h, d->seg, d->first, d->nslices, span);
     free(d);
+}
+
+/* A carved block this thread freed lately, of the same slice count (its
+ * thread cache, tcache.c): no lock, no charge, no fault. When the thread
+ * keeps only blocks of other sizes, they become dirty slices instead, for
+ * the carving that follows to take (a block of any size that fits). */
+static void *carved_again(pool_heap_t *h, size_t bytes, bool zero)
+{
+    /* calloc takes none: their bytes are stale, and purged dirty slices read as zeros */
+    large_t *d = zero ? NULL : pool__tcache_big_take(h, (unsigned)((bytes + SLICE_SIZE - 1) >> SLICE_SHIFT), bytes);
+    if (!d) {
+        tcache_t *tc = pool__tcache_mine(h);
+        if (tc && atomic_load_explicit(&tc->nbig, memory_order_relaxed))
+            pool__tcache_big_flush(h, tc);
+        return NULL;
+    }
+    atomic_store_explicit(&d->live, 1, memory_order_relaxed);
+    if (pool__pagemap_set(d->base, bytes, (uintptr_t)d | DESC_LARGE, 0, 0) != 0) { /* its leaf exists: never */
+        atomic_store_explicit(&d->live, 0, memory_order_relaxed);
+        pool__held_add(h, NULL, -(int64_t)bytes, -1);
+        pool__free_carved(h, d);
+        return NULL;
+    }
+    return (void *)d->base;
 }
 
 /* A cached extent becomes block d again: charged again if purged (and
@@ -401,8 +425,10 @@ void *pool__alloc_large(pool_heap_t *h, size_t size, size_t align, bool zero)
     size_t bytes = (size + page - 1) & ~(page - 1);
     if (bytes == 0)
         bytes = page;
-    if (carvable(h, bytes, align))
-        return carve(h, bytes, zero);
+    if (carvable(h, bytes, align)) {
+        void *p = carved_again(h, bytes, zero);
+        return p ? p : carve(h, bytes, zero);
+    }
     align = pool__extent_align(h, align);
     bytes = pool__extent_size(h, bytes);
     if (atomic_load_explicit(&h->lc_count, memory_order_relaxed)) {
@@ -451,10 +477,12 @@ int pool__free_large(large_t *d, void *p)
     unsigned delay = atomic_load_explicit(&pool__purge_delay_ms, memory_order_relaxed);
     pool__pagemap_clear(d->base, bytes);
     if (d->seg) {
-        free_carved(h, d, delay);
-        pool__held_add(h, NULL, -(int64_t)bytes, -1);
-        atomic_fetch_add_explicit(&h->frees, 1, memory_order_relaxed);
-        pool__retain_trim(h, 2);
+        if (!delay || !pool__tcache_big_put(h, d)) {
+            pool__free_carved(h, d);
+            pool__held_add(h, NULL, -(int64_t)bytes, -1);
+            atomic_fetch_add_explicit(&h->frees, 1, memory_order_relaxed);
+            pool__retain_trim(h, 2);
+        }
         pool__maybe_decay(h);
         return 0;
     }

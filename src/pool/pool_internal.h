@@ -175,6 +175,10 @@ static inline uint32_t run_count(const tbin_t *b)
     return atomic_load_explicit((_Atomic uint32_t *)&b->run_n, memory_order_relaxed);
 }
 
+/* Carved big blocks a thread's cache keeps (see pool__tcache_big_put). */
+#define TBIG_MAX 4u
+#define TBIG_BYTES ((size_t)4 << 20)
+
 typedef struct tcache {
     _Atomic(pool_heap_t *) heap; /* NULL once detached (heap destroyed) */
     struct tcache *next, *prev;  /* in heap->tcaches, under the registry lock */
@@ -182,6 +186,12 @@ typedef struct tcache {
      * back, live or cached: wrap below zero when other threads return them */
     counter_t held_blocks, held_bytes;
     tbin_t bins[NCLASSES];
+    /* freed carved big blocks, newest last: still linked in the heap, their
+     * slices used and charged, out of the page map (so a second free is
+     * caught as a foreign pointer). Counts written by the owner only. */
+    struct large *big[TBIG_MAX];
+    _Atomic uint32_t nbig;
+    counter_t big_bytes, big_nfree;
 } tcache_t;
 
 typedef struct {
@@ -200,11 +210,20 @@ extern __thread tlocal_t pool__tl __attribute__((tls_model("initial-exec")));
 /* Slow path of pool__tcache_of: by heap id, attaching a cache on first use;
  * NULL when the thread cannot have one (exiting, out of memory). */
 tcache_t *pool__tcache_find(pool_heap_t *h);
+/* The calling thread's cache for h if it has one (never attaches one). */
+tcache_t *pool__tcache_mine(pool_heap_t *h);
 /* Registry lock held: drop every cache of h (heap being destroyed). */
 void pool__tcache_detach_all(pool_heap_t *h);
 /* Return the cached blocks of tc to its heap (registry lock held, or the
  * owning thread with its heap alive). */
 void pool__tcache_flush(tcache_t *tc);
+/* The calling thread's cache of big blocks for h (large.c). Put: keep the
+ * freed carved block d (false: no room, the caller frees it). Take: a kept
+ * block of n slices, resized to `bytes`, or NULL. Flush: every kept block
+ * back to the heap. */
+bool pool__tcache_big_put(pool_heap_t *h, struct large *d);
+struct large *pool__tcache_big_take(pool_heap_t *h, unsigned n, size_t bytes);
+void pool__tcache_big_flush(pool_heap_t *h, tcache_t *tc);
 /* Registry lock held: allocations, frees and bytes in use of h. */
 void pool__heap_counts(const pool_heap_t *h, uint64_t *allocs, uint64_t *frees, uint64_t *in_use);
 
@@ -533,6 +552,10 @@ void pool__segments_unmap_all(pool_heap_t *h);
 /* A big block (zero: its bytes read as zeros, for calloc). */
 void *pool__alloc_large(pool_heap_t *h, size_t size, size_t align, bool zero);
 int pool__free_large(large_t *d, void *p);
+/* A carved block leaves the heap for good (out of the page map already):
+ * its slices dirty or released, its descriptor freed. Takes the heap lock
+ * only (callable with a class lock held). */
+void pool__free_carved(pool_heap_t *h, large_t *d);
 void pool__larges_release(pool_heap_t *h);
 /* The extent cache (no lock held): purge resident extents unused for the
  * delay and unmap those purged a delay ago (at most max); purge the oldest

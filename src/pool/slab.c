@@ -306,7 +306,11 @@ void pool__retain_trim(pool_heap_t *h, unsigned max)
 
 bool pool__reclaim(pool_heap_t *h, int held)
 {
-    unsigned n = pool__lcache_drop(h) + pool__dirty_drop(h);
+    tcache_t *tc = pool__tcache_mine(h);
+    unsigned n = tc ? atomic_load_explicit(&tc->nbig, memory_order_relaxed) : 0;
+    if (n) /* the big blocks this thread keeps become dirty slices, dropped next */
+        pool__tcache_big_flush(h, tc);
+    n += pool__lcache_drop(h) + pool__dirty_drop(h);
     for (unsigned c = 0; c < NCLASSES; c++) {
         if (!atomic_load_explicit(&h->cls[c].nempty, memory_order_relaxed))
             continue;

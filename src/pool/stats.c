@@ -26,6 +26,9 @@ void pool__heap_counts(const pool_heap_t *h, uint64_t *allocs, uint64_t *frees, 
             cached_blocks += n;
             cached_bytes += n * pool_class_size[c];
         }
+        nf += counter_get(&tc->big_nfree);
+        cached_blocks += atomic_load_explicit(&tc->nbig, memory_order_relaxed);
+        cached_bytes += counter_get(&tc->big_bytes);
     }
     /* Counters of several threads read at slightly different instants:
      * exact when the heap is quiescent, never negative. */
