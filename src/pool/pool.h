@@ -15,8 +15,9 @@
  * Sizes: blocks up to POOL_SMALL_MAX come from size classes (8 B ... 256 KiB,
  * at most 12.5 % rounding above 128 B) carved from slabs (runs of 64 KiB
  * slices of 4 MiB segments); larger blocks up to POOL_CARVE_MAX (2 MiB) are
- * runs of slices themselves, page-aligned; larger still get a dedicated
- * extent, page-aligned. A page map (64 KiB granularity) finds any pointer's slab or
+ * runs of slices themselves, page-aligned (a thread keeps up to 4 of those
+ * it freed, 4 MiB at most, for its next big block of the same size: no
+ * lock); larger still get a dedicated extent, page-aligned. A page map (64 KiB granularity) finds any pointer's slab or
  * extent in O(1); a state byte per block start says whether it is live,
  * which catches double and foreign frees.
  *
