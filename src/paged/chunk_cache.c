@@ -42,6 +42,7 @@
 #define WINDOW 32    /* chunks read ahead of a sequential reader (at most a quarter of the cache) */
 #define BATCH_BYTES ((size_t)1 << 20) /* a readahead batch reads this much at most (at least a chunk): 2 MiB was slower */
 #define NIL (-1)
+#define NGONE 256    /* chunks that left the cache lately, remembered to tell stale fault messages */
 
 typedef enum { SLOT_FREE, SLOT_FILLING, SLOT_RESIDENT, SLOT_WRITING, SLOT_EVICTING } slot_state_t;
 
@@ -52,7 +53,14 @@ typedef struct {
     int prev, next;         /* LRU (resident and writing slots), or the free list (next) */
     int hnext;              /* hash chain */
     uint64_t *dirty;        /* a bit per page of the chunk */
+    uint64_t installed;     /* the number of the install that filled it */
 } slot_t;
+
+/* A chunk that left the cache: which, and the number of its last install. */
+typedef struct {
+    const paged_region_t *region;
+    uint64_t chunk, installed;
+} gone_t;
 
 struct chunk_cache {
     pthread_mutex_t lock;
@@ -75,6 +83,9 @@ struct chunk_cache {
     uint64_t *bits;         /* backing of the dirty bitmaps */
     void *bounce[NBOUNCE];  /* batch chunks each (resident only where used) */
     unsigned bounce_used;   /* bit per buffer */
+    gone_t gone[NGONE];     /* a ring: the last chunks evicted or dropped */
+    unsigned gone_next;
+    uint64_t gone_lost;     /* the latest install number the ring has forgotten */
     loci_nvm_stats_t st;    /* counters; resident_bytes follows the slots */
     _Atomic uint64_t write_failures, read_failures, dropped; /* for the log: a failing store is reported, not once per retry */
 };
@@ -273,6 +284,44 @@ static bool next_run(const uint64_t *b, unsigned n, unsigned *p, unsigned *start
  * Flushing: the runs are, so that the next store to them dirties them again. A run the store refuses
  * (full, I/O error) stays dirty, and an eviction then keeps the chunk in
  * DRAM: false. The error is recorded for the next flush either way. */
+/* ---- stale fault messages ------------------------------------------------ *
+ *
+ * A fault message can be served late: a fault thread reads it, then loses
+ * the CPU while a readahead installs the chunk, which wakes the faulting
+ * thread; that thread goes on, the chunk may even be evicted, and only then
+ * is the message served. Served like a fresh fault it would bring the chunk
+ * back after an eviction the program asked for, or mark a page dirty that
+ * nobody wrote (a second write-back). So every install gets a number, taken
+ * after its pages are in place and its waiters woken, and a fault thread
+ * reads the count before each message (cache_install_stamp): a chunk
+ * installed after that stamp has already woken the message's thread, and the
+ * message is only answered with a wake. Chunks that left the cache are
+ * remembered in a ring; past it, a message is assumed stale (a wake costs a
+ * thread that still waits one more fault, never a wrong result). */
+static _Atomic uint64_t installs;
+
+uint64_t cache_install_stamp(void) { return atomic_load(&installs); }
+
+static void remember_gone(chunk_cache_t *c, const slot_t *s)
+{
+    gone_t *g = &c->gone[c->gone_next];
+    if (g->region && g->installed > c->gone_lost)
+        c->gone_lost = g->installed;
+    *g = (gone_t){s->region, s->chunk, s->installed};
+    c->gone_next = (c->gone_next + 1) % NGONE;
+}
+
+/* Was chunk `chunk` of r installed after `stamp` and has it gone since? */
+static bool gone_since(const chunk_cache_t *c, const paged_region_t *r, uint64_t chunk, uint64_t stamp)
+{
+    if (c->gone_lost > stamp)
+        return true;
+    for (unsigned i = 0; i < NGONE; i++)
+        if (c->gone[i].region == r && c->gone[i].chunk == chunk && c->gone[i].installed > stamp)
+            return true;
+    return false;
+}
+
 static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
 {
     paged_region_t *r = s->region;
@@ -361,6 +410,7 @@ static bool evict(chunk_cache_t *c, slot_t *s, bool force)
                       (unsigned long long)atomic_load(&c->dropped), loci_last_error());
         madvise((void *)chunk_addr(s->region, s->chunk), chunk_len(s->region, s->chunk), MADV_DONTNEED);
     }
+    remember_gone(c, s);
     hash_remove(c, s);
     s->region = NULL;
     s->state = SLOT_FREE;
@@ -519,11 +569,14 @@ static void fill(chunk_cache_t *c, slot_t *const *run, unsigned m, const uffd_fa
         set_dirty(c, run[0], dfirst, dn);
     }
     uffd_wake(c->uffd, (void *)base, len);
+    uint64_t number = atomic_fetch_add(&installs, 1) + 1; /* after the wake: see cache_install_stamp */
+    for (unsigned i = 0; i < m && rc == 0; i++)
+        run[i]->installed = number;
     pthread_cond_broadcast(&c->changed);
 }
 
-/* A missing page in a resident chunk: mostly a fault that raced with the
- * chunk's fill; else the page was dropped behind loci's back (an
+/* A missing page in a resident chunk that no install has answered (those are
+ * stale, see above): its page was dropped behind loci's back (an
  * application's madvise) and comes back from the store. */
 static void refault_page(chunk_cache_t *c, slot_t *s, const uffd_fault_t *f)
 {
@@ -564,7 +617,7 @@ static void plan_readahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk)
     r->ahead = end;
 }
 
-void cache_fault(paged_region_t *r, const uffd_fault_t *f)
+void cache_fault(paged_region_t *r, const uffd_fault_t *f, uint64_t stamp)
 {
     chunk_cache_t *c = r->cache;
     uint64_t chunk = (f->addr - r->base) / c->chunk;
@@ -575,7 +628,7 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f)
     for (;;) {
         slot_t *s = lookup(c, r, chunk);
         if (!s) {
-            if (f->wp) { /* evicted since: the writer faults again on the missing page */
+            if (f->wp || gone_since(c, r, chunk, stamp)) { /* evicted since: the thread faults again if it must */
                 uffd_wake(c->uffd, (void *)(f->addr & ~(uintptr_t)(c->page - 1)), c->page);
                 break;
             }
@@ -599,6 +652,10 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f)
         touch(c, s);
         if (f->wp) {
             mark_dirty(c, s, f->addr, false);
+            break;
+        }
+        if (s->installed > stamp) { /* this install woke the thread already */
+            uffd_wake(c->uffd, (void *)(f->addr & ~(uintptr_t)(c->page - 1)), c->page);
             break;
         }
         c->st.hits++;
@@ -733,6 +790,7 @@ static void drop_all(chunk_cache_t *c, paged_region_t *r)
             continue;
         }
         if (s->region == r) {
+            remember_gone(c, s);
             lru_unlink(c, s);
             hash_remove(c, s);
             s->region = NULL;

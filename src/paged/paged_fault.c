@@ -101,10 +101,11 @@ static void *serve(void *arg)
             break;
         uffd_fault_t f;
         int n;
-        while ((n = uffd_read(fd, &f)) == 1) {
+        uint64_t stamp;
+        while ((stamp = cache_install_stamp(), n = uffd_read(fd, &f)) == 1) {
             paged_region_t *r = paged_region_get(f.addr);
             if (r) {
-                cache_fault(r, &f);
+                cache_fault(r, &f, stamp);
                 paged_region_put(r);
             } else { /* its region went away meanwhile */
                 uffd_wake(fd, (void *)(f.addr & ~(uintptr_t)(page - 1)), page);

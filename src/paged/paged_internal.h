@@ -49,8 +49,14 @@ chunk_cache_t *cache_create(const struct loci_target *t, size_t budget, size_t c
 void cache_destroy(chunk_cache_t *c);
 
 /** Serve one fault in r: fill the chunk from the store (evicting the least
- *  recently faulted one when the cache is full), or mark a page dirty. */
-void cache_fault(paged_region_t *r, const uffd_fault_t *f);
+ *  recently faulted one when the cache is full), or mark a page dirty.
+ *  `stamp`: cache_install_stamp() taken before the fault was read. */
+void cache_fault(paged_region_t *r, const uffd_fault_t *f, uint64_t stamp);
+
+/** A number below that of every chunk install that wakes threads from now
+ *  on: taken before reading a fault, it tells a fault an install has already
+ *  answered (chunk_cache.c, "stale fault messages"). */
+uint64_t cache_install_stamp(void);
 
 /** Fill the chunks of [addr, addr+len) (page-aligned, inside r) now. */
 int cache_prefetch(paged_region_t *r, uintptr_t addr, size_t len);
