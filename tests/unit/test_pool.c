@@ -693,7 +693,9 @@ static void purge_waits_for_the_delay(void **state)
  * every burst); one left idle gives them back after the delay. */
 static void purge_spares_classes_in_use(void **state)
 {
-    unsigned old = pool_set_purge_delay_ms(20);
+    /* A delay long enough that a burst under a sanitizer on busy CPUs stays
+     * well inside ten of them. */
+    unsigned old = pool_set_purge_delay_ms(100);
     pool_heap_t *h = local_heap(&dram);
     enum { N = 4000 };
     void **p = malloc(N * sizeof *p);
@@ -704,7 +706,7 @@ static void purge_spares_classes_in_use(void **state)
         for (int i = 0; i < N; i++)
             pool_free(p[i]);
         pool_thread_flush();
-        usleep(60 * 1000); /* older than the delay, younger than 10 delays */
+        usleep(250 * 1000); /* older than the delay, younger than 10 delays */
     }
     pool_stats_heap(h, &st);
     assert_int_equal(st.purges, 0); /* the second burst found its slabs */
@@ -714,7 +716,7 @@ static void purge_spares_classes_in_use(void **state)
         pool_free(q);
         pool_thread_flush(); /* next time round is a refill: a slow path */
         if (i % 8 == 7)
-            usleep(15 * 1000);
+            usleep(60 * 1000);
         pool_stats_heap(h, &st);
     }
     assert_true(st.purges > 0);
