@@ -278,12 +278,6 @@ static bool next_run(const uint64_t *b, unsigned n, unsigned *p, unsigned *start
     return true;
 }
 
-/* Write the dirty pages of s back in runs (lock held; dropped during the
- * I/O, s being busy). Evicting: the whole chunk is write-protected first so
- * that no store can slip in before it is dropped (a clean one is already).
- * Flushing: the runs are, so that the next store to them dirties them again. A run the store refuses
- * (full, I/O error) stays dirty, and an eviction then keeps the chunk in
- * DRAM: false. The error is recorded for the next flush either way. */
 /* ---- stale fault messages ------------------------------------------------ *
  *
  * A fault message can be served late: a fault thread reads it, then loses
@@ -322,6 +316,12 @@ static bool gone_since(const chunk_cache_t *c, const paged_region_t *r, uint64_t
     return false;
 }
 
+/* Write the dirty pages of s back in runs (lock held; dropped during the
+ * I/O, s being busy). Evicting: the whole chunk is write-protected first so
+ * that no store can slip in before it is dropped (a clean one is already).
+ * Flushing: the runs are, so that the next store to them dirties them again. A run the store refuses
+ * (full, I/O error) stays dirty, and an eviction then keeps the chunk in
+ * DRAM: false. The error is recorded for the next flush either way. */
 static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
 {
     paged_region_t *r = s->region;

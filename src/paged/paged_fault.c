@@ -101,8 +101,10 @@ static void *serve(void *arg)
             break;
         uffd_fault_t f;
         int n;
-        uint64_t stamp;
-        while ((stamp = cache_install_stamp(), n = uffd_read(fd, &f)) == 1) {
+        for (;;) {
+            uint64_t stamp = cache_install_stamp(); /* before the read: see chunk_cache.c */
+            if ((n = uffd_read(fd, &f)) != 1)
+                break;
             paged_region_t *r = paged_region_get(f.addr);
             if (r) {
                 cache_fault(r, &f, stamp);

@@ -351,12 +351,13 @@ void pool__free_carved(pool_heap_t *h, large_t *d)
  * the carving that follows to take (a block of any size that fits). */
 static void *carved_again(pool_heap_t *h, size_t bytes, bool zero)
 {
+    tcache_t *tc = pool__tcache_mine(h);
+    if (!tc || !atomic_load_explicit(&tc->nbig, memory_order_relaxed))
+        return NULL;
     /* calloc takes none: their bytes are stale, and purged dirty slices read as zeros */
-    large_t *d = zero ? NULL : pool__tcache_big_take(h, (unsigned)((bytes + SLICE_SIZE - 1) >> SLICE_SHIFT), bytes);
+    large_t *d = zero ? NULL : pool__tcache_big_take(tc, (unsigned)((bytes + SLICE_SIZE - 1) >> SLICE_SHIFT), bytes);
     if (!d) {
-        tcache_t *tc = pool__tcache_mine(h);
-        if (tc && atomic_load_explicit(&tc->nbig, memory_order_relaxed))
-            pool__tcache_big_flush(h, tc);
+        pool__tcache_big_flush(h, tc);
         return NULL;
     }
     atomic_store_explicit(&d->live, 1, memory_order_relaxed);

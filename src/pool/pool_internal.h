@@ -217,12 +217,12 @@ void pool__tcache_detach_all(pool_heap_t *h);
 /* Return the cached blocks of tc to its heap (registry lock held, or the
  * owning thread with its heap alive). */
 void pool__tcache_flush(tcache_t *tc);
-/* The calling thread's cache of big blocks for h (large.c). Put: keep the
- * freed carved block d (false: no room, the caller frees it). Take: a kept
- * block of n slices, resized to `bytes`, or NULL. Flush: every kept block
- * back to the heap. */
+/* The calling thread's cache of big blocks (large.c). Put: keep the freed
+ * carved block d of h (false: no room, the caller frees it). Take: from the
+ * calling thread's cache tc, a kept block of n slices, resized to `bytes`,
+ * or NULL. Flush: every kept block back to the heap. */
 bool pool__tcache_big_put(pool_heap_t *h, struct large *d);
-struct large *pool__tcache_big_take(pool_heap_t *h, unsigned n, size_t bytes);
+struct large *pool__tcache_big_take(tcache_t *tc, unsigned n, size_t bytes);
 void pool__tcache_big_flush(pool_heap_t *h, tcache_t *tc);
 /* Registry lock held: allocations, frees and bytes in use of h. */
 void pool__heap_counts(const pool_heap_t *h, uint64_t *allocs, uint64_t *frees, uint64_t *in_use);

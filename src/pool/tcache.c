@@ -157,11 +157,9 @@ tcache_t *pool__tcache_mine(pool_heap_t *h)
     return tc && atomic_load_explicit(&tc->heap, memory_order_relaxed) == h ? tc : NULL;
 }
 
-large_t *pool__tcache_big_take(pool_heap_t *h, unsigned nslices, size_t bytes)
+large_t *pool__tcache_big_take(tcache_t *tc, unsigned nslices, size_t bytes)
 {
-    tcache_t *tc = pool__tcache_mine(h);
-    if (!tc)
-        return NULL;
+    pool_heap_t *h = atomic_load_explicit(&tc->heap, memory_order_relaxed);
     uint32_t n = atomic_load_explicit(&tc->nbig, memory_order_relaxed);
     for (uint32_t i = n; i-- > 0;) { /* newest first: its lines are the warmest */
         large_t *d = tc->big[i];
