@@ -1,5 +1,5 @@
 /* Attribute values with provenance, and the names of sources and kinds. */
-#include "topo/topo.h"
+#include "topo/topo_internal.h"
 
 #include <string.h>
 #include <strings.h>

@@ -5,7 +5,7 @@
  * latency >= 1.5x or in a slower kernel memory tier. Names are kind+ordinal
  * in NUMA node order, so they are stable across runs on one machine.
  */
-#include "topo/sources.h"
+#include "topo/topo_internal.h"
 
 #include <stdio.h>
 #include <string.h>

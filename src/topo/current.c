@@ -5,7 +5,7 @@
  * fixed config is picked up; the failure message is repeated to every
  * caller. loci_fini (core) retires it.
  */
-#include "topo/topo.h"
+#include "topo/topo_internal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -3,7 +3,7 @@
  * then estimates, classifies and names. Where an attribute came from is kept
  * next to its value.
  */
-#include "topo/sources.h"
+#include "topo/topo_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,15 +82,16 @@ int topo_discover(topo_t **out)
     t->simulated = xml != NULL;
     snprintf(t->origin, sizeof t->origin, "%s", xml ? xml : "this machine");
 
-    topo_config_t *config = NULL, *measured = NULL;
+    /* LOCI_CONFIG stays with the topology: the front ends ask it until
+     * loci_fini (config_query.c). Saved measurements are spent here. */
+    topo_config_t *measured = NULL;
     int rc = 0;
     if (env("LOCI_CONFIG"))
-        rc = topo_config_load(env("LOCI_CONFIG"), SRC_CONFIG, &config);
+        rc = topo_config_load(env("LOCI_CONFIG"), SRC_CONFIG, &t->config);
     if (rc == 0)
         rc = load_measured(t, &measured);
     if (rc == 0)
-        rc = build(t, config, measured);
-    topo_config_free(config);
+        rc = build(t, t->config, measured);
     topo_config_free(measured);
     if (rc) {
         topo_free(t);

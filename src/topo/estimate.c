@@ -8,7 +8,7 @@
  * HBM is not faster than remote DRAM). What is still unknown gets a class
  * default (source "default") so that no target ranks first for lack of data.
  */
-#include "topo/sources.h"
+#include "topo/topo_internal.h"
 
 /* Typical figures per kind, seen from a CPU next to the memory. Used only
  * when no source knows better, and labelled "default" wherever shown. */

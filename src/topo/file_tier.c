@@ -2,7 +2,7 @@
  * File tiers: directories on SSDs or DAX file systems used as memory. ssd0
  * exists out of the box in a per-user directory; the config adds more.
  */
-#include "topo/sources.h"
+#include "topo/topo_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
  * the device's target instead of a second one, so both views name one GPU.
  */
 #include "os/cuda_driver.h"
-#include "topo/sources.h"
+#include "topo/topo_internal.h"
 
 #include <stdio.h>
 #include <string.h>

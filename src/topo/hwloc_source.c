@@ -3,7 +3,7 @@
  * attributes (HMAT, as hwloc exposes them) and the PCI locality of NICs and
  * GPUs — from this machine or from an injected XML topology.
  */
-#include "topo/sources.h"
+#include "topo/topo_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,5 @@
-/* The topology container: nodes, targets, distances, devices. */
-#include "rados/rados_pool.h"
-#include "topo/topo.h"
+/* The topology container: nodes, targets, distances, devices, and LOCI_CONFIG as read (freed with it). */
+#include "topo/topo_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -80,8 +79,6 @@ void topo_free(topo_t *t)
     free(t->nodes);
     free(t->distance);
     free(t->devices);
-    for (int i = 0; i < t->nfrontend; i++)
-        free(t->frontend[i].value);
-    free(t->frontend);
+    topo_config_free(t->config);
     free(t);
 }

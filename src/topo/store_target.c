@@ -6,7 +6,7 @@
  * target's timeout leaves the target listed but unreachable, with a warning
  * naming the conf and the error — never a failed or hanging loci_init.
  */
-#include "topo/sources.h"
+#include "topo/topo_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

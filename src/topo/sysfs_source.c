@@ -6,7 +6,7 @@
  *    the best initiators of each target with read bandwidth and latency;
  *  - kernel memory tiers, free memory per node, DAX (pmem) nodes.
  */
-#include "topo/sources.h"
+#include "topo/topo_internal.h"
 #include "dirs.h"
 
 #include <fcntl.h>

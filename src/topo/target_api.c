@@ -1,5 +1,5 @@
 /* The public target functions of loci.h. */
-#include "topo/topo.h"
+#include "topo/topo_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -24,16 +24,10 @@ typedef enum {
     SRC_CONFIG,
 } topo_source_t;
 
-const char *topo_source_name(topo_source_t s);
-
 typedef struct {
     uint64_t value;
     topo_source_t source;
 } topo_attr_t;
-
-/** Offer `value` from `source`: kept if the source is at least as trusted as the
- *  current one. A zero value is "unknown" and never replaces anything. */
-void topo_attr_offer(topo_attr_t *a, uint64_t value, topo_source_t source);
 
 typedef enum {
     KIND_DRAM = 0,
@@ -47,9 +41,8 @@ typedef enum {
     KIND_COUNT
 } topo_kind_t;
 
+/** "dram", "hbm"... (topo/attr.c). */
 const char *topo_kind_name(topo_kind_t k);
-/** KIND_COUNT when `name` is no kind. */
-topo_kind_t topo_kind_parse(const char *name);
 
 typedef enum { DEV_NIC = 0, DEV_GPU, DEV_KIND_COUNT } topo_device_kind_t;
 
@@ -90,14 +83,6 @@ struct loci_target {
     char *unreachable;         /* kind store: why it cannot be used now (NULL: it can) */
 };
 
-/* One `key = value` line of a front-end section of LOCI_CONFIG ([omp]),
- * as text: the intent layer interprets it (loci_config_intent). */
-typedef struct {
-    char section[16], key[16];
-    char *value;
-    char origin[560];          /* "file:line" */
-} topo_frontend_t;
-
 typedef struct topo {
     struct loci_target *targets;
     int ntargets;
@@ -109,18 +94,10 @@ typedef struct topo {
     int ndevices;
     bool simulated;            /* loaded from LOCI_TOPOLOGY */
     char origin[256];          /* "this machine" or the XML path */
-    topo_frontend_t *frontend; /* front-end sections of LOCI_CONFIG (config.c) */
-    int nfrontend;
+    struct topo_config *config; /* LOCI_CONFIG as read (config.c), NULL without one */
 } topo_t;
 
-/* --- construction (topo/discover.c drives the sources in trust order) ---- */
-
-/** Discover the machine (or LOCI_TOPOLOGY), apply sources, classify, name.
- *  On failure returns a LOCI_E* code with loci_last_error() set. */
-int topo_discover(topo_t **out);
-void topo_free(topo_t *t);
-
-/* --- the process's topology (topo/current.c) ------------------------------ */
+/* --- the process's topology (topo/current.c), discovered by topo/discover.c */
 
 /** 0 when the topology is discovered (discovering it now if needed: the
  *  library's lazy initialisation), else the discovery's LOCI_E* code with
@@ -136,23 +113,27 @@ topo_t *topo_get(void);
  *  and return it for topo_free. */
 topo_t *topo_retire(void (*teardown)(void));
 
+/* --- LOCI_CONFIG's front-end sections (topo/config_query.c) -------------- */
+
 /** The text of `key` in the front-end section `section` of LOCI_CONFIG
  *  (discovering the topology if needed), with where it was given
  *  ("file:line") in *origin; NULL with LOCI_ENOENT when it is not given. */
 const char *topo_config_value(const char *section, const char *key, const char **origin);
 
-/* helpers used by the sources */
+/* --- the container (topo/model.c) ---------------------------------------- */
+
 topo_node_t *topo_node(topo_t *t, int os_index);
 struct loci_target *topo_target_of_node(topo_t *t, int os_index);
-struct loci_target *topo_add_target(topo_t *t, topo_kind_t kind, int numa_node);
 int topo_distance(const topo_t *t, int from, int to);
+/** Free a topology (the one topo_retire returned) and all it holds. */
+void topo_free(topo_t *t);
 
 /* --- per-thread initiator (topo/initiator.c) ----------------------------- */
 
 /** NUMA node whose view the calling thread gets (always a node with CPUs). */
 int topo_initiator(const topo_t *t);
 
-/* --- attribute queries shared by info and the resolver ------------------- */
+/* --- attribute queries shared by info and the resolver (topo/model.c) --- */
 
 /** Bandwidth / latency of target from initiator node, 0 if unknown. */
 uint64_t topo_bandwidth(const struct loci_target *tg, int initiator);

@@ -1,0 +1,265 @@
+/*
+ * [target NAME] sections of a config file: one target each, NAME its name.
+ *
+ *   numa_node = N        the NUMA node it describes           (or)
+ *   path = /dir          a file tier in that directory
+ *   kind = dram|hbm|cxl|pmem|ssd|gpu|gpu-host|store
+ *   capacity = 16GiB     caps what loci places there
+ *   bandwidth = 400GB/s  read bandwidth from `initiator`
+ *   latency = 150ns      idle latency from `initiator`
+ *   initiator = N        node the figures are seen from (default: the nearest node with CPUs)
+ *
+ *   kind = store         the job's aggregate store (docs/STORE.md), with
+ *   store = rados        the engine (Ceph RADOS),
+ *   conf = /etc/ceph/ceph.conf, pool = loci   where it is, and optionally
+ *   user, namespace, keyring, timeout = 30s (bound on every cluster call),
+ *   lock_ttl = 30s (a dead writer's region lock expires after it)
+ *
+ * Each key is checked as it is read, each target as a whole once the file
+ * is read; config_source.c applies them to the machine's targets.
+ */
+#include "topo/topo_internal.h"
+#include "units.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const keys[] = {"numa_node", "path",    "kind",      "capacity", "bandwidth", "latency",
+                                   "initiator", "store",   "conf",      "pool",     "user",      "namespace",
+                                   "keyring",   "timeout", "lock_ttl"};
+enum {
+    K_NUMA, K_PATH, K_KIND, K_CAPACITY, K_BANDWIDTH, K_LATENCY, K_INITIATOR,
+    K_STORE, K_CONF, K_POOL, K_USER, K_NAMESPACE, K_KEYRING, K_TIMEOUT, K_LOCK_TTL, K_COUNT
+};
+/* The keys only a store target takes. */
+#define STORE_KEYS                                                                                             \
+    ((1u << K_STORE) | (1u << K_CONF) | (1u << K_POOL) | (1u << K_USER) | (1u << K_NAMESPACE) | (1u << K_KEYRING) | \
+     (1u << K_TIMEOUT) | (1u << K_LOCK_TTL))
+
+static bool valid_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= 16)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= '0' && s[i] <= '9') && s[i] != '-' &&
+            s[i] != '_' && !(s[i] >= 'A' && s[i] <= 'Z'))
+            return false;
+    return true;
+}
+
+static topo_config_target_t *find_target(topo_config_t *c, const char *name)
+{
+    for (int i = 0; i < c->ntargets; i++)
+        if (strcasecmp(c->targets[i].name, name) == 0)
+            return &c->targets[i];
+    return NULL;
+}
+
+void topo_config_target_section(topo_config_t *c, const char *section)
+{
+    char word[32], name[64], extra[2];
+    int n = sscanf(section, "%31s %63s %1s", word, name, extra);
+    if (n != 2 || strcmp(word, "target") != 0) {
+        topo_config_fail(c, "[%s]: unknown section; expected [target NAME], [omp], [shmem] or [checkpoint]", section);
+        return;
+    }
+    if (!valid_name(name)) {
+        topo_config_fail(c, "[target %s]: a target name is 1-15 letters, digits, '-' or '_' (e.g. hbm0)", name);
+        return;
+    }
+    const topo_config_target_t *first = find_target(c, name);
+    if (first) {
+        topo_config_fail(c, "duplicate target '%s' (first defined at line %d)", name, first->line);
+        return;
+    }
+    if (c->ntargets == c->cap_targets) {
+        int cap = c->cap_targets ? 2 * c->cap_targets : 8;
+        topo_config_target_t *e = realloc(c->targets, (size_t)cap * sizeof *e);
+        if (!e) {
+            topo_config_fail(c, "out of memory");
+            return;
+        }
+        c->targets = e;
+        c->cap_targets = cap;
+    }
+    topo_config_target_t *e = &c->targets[c->ntargets++];
+    *e = (topo_config_target_t){.line = c->line, .numa_node = -1, .initiator = -1, .kind = KIND_COUNT};
+    snprintf(e->name, sizeof e->name, "%.15s", name); /* valid_name: < 16 chars */
+    for (char *p = e->name; *p; p++)
+        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+}
+
+static bool parse_int(const char *v, int *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end || errno || x < 0 || x > 1 << 20)
+        return false;
+    *out = (int)x;
+    return true;
+}
+
+/* A whole number of seconds, "30", "30s" or "2min", 1 s to 1 h. */
+static bool parse_seconds(const char *v, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long x = strtoul(v, &end, 10);
+    if (end == v || errno || v[0] == '-')
+        return false;
+    if (strcmp(end, "min") == 0)
+        x *= 60;
+    else if (*end && strcmp(end, "s") != 0)
+        return false;
+    if (x < 1 || x > 3600)
+        return false;
+    *out = (unsigned)x;
+    return true;
+}
+
+static int set_text(topo_config_t *c, const char *key, const char *value, char *dst, size_t len)
+{
+    if (!*value || strlen(value) >= len)
+        return topo_config_fail(c, "%s = %s: expected 1 to %zu characters", key, value, len - 1);
+    memcpy(dst, value, strlen(value) + 1);
+    return 0;
+}
+
+static int set_store_key(topo_config_t *c, topo_config_target_t *e, int key, const char *value)
+{
+    rados_params_t *r = &e->rados;
+    switch (key) {
+    case K_STORE:
+        if (strcasecmp(value, "rados") != 0)
+            return topo_config_fail(c, "store = %s: unknown store engine; expected rados (Ceph RADOS)", value);
+        snprintf(e->store, sizeof e->store, "rados");
+        return 0;
+    case K_CONF:
+        if (value[0] != '/')
+            return topo_config_fail(c, "conf = %s: expected the absolute path of a ceph.conf", value);
+        return set_text(c, "conf", value, r->conf, sizeof r->conf);
+    case K_POOL: return set_text(c, "pool", value, r->pool, sizeof r->pool);
+    case K_USER: return set_text(c, "user", value, r->user, sizeof r->user);
+    case K_NAMESPACE: return set_text(c, "namespace", value, r->ns, sizeof r->ns);
+    case K_KEYRING:
+        if (value[0] != '/')
+            return topo_config_fail(c, "keyring = %s: expected the absolute path of a keyring file", value);
+        return set_text(c, "keyring", value, r->keyring, sizeof r->keyring);
+    case K_TIMEOUT:
+    case K_LOCK_TTL:
+        if (!parse_seconds(value, key == K_TIMEOUT ? &r->timeout_s : &r->lock_ttl_s))
+            return topo_config_fail(c, "%s = %s: expected seconds from 1 to 3600, e.g. 30s or 2min", keys[key],
+                                    value);
+        return 0;
+    }
+    return 0;
+}
+
+static int set_key(topo_config_t *c, topo_config_target_t *e, int key, const char *value)
+{
+    switch (key) {
+    case K_NUMA:
+        if (!parse_int(value, &e->numa_node))
+            return topo_config_fail(c, "numa_node = %s: expected a NUMA node number (e.g. 1)", value);
+        e->numa_line = c->line;
+        return 0;
+    case K_INITIATOR:
+        if (!parse_int(value, &e->initiator))
+            return topo_config_fail(c, "initiator = %s: expected a NUMA node number with CPUs (e.g. 0)", value);
+        return 0;
+    case K_PATH:
+        if (value[0] != '/')
+            return topo_config_fail(c, "path = %s: expected an absolute directory path", value);
+        free(e->path);
+        if (!(e->path = strdup(value)))
+            return topo_config_fail(c, "out of memory");
+        return 0;
+    case K_KIND:
+        if ((e->kind = topo_kind_parse(value)) == KIND_COUNT)
+            return topo_config_fail(c, "kind = %s: unknown kind; expected dram, hbm, cxl, pmem, ssd, gpu or gpu-host",
+                                    value);
+        return 0;
+    case K_CAPACITY:
+        if (!units_parse_size(value, &e->capacity) || e->capacity == 0)
+            return topo_config_fail(c, "capacity = %s: expected a size such as 16GiB, 512M or 1T", value);
+        return 0;
+    case K_BANDWIDTH:
+        if (!units_parse_bandwidth(value, &e->bandwidth) || e->bandwidth == 0)
+            return topo_config_fail(c, "bandwidth = %s: expected a bandwidth such as 400GB/s or 12000MB/s", value);
+        return 0;
+    case K_LATENCY:
+        if (!units_parse_latency(value, &e->latency) || e->latency == 0)
+            return topo_config_fail(c, "latency = %s: expected a latency such as 120ns or 1.5us", value);
+        return 0;
+    default:
+        return set_store_key(c, e, key, value);
+    }
+}
+
+void topo_config_target_key(topo_config_t *c, const char *section, const char *key, const char *value)
+{
+    char word[32], name[64];
+    topo_config_target_t *e = sscanf(section, "%31s %63s", word, name) == 2 ? find_target(c, name) : NULL;
+    if (!e) {
+        topo_config_fail(c, "'%s' outside a [target NAME] section", key);
+        return;
+    }
+    for (int k = 0; k < K_COUNT; k++) {
+        if (strcasecmp(key, keys[k]) != 0)
+            continue;
+        if (e->seen & (1u << k)) {
+            topo_config_fail(c, "[target %s]: '%s' given twice", e->name, keys[k]);
+            return;
+        }
+        e->seen |= 1u << k;
+        set_key(c, e, k, value);
+        return;
+    }
+    topo_config_fail(c,
+                     "[target %s]: unknown key '%s'; expected numa_node, path, kind, capacity, "
+                     "bandwidth, latency or initiator (and for kind = store: store, conf, pool, user, "
+                     "namespace, keyring, timeout, lock_ttl)",
+                     e->name, key);
+}
+
+/* A store target has its engine, conf and pool, and nothing of a node or a
+ * directory; store keys belong to store targets only. */
+static int check_store(const topo_config_t *c, const topo_config_target_t *e)
+{
+    if (e->kind != KIND_STORE) {
+        if (!(e->seen & STORE_KEYS))
+            return 0;
+        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: store, conf, pool, user, namespace, keyring, timeout and "
+                                        "lock_ttl belong to a store target; add kind = store", c->path, e->line, e->name);
+    }
+    const char *missing = !e->store[0] ? "store = rados" : !e->rados.conf[0] ? "conf = /path/to/ceph.conf"
+                          : !e->rados.pool[0] ? "pool = NAME" : NULL;
+    if (missing)
+        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: kind = store needs %s (docs/STORE.md)", c->path, e->line,
+                          e->name, missing);
+    if (e->numa_node >= 0 || e->path)
+        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: a store target has no %s; remove it", c->path, e->line,
+                          e->name, e->path ? "path" : "numa_node");
+    if (c->source != SRC_CONFIG)
+        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: store targets are defined in LOCI_CONFIG, not in saved "
+                                        "measurements", c->path, e->line, e->name);
+    return 0;
+}
+
+int topo_config_target_check(const topo_config_t *c)
+{
+    for (int i = 0; i < c->ntargets; i++) {
+        const topo_config_target_t *e = &c->targets[i];
+        if (e->numa_node >= 0 && e->path)
+            return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: give numa_node or path, not both", c->path, e->line,
+                              e->name);
+        int rc = check_store(c, e);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}

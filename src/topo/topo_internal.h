@@ -1,0 +1,157 @@
+/*
+ * topo's internal header: what crosses files inside src/topo (the layers
+ * above see topo.h only). Discovery (discover.c) runs the sources in order
+ * of increasing trust (DESIGN.md §4): each offers attribute values with its
+ * own source tag and topo_attr_offer() keeps the most trusted. A config file
+ * is one of them: read into a topo_config_t (config.c), then applied to the
+ * targets (config_source.c).
+ */
+#ifndef LOCI_TOPO_INTERNAL_H
+#define LOCI_TOPO_INTERNAL_H
+
+#include "rados/rados_pool.h"
+#include "topo/topo.h"
+
+#include <stdio.h>
+
+/* Room for targets beyond the NUMA nodes: file tiers and GPUs. */
+#define TOPO_MAX_EXTRA_TARGETS 32
+
+/* --- attributes and names (attr.c) --------------------------------------- */
+
+const char *topo_source_name(topo_source_t s);
+/** Offer `value` from `source`: kept if the source is at least as trusted as the
+ *  current one. A zero value is "unknown" and never replaces anything. */
+void topo_attr_offer(topo_attr_t *a, uint64_t value, topo_source_t source);
+/** KIND_COUNT when `name` is no kind. */
+topo_kind_t topo_kind_parse(const char *name);
+
+/* --- the container (model.c) --------------------------------------------- */
+
+struct loci_target *topo_add_target(topo_t *t, topo_kind_t kind, int numa_node);
+
+/* --- discovery (discover.c), run once by current.c ------------------------ */
+
+/** Discover the machine (or LOCI_TOPOLOGY), apply sources, classify, name.
+ *  On failure returns a LOCI_E* code with loci_last_error() set. */
+int topo_discover(topo_t **out);
+
+/* --- the sources, in the order discover.c runs them ---------------------- */
+
+/** hwloc_source.c: load the machine (xml == NULL) or an XML file; nodes,
+ *  node targets with capacity and subtype, distances. */
+int topo_source_hwloc(topo_t *t, const char *xml, hwloc_topology_t *out);
+/** hwloc_source.c: memory attributes (after has_cpus is known) and devices. */
+void topo_source_hwloc_attrs(topo_t *t, hwloc_topology_t h);
+
+/** sysfs_source.c (live machine only): which nodes have CPUs, HMAT
+ *  access0/access1 figures, kernel memory tiers, free memory, DAX nodes. */
+void topo_source_sysfs(topo_t *t, const char *sysfs_root);
+void topo_source_sysfs_hmat(topo_t *t, const char *sysfs_root);
+
+/** estimate.c: fill pairs without a figure from NUMA distance, then defaults. */
+void topo_estimate(topo_t *t);
+
+/** classify.c: kinds from subtypes, ratios to local DRAM, memory tiers; then
+ *  stable names (kind + ordinal). */
+void topo_classify(topo_t *t);
+void topo_name(topo_t *t);
+
+/** file_tier.c: the default ssd0 tier and tiers from the config. */
+int topo_add_file_tier(topo_t *t, const char *name, topo_kind_t kind, const char *dir,
+                       topo_source_t source);
+int topo_add_default_store(topo_t *t);
+
+/** gpu_source.c: GPUs from the CUDA driver (os/cuda_driver.h): a gpuN
+ *  target per device (its memory, capacity and free bytes), matched by PCI
+ *  bus id to hwloc's device so its locality is known, or to a GPU-memory
+ *  NUMA node (Grace Hopper) that is then that device's. No driver = no GPU
+ *  targets. Runs after naming. */
+void topo_source_gpus(topo_t *t);
+
+/** store_target.c: the aggregate store target `name` on the RADOS pool of
+ *  `p`, connected now; a cluster that does not answer leaves it listed but
+ *  unreachable, with a warning (never a failed init). */
+int topo_add_store(topo_t *t, const char *name, const rados_params_t *p);
+
+/* --- a config file as read (config.c and the config_*.c it calls) -------- */
+
+/** One [target NAME] section (config_target.c). */
+typedef struct {
+    char name[16];
+    int line;          /* of the [target NAME] header */
+    int numa_node;     /* -1: not given */
+    int numa_line;
+    int initiator;     /* -1: not given */
+    char *path;
+    topo_kind_t kind;  /* KIND_COUNT: not given */
+    uint64_t capacity, bandwidth, latency;
+    char store[16];    /* kind = store: the engine ("rados") */
+    rados_params_t rados;
+    unsigned seen;     /* bit per key, to refuse a key given twice */
+} topo_config_target_t;
+
+/** One `key = value` line of a front-end section ([omp]), as text: the
+ *  intent layer interprets it (loci_config_intent). config_frontend.c. */
+typedef struct {
+    char section[16], key[16];
+    char *value;
+    char origin[560];  /* "file:line" */
+} topo_frontend_t;
+
+enum { TOPO_FRONTEND_SECTIONS = 3 }; /* [omp], [shmem], [checkpoint] */
+
+struct topo_config {
+    char path[512];
+    topo_source_t source;  /* SRC_CONFIG (LOCI_CONFIG) or SRC_MEASURED (saved measurements) */
+    topo_config_target_t *targets;
+    int ntargets, cap_targets;
+    topo_frontend_t *frontend;
+    int nfrontend, cap_frontend;
+    int frontend_line[TOPO_FRONTEND_SECTIONS]; /* of each [section] header, 0 = none */
+    /* while reading */
+    FILE *file;
+    int line;
+    bool failed;
+};
+typedef struct topo_config topo_config_t;
+
+/** config.c: read the admin config (SRC_CONFIG) or a saved measurement file
+ *  (SRC_MEASURED); a mistake fails with "file:line: ..." in loci_last_error(). */
+int topo_config_load(const char *path, topo_source_t source, topo_config_t **out);
+void topo_config_free(topo_config_t *c);
+
+/** config_ini.c: report a mistake on line c->line ("file:line: ..."), the
+ *  first one only: later ones are often its consequences. LOCI_ECONFIG. */
+LOCI_PRINTF(2, 3)
+int topo_config_fail(topo_config_t *c, const char *fmt, ...);
+typedef void topo_config_section_fn(topo_config_t *c, const char *section);
+typedef void topo_config_key_fn(topo_config_t *c, const char *section, const char *key, const char *value);
+/** config_ini.c: read c->file from its start, c->line the number of each
+ *  line: each [section] header to on_section, each `key = value` line with
+ *  the section it is in to on_key; NULL skips them. 0, or LOCI_ECONFIG once
+ *  a mistake was reported. */
+int topo_config_read(topo_config_t *c, topo_config_section_fn *on_section, topo_config_key_fn *on_key);
+
+/** config_target.c: a [target NAME] header (or an unknown section), and a
+ *  key of one; then each target as a whole, once the file is read. */
+void topo_config_target_section(topo_config_t *c, const char *section);
+void topo_config_target_key(topo_config_t *c, const char *section, const char *key, const char *value);
+int topo_config_target_check(const topo_config_t *c);
+
+/** config_frontend.c: whether `section` is a front end's ([omp]); its
+ *  header, and a key of it; the line giving `key` of `section` (NULL: none,
+ *  or no config). */
+bool topo_config_is_frontend(const char *section);
+void topo_config_frontend_section(topo_config_t *c, const char *section);
+void topo_config_frontend_key(topo_config_t *c, const char *section, const char *key, const char *value);
+const topo_frontend_t *topo_config_frontend_find(const topo_config_t *c, const char *section, const char *key);
+
+/** config_source.c: the config as a source: NUMA entries (attributes, kind)
+ *  before classification; after naming, its store targets (before any named
+ *  entry), then renames, attributes of named targets, new file tiers. */
+int topo_config_apply_nodes(const topo_config_t *c, topo_t *t);
+int topo_config_add_stores(const topo_config_t *c, topo_t *t);
+int topo_config_apply_named(const topo_config_t *c, topo_t *t);
+
+#endif
