@@ -42,9 +42,9 @@ module loci
   public :: loci_arena_create, loci_arena_alloc, loci_arena_move, loci_ptr_arena, loci_arena_target, &
        loci_arena_destroy
   public :: loci_region_open, loci_region_sync, loci_region_close, loci_region_remove, &
-       loci_region_size, loci_nvm_prefetch, loci_nvm_flush, loci_nvm_evict
+       loci_region_size, loci_range_prefetch, loci_range_flush, loci_range_evict
   public :: loci_arena_of, loci_persist_open, loci_persist_sync, loci_persist_close, &
-       loci_persist_remove, loci_persist_size  ! older names
+       loci_persist_remove, loci_persist_size, loci_nvm_prefetch, loci_nvm_flush, loci_nvm_evict  ! older names
   public :: loci_ckpt_register, loci_ckpt_unregister, loci_ckpt_save, loci_ckpt_restore, &
        loci_ckpt_verify, loci_ckpt_remove
 
@@ -131,21 +131,21 @@ module loci
        import :: c_ptr, c_size_t
        type(c_ptr), value :: addr
      end function loci_region_size
-     integer(c_int) function loci_nvm_prefetch(addr, len) bind(c, name="loci_nvm_prefetch")
+     integer(c_int) function loci_range_prefetch(addr, len) bind(c, name="loci_range_prefetch")
        import :: c_ptr, c_int, c_size_t
        type(c_ptr), value :: addr
        integer(c_size_t), value :: len
-     end function loci_nvm_prefetch
-     integer(c_int) function loci_nvm_flush(addr, len) bind(c, name="loci_nvm_flush")
+     end function loci_range_prefetch
+     integer(c_int) function loci_range_flush(addr, len) bind(c, name="loci_range_flush")
        import :: c_ptr, c_int, c_size_t
        type(c_ptr), value :: addr
        integer(c_size_t), value :: len
-     end function loci_nvm_flush
-     integer(c_int) function loci_nvm_evict(addr, len) bind(c, name="loci_nvm_evict")
+     end function loci_range_flush
+     integer(c_int) function loci_range_evict(addr, len) bind(c, name="loci_range_evict")
        import :: c_ptr, c_int, c_size_t
        type(c_ptr), value :: addr
        integer(c_size_t), value :: len
-     end function loci_nvm_evict
+     end function loci_range_evict
   end interface
 
   ! ---- C functions taking or returning strings: wrapped below ----
@@ -235,6 +235,15 @@ module loci
   interface loci_persist_size
      procedure :: loci_region_size
   end interface loci_persist_size
+  interface loci_nvm_prefetch
+     procedure :: loci_range_prefetch
+  end interface loci_nvm_prefetch
+  interface loci_nvm_flush
+     procedure :: loci_range_flush
+  end interface loci_nvm_flush
+  interface loci_nvm_evict
+     procedure :: loci_range_evict
+  end interface loci_nvm_evict
 
 contains
 

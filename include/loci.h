@@ -21,6 +21,8 @@
  *    (loci_initiator, loci_arena_target).
  *  - "What does this pointer belong to" is loci_ptr_<owner>(ptr):
  *    loci_ptr_target, loci_ptr_arena.
+ *  - Calls on a range of memory (addr, len) are loci_range_<verb>:
+ *    loci_range_place, loci_range_flush.
  *  - Persistent named regions are regions everywhere: loci_region_*,
  *    LOCI_REGION_* ("persist" is the intent term that picks their tier).
  *  - Types are nouns, loci_<noun>_t (loci_arena_move_request_t: a move in
@@ -279,7 +281,7 @@ int loci_allocator_stats(const loci_allocator_t *a, loci_stats_t *out);
 int loci_target_stats(const loci_target_t *t, loci_stats_t *out);
 
 /** Print a table of the counters per allocator and per target on f (and of
- *  each paged chunk cache, see loci_nvm_stats). LOCI_STATS=1 in the
+ *  each paged chunk cache, see loci_cache_stats). LOCI_STATS=1 in the
  *  environment prints it on stderr at exit. */
 void loci_stats_print(FILE *f);
 
@@ -498,15 +500,21 @@ size_t loci_persist_size(const void *addr);
  *  most the cache's size; mmap: asynchronous readahead). addr is any loci
  *  memory or region; nothing happens for memory not on a file tier.
  *  LOCI_EINVAL when the range is not inside one loci block or region. */
+int loci_range_prefetch(const void *addr, size_t len);
+/** Deprecated alias of loci_range_prefetch (named after no object). */
 int loci_nvm_prefetch(const void *addr, size_t len);
 
 /** Write what changed in [addr, addr+len) back to the tier and make it
  *  durable (paged: the dirty pages, in runs; mmap: msync). Reports a failed
  *  write-back of that memory since the last call (LOCI_EIO, LOCI_ENOSPC). */
+int loci_range_flush(const void *addr, size_t len);
+/** Deprecated alias of loci_range_flush (named after no object). */
 int loci_nvm_flush(const void *addr, size_t len);
 
 /** Write [addr, addr+len) back and drop it from DRAM (the loci cache and the
  *  kernel's page cache): the next access reads it from the tier again. */
+int loci_range_evict(const void *addr, size_t len);
+/** Deprecated alias of loci_range_evict (named after no object). */
 int loci_nvm_evict(const void *addr, size_t len);
 
 /** Counters of a paged chunk cache. */
@@ -517,17 +525,21 @@ typedef struct {
     uint64_t faults;         /**< missing-page faults loci served */
     uint64_t hits;           /**< faults and prefetches that found their chunk in the cache */
     uint64_t misses;         /**< chunks filled (read from the store, or zeros never written) */
-    uint64_t prefetched;     /**< of those, filled by loci_nvm_prefetch */
+    uint64_t prefetched;     /**< of those, filled by loci_range_prefetch */
     uint64_t pages_dirtied;  /**< first writes to clean pages: each page made dirty once */
     uint64_t bytes_read;     /**< read from the store */
     uint64_t bytes_written;  /**< written to the store */
     uint64_t writebacks;     /**< store writes (runs of adjacent dirty pages) */
     uint64_t evictions;      /**< chunks dropped from DRAM */
-} loci_nvm_stats_t;
+} loci_cache_stats_t;
+/** Deprecated alias of loci_cache_stats_t (named after no object). */
+typedef loci_cache_stats_t loci_nvm_stats_t;
 
-/** Counters of the cache serving the paged memory at addr, or with addr NULL
- *  the sum over every cache this process had. LOCI_ENOENT when addr is not
- *  paged memory. */
+/** Counters of the chunk cache serving the paged memory at addr, or with
+ *  addr NULL the sum over every cache this process had. LOCI_ENOENT when
+ *  addr is not paged memory. */
+int loci_cache_stats(const void *addr, loci_cache_stats_t *out);
+/** Deprecated alias of loci_cache_stats (named after no object). */
 int loci_nvm_stats(const void *addr, loci_nvm_stats_t *out);
 
 

@@ -59,8 +59,8 @@ void bench_region_path(const bench_opts_t *o, const char *name, char *buf, size_
 /** The first reachable target of kind "store" (the aggregate store), or NULL. */
 const char *bench_store_target(void);
 
-/** All paged caches' counters now (loci_nvm_stats(NULL)). */
-loci_nvm_stats_t bench_nvm(void);
+/** All paged caches' counters now (loci_cache_stats(NULL)). */
+loci_cache_stats_t bench_nvm(void);
 
 /** Append one JSON object (the text between the braces, printf-style). */
 void bench_json(const bench_opts_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

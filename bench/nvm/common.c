@@ -161,10 +161,10 @@ void bench_region_path(const bench_opts_t *o, const char *name, char *buf, size_
     snprintf(buf, len, "%s/%s.region", o->tier, name);
 }
 
-loci_nvm_stats_t bench_nvm(void)
+loci_cache_stats_t bench_nvm(void)
 {
-    loci_nvm_stats_t st;
-    loci_nvm_stats(NULL, &st);
+    loci_cache_stats_t st;
+    loci_cache_stats(NULL, &st);
     return st;
 }
 

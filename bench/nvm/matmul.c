@@ -86,8 +86,8 @@ int bench_matmul(const bench_opts_t *o)
                 multiply(A, Bd, C, r, n, t, col);
                 td[rep] = bench_now() - t0;
                 want = checksum(C, r * n);
-                loci_nvm_evict(Bs, bbytes);
-                loci_nvm_stats_t s0 = bench_nvm();
+                loci_range_evict(Bs, bbytes);
+                loci_cache_stats_t s0 = bench_nvm();
                 t0 = bench_now();
                 multiply(A, Bs, C, r, n, t, col);
                 ts[rep] = bench_now() - t0;
@@ -140,7 +140,7 @@ int bench_matmul_shared(const bench_opts_t *o)
     bench_check(A && C ? A : NULL, "A and C in DRAM");
     fill_a(A, r * n);
     const double *B = bench_check(loci_region_open(o->b_region, 0, intent, LOCI_READONLY), o->b_region);
-    loci_nvm_stats_t s0 = bench_nvm();
+    loci_cache_stats_t s0 = bench_nvm();
     double t0 = bench_now();
     multiply(A, B, C, r, n, t, column);
     double secs = bench_now() - t0;

@@ -44,11 +44,11 @@ static rw_result_t run(const bench_opts_t *o, const char *intent, size_t size, u
     paged_whole_chunks(was);
     for (size_t off = 0; off < size && !o->store; off += page) /* data on the store, not holes */
         memset(p + off, (int)(off / page), page);
-    loci_nvm_evict(p, size);
+    loci_range_evict(p, size);
     uint64_t *seen = calloc(size / page / 64 + 1, 8);
     rw_result_t r = {.osd_bytes = -1};
     double osd0 = o->osd_bytes_cmd ? bench_cmd_number(o->osd_bytes_cmd) : -1;
-    loci_nvm_stats_t s0 = bench_nvm();
+    loci_cache_stats_t s0 = bench_nvm();
     uint64_t rng = 2012;
     double t = bench_now();
     for (unsigned i = 0; i < writes; i++) {
@@ -59,9 +59,9 @@ static rw_result_t run(const bench_opts_t *o, const char *intent, size_t size, u
             r.distinct_pages++;
         }
     }
-    loci_nvm_flush(p, size); /* what is still cached and dirty counts too */
+    loci_range_flush(p, size); /* what is still cached and dirty counts too */
     r.seconds = bench_now() - t;
-    loci_nvm_stats_t s1 = bench_nvm();
+    loci_cache_stats_t s1 = bench_nvm();
     double osd1 = osd0 >= 0 ? bench_cmd_number(o->osd_bytes_cmd) : -1;
     if (osd1 >= 0)
         r.osd_bytes = osd1 - osd0;

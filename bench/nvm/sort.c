@@ -77,18 +77,18 @@ int bench_sort(const bench_opts_t *o)
                 v[i] = x;
                 sum += x;
             }
-            loci_nvm_evict(v, bytes); /* start cold */
-            loci_nvm_stats_t s0 = bench_nvm();
+            loci_range_evict(v, bytes); /* start cold */
+            loci_cache_stats_t s0 = bench_nvm();
             uint64_t r0, w0, r1, w1;
             bench_io(&r0, &w0);
             double t0 = bench_now();
             quicksort(v, n);
-            loci_nvm_flush(v, bytes);
+            loci_range_flush(v, bytes);
             t[rep] = bench_now() - t0;
             bench_io(&r1, &w1);
-            loci_nvm_stats_t s1 = bench_nvm(), mine;
+            loci_cache_stats_t s1 = bench_nvm(), mine;
             held = (double)bench_resident(v, bytes) * (double)sysconf(_SC_PAGESIZE);
-            if (m == 2 && loci_nvm_stats(v, &mine) == 0)
+            if (m == 2 && loci_cache_stats(v, &mine) == 0)
                 held = (double)mine.resident_peak;
             rd = m == 2 ? s1.bytes_read - s0.bytes_read : r1 - r0;
             wr = m == 2 ? s1.bytes_written - s0.bytes_written : w1 - w0;

@@ -93,7 +93,7 @@ static void cold(array_t *arr)
 {
     for (int k = 0; k < 3; k++)
         if (arr[k].ssd)
-            loci_nvm_evict(arr[k].v, arr[k].bytes);
+            loci_range_evict(arr[k].v, arr[k].bytes);
 }
 
 int bench_stream(const bench_opts_t *o, bool read, bool write)
@@ -123,7 +123,7 @@ int bench_stream(const bench_opts_t *o, bool read, bool write)
             int nssd = arr[0].ssd + arr[1].ssd + arr[2].ssd;
             double t[16], raw[16], ratio[16], cpu[16];
             size_t held = 0;
-            loci_nvm_stats_t s0 = bench_nvm();
+            loci_cache_stats_t s0 = bench_nvm();
             for (int r = 0; r < o->repeats; r++) {
                 cold(arr);
                 raw[r] = raw_mbps(o, arr);
@@ -135,7 +135,7 @@ int bench_stream(const bench_opts_t *o, bool read, bool write)
                 for (int k = 0; k < 3; k++)
                     if (arr[k].ssd) {
                         res += bench_resident(arr[k].v, bytes);
-                        loci_nvm_flush(arr[k].v, bytes);
+                        loci_range_flush(arr[k].v, bytes);
                     }
                 t[r] = bench_now() - t0;
                 cpu[r] = (bench_cpu() - c0) / (nssd ? nssd * (double)bytes / 1e9 : 1);
@@ -152,11 +152,11 @@ int bench_stream(const bench_opts_t *o, bool read, bool write)
             double secs = bench_median(t, o->repeats), rawm = nssd ? bench_median(raw, o->repeats) : 0;
             double rel = bench_median(ratio, o->repeats), cpu_gb = bench_median(cpu, o->repeats);
             double triad = 3.0 * (double)bytes / secs / 1e6, ssd = nssd * (double)bytes / secs / 1e6;
-            loci_nvm_stats_t s1 = bench_nvm(), mine;
+            loci_cache_stats_t s1 = bench_nvm(), mine;
             /* DRAM held: paged, the peak of the arrays' cache; mmap, the page cache mapped at the end of a pass */
             double held_mb = (double)held * (double)sysconf(_SC_PAGESIZE) / 1e6;
             for (int k = 0; k < 3; k++)
-                if (arr[k].ssd && loci_nvm_stats(arr[k].v, &mine) == 0)
+                if (arr[k].ssd && loci_cache_stats(arr[k].v, &mine) == 0)
                     held_mb = (double)mine.resident_peak / 1e6;
             char label[8];
             snprintf(label, sizeof label, "%s", s ? on : "none");

@@ -47,14 +47,14 @@ def _range_call(fn, array):
 
 def prefetch(array):
     """Read the memory of `array` into DRAM now (file tiers; nothing for DRAM)."""
-    _range_call(lib.loci_nvm_prefetch, array)
+    _range_call(lib.loci_range_prefetch, array)
 
 
 def flush(array):
     """Write what changed in `array` back to its tier and make it durable."""
-    _range_call(lib.loci_nvm_flush, array)
+    _range_call(lib.loci_range_flush, array)
 
 
 def evict(array):
     """Write `array` back and drop it from DRAM: the next access reads the tier."""
-    _range_call(lib.loci_nvm_evict, array)
+    _range_call(lib.loci_range_evict, array)

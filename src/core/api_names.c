@@ -22,3 +22,8 @@ int loci_persist_sync(void *addr) { return loci_region_sync(addr); }
 int loci_persist_close(void *addr) { return loci_region_close(addr); }
 int loci_persist_remove(const char *name, const char *intent) { return loci_region_remove(name, intent); }
 size_t loci_persist_size(const void *addr) { return loci_region_size(addr); }
+
+int loci_nvm_prefetch(const void *addr, size_t len) { return loci_range_prefetch(addr, len); }
+int loci_nvm_flush(const void *addr, size_t len) { return loci_range_flush(addr, len); }
+int loci_nvm_evict(const void *addr, size_t len) { return loci_range_evict(addr, len); }
+int loci_nvm_stats(const void *addr, loci_nvm_stats_t *out) { return loci_cache_stats(addr, out); }

@@ -42,17 +42,17 @@ static int apply(const void *addr, size_t len, const char *name, size_t which)
     return op((void *)from, to - from);
 }
 
-int loci_nvm_prefetch(const void *addr, size_t len)
+int loci_range_prefetch(const void *addr, size_t len)
 {
-    return apply(addr, len, "loci_nvm_prefetch", offsetof(provider_file_ops_t, prefetch));
+    return apply(addr, len, "loci_range_prefetch", offsetof(provider_file_ops_t, prefetch));
 }
 
-int loci_nvm_flush(const void *addr, size_t len)
+int loci_range_flush(const void *addr, size_t len)
 {
-    return apply(addr, len, "loci_nvm_flush", offsetof(provider_file_ops_t, flush));
+    return apply(addr, len, "loci_range_flush", offsetof(provider_file_ops_t, flush));
 }
 
-int loci_nvm_evict(const void *addr, size_t len)
+int loci_range_evict(const void *addr, size_t len)
 {
-    return apply(addr, len, "loci_nvm_evict", offsetof(provider_file_ops_t, evict));
+    return apply(addr, len, "loci_range_evict", offsetof(provider_file_ops_t, evict));
 }

@@ -1,20 +1,20 @@
-/* Counters of the paged chunk caches: loci_nvm_stats and the stats table. */
+/* Counters of the paged chunk caches: loci_cache_stats and the stats table. */
 #include "paged/paged.h"
 #include "nvm/nvm.h"
 #include "units.h"
 
 #include <inttypes.h>
 
-int loci_nvm_stats(const void *addr, loci_nvm_stats_t *out)
+int loci_cache_stats(const void *addr, loci_cache_stats_t *out)
 {
     if (!out)
-        return loci__fail(LOCI_EINVAL, "loci_nvm_stats: NULL argument");
+        return loci__fail(LOCI_EINVAL, "loci_cache_stats: NULL argument");
     if (paged_stats(addr, out) != 0)
-        return loci__fail(LOCI_ENOENT, "loci_nvm_stats: %p is no paged memory (mode=paged)", addr);
+        return loci__fail(LOCI_ENOENT, "loci_cache_stats: %p is no paged memory (mode=paged)", addr);
     return 0;
 }
 
-static void print_cache(const struct loci_target *t, size_t budget, size_t chunk, const loci_nvm_stats_t *st, void *arg)
+static void print_cache(const struct loci_target *t, size_t budget, size_t chunk, const loci_cache_stats_t *st, void *arg)
 {
     char b[32], c[32], res[32], rd[32], wr[32];
     fprintf(arg, "  %-8s %10s %10s %10s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10s %10s %10" PRIu64 "\n",
@@ -26,7 +26,7 @@ static void print_cache(const struct loci_target *t, size_t budget, size_t chunk
 
 void nvm_stats_print(FILE *f)
 {
-    loci_nvm_stats_t all;
+    loci_cache_stats_t all;
     paged_stats(NULL, &all);
     if (all.faults == 0 && all.misses == 0 && all.cache_bytes == 0)
         return; /* mode=paged was never used */

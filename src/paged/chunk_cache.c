@@ -86,7 +86,7 @@ struct chunk_cache {
     gone_t gone[NGONE];     /* a ring: the last chunks evicted or dropped */
     unsigned gone_next;
     uint64_t gone_lost;     /* the latest install number the ring has forgotten */
-    loci_nvm_stats_t st;    /* counters; resident_bytes follows the slots */
+    loci_cache_stats_t st;    /* counters; resident_bytes follows the slots */
     _Atomic uint64_t write_failures, read_failures, dropped; /* for the log: a failing store is reported, not once per retry */
 };
 
@@ -901,10 +901,10 @@ void cache_destroy(chunk_cache_t *c)
     free(c);
 }
 
-void cache_stats(chunk_cache_t *c, loci_nvm_stats_t *out)
+void cache_stats(chunk_cache_t *c, loci_cache_stats_t *out)
 {
     pthread_mutex_lock(&c->lock);
-    const loci_nvm_stats_t *s = &c->st;
+    const loci_cache_stats_t *s = &c->st;
     out->cache_bytes += s->cache_bytes;
     out->resident_bytes += s->resident_bytes;
     out->resident_peak += s->resident_peak;

@@ -42,7 +42,7 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t region_idle = PTHREAD_COND_INITIALIZER; /* a region lost its last user */
 static addr_table_t regions;
 static cache_ref_t *caches;
-static loci_nvm_stats_t retired; /* counters of the caches gone */
+static loci_cache_stats_t retired; /* counters of the caches gone */
 static _Atomic bool whole_chunks;
 
 /* ---- the region table ---------------------------------------------------- */
@@ -433,7 +433,7 @@ int paged_remove(const place_t *place, const char *name)
 
 /* ---- counters -------------------------------------------------------------------- */
 
-int paged_stats(const void *addr, loci_nvm_stats_t *out)
+int paged_stats(const void *addr, loci_cache_stats_t *out)
 {
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&table_lock);
@@ -454,12 +454,12 @@ int paged_stats(const void *addr, loci_nvm_stats_t *out)
 }
 
 void paged_foreach_cache(void (*fn)(const struct loci_target *t, size_t budget, size_t chunk,
-                                             const loci_nvm_stats_t *st, void *arg),
+                                             const loci_cache_stats_t *st, void *arg),
                                   void *arg)
 {
     pthread_mutex_lock(&table_lock);
     for (cache_ref_t *c = caches; c; c = c->next) {
-        loci_nvm_stats_t st = {0};
+        loci_cache_stats_t st = {0};
         cache_stats(c->cache, &st);
         fn(cache_target(c->cache), cache_budget(c->cache), cache_chunk(c->cache), &st, arg);
     }

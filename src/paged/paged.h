@@ -53,11 +53,11 @@ int paged_reload(void *base);
 /** Counters of the chunk cache serving the paged memory at addr, or with
  *  addr NULL of all caches, past and present, added up. LOCI_ENOENT when
  *  addr is not paged memory. */
-int paged_stats(const void *addr, loci_nvm_stats_t *out);
+int paged_stats(const void *addr, loci_cache_stats_t *out);
 
 /** Call fn for each live chunk cache: its target, budget, chunk size and counters. */
 void paged_foreach_cache(void (*fn)(const struct loci_target *t, size_t budget, size_t chunk,
-                                             const loci_nvm_stats_t *st, void *arg),
+                                             const loci_cache_stats_t *st, void *arg),
                                   void *arg);
 
 /** Dirty whole chunks on a first write instead of single pages, in caches

@@ -82,7 +82,7 @@ void cache_forget(paged_region_t *r);
 int cache_reload(paged_region_t *r);
 
 /** Add the cache's counters to *out. */
-void cache_stats(chunk_cache_t *c, loci_nvm_stats_t *out);
+void cache_stats(chunk_cache_t *c, loci_cache_stats_t *out);
 
 /** What the cache is for: its target, budget and chunk size. */
 const struct loci_target *cache_target(const chunk_cache_t *c);

@@ -137,7 +137,7 @@ typedef struct provider_ops {
      *  flush/prefetch/evict mean something, persistent regions open here,
      *  and the pool neither carves its blocks from segments nor caches freed
      *  extents (a block's file goes with it). NULL: no file under it, and
-     *  loci_nvm_flush/prefetch/evict have nothing to do. */
+     *  loci_range_flush/prefetch/evict have nothing to do. */
     const provider_file_ops_t *file;
     /** Optional: the CPU must not write the memory (cuda_device,
      *  cuda_managed); NULL: the pool uses memset and memcpy. */

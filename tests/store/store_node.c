@@ -161,7 +161,7 @@ static int do_alloc(size_t size, uint64_t seed)
     loci_target_info(t, &info);
     for (size_t i = 0; i < size; i++)
         p[i] = pattern(seed, i);
-    loci_nvm_evict(p, size); /* everything through the store and back */
+    loci_range_evict(p, size); /* everything through the store and back */
     for (size_t i = 0; i < size; i++)
         if (p[i] != pattern(seed, i)) {
             printf("FAIL byte %zu differs after the round trip through %s\n", i, info.name);

@@ -15,6 +15,10 @@
     X(loci_region_close, loci_persist_close)                                                                   \
     X(loci_region_remove, loci_persist_remove)                                                                 \
     X(loci_region_size, loci_persist_size)                                                                     \
+    X(loci_range_prefetch, loci_nvm_prefetch)                                                                  \
+    X(loci_range_flush, loci_nvm_flush)                                                                        \
+    X(loci_range_evict, loci_nvm_evict)                                                                        \
+    X(loci_cache_stats, loci_nvm_stats)                                                                        \
     X(shmemx_partition_create, shmemx_hhm_create)                                                              \
     X(shmemx_partition_destroy, shmemx_hhm_destroy)                                                            \
     X(shmemx_partition_last_error, shmemx_hhm_last_error)

@@ -28,6 +28,7 @@
 API_NAME_PAIRS(SAME_TYPE)
 _Static_assert(_Generic((loci_arena_move_request_t *)0, loci_arena_move_t *: 1, default: 0), "move types differ");
 _Static_assert(_Generic((loci_ckpt_gc_stats_t *)0, loci_ckpt_gc_t *: 1, default: 0), "gc types differ");
+_Static_assert(_Generic((loci_cache_stats_t *)0, loci_nvm_stats_t *: 1, default: 0), "cache stats types differ");
 _Static_assert(API_NAME_FLAGS_AGREE, "region flags differ");
 
 /* test_api_names.cpp: loci_ptr_arena(ptr) as C++ calls it, NULL when loci_arena_of disagrees. */
@@ -170,6 +171,68 @@ static void region_calls(void **state)
     assert_int_equal(loci_ckpt_gc(old), 0);
 }
 
+/* Prefetch, flush and evict under both names on the same ranges of a paged
+ * region: whole, empty, running past its end, of no loci memory, NULL; then
+ * the cache counters of the region, of memory of no cache, and of all. */
+static void range_calls(void **state)
+{
+    use_this_machine();
+    const char *name = unique_name("api-names-range");
+    const size_t mb = (size_t)1 << 20;
+    const char *paged = "persist,mode=paged,cache=1MiB,chunk=64KiB";
+    char *r = loci_region_open(name, mb, paged, LOCI_REGION_CREATE);
+    assert_non_null(r);
+    memset(r + 10, 7, 50000);
+    int local;
+    const struct {
+        const void *addr;
+        size_t len;
+        int rc;
+    } cases[] = {
+        {r + 10, 50000, 0}, {r, 0, 0}, {r + 10, 100 * mb, LOCI_EINVAL}, {&local, 4, LOCI_EINVAL}, {NULL, 4, LOCI_EINVAL},
+    };
+    const struct {
+        const char *name;
+        int (*new_call)(const void *, size_t), (*old_call)(const void *, size_t);
+    } calls[] = {
+        {"loci_range_flush", loci_range_flush, loci_nvm_flush},
+        {"loci_range_evict", loci_range_evict, loci_nvm_evict},
+        {"loci_range_prefetch", loci_range_prefetch, loci_nvm_prefetch},
+    };
+    for (size_t c = 0; c < sizeof calls / sizeof *calls; c++)
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+            char msg_new[512];
+            int rc_new = calls[c].new_call(cases[i].addr, cases[i].len);
+            snprintf(msg_new, sizeof msg_new, "%s", loci_last_error());
+            int rc_old = calls[c].old_call(cases[i].addr, cases[i].len);
+            assert_int_equal(rc_new, cases[i].rc);
+            assert_int_equal(rc_new, rc_old);
+            if (rc_new != 0) {
+                assert_string_equal(msg_new, loci_last_error());
+                assert_non_null(strstr(msg_new, calls[c].name)); /* errors name the new call */
+            }
+        }
+    assert_int_equal(r[50009], 7); /* written back, dropped and read again */
+
+    const void *addrs[] = {r, &local, NULL};
+    const int rc_expected[] = {0, LOCI_ENOENT, 0};
+    for (size_t i = 0; i < sizeof addrs / sizeof *addrs; i++) {
+        loci_cache_stats_t st_new;
+        loci_nvm_stats_t st_old;
+        int rc_new = loci_cache_stats(addrs[i], &st_new);
+        assert_int_equal(rc_new, rc_expected[i]);
+        assert_int_equal(loci_nvm_stats(addrs[i], &st_old), rc_new);
+        if (rc_new == 0) {
+            assert_int_equal(st_new.cache_bytes, st_old.cache_bytes);
+            assert_true(st_new.misses > 0 && st_new.misses == st_old.misses);
+        }
+    }
+    assert_int_equal(loci_cache_stats(r, NULL), LOCI_EINVAL);
+    assert_int_equal(loci_nvm_stats(r, NULL), LOCI_EINVAL);
+    assert_int_equal(loci_region_close(r), 0);
+    assert_int_equal(loci_region_remove(name, paged), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -177,6 +240,7 @@ int main(void)
         cmocka_unit_test(range_place),
         cmocka_unit_test(ptr_arena),
         cmocka_unit_test(region_calls),
+        cmocka_unit_test(range_calls),
     };
     return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

@@ -14,6 +14,7 @@
 API_NAME_PAIRS(SAME_TYPE)
 static_assert(std::is_same<loci_arena_move_request_t, loci_arena_move_t>::value, "move types differ");
 static_assert(std::is_same<loci_ckpt_gc_stats_t, loci_ckpt_gc_t>::value, "gc types differ");
+static_assert(std::is_same<loci_cache_stats_t, loci_nvm_stats_t>::value, "cache stats types differ");
 static_assert(API_NAME_FLAGS_AGREE, "region flags differ");
 
 extern "C" loci_arena_t *api_names_cxx_arena(const void *ptr)

@@ -463,8 +463,8 @@ static void paged_arena_stays_on_its_tier(void **state)
     assert_non_null(p);
     for (size_t i = 0; i < n; i++)
         p[i] = (unsigned char)(i * 7);
-    loci_nvm_stats_t st;
-    assert_int_equal(loci_nvm_stats(p, &st), 0);
+    loci_cache_stats_t st;
+    assert_int_equal(loci_cache_stats(p, &st), 0);
     assert_true(st.evictions > 0);
     assert_int_equal(loci_arena_move(ar, loci_target_by_name("dram0")), LOCI_ENOTSUP);
     assert_non_null(strstr(loci_last_error(), "mode=paged"));

@@ -309,7 +309,7 @@ static void copy_on_write_of_linked_chunks(void **state)
     assert_int_equal(entries(rdir), 1 + 32); /* meta and the chunks: no copy-on-write file left */
 
     /* the region after eviction and reopen: the new data */
-    assert_int_equal(loci_nvm_evict(p, size), 0);
+    assert_int_equal(loci_range_evict(p, size), 0);
     check(p, 2 * CHUNK + page, 2 * CHUNK + 2 * page, 7);
     check(p, 2 * CHUNK, 2 * CHUNK + page, 1);
     assert_int_equal(loci_persist_close(p), 0);
@@ -383,8 +383,8 @@ static void readonly_and_shared_rules(void **state)
         assert_non_null(r2);
         check(r, 0, MB, 3);
         check(r2, 0, MB, 3);
-        loci_nvm_stats_t st;
-        assert_int_equal(loci_nvm_stats(r, &st), 0); /* paged */
+        loci_cache_stats_t st;
+        assert_int_equal(loci_cache_stats(r, &st), 0); /* paged */
         errno = 0;
         assert_null(loci_persist_open(name, 0, modes[k], 0));
         assert_int_equal(errno, EBUSY);

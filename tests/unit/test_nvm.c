@@ -111,8 +111,8 @@ static void regions_kept_across_reopen(void **state)
             }
             print_message("  paged region: %zu of %zu pages in the page cache after sync\n", cached, size / page);
             assert_true(cached <= 16);
-            loci_nvm_stats_t ns;
-            assert_int_equal(loci_nvm_stats(p, &ns), 0);
+            loci_cache_stats_t ns;
+            assert_int_equal(loci_cache_stats(p, &ns), 0);
             assert_true(ns.resident_peak <= MB);
             assert_true(ns.evictions > 0);
         }
@@ -275,8 +275,8 @@ static void locking(void **state)
     char *r = loci_persist_open(name, MB, PAGED, LOCI_READONLY | LOCI_SHARED); /* paged asked, mmap given */
     assert_non_null(r);
     assert_string_equal(r + 5000, "one copy");
-    loci_nvm_stats_t st;
-    assert_int_equal(loci_nvm_stats(r, &st), LOCI_ENOENT);
+    loci_cache_stats_t st;
+    assert_int_equal(loci_cache_stats(r, &st), LOCI_ENOENT);
     assert_null(loci_persist_open(name, MB, "persist,mode=paged!", LOCI_SHARED));
     assert_int_equal(errno, ENOTSUP);
     assert_non_null(strstr(loci_last_error(), "mode=mmap"));
@@ -289,7 +289,7 @@ static void locking(void **state)
     char *pr = loci_persist_open(name, MB, "persist,mode=paged!,cache=1MiB,chunk=64KiB", LOCI_READONLY);
     assert_non_null(pr); /* a private read-only cache */
     assert_string_equal(pr + 5000, "one copy");
-    assert_int_equal(loci_nvm_stats(pr, &st), 0);
+    assert_int_equal(loci_cache_stats(pr, &st), 0);
     assert_int_equal(loci_persist_close(pr), 0);
     assert_int_equal(loci_persist_remove(name, NULL), 0);
 }
@@ -305,22 +305,22 @@ static void range_calls(void **state)
     char *ptrs[] = {d, f, r};
     for (int i = 0; i < 3; i++) {
         memset(ptrs[i] + 10, i + 1, 50000);
-        assert_int_equal(loci_nvm_flush(ptrs[i] + 10, 50000), 0);
-        assert_int_equal(loci_nvm_evict(ptrs[i] + 10, 50000), 0);
-        assert_int_equal(loci_nvm_prefetch(ptrs[i], 50000), 0);
+        assert_int_equal(loci_range_flush(ptrs[i] + 10, 50000), 0);
+        assert_int_equal(loci_range_evict(ptrs[i] + 10, 50000), 0);
+        assert_int_equal(loci_range_prefetch(ptrs[i], 50000), 0);
         assert_int_equal(ptrs[i][50009], i + 1);
-        assert_int_equal(loci_nvm_flush(ptrs[i], 0), 0);
-        assert_int_equal(loci_nvm_flush(ptrs[i] + 10, 100 * MB), LOCI_EINVAL);
+        assert_int_equal(loci_range_flush(ptrs[i], 0), 0);
+        assert_int_equal(loci_range_flush(ptrs[i] + 10, 100 * MB), LOCI_EINVAL);
         assert_non_null(strstr(loci_last_error(), "past the end"));
     }
     int local;
-    assert_int_equal(loci_nvm_flush(&local, 4), LOCI_EINVAL);
+    assert_int_equal(loci_range_flush(&local, 4), LOCI_EINVAL);
     assert_non_null(strstr(loci_last_error(), "neither"));
-    assert_int_equal(loci_nvm_prefetch(NULL, 4), LOCI_EINVAL);
-    loci_nvm_stats_t st;
-    assert_int_equal(loci_nvm_stats(d, &st), LOCI_ENOENT);
-    assert_int_equal(loci_nvm_stats(NULL, NULL), LOCI_EINVAL);
-    assert_int_equal(loci_nvm_stats(NULL, &st), 0);
+    assert_int_equal(loci_range_prefetch(NULL, 4), LOCI_EINVAL);
+    loci_cache_stats_t st;
+    assert_int_equal(loci_cache_stats(d, &st), LOCI_ENOENT);
+    assert_int_equal(loci_cache_stats(NULL, NULL), LOCI_EINVAL);
+    assert_int_equal(loci_cache_stats(NULL, &st), 0);
     assert_true(st.misses > 0);
     loci_free(d);
     loci_free(f);
@@ -367,7 +367,7 @@ static void mmap_mode_allocations(void **state)
     assert_true((size_t)st1.st_blocks * 512 >= 8 * MB); /* reserved before any write */
     assert_true(mapped_shared(big1));
     memset(big1, 3, 8 * MB);
-    assert_int_equal(loci_nvm_flush(big1, 8 * MB), 0);
+    assert_int_equal(loci_range_flush(big1, 8 * MB), 0);
     int fd = open(p1, O_RDONLY);
     char c = 0;
     assert_int_equal(pread(fd, &c, 1, 4 * MB), 1);

@@ -73,7 +73,7 @@ static int child_crash(char **a)
     CHECK(write(1, "S", 1) == 1, "tell");
     for (int gen = 2;; gen++) {
         fill(p, size / 2, size, gen);
-        loci_nvm_evict(p + size / 16, size / 4); /* unsynced data reaches the store too */
+        loci_range_evict(p + size / 16, size / 4); /* unsynced data reaches the store too */
     }
 }
 
@@ -187,7 +187,7 @@ static int child_noperm(char **a)
     }
     CHECK(pool_heap_ops(pool_heap_of(q)) == &provider_paged, "hard");
     memset(q, 9, 4 * MB);
-    CHECK(loci_nvm_evict(q, 4 * MB) == 0, "evict");
+    CHECK(loci_range_evict(q, 4 * MB) == 0, "evict");
     CHECK(q[3 * MB] == 9, "data");
     return 0;
 }

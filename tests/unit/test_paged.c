@@ -63,9 +63,9 @@ static place_t paged_place(size_t cache, size_t chunk)
     return p;
 }
 
-static loci_nvm_stats_t stats_of(const void *p)
+static loci_cache_stats_t stats_of(const void *p)
 {
-    loci_nvm_stats_t st;
+    loci_cache_stats_t st;
     assert_int_equal(paged_stats(p, &st), 0);
     return st;
 }
@@ -107,7 +107,7 @@ static void zero_filled_and_kept_across_eviction(void **state)
     assert_int_equal(provider_paged.file->evict(p, size), 0);
     assert_int_equal(resident_pages(p, size), 0);
     assert_string_equal((char *)p + 3 * MB + 5, "kept on the store");
-    loci_nvm_stats_t st = stats_of(p);
+    loci_cache_stats_t st = stats_of(p);
     assert_int_equal(st.bytes_written, page); /* one dirty page */
     assert_int_equal(st.pages_dirtied, 1);
     assert_true(st.evictions >= 1);
@@ -145,7 +145,7 @@ static void random_writes_16x_cache(void **state)
         if (*(uint64_t *)(p + pg * page) != shadow[pg])
             fail_msg("page %zu: %#llx, expected %#llx", pg, (unsigned long long)*(uint64_t *)(p + pg * page),
                      (unsigned long long)shadow[pg]);
-    loci_nvm_stats_t st = stats_of(p);
+    loci_cache_stats_t st = stats_of(p);
     assert_true(st.evictions > 1000);
     assert_true(st.resident_peak <= cache);
     assert_true(max_resident * page <= cache);
@@ -198,7 +198,7 @@ static void two_threads_same_chunks(void **state)
     }
     for (size_t off = 0; off < size; off += page)
         assert_true(*(uint64_t *)(p + off) == ((uint64_t)8 << 32 | off));
-    loci_nvm_stats_t st = stats_of(p);
+    loci_cache_stats_t st = stats_of(p);
     assert_true(st.evictions > 0);
     assert_int_equal(provider_paged.free(p, size), 0);
 }
@@ -218,7 +218,7 @@ static void write_back_dirty_pages_only(void **state)
     size_t isolated = 2 * chunk / (4 * page);
     assert_int_equal(stats_of(p).pages_dirtied, isolated);
     assert_int_equal(provider_paged.file->flush(p, size), 0);
-    loci_nvm_stats_t st = stats_of(p);
+    loci_cache_stats_t st = stats_of(p);
     assert_int_equal(st.bytes_written, isolated * page);
     assert_int_equal(st.writebacks, isolated);
     assert_int_equal(provider_paged.file->flush(p, size), 0); /* clean now: nothing more */
@@ -265,10 +265,10 @@ static void purge_and_prefetch(void **state)
         assert_int_equal(p[i], 0);
     assert_int_equal(p[2 * chunk + 2 * page], 7);
     assert_int_equal(provider_paged.file->evict(p, size), 0);
-    loci_nvm_stats_t st = stats_of(p);
+    loci_cache_stats_t st = stats_of(p);
     assert_int_equal(provider_paged.file->prefetch(p + 8 * chunk, 4 * chunk), 0);
     assert_int_equal(resident_pages(p + 8 * chunk, 4 * chunk), 4 * chunk / page);
-    loci_nvm_stats_t st2 = stats_of(p);
+    loci_cache_stats_t st2 = stats_of(p);
     assert_int_equal(st2.prefetched - st.prefetched, 4);
     assert_int_equal(p[8 * chunk + 3], 7); /* no fault: already there */
     assert_int_equal(stats_of(p).faults, st2.faults);
@@ -339,7 +339,7 @@ static void provider_chosen_by_intent(void **state)
         if (pool_heap_ops(pool_heap_of(q)) != cases[i].ops)
             fail_msg("%s: provider %s", cases[i].intent, pool_heap_ops(pool_heap_of(q))->name);
         memset(q, 1, 3 * MB);
-        assert_int_equal(loci_nvm_flush(q, 3 * MB), 0);
+        assert_int_equal(loci_range_flush(q, 3 * MB), 0);
         loci_free(q);
     }
     /* small blocks share pooled extents, paged as well */
@@ -347,10 +347,10 @@ static void provider_chosen_by_intent(void **state)
     char *s1 = loci_alloc(a, 100), *s2 = loci_alloc(a, 100);
     assert_ptr_equal(pool_heap_of(s1), pool_heap_of(s2));
     strcpy(s1, "small");
-    assert_int_equal(loci_nvm_evict(s1, 100), 0);
+    assert_int_equal(loci_range_evict(s1, 100), 0);
     assert_string_equal(s1, "small");
-    loci_nvm_stats_t st;
-    assert_int_equal(loci_nvm_stats(s1, &st), 0);
+    loci_cache_stats_t st;
+    assert_int_equal(loci_cache_stats(s1, &st), 0);
     assert_int_equal(st.cache_bytes, MB);
     loci_free(s1);
     loci_free(s2);
@@ -481,7 +481,7 @@ static void sequential_writer_round_trip(void **state)
     for (size_t i = 0; i < size; i += sizeof(uint64_t))
         *(uint64_t *)(p + i) = mix(i);
     assert_int_equal(provider_paged.file->evict(p, size), 0);
-    loci_nvm_stats_t st = stats_of(p);
+    loci_cache_stats_t st = stats_of(p);
     assert_int_equal(st.bytes_written, size); /* every page once: none lost, none twice */
     assert_int_equal(st.pages_dirtied, size / page);
     for (size_t i = 0; i < size; i += sizeof(uint64_t))

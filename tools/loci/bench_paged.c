@@ -31,25 +31,25 @@ int bench_paged_target(const char *name, size_t bytes, uint64_t *bandwidth_mbps,
     }
     size_t page = (size_t)sysconf(_SC_PAGESIZE), chunk = 256 << 10;
     memset((void *)p, 0x5a, bytes); /* data on the store, not holes */
-    int rc = loci_nvm_flush((const void *)p, bytes);
+    int rc = loci_range_flush((const void *)p, bytes);
     double rate[PAGED_RUNS], lat[LATENCY_SAMPLES];
     unsigned sum = 0;
     for (int r = 0; r < PAGED_RUNS && rc == 0; r++) {
         progress_text("loci bench: %-8s %-10s run %d/%d", name, "bandwidth", r + 1, PAGED_RUNS);
-        rc = loci_nvm_evict((const void *)p, bytes);
+        rc = loci_range_evict((const void *)p, bytes);
         double t0 = bench_now_s();
         for (size_t off = 0; off < bytes; off += page)
             sum += p[off];
         rate[r] = (double)bytes / (bench_now_s() - t0) / 1e6;
     }
     if (rc == 0)
-        rc = loci_nvm_evict((const void *)p, bytes);
+        rc = loci_range_evict((const void *)p, bytes);
     uint64_t rng = 0x9e3779b97f4a7c15ull;
     progress_text("loci bench: %-8s %-10s %d samples", name, "latency", LATENCY_SAMPLES);
     for (int s = 0; s < LATENCY_SAMPLES && rc == 0; s++) {
         rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
         size_t off = (size_t)(rng % (bytes / chunk)) * chunk + (size_t)(rng >> 40) % (chunk / page) * page;
-        loci_nvm_evict((const void *)(p + off - off % chunk), chunk); /* its chunk is cold */
+        loci_range_evict((const void *)(p + off - off % chunk), chunk); /* its chunk is cold */
         double t0 = bench_now_s();
         sum += p[off];
         lat[s] = (bench_now_s() - t0) * 1e9;
