@@ -12,6 +12,7 @@
  * checked: only the same user attaches.
  */
 #include "arena/arena.h"
+#include "provider/named.h"
 #include "addr_table.h"
 #include "dirs.h"
 #include "units.h"

@@ -14,6 +14,7 @@
  * and the hints cleared, and the mutex is marked consistent.
  */
 #include "arena/arena.h"
+#include "provider/named.h"
 #include "units.h"
 
 #include <errno.h>

@@ -1,7 +1,8 @@
 /*
  * The paged memory (mode=paged) as the layers above see it: the chunk files
- * of a persistent region in chunk layout, its store, and the caches'
- * counters. The machinery behind it is paged_internal.h.
+ * of a persistent region in chunk layout, its store, the caches' counters,
+ * and whether paging can run here. The machinery behind it is
+ * paged_internal.h, which only src/paged includes.
  *
  * A region made with mode=paged is a directory "<tier dir>/<name>.region":
  * a `meta` file (format, size, chunk size) and one file per chunk,
@@ -59,6 +60,11 @@ int paged_stats(const void *addr, loci_cache_stats_t *out);
 void paged_foreach_cache(void (*fn)(const struct loci_target *t, size_t budget, size_t chunk,
                                              const loci_cache_stats_t *st, void *arg),
                                   void *arg);
+
+/** 0 when mode=paged can run here without restrictions (the userfaultfd
+ *  opens), else the LOCI_E* code of the refusal with its message in *why
+ *  (static or thread-local): provider.c chooses between paged and mmap by it. */
+int paged_check_access(const char **why);
 
 /** Dirty whole chunks on a first write instead of single pages, in caches
  *  created from now on: NVMalloc without its write optimisation, for

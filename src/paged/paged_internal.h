@@ -1,7 +1,8 @@
 /*
  * The parts of the paged provider (mode=paged): regions (paged extents and
  * persistent regions), the DRAM chunk cache they share, and the threads that
- * serve their page faults. Only src/paged includes this (others: paged.h).
+ * serve their page faults. Only src/paged (and its white-box test,
+ * tests/unit/test_paged.c) includes this; every other file: paged.h.
  *
  *   paged.c        the operations (provider/paged.c's table), the region table,
  *                  caches by (target, size, chunk)
@@ -106,10 +107,6 @@ bool paged_uffd_moves(void);
  *  r held until then. The caller holds r and its cache's lock. Dropped when
  *  too many are queued. */
 void paged_readahead(paged_region_t *r, uint64_t chunk);
-
-/** 0 when mode=paged can run here without restrictions, else the LOCI_E*
- *  code of the refusal with its message in *why (static or thread-local). */
-int paged_check_access(const char **why);
 
 /* ---------------------------------------------------------------- paged.c -- */
 

@@ -5,7 +5,7 @@
  * 0600; opening refuses links, other users' files and looser modes, so that
  * only the same user can ever map a segment.
  */
-#include "provider/provider.h"
+#include "provider/named.h"
 #include "os/vm.h"
 #include "units.h"
 

@@ -1,6 +1,6 @@
 /* Which provider serves a target (see provider.h). */
 #include "provider/provider.h"
-#include "paged/paged_internal.h"
+#include "paged/paged.h"
 #include "tier/tier.h"
 
 #include <stdatomic.h>

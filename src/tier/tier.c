@@ -1,6 +1,10 @@
-/* File tier directories and the files in them (see tier.h). */
+/*
+ * File tier directories and the files in them (see tier.h), and what both
+ * layouts of a persistent region build on: its path, its lock, the messages
+ * of a failed opening. The regions themselves: tier_region.c (flat layout,
+ * either layout) and tier_chunks.c (chunk layout), both above this file.
+ */
 #include "tier/tier.h"
-#include "os/vm.h"
 #include "clock.h"
 #include "dirs.h"
 #include "units.h"
@@ -103,8 +107,7 @@ static uint64_t random64(void)
     return r ^ (r >> 29);
 }
 
-/* open(2) that drops O_DIRECT where the file system refuses it. */
-static int open_maybe_direct(const char *path, int flags, mode_t mode)
+int tier_open_maybe_direct(const char *path, int flags, mode_t mode)
 {
     int fd = open(path, flags, mode);
     if (fd < 0 && errno == EINVAL && (flags & O_DIRECT))
@@ -128,7 +131,7 @@ int tier_create(const struct loci_target *t, int oflags, char *path, size_t len)
     static atomic_ulong counter;
     int base = O_RDWR | O_CLOEXEC | oflags;
     if (!path) {
-        int fd = open_maybe_direct(t->path, base | O_TMPFILE, 0600);
+        int fd = tier_open_maybe_direct(t->path, base | O_TMPFILE, 0600);
         if (fd >= 0)
             return fd;
         if (errno != EOPNOTSUPP && errno != EISDIR) /* else: no O_TMPFILE here, create and unlink */
@@ -138,7 +141,7 @@ int tier_create(const struct loci_target *t, int oflags, char *path, size_t len)
     for (int tries = 0; tries < 8; tries++) {
         snprintf(name, sizeof name, "%s/loci-%ld-%lu-%016llx", t->path, (long)getpid(),
                  atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed), (unsigned long long)random64());
-        int fd = open_maybe_direct(name, base | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+        int fd = tier_open_maybe_direct(name, base | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
         if (fd >= 0) {
             if (path)
                 snprintf(path, len, "%s", name);
@@ -209,25 +212,6 @@ int tier_region_checked_path(const place_t *place, const char *name, char *buf, 
     return rc ? rc : tier_region_path(place, name, buf, len);
 }
 
-/* The file must be a plain file of ours that nobody else can read or write:
- * anything else in a tier directory was put there by someone else. */
-static int check_region_file(int fd, const char *path)
-{
-    struct stat st;
-    if (fstat(fd, &st) != 0)
-        return loci__fail(LOCI_EIO, "cannot stat %s: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return loci__fail(LOCI_EPERM, "%s is not a plain file; loci refuses it", path);
-    if (st.st_uid != geteuid() || (st.st_mode & 077))
-        return loci__fail(LOCI_EPERM, "%s is owned by uid %u with mode %03o, not a 0600 file of yours (uid %u); "
-                                      "loci refuses it (remove it if it is not yours)",
-                          path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (unsigned)geteuid());
-    if ((uint64_t)st.st_size % vm_page_size() != 0)
-        return loci__fail(LOCI_EINVAL, "%s holds %lld bytes, not whole pages: it was not made by loci", path,
-                          (long long)st.st_size);
-    return 0;
-}
-
 int tier_lock_region(int fd, unsigned flags, const char *name)
 {
     bool exclusive = !(flags & (LOCI_READONLY | LOCI_SHARED));
@@ -259,82 +243,4 @@ int tier_open_fail(const place_t *place, const char *name, const char *path, uns
     if (flags & LOCI_CREATE)
         return tier_create_fail(place->target, e);
     return loci__fail(e == EACCES ? LOCI_EPERM : LOCI_EIO, "cannot open %s: %s", path, strerror(e));
-}
-
-int tier_open_region(const place_t *place, const char *name, unsigned flags, int oflags, uint64_t *size)
-{
-    char path[4096];
-    int rc = tier_region_checked_path(place, name, path, sizeof path);
-    if (rc != 0)
-        return rc;
-    int base = (flags & LOCI_READONLY ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_CLOEXEC | oflags;
-    bool created = false;
-    int fd = -1;
-    if (flags & LOCI_CREATE) {
-        fd = open_maybe_direct(path, base | O_CREAT | O_EXCL, 0600);
-        created = fd >= 0;
-    }
-    if (fd < 0 && (!(flags & LOCI_CREATE) || errno == EEXIST))
-        fd = open_maybe_direct(path, base, 0);
-    if (fd < 0)
-        return tier_open_fail(place, name, path, flags, errno);
-    /* A new file is locked exclusively until it has its size, so that no
-     * other opener sees it half-made. */
-    rc = tier_lock_region(fd, created ? 0 : flags, name);
-    if (rc == 0 && created)
-        rc = tier_reserve(place->target, fd, *size);
-    if (rc == 0 && created && (flags & (LOCI_READONLY | LOCI_SHARED)))
-        rc = tier_lock_region(fd, flags, name);
-    if (rc == 0 && !created)
-        rc = check_region_file(fd, path);
-    struct stat st;
-    if (rc == 0 && fstat(fd, &st) != 0)
-        rc = loci__fail(LOCI_EIO, "cannot stat %s: %s", path, strerror(errno));
-    if (rc == 0 && *size && (uint64_t)st.st_size != *size)
-        rc = tier_size_mismatch(name, (uint64_t)st.st_size, *size);
-    if (rc == 0 && st.st_size == 0)
-        rc = loci__fail(LOCI_EINVAL, "region \"%s\" is empty (a creator died before sizing it?); remove it", name);
-    if (rc != 0) {
-        if (created)
-            unlink(path);
-        close(fd);
-        return rc;
-    }
-    *size = (uint64_t)st.st_size;
-    return fd;
-}
-
-int tier_remove_region(const place_t *place, const char *name)
-{
-    char path[4096];
-    int rc = tier_region_checked_path(place, name, path, sizeof path);
-    if (rc != 0)
-        return rc;
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            return loci__fail(LOCI_ENOENT, "region \"%s\" does not exist in %s", name, place->target->path);
-        if (errno != ELOOP)
-            return loci__fail(LOCI_EIO, "cannot open %s: %s", path, strerror(errno));
-    } else if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        close(fd);
-        return loci__fail(LOCI_EBUSY, "region \"%s\" is open in another process; close it there first", name);
-    }
-    struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-        rc = tier_remove_chunked(fd, path);
-    else /* Whatever is there (even another user's symlink) goes: the directory is ours. */
-        rc = unlink(path) == 0 ? 0 : loci__fail(LOCI_EIO, "cannot remove %s: %s", path, strerror(errno));
-    if (fd >= 0)
-        close(fd);
-    return rc;
-}
-
-region_layout_t tier_region_layout(const place_t *place, const char *name)
-{
-    char path[4096];
-    struct stat st;
-    if (tier_region_path(place, name, path, sizeof path) != 0 || lstat(path, &st) != 0)
-        return REGION_MISSING; /* opening says why */
-    return S_ISDIR(st.st_mode) ? REGION_CHUNKS : REGION_FLAT;
 }

@@ -3,7 +3,9 @@
  * providers that keep memory in files (file: mmap; paged: loci's chunk
  * cache). Files are 0600, opened O_NOFOLLOW, in a directory of ours that
  * others cannot write; persistent regions are "<dir>/<name>.region": a flat
- * file (tier.c), or a directory of chunk files (tier_chunks.c, paged/paged.h).
+ * file (tier_region.c), or a directory of chunk files (tier_chunks.c,
+ * paged/paged.h). tier_region.c and tier_chunks.c both build on tier.c, which
+ * calls neither; tier_region.c removes a region of either layout.
  */
 #ifndef LOCI_TIER_H
 #define LOCI_TIER_H
@@ -12,6 +14,7 @@
 #include "topo/topo.h"
 
 #include <stdint.h>
+#include <sys/types.h>
 
 /** The tier directory of t must exist, be a real directory (no symlink),
  *  be ours and not writable by others. 0 or LOCI_E* with a message. */
@@ -40,6 +43,8 @@ int tier_available(const place_t *place, uint64_t *bytes);
 /** True when fd's file lives in memory (tmpfs): reserving space there would
  *  take memory, and dropping it from the page cache is impossible. */
 bool tier_in_memory(int fd);
+
+/* ---- persistent regions (tier_region.c) ----------------------------------- */
 
 /** Open the persistent region `name` of place->target (LOCI_CREATE: create
  *  it, zero-filled, when missing; LOCI_READONLY; LOCI_SHARED), with `oflags`
@@ -74,7 +79,10 @@ int tier_open_chunked(const place_t *place, const char *name, unsigned flags, ui
  *  then every file, then the directory. 0 or LOCI_E*. */
 int tier_remove_chunked(int dirfd, const char *path);
 
-/* ---- between tier.c and tier_chunks.c ------------------------------------ */
+/* ---- what both layouts build on (tier.c) ---------------------------------- */
+
+/** open(2) that drops O_DIRECT where the file system refuses it. */
+int tier_open_maybe_direct(const char *path, int flags, mode_t mode);
 
 /** "<tier dir>/<name>.region" into buf. */
 int tier_region_path(const place_t *place, const char *name, char *buf, size_t len);

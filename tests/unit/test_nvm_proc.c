@@ -24,7 +24,6 @@
 #include "support/child.h"
 #include "pool/pool.h"
 #include "paged/paged.h"
-#include "paged/paged_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
