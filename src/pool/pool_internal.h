@@ -311,21 +311,13 @@ typedef struct hclass {
     _Atomic uint64_t oldest_ms;    /* empty_since of empty_tail; UINT64_MAX when none */
 } __attribute__((aligned(64))) hclass_t;
 
-/* Zero or copy block bytes: through the provider when the CPU must not touch
- * them (GPU memory), else memset/memcpy. 0 or LOCI_E* with loci__fail. */
+/* Zero block bytes: through the provider when the CPU must not touch them
+ * (GPU memory), else memset. 0 or LOCI_E* with loci__fail. (Copies: pool_copy.) */
 static inline int pool__zero(const provider_ops_t *ops, void *p, size_t n)
 {
     if (ops->device)
         return ops->device->zero(p, n);
     memset(p, 0, n);
-    return 0;
-}
-
-static inline int pool__copy(const provider_ops_t *ops, void *dst, const void *src, size_t n)
-{
-    if (ops->device)
-        return ops->device->copy(dst, src, n);
-    memcpy(dst, src, n);
     return 0;
 }
 
