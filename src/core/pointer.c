@@ -32,14 +32,7 @@ void *loci_realloc(void *ptr, size_t size)
     if (!owner || !(p = loci_alloc(owner, size)))
         return NULL;
     size_t old = pool_usable_size(ptr);
-    int rc = pool_copy(p, ptr, old < size ? old : size);
-    if (rc != 0) {
-        pool_free(p);
-        errno = loci__errno_of(rc);
-        return NULL;
-    }
-    pool_free(ptr);
-    return p;
+    return pool_realloc_into(p, ptr, old < size ? old : size);
 }
 
 /* Shared arenas have an allocator of their own: looked up only while one

@@ -103,16 +103,19 @@ void *pool_realloc(void *p, size_t size)
             return p;
     }
     void *q = pool_alloc(h, size); /* the heap's failure hook applies */
-    if (!q)
-        return NULL;
-    int rc = pool__copy(h->ops, q, p, size < usable ? size : usable);
+    return q ? pool_realloc_into(q, p, size < usable ? size : usable) : NULL;
+}
+
+void *pool_realloc_into(void *dst, void *src, size_t n)
+{
+    int rc = pool_copy(dst, src, n);
     if (rc != 0) {
-        pool_free(q);
+        pool_free(dst);
         errno = loci__errno_of(rc);
         return NULL;
     }
-    pool_free(p);
-    return q;
+    pool_free(src);
+    return dst;
 }
 
 int pool_copy(void *dst, const void *src, size_t n)

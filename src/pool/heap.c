@@ -1,6 +1,7 @@
 /*
- * Heaps: creation and destruction, the registry of live heaps (ids for the
- * thread caches, per-target stats, pool_fini), collection and iteration.
+ * Heaps: creation and destruction (entering and leaving the registry,
+ * registry.c), collection, iteration, rebasing, and pool_fini. The top of
+ * the pool's slow side: no other pool file calls it.
  */
 #include "pool/pool_internal.h"
 
@@ -9,31 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-pthread_mutex_t pool__registry = PTHREAD_MUTEX_INITIALIZER;
-pool_heap_t *pool__heaps;
-static pool_heap_t **by_id; /* registry lock */
-static uint32_t nids;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-
-/* Lowest free id (registry lock held); UINT32_MAX when out of memory. */
-static uint32_t id_take(pool_heap_t *h)
-{
-    for (uint32_t i = 0; i < nids; i++)
-        if (!by_id[i]) {
-            by_id[i] = h;
-            return i;
-        }
-    uint32_t n = nids ? 2 * nids : 16;
-    pool_heap_t **v = realloc(by_id, n * sizeof *v);
-    if (!v)
-        return UINT32_MAX;
-    memset(v + nids, 0, (n - nids) * sizeof *v);
-    by_id = v;
-    uint32_t id = nids;
-    nids = n;
-    by_id[id] = h;
-    return id;
-}
 
 pool_heap_t *pool_heap_create(const provider_ops_t *ops, const place_t *place, void *owner)
 {
@@ -62,13 +39,13 @@ pool_heap_t *pool_heap_create(const provider_ops_t *ops, const place_t *place, v
     pthread_mutexattr_destroy(&attr);
     atomic_init(&h->window_ms, clock_coarse_ms());
     pthread_mutex_lock(&pool__registry);
-    h->id = id_take(h);
+    h->id = pool__heap_id_take(h);
     h->acct = pool__account_get(place->target);
     bool ok = h->id != UINT32_MAX && (h->acct || !place->target);
     if (ok) {
         DLIST_PUSH(pool__heaps, h, next, prev);
     } else if (h->id != UINT32_MAX) {
-        by_id[h->id] = NULL;
+        pool__heap_id_drop(h->id);
     }
     pthread_mutex_unlock(&pool__registry);
     if (!ok) {
@@ -90,7 +67,7 @@ void pool_heap_destroy(pool_heap_t *h)
         h->acct->retired_frees += frees;
     }
     pool__tcache_detach_all(h);
-    by_id[h->id] = NULL;
+    pool__heap_id_drop(h->id);
     DLIST_UNLINK(pool__heaps, h, next, prev);
     pthread_mutex_unlock(&pool__registry);
 
@@ -201,8 +178,6 @@ void pool_fini(void)
     }
     pthread_mutex_lock(&pool__registry);
     pool__accounts_free();
-    free(by_id);
-    by_id = NULL;
-    nids = 0;
+    pool__heap_ids_free();
     pthread_mutex_unlock(&pool__registry);
 }

@@ -167,6 +167,11 @@ void *pool_realloc(void *p, size_t size);
  *  must not touch (GPU device memory). 0 or LOCI_E* with loci__fail. */
 int pool_copy(void *dst, const void *src, size_t n);
 
+/** The end of a realloc by moving (pool_realloc, loci_realloc): block src's
+ *  first n bytes into the new block dst (pool_copy), then src freed; dst.
+ *  When the copy fails, dst is freed, src kept: NULL with errno set. */
+void *pool_realloc_into(void *dst, void *src, size_t n);
+
 /** Free a block of any heap. NULL is fine (0). A pointer loci did not make,
  *  one inside a block, or a block already freed returns LOCI_EINVAL: it is
  *  logged as a warning and reported in loci_last_error(), and nothing changes. */

@@ -17,6 +17,13 @@
  * free blocks are still in the slab (not in any cache) is a bitmap under the
  * class lock. All of it is DRAM the pool allocates with malloc; the managed
  * memory is never read or written.
+ *
+ * The files call each other one way (no circle), each only files listed
+ * before it: classes, thread (the thread's TLS), registry, account, pagemap,
+ * segment, extent_cache, retain (what freed memory stays resident), slab,
+ * tcache, large, stats, heap; and the entry points lookup, free, alloc,
+ * fork. A file low in the order that needs something done above it (a
+ * thread's kept big blocks freed on reclaim) holds that piece itself.
  */
 #ifndef LOCI_POOL_INTERNAL_H
 #define LOCI_POOL_INTERNAL_H
@@ -205,12 +212,14 @@ typedef struct {
     uint8_t keyed;
 } tlocal_t;
 
+/* The calling thread's pool state and the cache that matches no heap (thread.c). */
 extern __thread tlocal_t pool__tl __attribute__((tls_model("initial-exec")));
+extern tcache_t pool__no_cache;
 
 /* Slow path of pool__tcache_of: by heap id, attaching a cache on first use;
  * NULL when the thread cannot have one (exiting, out of memory). */
 tcache_t *pool__tcache_find(pool_heap_t *h);
-/* The calling thread's cache for h if it has one (never attaches one). */
+/* The calling thread's cache for h if it has one (never attaches one; thread.c). */
 tcache_t *pool__tcache_mine(pool_heap_t *h);
 /* Registry lock held: drop every cache of h (heap being destroyed). */
 void pool__tcache_detach_all(pool_heap_t *h);
@@ -220,10 +229,15 @@ void pool__tcache_flush(tcache_t *tc);
 /* The calling thread's cache of big blocks (large.c). Put: keep the freed
  * carved block d of h (false: no room, the caller frees it). Take: from the
  * calling thread's cache tc, a kept block of n slices, resized to `bytes`,
- * or NULL. Flush: every kept block back to the heap. */
+ * or NULL. (They go back with pool__free_carved_kept, retain.c.) */
 bool pool__tcache_big_put(pool_heap_t *h, struct large *d);
 struct large *pool__tcache_big_take(tcache_t *tc, unsigned n, size_t bytes);
-void pool__tcache_big_flush(pool_heap_t *h, tcache_t *tc);
+/* Slow paths of the fast paths in alloc.c / free.c. Alloc: a cache to
+ * attach, an empty bin to refill. Free: the block is already marked free;
+ * put it in a cache (flushing half of a full one) or its slab. aux: its
+ * page-map entry's second word (heap | class). */
+void *pool__alloc_small_slow(pool_heap_t *h, unsigned cls);
+int pool__free_small_slow(uintptr_t aux, void *p, _Atomic uint8_t *state);
 /* Registry lock held: allocations, frees and bytes in use of h. */
 void pool__heap_counts(const pool_heap_t *h, uint64_t *allocs, uint64_t *frees, uint64_t *in_use);
 
@@ -297,21 +311,13 @@ typedef struct hclass {
     _Atomic uint64_t oldest_ms;    /* empty_since of empty_tail; UINT64_MAX when none */
 } __attribute__((aligned(64))) hclass_t;
 
-/* Zero or copy block bytes: through the provider when the CPU must not touch
- * them (GPU memory), else memset/memcpy. 0 or LOCI_E* with loci__fail. */
+/* Zero block bytes: through the provider when the CPU must not touch them
+ * (GPU memory), else memset. 0 or LOCI_E* with loci__fail. (Copies: pool_copy.) */
 static inline int pool__zero(const provider_ops_t *ops, void *p, size_t n)
 {
     if (ops->device)
         return ops->device->zero(p, n);
     memset(p, 0, n);
-    return 0;
-}
-
-static inline int pool__copy(const provider_ops_t *ops, void *dst, const void *src, size_t n)
-{
-    if (ops->device)
-        return ops->device->copy(dst, src, n);
-    memcpy(dst, src, n);
     return 0;
 }
 
@@ -340,12 +346,12 @@ struct pool_heap {
     counter_t committed, peak, mapped, nextents, nextents_total, purges;
     /* outside thread caches (large blocks, no cache), and folded from finished caches */
     counter_t frees, held_blocks, held_bytes;
-    /* retention (slab.c): bytes kept ready for reuse (empty slabs, resident
+    /* retention (retain.c): bytes kept ready for reuse (empty slabs, resident
      * cached extents), the peaks of bytes in use (committed - retained) in
      * this window and the last, and the decay clock */
     _Atomic uint64_t retained, peak_cur, peak_prev, window_ms, next_decay_ms;
     _Atomic uint32_t npurging; /* purges in flight outside the locks (rebase waits) */
-    /* extent cache (large.c), under lock: age lists (head newest) of resident
+    /* extent cache (extent_cache.c), under lock: age lists (head newest) of resident
      * and purged extents, and size bins */
     _Atomic uint32_t lc_count;
     large_t *lc_res, *lc_res_tail, *lc_pur, *lc_pur_tail;
@@ -353,10 +359,19 @@ struct pool_heap {
     hclass_t cls[NCLASSES];
 } __attribute__((aligned(128)));
 
-extern pthread_mutex_t pool__registry; /* heaps, ids, caches, accounts */
+/* The registry (registry.c): its lock guards heaps, ids, caches' links and
+ * accounts. An id is a heap's index in every thread's caches: take one
+ * (UINT32_MAX: out of memory), drop it, free them all (pool_fini). */
+extern pthread_mutex_t pool__registry;
 extern pool_heap_t *pool__heaps;
+uint32_t pool__heap_id_take(pool_heap_t *h);
+void pool__heap_id_drop(uint32_t id);
+void pool__heap_ids_free(void);
 
-extern _Atomic unsigned pool__purge_delay_ms;
+/* Heap lock held: big block d enters or leaves h->larges. */
+static inline void pool__large_link(pool_heap_t *h, large_t *d) { DLIST_PUSH(h->larges, d, next, prev); }
+static inline void pool__large_unlink(pool_heap_t *h, large_t *d) { DLIST_UNLINK(h->larges, d, next, prev); }
+
 
 /* --- page map (pagemap.c) ---------------------------------------------------- */
 /* 48-bit addresses: 14 bits of root, 18 bits of leaf, 16 bits within a slice.
@@ -461,18 +476,31 @@ int pool__pagemap_set(uintptr_t base, size_t size, uintptr_t e, uintptr_t step, 
 void pool__pagemap_fork(loci_fork_phase_t phase);
 void pool__pagemap_clear(uintptr_t base, size_t size);
 
-/* --- slabs and segments (slab.c) ---------------------------------------------- */
+/* --- slabs (slab.c) ------------------------------------------------------------ */
 
-/* Slow paths of the fast path in alloc.c / free.c. */
-void *pool__alloc_small_slow(pool_heap_t *h, unsigned cls);
-/* The block is already marked free; put it in a cache or its slab. aux:
- * its page-map entry's second word (heap | class). */
-int pool__free_small_slow(uintptr_t aux, void *p, _Atomic uint8_t *state);
+/* Blocks of class cls for a thread's cache: without one, a single block;
+ * else refill bin b of cache tc (a run or a batch) and return its first
+ * block. NULL when no slab could be had (the reason in loci_last_error). */
+void *pool__slab_alloc_one(pool_heap_t *h, unsigned cls);
+void *pool__slab_refill(pool_heap_t *h, tcache_t *tc, tbin_t *b, unsigned cls);
 /* Return n cached entries (of blocks marked free) to their slabs; tc is the
  * cache they come from (its counters), NULL for none. */
 void pool__flush_entries(pool_heap_t *h, tcache_t *tc, unsigned cls, const tentry_t *e, unsigned n);
 /* Return the bin's run to its slab and give up the slab it owns. */
 void pool__bin_release(pool_heap_t *h, tcache_t *tc, unsigned cls, tbin_t *b);
+/* Unmap every segment (heap destroy). */
+void pool__segments_release(pool_heap_t *h);
+
+/* --- retention (retain.c) ------------------------------------------------------- */
+
+extern _Atomic unsigned pool__purge_delay_ms;
+/* Class lock held: s goes on its class's empty list, stamped now (retained);
+ * s leaves it. */
+void pool__slab_retain(hclass_t *hc, slab_t *s, uint64_t now);
+void pool__slab_unretain(hclass_t *hc, slab_t *s);
+/* Slabs of class cls went empty (its lock released): retire them at once
+ * with no delay, or trim what exceeds the budget. */
+void pool__retain_slabs_emptied(pool_heap_t *h, unsigned cls);
 /* Retire every empty slab and drop the extent cache (pool_heap_collect). */
 void pool__collect(pool_heap_t *h);
 /* On slow paths: now and then, retire what has been unused too long or
@@ -491,8 +519,12 @@ void pool__retain_trim(pool_heap_t *h, unsigned max);
  * whose lock the caller holds, only if their locks are free). True when
  * something was released (worth charging again). */
 bool pool__reclaim(pool_heap_t *h, int held);
-/* Unmap every segment (heap destroy). */
-void pool__segments_release(pool_heap_t *h);
+/* A carved block leaves the heap for good (out of the page map already):
+ * its slices dirty or released, its descriptor freed. Takes the heap lock
+ * only (callable with a class lock held). Kept: every carved block the
+ * thread cache tc keeps, so. */
+void pool__free_carved(pool_heap_t *h, large_t *d);
+void pool__free_carved_kept(pool_heap_t *h, tcache_t *tc);
 
 /* --- segments (segment.c) ------------------------------------------------------ */
 
@@ -547,16 +579,23 @@ unsigned pool__dirty_drop(pool_heap_t *h);
 /* Heap destroy, after the slabs and blocks in them are gone: unmap all. */
 void pool__segments_unmap_all(pool_heap_t *h);
 
-/* --- dedicated extents (large.c) ------------------------------------------------ */
+/* --- big blocks (large.c) ------------------------------------------------------ */
 
 /* A big block (zero: its bytes read as zeros, for calloc). */
 void *pool__alloc_large(pool_heap_t *h, size_t size, size_t align, bool zero);
 int pool__free_large(large_t *d, void *p);
-/* A carved block leaves the heap for good (out of the page map already):
- * its slices dirty or released, its descriptor freed. Takes the heap lock
- * only (callable with a class lock held). */
-void pool__free_carved(pool_heap_t *h, large_t *d);
 void pool__larges_release(pool_heap_t *h);
+
+/* --- the extent cache (extent_cache.c) ------------------------------------------ */
+
+/* Heap lock held: put freed extent d in the cache (now: ms), returning the
+ * extent to unmap (with pool__extent_unmap, after unlocking) when the cache
+ * was full, else NULL; take an extent of `bytes` to 1/8 more, aligned to
+ * align, or NULL. */
+large_t *pool__lcache_put(pool_heap_t *h, large_t *d, uint64_t now);
+large_t *pool__lcache_take(pool_heap_t *h, size_t bytes, size_t align);
+/* An extent out of the heap's books goes back to its provider (no lock). */
+void pool__extent_unmap(const provider_ops_t *ops, large_t *d);
 /* The extent cache (no lock held): purge resident extents unused for the
  * delay and unmap those purged a delay ago (at most max); purge the oldest
  * resident extent if it was cached at or before `before` (ms); unmap all.

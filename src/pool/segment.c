@@ -5,7 +5,7 @@
  *
  * A slice is used (a slab's or a block's), free, or free and *dirty*: a
  * freed big block's slices stay resident and charged, retained like an
- * empty slab (slab.c), so the next block carved there neither maps nor
+ * empty slab (retain.c), so the next block carved there neither maps nor
  * faults. Carving prefers a run of dirty slices, then any free run, then a
  * new segment. Dirty slices go back to the kernel (purged; a segment with
  * nothing left is unmapped) by the retention policy: past the heap's budget

@@ -2,18 +2,18 @@
  * Per-thread caches: for each heap a thread uses, per size class a stack of
  * freed blocks, a run of fresh consecutive blocks, and the slab it refills
  * from (pointers in DRAM, never links inside the blocks). The fast paths try
- * the cache used last (pool__tl.last); otherwise the thread finds its cache
- * for a heap at pool__tl.v[heap->id]. A cache whose heap was destroyed is
- * detached (heap = NULL) and reused for the next heap with that id. At
- * thread exit the caches go back to their heaps (blocks, runs, slabs).
+ * the cache used last (pool__tl.last, thread.c); otherwise the thread finds
+ * its cache for a heap at pool__tl.v[heap->id]. A cache whose heap was
+ * destroyed is detached (heap = NULL) and reused for the next heap with
+ * that id. At thread exit the caches go back to their heaps (blocks, runs,
+ * slabs). Here too: the fast paths' slow paths (a cache to attach, an empty
+ * bin to refill from slab.c, a full one to flush) and the few freed big
+ * blocks a thread keeps.
  */
 #include "pool/pool_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static tcache_t no_cache; /* heap NULL: matches no heap */
-__thread tlocal_t pool__tl __attribute__((tls_model("initial-exec"))) = {.last = &no_cache, .leaf_key = UINTPTR_MAX};
 
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
@@ -122,8 +122,63 @@ void pool__tcache_flush(tcache_t *tc)
         bin_set_count(b, 0);
         pool__bin_release(h, tc, c, b);
     }
-    pool__tcache_big_flush(h, tc);
+    pool__free_carved_kept(h, tc);
 }
+
+/* --- the slow paths of pool_alloc / pool_free ------------------------------------ */
+
+static bool bin_ready(tbin_t *b, unsigned c)
+{
+    if (b->slots)
+        return true;
+    b->slots = malloc(pool_class_cap[c] * sizeof *b->slots);
+    if (!b->slots)
+        return false;
+    b->cap = pool_class_cap[c];
+    return true;
+}
+
+void *pool__alloc_small_slow(pool_heap_t *h, unsigned c)
+{
+    tcache_t *tc = pool__tcache_of(h);
+    tbin_t *b = tc ? &tc->bins[c] : NULL;
+    if (!b || !bin_ready(b, c))
+        return pool__slab_alloc_one(h, c);
+    uint32_t n = bin_count(b), r = run_count(b);
+    if (n) /* the cache was not the thread's last one */
+        return pool__bin_pop(b, n);
+    if (r)
+        return pool__run_take(b, r);
+    return pool__slab_refill(h, tc, b, c);
+}
+
+int pool__free_small_slow(uintptr_t aux, void *p, _Atomic uint8_t *state)
+{
+    pool_heap_t *h = (pool_heap_t *)(aux & ~PM_CLS_MASK);
+    unsigned c = (unsigned)(aux & PM_CLS_MASK);
+    tcache_t *tc = pool__tcache_of(h);
+    tbin_t *b = tc ? &tc->bins[c] : NULL;
+    if (!b || !bin_ready(b, c)) {
+        tentry_t e = {p, state};
+        pool__flush_entries(h, NULL, c, &e, 1);
+        atomic_fetch_add_explicit(&h->frees, 1, memory_order_relaxed);
+        return 0;
+    }
+    uint32_t count = bin_count(b);
+    if (count == b->cap) { /* full: the older half goes back to the slabs */
+        unsigned n = b->cap / 2 ? b->cap / 2 : 1;
+        pool__flush_entries(h, tc, c, b->slots, n);
+        memmove(b->slots, b->slots + n, (count - n) * sizeof *b->slots);
+        count -= n;
+        pool__maybe_decay(h);
+    }
+    b->slots[count] = (tentry_t){p, state};
+    bin_set_count(b, count + 1);
+    counter_inc(&b->nfree);
+    return 0;
+}
+
+/* --- big blocks ---------------------------------------------------------------- */
 
 /* Big blocks. A program that frees and allocates big blocks in turn would
  * take the heap lock twice per pair, and with several threads wait on it
@@ -147,16 +202,6 @@ bool pool__tcache_big_put(pool_heap_t *h, large_t *d)
     return true;
 }
 
-tcache_t *pool__tcache_mine(pool_heap_t *h)
-{
-    tlocal_t *tl = &pool__tl;
-    tcache_t *tc = tl->last;
-    if (atomic_load_explicit(&tc->heap, memory_order_relaxed) == h)
-        return tc;
-    tc = h->id < tl->n ? tl->v[h->id] : NULL;
-    return tc && atomic_load_explicit(&tc->heap, memory_order_relaxed) == h ? tc : NULL;
-}
-
 large_t *pool__tcache_big_take(tcache_t *tc, unsigned nslices, size_t bytes)
 {
     pool_heap_t *h = atomic_load_explicit(&tc->heap, memory_order_relaxed);
@@ -175,16 +220,7 @@ large_t *pool__tcache_big_take(tcache_t *tc, unsigned nslices, size_t bytes)
     return NULL;
 }
 
-void pool__tcache_big_flush(pool_heap_t *h, tcache_t *tc)
-{
-    uint32_t n = atomic_load_explicit(&tc->nbig, memory_order_relaxed);
-    atomic_store_explicit(&tc->nbig, 0, memory_order_relaxed);
-    atomic_store_explicit(&tc->big_bytes, 0, memory_order_relaxed);
-    for (uint32_t i = 0; i < n; i++) {
-        pool__held_add(h, tc, -(int64_t)tc->big[i]->size, -1);
-        pool__free_carved(h, tc->big[i]);
-    }
-}
+/* --- releasing caches ------------------------------------------------------------ */
 
 /* Registry lock held: return all blocks of tc to its heap and unlink it. */
 static void pool__tcache_release(tcache_t *tc)
@@ -212,7 +248,7 @@ static void thread_exit(void *arg)
 {
     tlocal_t *tl = &pool__tl;
     tl->dead = 1; /* from here on this thread allocates and frees uncached */
-    tl->last = &no_cache;
+    tl->last = &pool__no_cache;
     pthread_mutex_lock(&pool__registry);
     for (uint32_t i = 0; i < tl->n; i++) {
         tcache_t *tc = tl->v[i];
