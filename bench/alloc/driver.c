@@ -20,7 +20,8 @@
  * failed; the others go on.
  */
 #include "backend.h"
-#include "../median.h"
+#include "median.h"
+#include "size_list.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -119,52 +120,8 @@ __attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt,
     exit(2);
 }
 
-static int parse_size(const char *s, size_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return -1;
-    unsigned long long mul = 1;
-    if (*end == 'k' || *end == 'K') mul = 1ull << 10, end++;
-    else if (*end == 'm' || *end == 'M') mul = 1ull << 20, end++;
-    else if (*end == 'g' || *end == 'G') mul = 1ull << 30, end++;
-    if (mul > 1 && (!strcmp(end, "iB") || !strcmp(end, "ib")))
-        end += 2;
-    else if (*end == 'B' || *end == 'b')
-        end++;
-    if (*end || v == 0 || v > (1ull << 40) / mul)
-        return -1;
-    *out = (size_t)(v * mul);
-    return 0;
-}
-
-/* "8-2M" (powers of two from 8 to 2 MiB), "8,64,4K", or a mix. */
-static void parse_sizes(const char *arg)
-{
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", arg);
-    opt.nsizes = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char *dash = strchr(tok, '-');
-        size_t lo = 0, hi = 0;
-        if (dash) {
-            *dash = '\0';
-            if (parse_size(tok, &lo) || parse_size(dash + 1, &hi) || lo > hi)
-                die("--sizes: bad range '%s-%s' (e.g. 8-2M)", tok, dash + 1);
-            for (size_t s = lo; s <= hi && opt.nsizes < 64; s *= 2)
-                opt.sizes[opt.nsizes++] = s;
-        } else {
-            if (parse_size(tok, &lo))
-                die("--sizes: bad size '%s' (e.g. 64, 4K, 2M)", tok);
-            if (opt.nsizes < 64)
-                opt.sizes[opt.nsizes++] = lo;
-        }
-    }
-    if (opt.nsizes == 0)
-        die("--sizes: no size given");
-}
+/* "8-2M" (powers of two from 8 to 2 MiB), "8,64,4K", or a mix; a wrong list ends the run as die() does. */
+static void parse_sizes(const char *arg) { opt.nsizes = bench_sizes("bench_alloc", arg, opt.sizes, 64, true, exit); }
 
 static void parse_threads(const char *arg)
 {
@@ -439,16 +396,6 @@ static cell_t *cell(int ti, int si, int a)
     return &cells[((size_t)ti * (size_t)opt.nsizes + (size_t)si) * NALLOC + (size_t)a];
 }
 
-static void fmt_size(size_t s, char *buf, size_t len)
-{
-    if (s >= (1u << 20) && s % (1u << 20) == 0)
-        snprintf(buf, len, "%zu MiB", s >> 20);
-    else if (s >= 1024 && s % 1024 == 0)
-        snprintf(buf, len, "%zu KiB", s >> 10);
-    else
-        snprintf(buf, len, "%zu B", s);
-}
-
 static void cell_fail(cell_t *c, const char *fmt, ...)
 {
     va_list ap;
@@ -464,7 +411,7 @@ static void run_one(int a, int ti, int si, int rep)
     alloc_t *w = &allocs[a];
     cell_t *c = cell(ti, si, a);
     char sz[32];
-    fmt_size(opt.sizes[si], sz, sizeof sz);
+    bench_size_label(opt.sizes[si], true, sz, sizeof sz);
     if (c->failed)
         return;
     if (w->pid <= 0) {
@@ -705,7 +652,7 @@ static void print_tables(FILE *f)
         fputc('\n', f);
         for (int si = 0; si < opt.nsizes; si++) {
             char sz[32], b[32];
-            fmt_size(opt.sizes[si], sz, sizeof sz);
+            bench_size_label(opt.sizes[si], true, sz, sizeof sz);
             fprintf(f, "| %7s |", sz);
             for (int a = 0; a < NALLOC; a++)
                 if (opt.use[a]) fprintf(f, " %8s |", cell_text(ti, si, a, b, sizeof b));
@@ -726,7 +673,7 @@ static void print_tables(FILE *f)
         fprintf(f, "|-----:|-----:|-----:|:-----|-----:|-----:|:-----|-----:|\n");
         for (int si = 0; si < opt.nsizes; si++) {
             char sz[32], r1[16], r2[16], r3[16], r4[16], r5[16], g1[96], g2[96];
-            fmt_size(opt.sizes[si], sz, sizeof sz);
+            bench_size_label(opt.sizes[si], true, sz, sizeof sz);
             fmt_ratio(ratio(ti, si, A_LOCI, A_GLIBC), r1, sizeof r1);
             fmt_ratio(ratio(ti, si, A_LOCI, A_MIMALLOC), r2, sizeof r2);
             fmt_ratio(ratio(ti, si, A_LOCI_BW, A_GLIBC), r3, sizeof r3);
@@ -751,7 +698,7 @@ static void print_tables(FILE *f)
                 else if (g == 0) {
                     missed++;
                     char sz[32];
-                    fmt_size(opt.sizes[si], sz, sizeof sz);
+                    bench_size_label(opt.sizes[si], true, sz, sizeof sz);
                     if (off < sizeof list)
                         off += (size_t)snprintf(list + off, sizeof list - off, "%s%dT/%s",
                                                 missed > 1 ? ", " : "", opt.threads[ti], sz);
@@ -1031,7 +978,7 @@ int main(int argc, char **argv)
                             left += g > 0 ? g : group_s[ti * opt.nsizes + si];
                         }
                 char sz[32], eta[32];
-                fmt_size(opt.sizes[si], sz, sizeof sz);
+                bench_size_label(opt.sizes[si], true, sz, sizeof sz);
                 fmt_eta(left, eta, sizeof eta);
                 if (tty)
                     fprintf(stderr, "\r[%3d%%] repeat %d/%d  threads %d  size %-8s  eta %-8s",

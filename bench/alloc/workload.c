@@ -1,28 +1,20 @@
 /* Operation sequences of the SharP §6.1 workload (see workload.h). */
 #include "workload.h"
+#include "random.h"
 
 #include <string.h>
-#include <time.h>
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* Uniform integer in [0, bound) (Lemire's multiply-shift; bias < 2^-32 here). */
 static uint32_t below(uint64_t *state, uint32_t bound)
 {
-    return (uint32_t)(((splitmix64(state) >> 32) * (uint64_t)bound) >> 32);
+    return (uint32_t)(((bench_splitmix64(state) >> 32) * (uint64_t)bound) >> 32);
 }
 
 size_t bench_workload_generate(int32_t *ops, size_t n, uint64_t seed, size_t size, int thread)
 {
     uint64_t state = seed ^ (0x51ed27a1d5b8e3c5ull * (uint64_t)size) ^
                      (0x2545f4914f6cdd1dull * (uint64_t)(thread + 1));
-    splitmix64(&state);
+    bench_splitmix64(&state);
     size_t nlive = 0;
     for (size_t i = 0; i < n; i++) {
         int is_alloc = below(&state, 100) < BENCH_ALLOC_PERCENT;
@@ -35,13 +27,6 @@ size_t bench_workload_generate(int32_t *ops, size_t n, uint64_t seed, size_t siz
         }
     }
     return nlive;
-}
-
-uint64_t bench_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 const char *bench_touch_name(bench_touch_t t)

@@ -9,6 +9,8 @@
 #ifndef BENCH_ALLOC_WORKLOAD_H
 #define BENCH_ALLOC_WORKLOAD_H
 
+#include "timing.h" /* bench/common: bench_now_ns, in the timed loop below */
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,9 +32,6 @@ typedef enum {
  * still live at the end (what is freed outside the timed region). A free drawn
  * while nothing is live becomes an allocation. */
 size_t bench_workload_generate(int32_t *ops, size_t n, uint64_t seed, size_t size, int thread);
-
-/* Monotonic clock in nanoseconds. */
-uint64_t bench_now_ns(void);
 
 const char *bench_touch_name(bench_touch_t t);
 int bench_touch_parse(const char *s, bench_touch_t *out);

@@ -2,9 +2,10 @@
  * bench_ckpt — NVMalloc §III-E / Table VIII on this machine: checkpoints of a
  * DRAM variable and of SSD variables (mode=paged persistent regions in chunk
  * layout) with loci_ckpt_save, against a regular full copy of the same
- * variables into one file (write + fsync). main.c runs and reports;
- * copy.c is the full-copy baseline; timing and I/O counters come from
- * bench/nvm/common.c.
+ * variables into one file (write + fsync). main.c runs and reports and,
+ * with --store, hands over to store.c; both prepare with variables.c; copy.c
+ * is the full-copy baseline; clocks, medians, progress, JSON rows and I/O
+ * counters come from bench/common.
  */
 #ifndef BENCH_CKPT_H
 #define BENCH_CKPT_H
@@ -12,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef MiB
 #define MiB ((size_t)1 << 20)
 #define GiB ((size_t)1 << 30)
-#endif
+
+#define UNCHANGED_RUNS 5 /* unchanged saves per repeat: quick, and the figure the goal is about */
 
 /** The variables of a run: DRAM and one SSD region. */
 typedef struct {
@@ -31,7 +32,7 @@ void copy_save(const vars_t *v, const char *path);
 /** Read both variables back from `path`, and sync the region. */
 void copy_restore(const vars_t *v, const char *path);
 
-/** Exit with loci's message when rc != 0. */
+/** variables.c: exit with loci's message when rc != 0. */
 void check(int rc, const char *what);
 
 /** len bytes of pseudo-random data from seed at p (len a multiple of 8). */

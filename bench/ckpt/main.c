@@ -19,7 +19,10 @@
  */
 #include "bench.h"
 #include "loci.h"
-#include "../nvm/bench.h" /* bench_now, bench_median, bench_progress, bench_io */
+#include "counters.h" /* bench/common: bench_io */
+#include "median.h"
+#include "report.h" /* bench_progress, bench_json_row */
+#include "timing.h" /* bench_now */
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -33,21 +36,11 @@
 enum { FIRST, UNCHANGED, CHANGED, RESTORE, COPY, COPY_RESTORE, NOPS };
 static const char *op_name[NOPS] = {"first save", "unchanged", "1% changed", "restore", "full copy", "copy restore"};
 
-#define UNCHANGED_RUNS 5 /* unchanged saves per repeat: quick, and the figure the goal is about */
-
 typedef struct {
     double seconds[16 * UNCHANGED_RUNS];
     int n; /* samples */
     uint64_t written, linked, dev_written, chunks_written, chunks_linked, chunks_shared;
 } cell_t;
-
-void check(int rc, const char *what)
-{
-    if (rc != 0) {
-        fprintf(stderr, "bench_ckpt: %s: %s\n", what, loci_last_error());
-        exit(1);
-    }
-}
 
 static uint64_t dev_written(void)
 {
@@ -73,25 +66,6 @@ static void drop_cached(const char *dir)
     }
     if (d)
         closedir(d);
-}
-
-void empty_checkpoints(void)
-{
-    loci_ckpt_info_t info[64];
-    int n = loci_ckpt_list(info, 64);
-    for (int i = 0; i < n && i < 64; i++) /* this node's; one in the store only is replaced by the next drain */
-        if (info[i].levels & LOCI_CKPT_LOCAL)
-            check(loci_ckpt_remove(info[i].name), "remove");
-    check(loci_ckpt_gc(NULL), "gc");
-}
-
-void fill(char *p, size_t len, uint64_t seed)
-{
-    uint64_t *w = (uint64_t *)p, x = seed * 0x9E3779B97F4A7C15ull + 1;
-    for (size_t i = 0; i < len / 8; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        w[i] = x;
-    }
 }
 
 /* One timed loci step: a save (name) or a restore (name, restore). */
@@ -217,7 +191,6 @@ int main(int argc, char **argv)
     fill(v.dram, dram, 1);
     check(loci_ckpt_register("dram", v.dram, dram), "register");
     double unchanged_time[8] = {0};
-    bool first_row = true;
     for (int s = 0; s < nsizes; s++) {
         v.ssd_size = (size_t)(sizes[s] * (double)GiB) & ~(MiB - 1);
         loci_region_remove("bench-ssd", intent);
@@ -263,19 +236,16 @@ int main(int argc, char **argv)
                 printf(" %9llu %9llu %9llu", (unsigned long long)c->chunks_written,
                        (unsigned long long)c->chunks_linked, (unsigned long long)c->chunks_shared);
             printf("\n");
-            if (json) {
-                fprintf(json, "%s\n  {\"ssd_bytes\": %zu, \"step\": \"%s\", \"seconds\": %.6f, \"ckpt_written\": %llu, "
-                              "\"ckpt_linked\": %llu, \"device_written\": %llu, \"chunks_written\": %llu, "
-                              "\"chunks_linked\": %llu, \"chunks_shared\": %llu, \"samples\": [",
-                        first_row ? "" : ",", v.ssd_size, op_name[op], median(c),
-                        (unsigned long long)c->written, (unsigned long long)c->linked,
-                        (unsigned long long)c->dev_written, (unsigned long long)c->chunks_written,
-                        (unsigned long long)c->chunks_linked, (unsigned long long)c->chunks_shared);
-                for (int r = 0; r < c->n; r++)
-                    fprintf(json, "%s%.6f", r ? ", " : "", c->seconds[r]);
-                fprintf(json, "]}");
-                first_row = false;
-            }
+            char samples[sizeof c->seconds / sizeof *c->seconds * 16] = "";
+            for (int r = 0, at = 0; r < c->n; r++)
+                at += snprintf(samples + at, sizeof samples - (size_t)at, "%s%.6f", r ? ", " : "", c->seconds[r]);
+            bench_json_row(json, "\"ssd_bytes\": %zu, \"step\": \"%s\", \"seconds\": %.6f, \"ckpt_written\": %llu, "
+                                 "\"ckpt_linked\": %llu, \"device_written\": %llu, \"chunks_written\": %llu, "
+                                 "\"chunks_linked\": %llu, \"chunks_shared\": %llu, \"samples\": [%s]",
+                           v.ssd_size, op_name[op], median(c), (unsigned long long)c->written,
+                           (unsigned long long)c->linked, (unsigned long long)c->dev_written,
+                           (unsigned long long)c->chunks_written, (unsigned long long)c->chunks_linked,
+                           (unsigned long long)c->chunks_shared, samples);
         }
         printf("%-9s %-13s %9s   changed chunks: %zu of %zu (%.2f %%)\n\n", "", "", "", (nchunks + 99) / 100, nchunks,
                100.0 * (double)((nchunks + 99) / 100) / (double)nchunks);

@@ -23,16 +23,16 @@
  */
 #include "bench.h"
 #include "loci.h"
-#include "../nvm/bench.h" /* bench_now, bench_median, bench_progress, bench_cmd_number */
+#include "counters.h" /* bench/common: bench_cmd_number, bench_store_target */
+#include "median.h"
+#include "report.h" /* bench_progress, bench_json_row */
+#include "timing.h" /* bench_now */
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define UNCHANGED_RUNS 5
 
 typedef struct {
     bool quick;
@@ -69,21 +69,6 @@ static uint64_t digest(const char *p, size_t len)
     for (size_t i = 0; i < len / 8; i++)
         h = (h ^ w[i]) * 0x100000001b3ull;
     return h;
-}
-
-static void json_row(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void json_row(const char *fmt, ...)
-{
-    static bool first = true;
-    if (!json)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(first ? "\n  {" : ",\n  {", json);
-    vfprintf(json, fmt, ap);
-    fputc('}', json);
-    va_end(ap);
-    first = false;
 }
 
 /* ---- Table VIII on the store ------------------------------------------------ */
@@ -147,9 +132,10 @@ static void report(const char *step, size_t ssd, const samples_t *c)
     char samples[16 * UNCHANGED_RUNS * 12] = "";
     for (int i = 0, at = 0; i < c->n; i++)
         at += snprintf(samples + at, sizeof samples - (size_t)at, "%s%.4f", i ? ", " : "", c->s[i]);
-    json_row("\"part\": \"table\", \"ssd_bytes\": %zu, \"step\": \"%s\", \"seconds\": %.6f, \"osd_received\": %llu, "
-             "\"written\": %llu, \"samples\": [%s]",
-             ssd, step, s, (unsigned long long)osd, (unsigned long long)w, samples);
+    bench_json_row(json,
+                   "\"part\": \"table\", \"ssd_bytes\": %zu, \"step\": \"%s\", \"seconds\": %.6f, "
+                   "\"osd_received\": %llu, \"written\": %llu, \"samples\": [%s]",
+                   ssd, step, s, (unsigned long long)osd, (unsigned long long)w, samples);
 }
 
 static int table(const sopts_t *o)
@@ -259,9 +245,11 @@ static int loop(const sopts_t *o, const char *mode)
     printf("(L) loop %-5s %zu MiB state, %d iterations, %d checkpoint(s): %.3f s (saves %.3f s), then waiting for the "
            "last drain %.3f s; state at the last save %016llx\n", mode, o->dram / MiB, o->iters, nsaves, secs, saves,
            wait, (unsigned long long)sum);
-    json_row("\"part\": \"loop\", \"mode\": \"%s\", \"dram_bytes\": %zu, \"iters\": %d, \"every\": %d, \"saves\": %d, "
-             "\"seconds\": %.4f, \"save_seconds\": %.4f, \"wait_seconds\": %.4f, \"digest\": \"%016llx\"",
-             mode, o->dram, o->iters, o->every, nsaves, secs, saves, wait, (unsigned long long)sum);
+    bench_json_row(json,
+                   "\"part\": \"loop\", \"mode\": \"%s\", \"dram_bytes\": %zu, \"iters\": %d, \"every\": %d, "
+                   "\"saves\": %d, \"seconds\": %.4f, \"save_seconds\": %.4f, \"wait_seconds\": %.4f, "
+                   "\"digest\": \"%016llx\"",
+                   mode, o->dram, o->iters, o->every, nsaves, secs, saves, wait, (unsigned long long)sum);
     if (save)
         check(loci_ckpt_unregister("state"), "unregister");
     free(x);
@@ -282,8 +270,8 @@ static int restart(const sopts_t *o)
     uint64_t sum = digest(x, o->dram);
     printf("(R) restart of %s (%zu MiB) from level 2: %.3f s, %.0f MB/s; state %016llx\n", o->name, o->dram / MiB, t,
            (double)o->dram / t / 1e6, (unsigned long long)sum);
-    json_row("\"part\": \"restart\", \"dram_bytes\": %zu, \"seconds\": %.4f, \"digest\": \"%016llx\"", o->dram, t,
-             (unsigned long long)sum);
+    bench_json_row(json, "\"part\": \"restart\", \"dram_bytes\": %zu, \"seconds\": %.4f, \"digest\": \"%016llx\"",
+                   o->dram, t, (unsigned long long)sum);
     check(loci_ckpt_unregister("state"), "unregister");
     free(x);
     return 0;

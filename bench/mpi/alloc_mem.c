@@ -14,7 +14,9 @@
  * usage: bench_mpi_alloc [--quick] [--sizes 8-2M] [--ops 20000] [--repeats 11]
  *                        [--intent near=pe] [--seed 42]
  */
-#include "common.h"
+#include "arguments.h"
+#include "median.h"
+#include "size_list.h"
 #include "workload.h"
 
 #include <loci.h>
@@ -26,6 +28,22 @@ static const char *names[NVARIANTS] = {"plain", "null", "intent", "loci"};
 
 static MPI_Info intent_info;
 static loci_allocator_t *allocator;
+
+static struct {
+    const char *sizes, *intent; /* sizes as bench_parse_sizes reads them */
+    int ops, repeats;
+    uint64_t seed;
+} opt = {"8-2M", "near=pe", 20000, 11, 42};
+
+static void quick(void)
+{
+    opt.sizes = "8,64,512,4K,32K,256K,2M";
+    opt.ops = 2000;
+    opt.repeats = 3;
+}
+
+/* How a wrong command line ends the job (bench_arguments, bench_sizes). */
+static void stop(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
 
 static inline void *mpi_plain(size_t size)
 {
@@ -74,34 +92,25 @@ static double run(int v, const int32_t *ops, size_t n, size_t size, void **live)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    const char *intent = "near=pe";
-    bench_opts_t opt = {"8-2M", 20000, 11}, quick = {"8,64,512,4K,32K,256K,2M", 2000, 3};
-    uint64_t seed = 42;
-    for (int i = 1; i < argc; i++) {
-        if (bench_common_option(argc, argv, &i, &opt, &quick)) {
-            continue;
-        } else if (!strcmp(argv[i], "--intent") && i + 1 < argc) {
-            intent = argv[++i];
-        } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-            seed = strtoull(argv[++i], NULL, 10);
-        } else {
-            fprintf(stderr, "usage: bench_mpi_alloc [--quick] [--sizes 8-2M] [--ops 20000] [--repeats 11] "
-                            "[--intent near=pe] [--seed 42]\n");
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
-    }
+    const bench_opt_t opts[] = {{"--sizes", 's', &opt.sizes},   {"--ops", 'i', &opt.ops},
+                                {"--repeats", 'i', &opt.repeats}, {"--intent", 's', &opt.intent},
+                                {"--seed", 'u', &opt.seed},       {NULL, 0, NULL}};
+    bench_arguments(argc, argv, opts, quick,
+                    "bench_mpi_alloc [--quick] [--sizes 8-2M] [--ops 20000] [--repeats 11] [--intent near=pe] "
+                    "[--seed 42]",
+                    true, stop);
     if (opt.repeats < 1 || opt.repeats > MAX_REPEATS || opt.ops < 1) {
         fprintf(stderr, "bench_mpi_alloc: --repeats 1..%d and --ops >= 1\n", MAX_REPEATS);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     size_t sizes[MAX_SIZES];
-    int nsizes = parse_sizes(opt.sizes, sizes, MAX_SIZES);
-    if (!(allocator = loci_allocator_create(intent))) {
-        fprintf(stderr, "bench_mpi_alloc: intent \"%s\": %s\n", intent, loci_last_error());
+    int nsizes = bench_sizes("bench_mpi_alloc", opt.sizes, sizes, MAX_SIZES, true, stop);
+    if (!(allocator = loci_allocator_create(opt.intent))) {
+        fprintf(stderr, "bench_mpi_alloc: intent \"%s\": %s\n", opt.intent, loci_last_error());
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Info_create(&intent_info);
-    MPI_Info_set(intent_info, "loci_intent", intent);
+    MPI_Info_set(intent_info, "loci_intent", opt.intent);
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
     int len;
     MPI_Get_library_version(version, &len);
@@ -110,13 +119,13 @@ int main(int argc, char **argv)
     int32_t *opsv = malloc((size_t)opt.ops * sizeof *opsv);
     void **live = malloc((size_t)opt.ops * sizeof *live);
     printf("MPI_Alloc_mem, SharP 6.1 workload: %d ops per size (70%% alloc), median of %d, ns/op; %s; "
-           "intent \"%s\"\n", opt.ops, opt.repeats, version, intent);
+           "intent \"%s\"\n", opt.ops, opt.repeats, version, opt.intent);
     printf("%8s %9s %9s %9s %9s %13s %12s\n", "size", "plain", "null", "intent", "loci", "intent/plain",
            "null/plain");
     double log_sum = 0, worst = 0;
     int over = 0; /* sizes above the goal */
     for (int s = 0; s < nsizes; s++) {
-        bench_workload_generate(opsv, (size_t)opt.ops, seed, sizes[s], 0);
+        bench_workload_generate(opsv, (size_t)opt.ops, opt.seed, sizes[s], 0);
         double t[NVARIANTS][MAX_REPEATS], med[NVARIANTS];
         for (int v = 0; v < NVARIANTS; v++) /* warm-up: first-time costs out of the figures */
             run(v, opsv, (size_t)opt.ops, sizes[s], live);
@@ -132,8 +141,9 @@ int main(int argc, char **argv)
         worst = ratio > worst ? ratio : worst;
         over += ratio > 1.05;
         char sz[32];
-        printf("%8s %9.1f %9.1f %9.1f %9.1f %12.3fx %11.3fx\n", size_str(sizes[s], sz, sizeof sz), med[PLAIN],
-               med[NULLINFO], med[INTENT], med[LOCI], ratio, med[NULLINFO] / med[PLAIN]);
+        bench_size_label(sizes[s], false, sz, sizeof sz);
+        printf("%8s %9.1f %9.1f %9.1f %9.1f %12.3fx %11.3fx\n", sz, med[PLAIN], med[NULLINFO], med[INTENT], med[LOCI],
+               ratio, med[NULLINFO] / med[PLAIN]);
         fprintf(stderr, "bench_mpi_alloc: %d/%d sizes\r", s + 1, nsizes);
         fflush(stdout);
     }

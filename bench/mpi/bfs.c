@@ -19,13 +19,14 @@
  *
  * usage: mpirun -np P bench_mpi_bfs [--quick] [--scale 16] [--edgefactor 16] [--roots 64] [--seed 1]
  */
-#include "../graph500.h"
-#include "common.h"
+#include "arguments.h"
+#include "graph500.h" /* bench/common */
+#include "timing.h"
 
 #include <loci.h>
 #include <mpi.h>
 
-enum { NVARIANTS = 2, MAX_ROOTS = 64 };
+enum { NVARIANTS = 2, MAX_ROOTS = G500_MAX_ROOTS };
 static const char *intents[NVARIANTS] = {"near=pe", "near=nic"};
 
 static int rank, nprocs;
@@ -104,16 +105,10 @@ static void destroy(graph_t *g)
 static double bfs(graph_t *g, int64_t nlocal, int32_t root)
 {
     g500_bfs_t *b = &g->b;
-    for (int64_t i = 0; i < nlocal; i++)
-        b->pred[i] = -1;
-    int64_t nfront = 0, *count = calloc((size_t)nprocs, sizeof *count);
-    if (root % nprocs == rank) {
-        b->pred[root / nprocs] = root;
-        b->front[nfront++] = root;
-    }
+    int64_t nfront = g500_start(b, nlocal, root), *count = calloc((size_t)nprocs, sizeof *count);
     int32_t *pairs = (int32_t *)(g->recv + 1);
     MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = now_s();
+    double t0 = bench_now();
     for (;;) {
         int64_t nnext = g500_expand(b, nfront, count);
         for (int d = 0; d < nprocs; d++) {
@@ -137,14 +132,11 @@ static double bfs(graph_t *g, int64_t nlocal, int32_t root)
         MPI_Win_sync(g->win);
         int64_t total;
         MPI_Allreduce(&nnext, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD); /* also: counters reset */
-        int32_t *t = b->front;
-        b->front = b->next;
-        b->next = t;
-        nfront = nnext;
+        nfront = g500_advance(b, nnext);
         if (total == 0)
             break;
     }
-    double mine = now_s() - t0, slowest;
+    double mine = bench_now() - t0, slowest;
     MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     free(count);
     return slowest;
@@ -168,59 +160,67 @@ static int64_t check(graph_t *g, int64_t nlocal, int32_t root, int64_t *visited)
     return out[0] / 2;
 }
 
+static graph_t g[NVARIANTS];
+static int64_t nlocal;
+
+/* What g500_compare calls: the variants by number, the reduction, the stop. */
+static double bfs_of(int k, int32_t root) { return bfs(&g[k], nlocal, root); }
+static int64_t check_of(int k, int32_t root, int64_t *visited) { return check(&g[k], nlocal, root, visited); }
+
+static int64_t sum_all(int64_t v)
+{
+    int64_t sum;
+    MPI_Allreduce(&v, &sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return sum;
+}
+
+static void differ(int32_t root, const int64_t visited[2])
+{
+    if (rank == 0)
+        fprintf(stderr, "bench_mpi_bfs: root %d: %lld vertices visited near=pe, %lld near=nic\n", root,
+                (long long)visited[0], (long long)visited[1]);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static int scale = 16, edgefactor = 16, nroots = 64;
+static uint64_t seed = 1;
+
+static void quick(void)
+{
+    scale = 12;
+    nroots = 4;
+}
+
+/* How a wrong command line ends the job (bench_arguments, bench_sizes). */
+static void stop(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    int scale = 16, edgefactor = 16, nroots = 64;
-    uint64_t seed = 1;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) {
-            scale = 12;
-            nroots = 4;
-        } else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
-            scale = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "--edgefactor") && i + 1 < argc) {
-            edgefactor = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "--roots") && i + 1 < argc) {
-            nroots = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-            seed = strtoull(argv[++i], NULL, 10);
-        } else {
-            if (rank == 0)
-                fprintf(stderr, "usage: bench_mpi_bfs [--quick] [--scale 16] [--edgefactor 16] [--roots 64] "
-                                "[--seed 1]\n");
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
-    }
+    const bench_opt_t opts[] = {{"--scale", 'i', &scale}, {"--edgefactor", 'i', &edgefactor},
+                                {"--roots", 'i', &nroots}, {"--seed", 'u', &seed}, {NULL, 0, NULL}};
+    bench_arguments(argc, argv, opts, quick, "bench_mpi_bfs [--quick] [--scale 16] [--edgefactor 16] [--roots 64] "
+                    "[--seed 1]", rank == 0, stop);
     if (scale < 1 || scale > 30 || edgefactor < 1 || nroots < 1 || nroots > MAX_ROOTS) {
         if (rank == 0)
             fprintf(stderr, "bench_mpi_bfs: --scale 1..30, --edgefactor >= 1, --roots 1..%d\n", MAX_ROOTS);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    double tg = now_s();
+    double tg = bench_now();
     kron_graph_t kg = {0};
     if (kron_build(&kg, scale, edgefactor, seed, rank, nprocs) != 0) {
         fprintf(stderr, "bench_mpi_bfs: out of memory building the graph\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    int64_t nverts = kg.nverts, nlocal = kg.nlocal;
-    const int64_t *xoff = kg.xoff;
-    graph_t g[NVARIANTS];
+    int64_t nverts = kg.nverts;
+    nlocal = kg.nlocal;
     for (int k = 0; k < NVARIANTS; k++)
         build(&g[k], intents[k], &kg);
-    tg = now_s() - tg;
-    /* roots: vertices with edges, the same on every process */
+    tg = bench_now() - tg;
     int32_t roots[MAX_ROOTS];
-    uint64_t rs = seed ^ 0x5851f42d4c957f2dull;
-    for (int r = 0; r < nroots;) {
-        int32_t c = (int32_t)(kron_mix(&rs) % (uint64_t)nverts);
-        int64_t deg = c % nprocs == rank ? xoff[c / nprocs + 1] - xoff[c / nprocs] : 0, any;
-        MPI_Allreduce(&deg, &any, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-        if (any)
-            roots[r++] = c;
-    }
+    g500_roots(&kg, seed, rank, nprocs, sum_all, roots, nroots);
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
     int len;
     MPI_Get_library_version(version, &len);
@@ -232,35 +232,8 @@ int main(int argc, char **argv)
         printf("%5s %10s %10s %12s %12s %10s %8s\n", "root", "vertices", "edges", "pe MTEPS", "nic MTEPS",
                "nic/pe", "ms (pe)");
     }
-    double inv_sum[NVARIANTS] = {0, 0}, ratios[MAX_ROOTS];
-    for (int r = 0; r < nroots; r++) {
-        double teps[NVARIANTS], sec[NVARIANTS];
-        int64_t edges = 0, visited[NVARIANTS];
-        for (int j = 0; j < NVARIANTS; j++) {
-            int k = (j + r) % NVARIANTS; /* alternate which variant goes first */
-            sec[k] = bfs(&g[k], nlocal, roots[r]);
-            edges = check(&g[k], nlocal, roots[r], &visited[k]);
-            teps[k] = (double)edges / sec[k];
-            inv_sum[k] += 1 / teps[k];
-        }
-        if (visited[0] != visited[1]) {
-            if (rank == 0)
-                fprintf(stderr, "bench_mpi_bfs: root %d: %lld vertices visited near=pe, %lld near=nic\n",
-                        roots[r], (long long)visited[0], (long long)visited[1]);
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-        ratios[r] = teps[1] / teps[0];
-        if (rank == 0) {
-            printf("%5d %10lld %10lld %12.2f %12.2f %9.3fx %8.2f\n", roots[r], (long long)visited[0],
-                   (long long)edges, teps[0] / 1e6, teps[1] / 1e6, ratios[r], sec[0] * 1e3);
-            fflush(stdout);
-        }
-    }
-    if (rank == 0) {
-        double h0 = nroots / inv_sum[0], h1 = nroots / inv_sum[1];
-        printf("harmonic mean: near=pe %.2f MTEPS, near=nic %.2f MTEPS, nic/pe %.3fx (median per root "
-               "%.3fx)\n", h0 / 1e6, h1 / 1e6, h1 / h0, bench_median(ratios, nroots));
-    }
+    g500_compare_t compare = {{"near=pe", "near=nic"}, "nic/pe", bfs_of, check_of, differ, rank == 0};
+    g500_compare(&compare, roots, nroots);
     for (int k = 0; k < NVARIANTS; k++)
         destroy(&g[k]);
     kron_free(&kg);

@@ -10,7 +10,10 @@
  *
  * usage: mpirun -np 2 bench_mpi_put [--quick] [--sizes 8-1M] [--ops 10000] [--repeats 11]
  */
-#include "common.h"
+#include "arguments.h"
+#include "median.h"
+#include "size_list.h"
+#include "timing.h"
 
 #include <loci.h>
 #include <mpi.h>
@@ -25,6 +28,21 @@ typedef struct {
 } variant_t;
 
 static int rank;
+
+static struct {
+    const char *sizes; /* as bench_parse_sizes reads them */
+    int ops, repeats;
+} opt = {"8-1M", 10000, 11};
+
+static void quick(void)
+{
+    opt.sizes = "8,512,32K,1M";
+    opt.ops = 1000;
+    opt.repeats = 1;
+}
+
+/* How a wrong command line ends the job (bench_arguments, bench_sizes). */
+static void stop(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
 
 static void setup(variant_t *v, const char *intent, size_t max)
 {
@@ -47,7 +65,7 @@ static double timed_puts(variant_t *v, size_t size, int ops)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank != 0)
         return 0;
-    double t0 = now_s();
+    double t0 = bench_now();
     MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, v->win);
     for (int i = 0; i < ops; i++) {
         MPI_Put(v->buf, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, v->win);
@@ -55,7 +73,7 @@ static double timed_puts(variant_t *v, size_t size, int ops)
             MPI_Win_flush(1, v->win);
     }
     MPI_Win_unlock(1, v->win);
-    return now_s() - t0;
+    return bench_now() - t0;
 }
 
 /* Where the intent's memory is on this machine, for the table's header. */
@@ -74,23 +92,17 @@ int main(int argc, char **argv)
     int nprocs;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    bench_opts_t opt = {"8-1M", 10000, 11}, quick = {"8,512,32K,1M", 1000, 1};
-    for (int i = 1; i < argc; i++) {
-        if (bench_common_option(argc, argv, &i, &opt, &quick)) {
-            continue;
-        } else {
-            if (rank == 0)
-                fprintf(stderr, "usage: bench_mpi_put [--quick] [--sizes 8-1M] [--ops 10000] [--repeats 11]\n");
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
-    }
+    const bench_opt_t opts[] = {
+        {"--sizes", 's', &opt.sizes}, {"--ops", 'i', &opt.ops}, {"--repeats", 'i', &opt.repeats}, {NULL, 0, NULL}};
+    bench_arguments(argc, argv, opts, quick, "bench_mpi_put [--quick] [--sizes 8-1M] [--ops 10000] [--repeats 11]",
+                    rank == 0, stop);
     if (nprocs < 2 || opt.repeats < 1 || opt.repeats > MAX_REPEATS || opt.ops < 1) {
         if (rank == 0)
             fprintf(stderr, "bench_mpi_put: needs 2 processes, --repeats 1..%d, --ops >= 1\n", MAX_REPEATS);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     size_t sizes[MAX_SIZES];
-    int nsizes = parse_sizes(opt.sizes, sizes, MAX_SIZES);
+    int nsizes = bench_sizes("bench_mpi_put", opt.sizes, sizes, MAX_SIZES, rank == 0, stop);
     size_t max = 0;
     for (int s = 0; s < nsizes; s++)
         max = sizes[s] > max ? sizes[s] : max;
@@ -125,8 +137,9 @@ int main(int argc, char **argv)
                 rate[k] = opt.ops / sec / 1e6;
             }
             char sz[32];
-            printf("%8s %12.1f %12.1f %7.3fx %11.3f %11.3f %7.3fx\n", size_str(sizes[s], sz, sizeof sz), bw[0],
-                   bw[1], bw[1] / bw[0], rate[0], rate[1], rate[1] / rate[0]);
+            bench_size_label(sizes[s], false, sz, sizeof sz);
+            printf("%8s %12.1f %12.1f %7.3fx %11.3f %11.3f %7.3fx\n", sz, bw[0], bw[1], bw[1] / bw[0], rate[0],
+                   rate[1], rate[1] / rate[0]);
             fflush(stdout);
             fprintf(stderr, "bench_mpi_put: %d/%d sizes\r", s + 1, nsizes);
         }

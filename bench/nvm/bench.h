@@ -8,7 +8,10 @@
 #define BENCH_NVM_H
 
 #include "loci.h"
-#include "../median.h" /* bench_median */
+#include "counters.h" /* bench/common: bench_io, bench_cmd_number, bench_store_target */
+#include "median.h"
+#include "report.h"   /* bench_progress, bench_json_row */
+#include "timing.h"   /* bench_now, bench_cpu */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,34 +39,15 @@ typedef struct {
     const char *order; /* "row" or "column" */
 } bench_opts_t;
 
-double bench_now(void);
-/** CPU seconds of the process so far, all threads. */
-double bench_cpu(void);
-
-/** "[  12.3 s] part: ..." on stderr. */
-void bench_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/** Bytes this process read from and wrote to storage (/proc/self/io). */
-void bench_io(uint64_t *read_bytes, uint64_t *write_bytes);
-
 /** Sequential O_DIRECT read of the whole file at path in 1 MiB requests: MB/s. A region
  *  directory (chunk layout): of a flat file as large as its chunks, beside it. */
 double bench_raw_read_mbps(const char *path);
 
-/** The number a shell command prints (popen); exits when it fails or prints none. */
-double bench_cmd_number(const char *cmd);
-
 /** The file (mode=mmap) or directory (mode=paged) of a persistent region of ssd0: "<tier>/<name>.region". */
 void bench_region_path(const bench_opts_t *o, const char *name, char *buf, size_t len);
 
-/** The first reachable target of kind "store" (the aggregate store), or NULL. */
-const char *bench_store_target(void);
-
 /** All paged caches' counters now (loci_cache_stats(NULL)). */
 loci_cache_stats_t bench_nvm(void);
-
-/** Append one JSON object (the text between the braces, printf-style). */
-void bench_json(const bench_opts_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /** Pages of [p, p+len) resident in DRAM (mincore). */
 size_t bench_resident(const void *p, size_t len);

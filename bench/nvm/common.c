@@ -1,59 +1,15 @@
-/* Timing, I/O counters, raw bandwidth and output shared by the parts. */
+/* What the parts of bench_nvm share: raw bandwidth of the device, region paths, paged counters,
+ * residency and loci failures (clocks, progress, JSON rows and I/O counters: bench/common). */
 #include "bench.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-double bench_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-double bench_cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-void bench_progress(const char *fmt, ...)
-{
-    static double start;
-    if (start == 0)
-        start = bench_now();
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "[%7.1f s] ", bench_now() - start);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-void bench_io(uint64_t *read_bytes, uint64_t *write_bytes)
-{
-    FILE *f = fopen("/proc/self/io", "r");
-    char line[128];
-    unsigned long long v;
-    *read_bytes = *write_bytes = 0;
-    while (f && fgets(line, sizeof line, f)) {
-        if (sscanf(line, "read_bytes: %llu", &v) == 1)
-            *read_bytes = v;
-        else if (sscanf(line, "write_bytes: %llu", &v) == 1)
-            *write_bytes = v;
-    }
-    if (f)
-        fclose(f);
-}
 
 /* Sequential read of the file at path in 1 MiB requests, O_DIRECT where the file system has it: MB/s. */
 static double read_file_mbps(const char *path)
@@ -141,21 +97,6 @@ double bench_raw_read_mbps(const char *path)
     return read_file_mbps(path);
 }
 
-double bench_cmd_number(const char *cmd)
-{
-    FILE *f = popen(cmd, "r");
-    double v = -1;
-    if (!f || fscanf(f, "%lf", &v) != 1)
-        v = -1;
-    if (f && pclose(f) != 0)
-        v = -1;
-    if (v < 0) { /* a figure asked for and not measured: no row without it */
-        fprintf(stderr, "bench_nvm: '%s' failed or printed no number\n", cmd);
-        exit(1);
-    }
-    return v;
-}
-
 void bench_region_path(const bench_opts_t *o, const char *name, char *buf, size_t len)
 {
     snprintf(buf, len, "%s/%s.region", o->tier, name);
@@ -166,20 +107,6 @@ loci_cache_stats_t bench_nvm(void)
     loci_cache_stats_t st;
     loci_cache_stats(NULL, &st);
     return st;
-}
-
-void bench_json(const bench_opts_t *o, const char *fmt, ...)
-{
-    static bool first = true;
-    if (!o->json)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(first ? "\n  {" : ",\n  {", o->json);
-    vfprintf(o->json, fmt, ap);
-    fputc('}', o->json);
-    va_end(ap);
-    first = false;
 }
 
 size_t bench_resident(const void *p, size_t len)
@@ -200,15 +127,4 @@ void *bench_check(void *p, const char *what)
         exit(1);
     }
     return p;
-}
-
-const char *bench_store_target(void)
-{
-    for (int i = 0; i < loci_target_count(); i++) {
-        loci_target_info_t info;
-        if (loci_target_info(loci_target_at(i), &info) == 0 && strcmp(info.kind, "store") == 0 &&
-            !(info.flags & LOCI_TARGET_UNREACHABLE))
-            return info.name;
-    }
-    return NULL;
 }

@@ -101,9 +101,10 @@ int bench_matmul(const bench_opts_t *o)
             double sp = bench_median(ts, o->repeats), sd = bench_median(td, o->repeats);
             printf("  %-8s %6zu %12.3f %12.3f %7.1fx %11.0f MB %9.1fx\n", col ? "column" : "row", t, sp, sd, sp / sd,
                    rd / 1e6, (double)rd / (double)bbytes);
-            bench_json(o, "\"bench\": \"matmul\", \"order\": \"%s\", \"tile\": %zu, \"n\": %zu, \"rows\": %zu, "
-                          "\"cache\": %zu, \"paged_seconds\": %.4f, \"dram_seconds\": %.4f, \"store_read\": %llu",
-                       col ? "column" : "row", t, n, r, cache, sp, sd, (unsigned long long)rd);
+            bench_json_row(o->json,
+                           "\"bench\": \"matmul\", \"order\": \"%s\", \"tile\": %zu, \"n\": %zu, \"rows\": %zu, "
+                           "\"cache\": %zu, \"paged_seconds\": %.4f, \"dram_seconds\": %.4f, \"store_read\": %llu",
+                           col ? "column" : "row", t, n, r, cache, sp, sd, (unsigned long long)rd);
         }
     loci_free(A);
     loci_free(C);
@@ -129,8 +130,8 @@ int bench_matmul_shared(const bench_opts_t *o)
         double secs = bench_now() - t0;
         printf("(m) B = region %s on %s: %zu x %zu doubles, %zu MiB, written and synced in %.3f s\n", o->b_region,
                o->store, n, n, bbytes / MiB, secs);
-        bench_json(o, "\"bench\": \"matmul_make_b\", \"region\": \"%s\", \"n\": %zu, \"seconds\": %.4f",
-                   o->b_region, n, secs);
+        bench_json_row(o->json, "\"bench\": \"matmul_make_b\", \"region\": \"%s\", \"n\": %zu, \"seconds\": %.4f",
+                       o->b_region, n, secs);
         return 0;
     }
     bool column = o->order && strcmp(o->order, "column") == 0;
@@ -160,10 +161,10 @@ int bench_matmul_shared(const bench_opts_t *o)
     printf("(m) B %s (%zu MiB), %s-major, tile %zu, %zu rows: %.3f s, read from the store %llu B (%.1fx B); "
            "B in DRAM %.3f s\n", o->b_region, bbytes / MiB, column ? "column" : "row", t, r, secs,
            (unsigned long long)rd, (double)rd / (double)bbytes, dsecs);
-    bench_json(o, "\"bench\": \"matmul_shared\", \"region\": \"%s\", \"order\": \"%s\", \"tile\": %zu, "
-                  "\"n\": %zu, \"rows\": %zu, \"cache\": %zu, \"seconds\": %.4f, \"dram_seconds\": %.4f, "
-                  "\"store_read\": %llu",
-               o->b_region, column ? "column" : "row", t, n, r, cache, secs, dsecs, (unsigned long long)rd);
+    bench_json_row(o->json, "\"bench\": \"matmul_shared\", \"region\": \"%s\", \"order\": \"%s\", \"tile\": %zu, "
+                   "\"n\": %zu, \"rows\": %zu, \"cache\": %zu, \"seconds\": %.4f, \"dram_seconds\": %.4f, "
+                   "\"store_read\": %llu",
+                   o->b_region, column ? "column" : "row", t, n, r, cache, secs, dsecs, (unsigned long long)rd);
     loci_free(A);
     loci_free(C);
     loci_free(Bd);

@@ -97,12 +97,12 @@ int bench_randwrite(const bench_opts_t *o)
         printf("  %-22s %10llu %10llu %11.1f MB %11.1f MB %9.3fx %9.3fx %9.1f\n", names[k],
                (unsigned long long)r.distinct_pages, (unsigned long long)r.dirtied, r.written / 1e6, r.read / 1e6,
                per_distinct, per_dirtied, r.seconds);
-        bench_json(o, "\"bench\": \"randwrite\", \"tracking\": \"%s\", \"writes\": %u, \"region\": %zu, "
-                      "\"cache\": %zu, \"distinct_pages\": %llu, \"dirtied_pages\": %llu, \"bytes_written\": %llu, "
-                      "\"bytes_read\": %llu, \"faults\": %llu, \"seconds\": %.3f, \"osd_bytes\": %.0f",
-                   k ? "chunk" : "page", writes, size, cache, (unsigned long long)r.distinct_pages,
-                   (unsigned long long)r.dirtied, (unsigned long long)r.written, (unsigned long long)r.read,
-                   (unsigned long long)r.faults, r.seconds, r.osd_bytes);
+        bench_json_row(o->json, "\"bench\": \"randwrite\", \"tracking\": \"%s\", \"writes\": %u, \"region\": %zu, "
+                       "\"cache\": %zu, \"distinct_pages\": %llu, \"dirtied_pages\": %llu, \"bytes_written\": %llu, "
+                       "\"bytes_read\": %llu, \"faults\": %llu, \"seconds\": %.3f, \"osd_bytes\": %.0f",
+                       k ? "chunk" : "page", writes, size, cache, (unsigned long long)r.distinct_pages,
+                       (unsigned long long)r.dirtied, (unsigned long long)r.written, (unsigned long long)r.read,
+                       (unsigned long long)r.faults, r.seconds, r.osd_bytes);
         if (r.osd_bytes >= 0)
             printf("  %-22s %10s %10s %11.1f MB %14s %10s %9.3fx\n", "  received by the OSDs", "", "",
                    r.osd_bytes / 1e6, "", "", r.osd_bytes / ((double)r.dirtied * page));

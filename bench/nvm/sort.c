@@ -110,9 +110,10 @@ int bench_sort(const bench_opts_t *o)
             printf("  %-10s %10.2f %14s %14s %14s\n", names[m], secs, "-", "-", "-");
         else
             printf("  %-10s %10.2f %11.0f MB %11.0f MB %11.0f MB\n", names[m], secs, rd / 1e6, wr / 1e6, held / 1e6);
-        bench_json(o, "\"bench\": \"sort\", \"on\": \"%s\", \"bytes\": %zu, \"cache\": %zu, \"seconds\": %.3f, "
-                      "\"store_read\": %llu, \"store_written\": %llu, \"dram_held\": %.0f",
-                   names[m], bytes, cache, secs, (unsigned long long)rd, (unsigned long long)wr, held);
+        bench_json_row(o->json,
+                       "\"bench\": \"sort\", \"on\": \"%s\", \"bytes\": %zu, \"cache\": %zu, \"seconds\": %.3f, "
+                       "\"store_read\": %llu, \"store_written\": %llu, \"dram_held\": %.0f",
+                       names[m], bytes, cache, secs, (unsigned long long)rd, (unsigned long long)wr, held);
     }
     printf("  mmap: store traffic from /proc/self/io (the kernel's own I/O for this process); paged: loci's counters.\n");
     return 0;

@@ -165,13 +165,13 @@ int bench_stream(const bench_opts_t *o, bool read, bool write)
                        rel, held_mb, cpu_gb);
             else
                 printf("  %-6s %-5s %12.0f %14s %14s %9s %14s\n", "dram", label, triad, "-", "-", "-", "-");
-            bench_json(o, "\"bench\": \"stream\", \"mode\": \"%s\", \"ssd\": \"%s\", \"array_bytes\": %zu, "
-                          "\"cache\": %zu, \"seconds\": %.4f, \"triad_mbps\": %.1f, \"ssd_mbps\": %.1f, "
-                          "\"raw_read_mbps\": %.1f, \"ssd_over_raw\": %.3f, \"dram_held_mb\": %.1f, \"cpu_s_per_gb\": %.3f, \"store_read\": %llu, "
-                          "\"store_written\": %llu",
-                       s ? modes[m] : "dram", label, bytes, cache, secs, triad, nssd ? ssd : 0, rawm, rel,
-                       nssd ? held_mb : 0, nssd ? cpu_gb : 0, (unsigned long long)(s1.bytes_read - s0.bytes_read),
-                       (unsigned long long)(s1.bytes_written - s0.bytes_written));
+            bench_json_row(o->json, "\"bench\": \"stream\", \"mode\": \"%s\", \"ssd\": \"%s\", \"array_bytes\": %zu, "
+                           "\"cache\": %zu, \"seconds\": %.4f, \"triad_mbps\": %.1f, \"ssd_mbps\": %.1f, "
+                           "\"raw_read_mbps\": %.1f, \"ssd_over_raw\": %.3f, \"dram_held_mb\": %.1f, \"cpu_s_per_gb\": %.3f, \"store_read\": %llu, "
+                           "\"store_written\": %llu",
+                           s ? modes[m] : "dram", label, bytes, cache, secs, triad, nssd ? ssd : 0, rawm, rel,
+                           nssd ? held_mb : 0, nssd ? cpu_gb : 0, (unsigned long long)(s1.bytes_read - s0.bytes_read),
+                           (unsigned long long)(s1.bytes_written - s0.bytes_written));
             for (int k = 0; k < 3; k++)
                 drop(&arr[k], intent);
         }

@@ -93,9 +93,10 @@ int main(int argc, char **argv)
                                 {"--repeats", 'i', &repeats}, {"--intent", 's', &intent},
                                 {"--budget-mb", 'm', &budget}, {"--seed", 'u', &seed},
                                 {"--touch", 's', &touch_arg}, {NULL, 0, NULL}};
-    bench_options(argc, argv, opts, quick,
+    bench_arguments(argc, argv, opts, quick,
                   "bench_shmem_alloc [--quick] [--sizes 8-2M] [--ops 20000] [--repeats 11] [--intent near=pe] "
-                  "[--budget-mb 2048] [--seed 42] [--touch first|none|pages]");
+                  "[--budget-mb 2048] [--seed 42] [--touch first|none|pages]",
+                  shmem_my_pe() == 0, shmem_global_exit);
     if (repeats < 1 || repeats > MAX_REPEATS || ops < 1 || budget == 0 || shmem_n_pes() != 1 ||
         bench_touch_parse(touch_arg, &touching) != 0) {
         fprintf(stderr, "bench_shmem_alloc: one PE, --repeats 1..%d, --ops >= 1, --budget-mb >= 1, "
@@ -103,7 +104,8 @@ int main(int argc, char **argv)
         shmem_global_exit(2);
     }
     size_t sizes[MAX_SIZES];
-    int nsizes = parse_sizes(sizes_arg, sizes, MAX_SIZES);
+    int nsizes = bench_sizes("bench_shmem_alloc", sizes_arg, sizes, MAX_SIZES, shmem_my_pe() == 0,
+                             shmem_global_exit);
     if (!(allocator = loci_allocator_create(intent))) {
         fprintf(stderr, "bench_shmem_alloc: intent \"%s\": %s\n", intent, loci_last_error());
         shmem_global_exit(2);
@@ -143,8 +145,8 @@ int main(int argc, char **argv)
         worst = ratio > worst ? ratio : worst;
         over += ratio > 1.05;
         char sz[32];
-        printf("%8s %6zu %9.1f %10.1f %9.1f %15.3fx\n", size_str(sizes[s], sz, sizeof sz), n, med[SHMEM],
-               med[PARTITION], med[LOCI], ratio);
+        printf("%8s %6zu %9.1f %10.1f %9.1f %15.3fx\n", bench_size_label(sizes[s], false, sz, sizeof sz), n,
+               med[SHMEM], med[PARTITION], med[LOCI], ratio);
         fprintf(stderr, "bench_shmem_alloc: %d/%d sizes\r", s + 1, nsizes);
         fflush(stdout);
     }

@@ -1,52 +1,20 @@
 /*
- * What the OpenSHMEM benchmarks share beyond bench/mpi/common.h (clock,
- * medians, size lists): their options, the library's name for the tables'
- * headers, where an intent's memory is, and symmetric blocks by variant —
- * the default heap or a partition.
+ * What the OpenSHMEM benchmarks share beyond bench/common (clock, medians,
+ * size lists, command lines): the library's name for the tables' headers, where an intent's memory is, and
+ * symmetric blocks by variant — the default heap or a partition.
  */
 #ifndef LOCI_BENCH_SHMEM_H
 #define LOCI_BENCH_SHMEM_H
 
-#include "common.h"
+#include "arguments.h"
+#include "median.h"
+#include "size_list.h"
+#include "timing.h"
 
 #include <loci.h>
 #include <loci_shmem.h>
 #include <shmem.h>
-
-/* One "--name value" option: 's' a string, 'i' an int, 'u' a uint64_t, 'm' MiB into a size_t. */
-typedef struct {
-    const char *name;
-    char type;
-    void *value;
-} bench_opt_t;
-
-/* Parse argv: "--quick" runs quick() (smoke-run settings), the rest fills
- * opts. On anything else PE 0 prints usage and the job stops. */
-static inline void bench_options(int argc, char **argv, const bench_opt_t *opts, void (*quick)(void),
-                                 const char *usage)
-{
-    for (int i = 1; i < argc; i++) {
-        const bench_opt_t *o = opts;
-        if (!strcmp(argv[i], "--quick")) {
-            quick();
-            continue;
-        }
-        while (o->name && (strcmp(argv[i], o->name) || i + 1 >= argc))
-            o++;
-        if (!o->name) {
-            if (shmem_my_pe() == 0)
-                fprintf(stderr, "usage: %s\n", usage);
-            shmem_global_exit(2);
-        }
-        const char *v = argv[++i];
-        switch (o->type) {
-        case 's': *(const char **)o->value = v; break;
-        case 'i': *(int *)o->value = atoi(v); break;
-        case 'u': *(uint64_t *)o->value = strtoull(v, NULL, 10); break;
-        default: *(size_t *)o->value = (size_t)strtoull(v, NULL, 10) << 20; break;
-        }
-    }
-}
+#include <stdio.h>
 
 /* The name of the target an intent's memory goes to here, for the tables' headers. */
 static inline const char *target_of(const char *intent)

@@ -2,7 +2,7 @@
  * Graph500-style BFS (SharP §6.3) in OpenSHMEM, its data in a partition by
  * intent and in the default symmetric heap side by side.
  *
- * Graph: bench/graph500.h (shared with bench/mpi/bfs.c); vertex v belongs to PE
+ * Graph: bench/common/graph500.h (shared with bench/mpi/bfs.c); vertex v belongs to PE
  * v % npes. Every array — the adjacency (CSR), predecessors, frontiers,
  * send buffers and the receive buffer — is a symmetric block of the
  * variant, starting a page: shmem_align for "heap", shmemx_partition_align
@@ -20,9 +20,9 @@
  *                                     [--intent near=nic]
  */
 #include "bench_shmem.h"
-#include "../graph500.h"
+#include "graph500.h" /* bench/common */
 
-enum { HEAP, PARTITION, NVARIANTS, MAX_ROOTS = 64, NSUM = 3 };
+enum { HEAP, PARTITION, NVARIANTS, MAX_ROOTS = G500_MAX_ROOTS, NSUM = 3 };
 static const char *names[NVARIANTS] = {"heap", "partition"};
 
 static int me, npes;
@@ -101,16 +101,10 @@ static void destroy(data_t *d)
 static double bfs(data_t *d, int32_t root)
 {
     g500_bfs_t *b = &d->b;
-    for (int64_t i = 0; i < graph.nlocal; i++)
-        b->pred[i] = -1;
-    int64_t nfront = 0, *count = calloc((size_t)npes, sizeof *count);
-    if (root % npes == me) {
-        b->pred[root / npes] = root;
-        b->front[nfront++] = root;
-    }
+    int64_t nfront = g500_start(b, graph.nlocal, root), *count = calloc((size_t)npes, sizeof *count);
     int32_t *pairs = (int32_t *)(d->recv + 1);
     shmem_barrier_all();
-    double t0 = now_s();
+    double t0 = bench_now();
     for (;;) {
         int64_t nnext = g500_expand(b, nfront, count);
         for (int to = 0; to < npes; to++)
@@ -125,14 +119,11 @@ static double bfs(data_t *d, int32_t root)
         d->recv[0] = 0; /* before the sum: nobody adds to it until everybody is past it */
         long long total = nnext;
         sum_all(&total, 1);
-        int32_t *t = b->front;
-        b->front = b->next;
-        b->next = t;
-        nfront = nnext;
+        nfront = g500_advance(b, nnext);
         if (total == 0)
             break;
     }
-    double mine = now_s() - t0;
+    double mine = bench_now() - t0;
     free(count);
     return max_all(mine);
 }
@@ -152,6 +143,27 @@ static int64_t check(const data_t *d, int32_t root, int64_t *visited)
     }
     *visited = v3[1];
     return v3[0] / 2;
+}
+
+static data_t d[NVARIANTS];
+
+/* What g500_compare calls: the variants by number, the reduction, the stop. */
+static double bfs_of(int k, int32_t root) { return bfs(&d[k], root); }
+static int64_t check_of(int k, int32_t root, int64_t *visited) { return check(&d[k], root, visited); }
+
+static int64_t total(int64_t v)
+{
+    long long sum = v;
+    sum_all(&sum, 1);
+    return sum;
+}
+
+static void differ(int32_t root, const int64_t visited[2])
+{
+    if (me == 0)
+        fprintf(stderr, "bench_shmem_bfs: root %d: %lld vertices visited in the %s, %lld in the %s\n", root,
+                (long long)visited[HEAP], names[HEAP], (long long)visited[PARTITION], names[PARTITION]);
+    shmem_global_exit(1);
 }
 
 static int scale = 16, edgefactor = 16, nroots = 64;
@@ -174,16 +186,17 @@ int main(int argc, char **argv)
     const bench_opt_t opts[] = {{"--scale", 'i', &scale}, {"--edgefactor", 'i', &edgefactor},
                                 {"--roots", 'i', &nroots}, {"--seed", 'u', &seed}, {"--intent", 's', &intent},
                                 {NULL, 0, NULL}};
-    bench_options(argc, argv, opts, quick,
+    bench_arguments(argc, argv, opts, quick,
                   "bench_shmem_bfs [--quick] [--scale 16] [--edgefactor 16] [--roots 64] [--seed 1] "
-                  "[--intent near=nic]");
+                  "[--intent near=nic]",
+                  shmem_my_pe() == 0, shmem_global_exit);
     if (scale < 1 || scale > 30 || edgefactor < 1 || nroots < 1 || nroots > MAX_ROOTS) {
         if (me == 0)
             fprintf(stderr, "bench_shmem_bfs: --scale 1..30, --edgefactor >= 1, --roots 1..%d\n", MAX_ROOTS);
         shmem_global_exit(2);
     }
     shmem_barrier_all(); /* the pSyncs are ready everywhere */
-    double tg = now_s();
+    double tg = bench_now();
     if (kron_build(&graph, scale, edgefactor, seed, me, npes) != 0) {
         fprintf(stderr, "PE %d: bench_shmem_bfs: out of memory building the graph\n", me);
         shmem_global_exit(1);
@@ -195,20 +208,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "PE %d: bench_shmem_bfs: %s\n", me, shmemx_hhm_last_error());
         shmem_global_exit(2);
     }
-    data_t d[NVARIANTS];
     build(&d[HEAP], -1);
     build(&d[PARTITION], part);
-    tg = now_s() - tg;
+    tg = bench_now() - tg;
 
-    int32_t roots[MAX_ROOTS]; /* vertices with edges, the same on every PE */
-    uint64_t rs = seed ^ 0x5851f42d4c957f2dull;
-    for (int r = 0; r < nroots;) {
-        int32_t c = (int32_t)(kron_mix(&rs) % (uint64_t)graph.nverts);
-        long long deg = c % npes == me ? graph.xoff[c / npes + 1] - graph.xoff[c / npes] : 0;
-        sum_all(&deg, 1);
-        if (deg)
-            roots[r++] = c;
-    }
+    int32_t roots[MAX_ROOTS];
+    g500_roots(&graph, seed, me, npes, total, roots, nroots);
     if (me == 0) {
         printf("BFS scale %d edgefactor %d (%lld vertices, %lld edges), %d PEs, %d roots; %s; partition \"%s\"; "
                "graph built in %.1f s\n", scale, edgefactor, (long long)graph.nverts, (long long)graph.nedges, npes,
@@ -216,35 +221,8 @@ int main(int argc, char **argv)
         printf("%5s %10s %10s %12s %12s %10s %8s\n", "root", "vertices", "edges", "heap MTEPS", "part MTEPS",
                "part/heap", "ms (heap)");
     }
-    double inv_sum[NVARIANTS] = {0, 0}, ratios[MAX_ROOTS];
-    for (int r = 0; r < nroots; r++) {
-        double teps[NVARIANTS], sec[NVARIANTS];
-        int64_t edges = 0, visited[NVARIANTS];
-        for (int j = 0; j < NVARIANTS; j++) {
-            int k = (j + r) % NVARIANTS; /* alternate which variant goes first */
-            sec[k] = bfs(&d[k], roots[r]);
-            edges = check(&d[k], roots[r], &visited[k]);
-            teps[k] = (double)edges / sec[k];
-            inv_sum[k] += 1 / teps[k];
-        }
-        if (visited[HEAP] != visited[PARTITION]) {
-            if (me == 0)
-                fprintf(stderr, "bench_shmem_bfs: root %d: %lld vertices visited in the %s, %lld in the %s\n", roots[r],
-                        (long long)visited[HEAP], names[HEAP], (long long)visited[PARTITION], names[PARTITION]);
-            shmem_global_exit(1);
-        }
-        ratios[r] = teps[PARTITION] / teps[HEAP];
-        if (me == 0) {
-            printf("%5d %10lld %10lld %12.2f %12.2f %9.3fx %8.2f\n", roots[r], (long long)visited[HEAP],
-                   (long long)edges, teps[HEAP] / 1e6, teps[PARTITION] / 1e6, ratios[r], sec[HEAP] * 1e3);
-            fflush(stdout);
-        }
-    }
-    if (me == 0) {
-        double h0 = nroots / inv_sum[HEAP], h1 = nroots / inv_sum[PARTITION];
-        printf("harmonic mean: heap %.2f MTEPS, partition %.2f MTEPS, partition/heap %.3fx (median per root %.3fx)\n",
-               h0 / 1e6, h1 / 1e6, h1 / h0, bench_median(ratios, nroots));
-    }
+    g500_compare_t compare = {{names[HEAP], names[PARTITION]}, "partition/heap", bfs_of, check_of, differ, me == 0};
+    g500_compare(&compare, roots, nroots);
     shmem_barrier_all();
     destroy(&d[PARTITION]);
     destroy(&d[HEAP]);

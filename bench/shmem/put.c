@@ -24,14 +24,14 @@ static double timed_puts(char *dst, const char *src, size_t size, int ops)
     shmem_barrier_all();
     if (me != 0)
         return 0;
-    double t0 = now_s();
+    double t0 = bench_now();
     for (int i = 0; i < ops; i++) {
         shmem_putmem(dst, src, size, 1);
         if ((i + 1) % QUIET_EVERY == 0)
             shmem_quiet();
     }
     shmem_quiet();
-    return now_s() - t0;
+    return bench_now() - t0;
 }
 
 static const char *sizes_arg = "8-1M", *intent = "near=nic";
@@ -50,15 +50,17 @@ int main(int argc, char **argv)
     me = shmem_my_pe();
     const bench_opt_t opts[] = {{"--sizes", 's', &sizes_arg}, {"--ops", 'i', &ops}, {"--repeats", 'i', &repeats},
                                 {"--intent", 's', &intent}, {NULL, 0, NULL}};
-    bench_options(argc, argv, opts, quick,
-                  "bench_shmem_put [--quick] [--sizes 8-1M] [--ops 10000] [--repeats 11] [--intent near=nic]");
+    bench_arguments(argc, argv, opts, quick,
+                  "bench_shmem_put [--quick] [--sizes 8-1M] [--ops 10000] [--repeats 11] [--intent near=nic]",
+                  shmem_my_pe() == 0, shmem_global_exit);
     if (shmem_n_pes() < 2 || repeats < 1 || repeats > MAX_REPEATS || ops < 1) {
         if (me == 0)
             fprintf(stderr, "bench_shmem_put: needs 2 PEs, --repeats 1..%d, --ops >= 1\n", MAX_REPEATS);
         shmem_global_exit(2);
     }
     size_t sizes[MAX_SIZES];
-    int nsizes = parse_sizes(sizes_arg, sizes, MAX_SIZES);
+    int nsizes = bench_sizes("bench_shmem_put", sizes_arg, sizes, MAX_SIZES, shmem_my_pe() == 0,
+                             shmem_global_exit);
     size_t max = 0;
     for (int s = 0; s < nsizes; s++)
         max = sizes[s] > max ? sizes[s] : max;
@@ -98,8 +100,9 @@ int main(int argc, char **argv)
                 rate[k] = ops / sec / 1e6;
             }
             char sz[32];
-            printf("%8s %12.1f %12.1f %8.3fx %11.3f %11.3f %8.3fx\n", size_str(sizes[s], sz, sizeof sz), bw[HEAP],
-                   bw[PARTITION], bw[PARTITION] / bw[HEAP], rate[HEAP], rate[PARTITION], rate[PARTITION] / rate[HEAP]);
+            bench_size_label(sizes[s], false, sz, sizeof sz);
+            printf("%8s %12.1f %12.1f %8.3fx %11.3f %11.3f %8.3fx\n", sz, bw[HEAP], bw[PARTITION],
+                   bw[PARTITION] / bw[HEAP], rate[HEAP], rate[PARTITION], rate[PARTITION] / rate[HEAP]);
             fflush(stdout);
             fprintf(stderr, "bench_shmem_put: %d/%d sizes\r", s + 1, nsizes);
         }

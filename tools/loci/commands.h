@@ -36,11 +36,12 @@ void progress_end(void);
 /** Done: erase the line (what follows on the terminal takes its place). */
 void progress_clear(void);
 
-/** Write s as a JSON string literal (quoted, escaped). */
-void json_string(FILE *f, const char *s);
-
-/** Apply `--from NODE` (the initiator to view the machine from); returns 0 or
+/** Apply `--from NODE` (the initiator to view the machine from, options.c); returns 0 or
  *  prints why not and returns 2 (usage error). */
 int tool_set_initiator(const char *arg);
+/** argv[*i] when it is an option of the commands that show the machine
+ *  (options.c): --json (sets *json) or --from NODE (applied; *i moves past
+ *  NODE). 0 taken, -1 none of them, 2 a wrong --from (said why). */
+int tool_view_option(int argc, char **argv, int *i, bool *json);
 
 #endif

@@ -1,5 +1,6 @@
 /* `loci info`: the memory targets of this machine, as a table or JSON. */
 #include "commands.h"
+#include "format.h"
 #include "loci.h"
 #include "os/cuda_driver.h"
 #include "topo/topo.h"
@@ -7,7 +8,6 @@
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <string.h>
 
 typedef struct {
     loci_target_info_t info;
@@ -26,28 +26,6 @@ static int read_row(const loci_target_t *t, row_t *r)
     loci_target_near_devices(t, "nic", r->nics, sizeof r->nics);
     loci_target_near_devices(t, "gpu", r->gpus, sizeof r->gpus);
     return 0;
-}
-
-static const char *fmt_bandwidth(uint64_t mbps, char *buf, size_t len)
-{
-    if (!mbps)
-        snprintf(buf, len, "?");
-    else if (mbps >= 1000)
-        snprintf(buf, len, "%.1f GB/s", mbps / 1000.0);
-    else
-        snprintf(buf, len, "%" PRIu64 " MB/s", mbps);
-    return buf;
-}
-
-static const char *fmt_latency(uint64_t ns, char *buf, size_t len)
-{
-    if (!ns)
-        snprintf(buf, len, "?");
-    else if (ns >= 10000)
-        snprintf(buf, len, "%.0f us", ns / 1000.0);
-    else
-        snprintf(buf, len, "%" PRIu64 " ns", ns);
-    return buf;
 }
 
 static const char *or_dash(const char *s) { return s && *s ? s : "-"; }
@@ -116,15 +94,12 @@ static void print_table(int n)
             continue;
         char cap[32], avail[32], bw[32], lat[32], node[8], src[40];
         snprintf(node, sizeof node, r.info.numa_node >= 0 ? "%d" : "-", r.info.numa_node);
-        if (strcmp(r.bandwidth_src, r.latency_src) == 0)
-            snprintf(src, sizeof src, "%s", r.bandwidth_src);
-        else
-            snprintf(src, sizeof src, "%s/%s", r.bandwidth_src, r.latency_src);
         printf("%-8s %-5s %4s %10s %10s %10s %8s  %-17s %-10s %-12s %s\n", r.info.name, r.info.kind,
                node, units_format_size(r.info.capacity, cap, sizeof cap),
                units_format_size(r.info.available, avail, sizeof avail),
-               fmt_bandwidth(r.info.bandwidth_mbps, bw, sizeof bw),
-               fmt_latency(r.info.latency_ns, lat, sizeof lat), src, or_dash(r.cpus), or_dash(r.nics),
+               format_bandwidth(r.info.bandwidth_mbps, bw, sizeof bw),
+               format_latency(r.info.latency_ns, lat, sizeof lat),
+               format_sources(r.bandwidth_src, r.latency_src, src, sizeof src), or_dash(r.cpus), or_dash(r.nics),
                or_dash(r.gpus));
         if (r.path)
             printf("%8s directory %s\n", "", r.path);
@@ -136,19 +111,6 @@ static void print_table(int n)
     }
     print_gpus(topo);
     printf("\nSources: config > measured (loci bench --save) > hmat > hwloc > os > distance > default.\n");
-}
-
-static void json_list(const char *key, const char *csv)
-{
-    printf("\"%s\": [", key);
-    char copy[256];
-    snprintf(copy, sizeof copy, "%s", csv);
-    int k = 0;
-    for (char *save, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        printf(k++ ? ", " : "");
-        json_string(stdout, tok);
-    }
-    printf("]");
 }
 
 static void print_json(int n)
@@ -196,9 +158,9 @@ static void print_json(int n)
         printf(", \"cpus\": ");
         json_string(stdout, r.cpus);
         printf(",\n     ");
-        json_list("nics", r.nics);
+        json_list(stdout, "nics", r.nics);
         printf(", ");
-        json_list("gpus", r.gpus);
+        json_list(stdout, "gpus", r.gpus);
         printf("}%s\n", i + 1 < n ? "," : "");
     }
     printf("  ],\n  \"devices\": [\n");
@@ -216,13 +178,10 @@ int cmd_info(int argc, char **argv)
 {
     bool json = false;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = true;
-        else if (strcmp(argv[i], "--from") == 0) {
-            int rc = tool_set_initiator(i + 1 < argc ? argv[++i] : NULL);
-            if (rc)
-                return rc;
-        } else {
+        int rc = tool_view_option(argc, argv, &i, &json);
+        if (rc > 0)
+            return rc;
+        if (rc < 0) {
             fprintf(stderr, "loci info: unknown option '%s'; usage: loci info [--json] [--from NODE]\n",
                     argv[i]);
             return 2;

@@ -2,10 +2,7 @@
 #include "commands.h"
 #include "loci.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -29,39 +26,6 @@ static void usage(FILE *f)
     fprintf(f, "\nenvironment: LOCI_TOPOLOGY=file.xml (simulate a machine), LOCI_CONFIG=file.ini,\n"
                "LOCI_STORE_DIR=dir (ssd0), LOCI_LOG=error|warn|info|debug, LOCI_PROGRESS=1|0 (progress on\n"
                "stderr always|never; default: when it is a terminal). See docs/.\n");
-}
-
-void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-int tool_set_initiator(const char *arg)
-{
-    /* digits only: no sign (-1 would mean "follow the CPU"), no hex, nothing beyond int */
-    char *end;
-    errno = 0;
-    long node = arg && *arg >= '0' && *arg <= '9' ? strtol(arg, &end, 10) : -1;
-    if (node < 0 || *end || errno || node > INT_MAX) {
-        fprintf(stderr, "loci: --from %s: expected a NUMA node number (0 to %d, digits only)\n", arg ? arg : "(missing)",
-                INT_MAX);
-        return 2;
-    }
-    if (loci_initiator_set((int)node) != 0) {
-        fprintf(stderr, "loci: %s\n", loci_last_error());
-        return 2;
-    }
-    return 0;
 }
 
 int main(int argc, char **argv)

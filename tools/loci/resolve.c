@@ -1,6 +1,7 @@
 /* `loci resolve "<intent>"`: the ranked candidates of an intent on this
  * machine, with their figures, and why every other target was dropped. */
 #include "commands.h"
+#include "format.h"
 #include "intent/intent.h"
 
 #include <inttypes.h>
@@ -43,13 +44,12 @@ int cmd_resolve(int argc, char **argv)
     const char *text = NULL;
     bool json = false;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = true;
-        else if (strcmp(argv[i], "--from") == 0) {
-            int rc = tool_set_initiator(i + 1 < argc ? argv[++i] : NULL);
-            if (rc)
-                return rc;
-        } else if (!text)
+        int rc = tool_view_option(argc, argv, &i, &json);
+        if (rc > 0)
+            return rc;
+        if (rc == 0)
+            continue;
+        if (!text)
             text = argv[i];
         else {
             fprintf(stderr, "usage: loci resolve \"<intent>\" [--json] [--from NODE]\n");

@@ -5,6 +5,7 @@
 #include "os/vm.h"
 #include "alloc/allocator.h"
 #include "commands.h"
+#include "format.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -50,11 +51,9 @@ int cmd_weights(int argc, char **argv)
         unsigned w;
         if (kernel && vm_interleave_weight(nodes[i], &w) == 0)
             snprintf(now, sizeof now, "%u", w);
-        char bws[32] = "?";
-        if (bw[i])
-            snprintf(bws, sizeof bws, "%.1f GB/s", bw[i] / 1000.0);
-        printf("%-6d %-12s %14s %7u %7s\n", nodes[i], topo_target_of_node((topo_t *)t, nodes[i])->name, bws,
-               want[i], now);
+        char bws[32];
+        printf("%-6d %-12s %14s %7u %7s\n", nodes[i], topo_target_of_node((topo_t *)t, nodes[i])->name,
+               format_bandwidth_gbps(bw[i], bws, sizeof bws), want[i], now);
     }
     if (!known)
         printf("a bandwidth is unknown: the weights stay even (set figures in LOCI_CONFIG, docs/DISCOVERY.md)\n");
