@@ -145,12 +145,11 @@ static int plan(const char *ckpt, const ckpt_manifest_t *m, const ckpt_item_t *i
         return 0;
     region_chunks_t rc;
     int r = paged_chunks(it->base, &rc);
-    if (r == LOCI_ENOTSUP)
-        return 0;
     if (r != 0)
         return ckpt_fail_in(r, "region \"%s\"", it->name);
-    if (rc.chunk != v->chunk || rc.nchunks != v->nchunks) {
-        close(rc.dirfd);
+    if (rc.dirfd < 0 || rc.chunk != v->chunk || rc.nchunks != v->nchunks) { /* copied back instead */
+        if (rc.dirfd >= 0)
+            close(rc.dirfd);
         return 0;
     }
     p->dirfd = rc.dirfd;

@@ -354,18 +354,15 @@ static int save_item(save_t *sv, const ckpt_item_t *it)
     sv->st.bytes += it->size;
     if (!it->paged)
         return save_memory(sv, it);
-    store_t *st = paged_store(it->base);
-    if (!st)
-        return ckpt_fail_in(ckpt_code_of(errno), "region \"%s\"", it->name);
-    struct rados_pool *rp = store_rados_region_pool(st);
-    if (rp && store_rados_chunk(st) <= CKPT_CHUNK)
-        return save_snapshot(sv, it, st, rp);
     region_chunks_t rc;
-    int r = paged_chunks(it->base, &rc);
-    if (r == LOCI_ENOTSUP)
-        return save_memory(sv, it); /* flat: its memory is all there is */
+    int r = paged_chunks(it->base, &rc); /* written back and durable: the one flush of this save */
     if (r != 0)
         return ckpt_fail_in(r, "region \"%s\"", it->name);
+    struct rados_pool *rp = store_rados_region_pool(rc.store);
+    if (rp && store_rados_chunk(rc.store) <= CKPT_CHUNK)
+        return save_snapshot(sv, it, rc.store, rp);
+    if (rc.dirfd < 0)
+        return save_memory(sv, it); /* no chunk files (a flat file, or big chunks in the job store): copied */
     r = save_chunk_files(sv, it, &rc);
     close(rc.dirfd);
     return r;
