@@ -50,7 +50,7 @@ const char *ckpt_drain_target(void)
 }
 
 /* Chunk i of v (a pool file of s) into the store, unless it is there. */
-static int drain_chunk(const ckpt_store_t *s, struct rados_pool *rp, const ckpt_var_t *v, uint64_t i,
+static int drain_chunk(const ckpt_dir_t *d, struct rados_pool *rp, const ckpt_var_t *v, uint64_t i,
                        unsigned char *buf, uint64_t *sent)
 {
     char oid[64], id[17];
@@ -61,16 +61,16 @@ static int drain_chunk(const ckpt_store_t *s, struct rados_pool *rp, const ckpt_
         return 0;
     if (rc != LOCI_ENOENT)
         return rc;
-    int fd = openat(s->pool, id, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = openat(d->pool, id, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return loci__fail(LOCI_ENOENT, "%s/chunks/%s: %s", s->path, id, strerror(errno));
+        return loci__fail(LOCI_ENOENT, "%s/chunks/%s: %s", d->path, id, strerror(errno));
     ssize_t got = pread(fd, buf, v->chunk, 0); /* a chunk is at most that */
     close(fd);
     if (got < 0)
-        return loci__fail(LOCI_EIO, "%s/chunks/%s: %s", s->path, id, strerror(errno));
+        return loci__fail(LOCI_EIO, "%s/chunks/%s: %s", d->path, id, strerror(errno));
     /* what goes to the store is what the manifest says: a bad chunk stops here */
     if (!ckpt_sum_equal(XXH3_128bits(buf, (size_t)got), v->chunks[i].sum))
-        return loci__fail(LOCI_EIO, "%s/chunks/%s fails its checksum: not drained", s->path, id);
+        return loci__fail(LOCI_EIO, "%s/chunks/%s fails its checksum: not drained", d->path, id);
     if ((rc = rados_object_put(rp, oid, buf, (size_t)got)) == 0)
         *sent += (uint64_t)got;
     return rc;
@@ -87,24 +87,24 @@ static int ckpt_drain_now(const char *name, const char *target, uint64_t *sent)
     int rc = ckpt_store_guard(rp, false, &guard);
     if (rc != 0)
         return ckpt_fail_in(rc, "checkpoint \"%s\" not drained", name);
-    ckpt_store_t s;
-    if ((rc = ckpt_store_open(&s, false, false)) != 0) {
+    ckpt_dir_t d;
+    if ((rc = ckpt_dir_open(&d, false, false)) != 0) {
         ckpt_store_unguard(guard);
         return rc;
     }
     ckpt_manifest_t m = {0}, there;
     unsigned char *buf = malloc(CKPT_CHUNK);
-    rc = buf ? ckpt_manifest_read(s.dir, name, &m) : loci__fail(LOCI_ENOMEM, "out of memory draining");
+    rc = buf ? ckpt_manifest_read(d.fd, name, &m) : loci__fail(LOCI_ENOMEM, "out of memory draining");
     /* Saves go on meanwhile: pool files never change, and one that a GC
      * removes (its checkpoint replaced) ends this drain; the save that
      * replaced it queued its own. */
-    flock(s.dir, LOCK_UN);
+    flock(d.fd, LOCK_UN);
     if (rc == 0 && ckpt_store_manifest_get(rp, name, &there) == 0) {
         bool same = ckpt_sum_equal(there.sum, m.sum);
         ckpt_manifest_free(&there);
         if (same) { /* drained before */
             ckpt_manifest_free(&m);
-            ckpt_store_close(&s);
+            ckpt_dir_close(&d);
             ckpt_store_unguard(guard);
             free(buf);
             return 0;
@@ -120,7 +120,7 @@ static int ckpt_drain_now(const char *name, const char *target, uint64_t *sent)
         for (uint64_t i = 0; rc == 0 && !m.vars[k].snap && i < m.vars[k].nchunks; i++) {
             if (m.vars[k].chunks[i].id == CKPT_ZERO)
                 continue;
-            if ((rc = drain_chunk(&s, rp, &m.vars[k], i, buf, sent)) != 0)
+            if ((rc = drain_chunk(&d, rp, &m.vars[k], i, buf, sent)) != 0)
                 rc = ckpt_fail_in(rc, "checkpoint \"%s\" not drained to %s: variable \"%s\", chunk %llu", name,
                                   target, m.vars[k].name, (unsigned long long)i);
             else
@@ -133,7 +133,7 @@ static int ckpt_drain_now(const char *name, const char *target, uint64_t *sent)
         rc = ckpt_store_manifest_put_to(rp, name, text, len);
     free(text);
     ckpt_manifest_free(&m);
-    ckpt_store_close(&s);
+    ckpt_dir_close(&d);
     ckpt_store_unguard(guard);
     free(buf);
     return rc;
@@ -189,14 +189,14 @@ static int resume_one(int dirfd, const char *path, const char *entry, void *arg)
 static void resume_pending(void)
 {
     static bool resumed;
-    ckpt_store_t s;
-    if (resumed || ckpt_store_open(&s, false, false) != 0)
+    ckpt_dir_t d;
+    if (resumed || ckpt_dir_open(&d, false, false) != 0)
         return;
     resumed = true;
     pthread_mutex_lock(&lock);
-    dir_each_entry(s.dir, s.path, resume_one, NULL);
+    dir_each_entry(d.fd, d.path, resume_one, NULL);
     pthread_mutex_unlock(&lock);
-    ckpt_store_close(&s);
+    ckpt_dir_close(&d);
 }
 
 /* The drain thread's progress hook: how far its job is, for loci_ckpt_list. */
