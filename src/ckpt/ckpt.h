@@ -49,6 +49,10 @@ typedef struct {
     bool paged; /* a mode=paged region: maybe in chunk layout */
 } ckpt_item_t;
 
+/** The check at the entry of every operation on checkpoint `ckpt`: the
+ *  topology discovered, the name checked (LOCI_EINVAL naming the rule). */
+int ckpt_entry_check(const char *ckpt);
+
 /** What saving or restoring checkpoint `ckpt` works on: its name checked,
  *  then the registered variables and the persistent regions open read-write
  *  in this process, as they are now (malloc'd; free it). LOCI_ENOENT
@@ -152,6 +156,10 @@ typedef struct {
  *  LOCI_ENOENT when it does not exist and !create. */
 int ckpt_dir_open(ckpt_dir_t *d, bool exclusive, bool create);
 void ckpt_dir_close(ckpt_dir_t *d);
+
+/** Call fn(name, arg) for each checkpoint whose manifest "<name>.manifest" is
+ *  in the checkpoint directory, stopping at the first nonzero return (returned). */
+int ckpt_dir_manifest_each(const ckpt_dir_t *d, int (*fn)(const char *name, void *arg), void *arg);
 
 /** "%016llx": the file name of pool id `id`. */
 void ckpt_id_name(uint64_t id, char out[17]);

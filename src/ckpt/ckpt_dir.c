@@ -133,6 +133,26 @@ void ckpt_dir_close(ckpt_dir_t *d)
     close(d->fd); /* drops the lock */
 }
 
+typedef struct {
+    int (*fn)(const char *name, void *arg);
+    void *arg;
+} each_t;
+
+/* Manifests only: "<name>.manifest", not chunks/ nor temporaries. */
+static int each_manifest(int dirfd, const char *path, const char *entry, void *arg)
+{
+    (void)dirfd, (void)path;
+    const each_t *e = arg;
+    char name[NVM_NAME_MAX + 1];
+    return ckpt_manifest_name(entry, name) ? e->fn(name, e->arg) : 0;
+}
+
+int ckpt_dir_manifest_each(const ckpt_dir_t *d, int (*fn)(const char *name, void *arg), void *arg)
+{
+    each_t e = {fn, arg};
+    return dir_each_entry(d->fd, d->path, each_manifest, &e);
+}
+
 void ckpt_id_name(uint64_t id, char out[17]) { snprintf(out, 17, "%016" PRIx64, id); }
 
 static uint64_t fresh_id(void)

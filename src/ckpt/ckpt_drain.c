@@ -9,7 +9,6 @@
  * level 2 as it was, plus chunk objects no manifest names yet: only whole
  * checkpoints are visible there. The next process drains what is pending.
  */
-#include "dirs.h"
 #include "ckpt/ckpt.h"
 #include "rados/rados_pool.h"
 
@@ -174,11 +173,10 @@ static job_t *enqueue(const char *name)
     return jb;
 }
 
-static int resume_one(int dirfd, const char *path, const char *entry, void *arg)
+static int resume_one(const char *name, void *arg)
 {
-    (void)dirfd, (void)path, (void)arg;
-    char name[NVM_NAME_MAX + 1];
-    if (ckpt_manifest_name(entry, name) && !find(name))
+    (void)arg;
+    if (!find(name))
         enqueue(name); /* one drained already costs a look at its manifest in the store */
     return 0;
 }
@@ -194,7 +192,7 @@ static void resume_pending(void)
         return;
     resumed = true;
     pthread_mutex_lock(&lock);
-    dir_each_entry(d.fd, d.path, resume_one, NULL);
+    ckpt_dir_manifest_each(&d, resume_one, NULL);
     pthread_mutex_unlock(&lock);
     ckpt_dir_close(&d);
 }
@@ -307,9 +305,7 @@ bool ckpt_drain_pending(const char *name)
 
 int loci_ckpt_wait(const char *ckpt)
 {
-    int rc = topo_ensure();
-    if (rc == 0)
-        rc = nvm_check_name("checkpoint", ckpt);
+    int rc = ckpt_entry_check(ckpt);
     if (rc != 0)
         return rc;
     const char *target = ckpt_drain_target();
@@ -333,9 +329,7 @@ int loci_ckpt_wait(const char *ckpt)
 
 int loci_ckpt_drain(const char *ckpt, const char *target)
 {
-    int rc = topo_ensure();
-    if (rc == 0)
-        rc = nvm_check_name("checkpoint", ckpt);
+    int rc = ckpt_entry_check(ckpt);
     if (rc == 0 && !target && !(target = ckpt_drain_target()))
         rc = loci__fail(LOCI_EINVAL, "no target to drain checkpoint \"%s\" to: give one, or configure "
                                      "[checkpoint] drain = TARGET in LOCI_CONFIG", ckpt);

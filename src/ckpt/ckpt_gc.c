@@ -63,40 +63,33 @@ static int add_manifest(infos_t *l, const ckpt_manifest_t *m, unsigned level)
     return 0;
 }
 
-static int add_info(int dirfd, const char *path, const char *entry, void *arg)
+/* Manifest m of `level`, just read (rc: how that went), into the list; one
+ * that cannot be read is warned about and left out. */
+static int add_read(infos_t *l, int rc, ckpt_manifest_t *m, unsigned level)
 {
-    (void)dirfd, (void)path;
-    infos_t *l = arg;
-    char name[NVM_NAME_MAX + 1];
-    if (!ckpt_manifest_name(entry, name))
-        return 0;
-    ckpt_manifest_t m;
-    int rc = ckpt_manifest_read(l->dir->fd, name, &m);
     if (rc == LOCI_ENOMEM)
         return rc;
     if (rc != 0) {
         loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
         return 0;
     }
-    rc = add_manifest(l, &m, LOCI_CKPT_LOCAL);
-    ckpt_manifest_free(&m);
+    rc = add_manifest(l, m, level);
+    ckpt_manifest_free(m);
     return rc;
+}
+
+static int add_info(const char *name, void *arg)
+{
+    infos_t *l = arg;
+    ckpt_manifest_t m;
+    return add_read(l, ckpt_manifest_read(l->dir->fd, name, &m), &m, LOCI_CKPT_LOCAL);
 }
 
 static int add_stored_info(const char *name, void *arg)
 {
     infos_t *l = arg;
     ckpt_manifest_t m;
-    int rc = ckpt_store_manifest_get(l->rp, name, &m);
-    if (rc == LOCI_ENOMEM)
-        return rc;
-    if (rc != 0) {
-        loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
-        return 0;
-    }
-    rc = add_manifest(l, &m, LOCI_CKPT_STORE);
-    ckpt_manifest_free(&m);
-    return rc;
+    return add_read(l, ckpt_store_manifest_get(l->rp, name, &m), &m, LOCI_CKPT_STORE);
 }
 
 static int by_seq(const void *a, const void *b)
@@ -121,7 +114,7 @@ int loci_ckpt_list(loci_ckpt_info_t *out, int max)
         return rc;
     if (rc == 0) {
         l.dir = &d;
-        rc = dir_each_entry(d.fd, d.path, add_info, &l);
+        rc = ckpt_dir_manifest_each(&d, add_info, &l);
         ckpt_dir_close(&d);
     } else {
         rc = 0;
@@ -160,9 +153,7 @@ static int remove_stored(const char *ckpt)
 
 int loci_ckpt_remove(const char *ckpt)
 {
-    int rc = topo_ensure();
-    if (rc == 0)
-        rc = nvm_check_name("checkpoint", ckpt);
+    int rc = ckpt_entry_check(ckpt);
     ckpt_dir_t d;
     if (rc == 0 && (rc = ckpt_dir_open(&d, true, false)) == LOCI_ENOENT)
         return remove_stored(ckpt);
@@ -241,13 +232,9 @@ void ckpt_ids_free(ckpt_ids_t *ids)
     *ids = (ckpt_ids_t){0};
 }
 
-static int mark(int dirfd, const char *path, const char *entry, void *arg)
+static int mark(const char *name, void *arg)
 {
-    (void)dirfd, (void)path;
     gc_t *g = arg;
-    char name[NVM_NAME_MAX + 1];
-    if (!ckpt_manifest_name(entry, name))
-        return 0;
     ckpt_manifest_t m;
     int rc = ckpt_manifest_read(g->dir->fd, name, &m);
     if (rc != 0) /* its chunks cannot be told: deleting anything could lose them */
@@ -319,7 +306,7 @@ int loci_ckpt_gc(loci_ckpt_gc_stats_t *out)
     gc_t g = {.dir = &d};
     char pool[sizeof d.path + 8];
     snprintf(pool, sizeof pool, "%s/chunks", d.path);
-    rc = dir_each_entry(d.fd, d.path, mark, &g);
+    rc = ckpt_dir_manifest_each(&d, mark, &g);
     if (rc == 0) {
         ckpt_ids_sort(&g.ids);
         rc = dir_each_entry(d.pool, pool, sweep_pool, &g);

@@ -25,17 +25,16 @@ typedef struct {
     const ckpt_var_t *v;
     int dirfd;    /* a region's chunk directory when its chunk files are relinked, else -1 */
     uint64_t *ino; /* then the inode of each of its chunk files now */
-    store_rados_snap_t *sn; /* a region saved on the store: read at its snapshot */
+    store_rados_snap_t *sn; /* a region saved in the job store: read at its snapshot */
 } plan_t;
 
 static const char *kind_name(ckpt_kind_t k) { return k == CKPT_REGION ? "region" : "variable"; }
 
-/* Chunk i of v against its checksum: a copied chunk has its exact length, a
- * linked chunk file at most that (its tail is zeros). */
-/* Where the chunks of a checkpoint are: this node's directory (level 1), or
- * the store it was drained to (level 2: rp set). */
+/* Where the chunks of a checkpoint are: this node's checkpoint directory
+ * (level 1), or the job store it was drained to (level 2: rp set). */
 typedef struct {
-    const ckpt_dir_t *dir;
+    ckpt_dir_t dir;
+    bool opened;           /* dir is open (and locked) */
     struct rados_pool *rp;
 } source_t;
 
@@ -49,6 +48,8 @@ static int get_drained(struct rados_pool *rp, const ckpt_var_t *v, uint64_t i, c
     return rc == LOCI_ENOENT ? loci__fail(LOCI_EIO, "object %s is missing from %s", oid, rados_pool_target(rp)) : rc;
 }
 
+/* Chunk i of v against its checksum: a copied chunk has its exact length, a
+ * linked chunk file at most that (its tail is zeros). */
 static int check_drained(struct rados_pool *rp, const char *ckpt, const ckpt_var_t *v, uint64_t i)
 {
     char *data = NULL;
@@ -158,7 +159,7 @@ static int plan(const char *ckpt, const ckpt_manifest_t *m, const ckpt_item_t *i
 
 static int copy_back(const source_t *src, const plan_t *p, unsigned char *buf)
 {
-    const ckpt_dir_t *d = src->dir;
+    const ckpt_dir_t *d = &src->dir;
     const ckpt_var_t *v = p->v;
     for (uint64_t i = 0; i < v->nchunks; i++) {
         size_t len = ckpt_chunk_len(v, i);
@@ -262,7 +263,7 @@ static int check_any(const source_t *src, store_rados_snap_t *sn, const char *ck
 {
     return sn ? check_snap_chunk(sn, ckpt, v, i, buf)
            : src->rp ? check_drained(src->rp, ckpt, v, i)
-                     : check_chunk(src->dir, ckpt, v, i, buf);
+                     : check_chunk(&src->dir, ckpt, v, i, buf);
 }
 
 static bool later(const ckpt_manifest_t *a, const ckpt_manifest_t *b)
@@ -294,18 +295,16 @@ static int newer_in_store(const char *ckpt, source_t *src, ckpt_manifest_t *m)
     return 0;
 }
 
-/* Checkpoint `ckpt`: from this node's directory (s opened, *opened), else
- * from the store it was drained to (level 2: with the directory or the
- * manifest gone, e.g. on another node). */
-static int load(const char *ckpt, ckpt_dir_t *d, bool *opened, source_t *src, ckpt_manifest_t *m)
+/* Checkpoint `ckpt`: from this node's checkpoint directory (opened in src),
+ * else from the job store it was drained to (level 2: with the directory or
+ * the manifest gone, e.g. on another node). unload(src) after, whatever the result. */
+static int load(const char *ckpt, source_t *src, ckpt_manifest_t *m)
 {
     *src = (source_t){0};
-    int rc = ckpt_dir_open(d, false, false);
-    *opened = rc == 0;
-    if (rc == 0) {
-        src->dir = d;
-        rc = ckpt_manifest_read(d->fd, ckpt, m);
-    }
+    int rc = ckpt_dir_open(&src->dir, false, false);
+    src->opened = rc == 0;
+    if (rc == 0)
+        rc = ckpt_manifest_read(src->dir.fd, ckpt, m);
     if (rc == 0)
         return newer_in_store(ckpt, src, m);
     if (rc != LOCI_ENOENT)
@@ -316,6 +315,13 @@ static int load(const char *ckpt, ckpt_dir_t *d, bool *opened, source_t *src, ck
     if (rc == LOCI_ENOENT)
         rc = loci__fail(rc, "%s; %s", local, loci_last_error());
     return rc;
+}
+
+static void unload(source_t *src)
+{
+    if (src->opened)
+        ckpt_dir_close(&src->dir);
+    src->opened = false;
 }
 
 static int restore(const char *ckpt, const source_t *src, const ckpt_manifest_t *m, const ckpt_item_t *items,
@@ -334,7 +340,7 @@ static int restore(const char *ckpt, const source_t *src, const ckpt_manifest_t 
             if (plans[k].v->chunks[i].id != CKPT_ZERO && (plans[k].dirfd < 0 || !in_place(&plans[k], i)))
                 rc = check_any(src, plans[k].sn, ckpt, plans[k].v, i, buf);
     for (size_t k = 0; k < n && rc == 0; k++)
-        rc = plans[k].dirfd >= 0 ? relink_back(src->dir, &plans[k], buf) : copy_back(src, &plans[k], buf);
+        rc = plans[k].dirfd >= 0 ? relink_back(&src->dir, &plans[k], buf) : copy_back(src, &plans[k], buf);
     for (size_t k = 0; plans && k < planned; k++) {
         if (plans[k].dirfd >= 0)
             close(plans[k].dirfd);
@@ -353,32 +359,25 @@ int loci_ckpt_restore(const char *ckpt)
     int rc = ckpt_begin(ckpt, "restore into", &items, &n);
     if (rc != 0)
         return rc;
-    ckpt_dir_t d;
-    bool opened;
     source_t src;
     ckpt_manifest_t m = {0};
-    if ((rc = load(ckpt, &d, &opened, &src, &m)) == 0)
+    if ((rc = load(ckpt, &src, &m)) == 0)
         rc = restore(ckpt, &src, &m, items, n);
     ckpt_manifest_free(&m);
-    if (opened)
-        ckpt_dir_close(&d);
+    unload(&src);
     free(items);
     return rc;
 }
 
 int loci_ckpt_verify(const char *ckpt)
 {
-    int rc = topo_ensure();
-    if (rc == 0)
-        rc = nvm_check_name("checkpoint", ckpt);
+    int rc = ckpt_entry_check(ckpt);
     if (rc != 0)
         return rc;
-    ckpt_dir_t d;
-    bool opened;
-    source_t src;
+    source_t src = {0};
     ckpt_manifest_t m = {0};
     unsigned char *buf = malloc(CKPT_CHUNK);
-    rc = buf ? load(ckpt, &d, &opened, &src, &m) : loci__fail(LOCI_ENOMEM, "out of memory verifying a checkpoint");
+    rc = buf ? load(ckpt, &src, &m) : loci__fail(LOCI_ENOMEM, "out of memory verifying a checkpoint");
     uint64_t bad = 0, total = 0, bytes = rc == 0 ? ckpt_stored_bytes(&m, true) : 0, done = 0;
     char first[1024] = "";
     for (size_t k = 0; rc == 0 && k < m.nvars; k++) {
@@ -407,7 +406,6 @@ int loci_ckpt_verify(const char *ckpt)
                         (unsigned long long)total);
     ckpt_manifest_free(&m);
     free(buf);
-    if (buf && opened)
-        ckpt_dir_close(&d);
+    unload(&src);
     return rc;
 }

@@ -18,7 +18,6 @@
  */
 #include "os/vm.h"
 #include "clock.h"
-#include "dirs.h"
 #include "ckpt/ckpt.h"
 #include "chunkstore/store.h"
 #include "paged/paged.h"
@@ -369,18 +368,16 @@ static int save_item(save_t *sv, const ckpt_item_t *it)
 }
 
 typedef struct {
-    int dir;                        /* the checkpoint directory */
+    const ckpt_dir_t *dir;
     uint64_t seq;                   /* highest save number so far */
     char best[NVM_NAME_MAX + 1];    /* its checkpoint */
 } latest_t;
 
-static int consider(int dirfd, const char *path, const char *entry, void *arg)
+static int consider(const char *name, void *arg)
 {
-    (void)dirfd, (void)path;
     latest_t *l = arg;
-    char name[NVM_NAME_MAX + 1];
     uint64_t q;
-    if (ckpt_manifest_name(entry, name) && (q = ckpt_manifest_seq(l->dir, name)) > l->seq) {
+    if ((q = ckpt_manifest_seq(l->dir->fd, name)) > l->seq) {
         l->seq = q;
         memcpy(l->best, name, sizeof l->best);
     }
@@ -391,8 +388,8 @@ static int consider(int dirfd, const char *path, const char *entry, void *arg)
  * that number. A corrupt one shares nothing (warned). */
 static int find_latest(ckpt_dir_t *d, ckpt_manifest_t *m, bool *have, uint64_t *seq)
 {
-    latest_t l = {.dir = d->fd};
-    int rc = dir_each_entry(d->fd, d->path, consider, &l);
+    latest_t l = {.dir = d};
+    int rc = ckpt_dir_manifest_each(d, consider, &l);
     const char *best = l.best;
     *seq = l.seq;
     *have = false;
