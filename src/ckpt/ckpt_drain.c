@@ -48,7 +48,7 @@ const char *ckpt_drain_target(void)
     return t;
 }
 
-/* Chunk i of v (a pool file of s) into the store, unless it is there. */
+/* Chunk i of v (a pool file of d) into the job store, unless it is there. */
 static int drain_chunk(const ckpt_dir_t *d, struct rados_pool *rp, const ckpt_var_t *v, uint64_t i,
                        unsigned char *buf, uint64_t *sent)
 {

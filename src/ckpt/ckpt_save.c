@@ -58,7 +58,7 @@ static ckpt_manifest_t cached;
 static char cached_dir[4096];
 static bool have_cached;
 
-/* Take the cached manifest into *m when it is `name`, save `seq`, of s. */
+/* Take the cached manifest into *m when it is `name`, save `seq`, of d. */
 static bool take_cached(ckpt_dir_t *d, const char *name, uint64_t seq, ckpt_manifest_t *m)
 {
     pthread_mutex_lock(&cache_lock);
@@ -73,7 +73,7 @@ static bool take_cached(ckpt_dir_t *d, const char *name, uint64_t seq, ckpt_mani
     return hit;
 }
 
-/* Keep *m (taken over) as the cached manifest of s. */
+/* Keep *m (taken over) as the cached manifest of d. */
 static void keep_cached(ckpt_dir_t *d, ckpt_manifest_t *m)
 {
     pthread_mutex_lock(&cache_lock);
