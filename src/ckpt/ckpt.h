@@ -1,18 +1,23 @@
 /*
  * Checkpoint and restart (loci.h "checkpoint"; docs/CHECKPOINT.md), the
- * layer above the regions (src/nvm):
+ * layer above the regions (src/nvm). Three places hold chunks, each with
+ * one name: the checkpoint directory (ckpt_dir_t: this node's level 1, its
+ * manifests and chunk pool), the job store (ckpt_store_*: a store target's
+ * RADOS pool, level 2 and the home of access=job regions), and a paged
+ * region's chunk store (src/chunkstore: what its cache writes back to).
  *
  *   ckpt_register.c  the registered variables (name, range), and what a save
  *                    or restore works on: them plus the regions open here
- *   ckpt_store.c     the checkpoint directory: where, its lock, the chunk
- *                    pool (ids, files, links, checksums)
+ *   ckpt_dir.c       the checkpoint directory: where, its lock, its manifests,
+ *                    the chunk pool (ids, files, links, checksums)
  *   ckpt_manifest.c  one checkpoint's manifest: written atomically, read back
  *                    with its checksum checked
  *   ckpt_save.c      loci_ckpt_save and its counters
  *   ckpt_restore.c   loci_ckpt_restore, loci_ckpt_verify
  *   ckpt_gc.c        loci_ckpt_list, loci_ckpt_remove, loci_ckpt_gc
- *   ckpt_snap.c      regions on the store: manifests in the store, GC of snapshots
- *   ckpt_drain.c     level 2: the drain to the store, loci_ckpt_wait, loci_ckpt_drain
+ *   ckpt_snap.c      regions in the job store: manifests there, GC of snapshots
+ *   ckpt_store_gc.c  drained chunks in the job store: their guard and GC
+ *   ckpt_drain.c     level 2: the drain to the job store, loci_ckpt_wait, loci_ckpt_drain
  *   ckpt_progress.c  progress of long operations, reported to the calling thread's hook
  */
 #ifndef LOCI_CKPT_H
@@ -43,6 +48,10 @@ typedef struct {
     size_t size;
     bool paged; /* a mode=paged region: maybe in chunk layout */
 } ckpt_item_t;
+
+/** The check at the entry of every operation on checkpoint `ckpt`: the
+ *  topology discovered, the name checked (LOCI_EINVAL naming the rule). */
+int ckpt_entry_check(const char *ckpt);
 
 /** What saving or restoring checkpoint `ckpt` works on: its name checked,
  *  then the registered variables and the persistent regions open read-write
@@ -132,30 +141,35 @@ bool ckpt_hex64(const char *s, uint64_t *out);
 /** "NAME" when file is "NAME.manifest" (a checkpoint's), into out; else false. */
 bool ckpt_manifest_name(const char *file, char out[NVM_NAME_MAX + 1]);
 
-/* ------------------------------------------------------------------ store -- */
+/* ------------------------------------------ the checkpoint directory (ckpt_dir.c) -- */
 
+/** This node's checkpoint directory (level 1): manifests and the chunk pool. */
 typedef struct {
-    char path[4096]; /* the checkpoint directory */
-    int dir;         /* it, flock'ed */
+    char path[4096]; /* where it is */
+    int fd;          /* it, flock'ed */
     int pool;        /* its chunks/ */
-} ckpt_store_t;
+} ckpt_dir_t;
 
 /** Open the checkpoint directory (LOCI_CKPT_DIR, else "<persist tier>/ckpt"),
  *  creating it and chunks/ when `create`, and lock it: exclusively for those
  *  that add or delete files (save, remove, gc), shared for readers.
  *  LOCI_ENOENT when it does not exist and !create. */
-int ckpt_store_open(ckpt_store_t *s, bool exclusive, bool create);
-void ckpt_store_close(ckpt_store_t *s);
+int ckpt_dir_open(ckpt_dir_t *d, bool exclusive, bool create);
+void ckpt_dir_close(ckpt_dir_t *d);
+
+/** Call fn(name, arg) for each checkpoint whose manifest "<name>.manifest" is
+ *  in the checkpoint directory, stopping at the first nonzero return (returned). */
+int ckpt_dir_manifest_each(const ckpt_dir_t *d, int (*fn)(const char *name, void *arg), void *arg);
 
 /** "%016llx": the file name of pool id `id`. */
 void ckpt_id_name(uint64_t id, char out[17]);
 
 /** Create a new pool file under a fresh random id: fd (write-only) or LOCI_E*. */
-int ckpt_pool_create(ckpt_store_t *s, uint64_t *id);
+int ckpt_pool_create(ckpt_dir_t *d, uint64_t *id);
 
 /** Hard-link file `name` of dirfd into the pool under a fresh id. 0,
  *  LOCI_ENOTSUP when they are on different file systems, or LOCI_E*. */
-int ckpt_pool_link(ckpt_store_t *s, int dirfd, const char *name, uint64_t *id);
+int ckpt_pool_link(ckpt_dir_t *d, int dirfd, const char *name, uint64_t *id);
 
 /** Checksum the whole file fd (from offset 0), reading it through buf
  *  (buflen bytes); its length goes to *bytes. `what` names it in errors. */
@@ -163,7 +177,7 @@ int ckpt_sum_fd(int fd, void *buf, size_t buflen, ckpt_sum_t *sum, uint64_t *byt
 
 /** Checksum and length of pool file `id`: LOCI_EIO (naming `what`) when it
  *  is missing or unreadable. */
-int ckpt_sum_pool(const ckpt_store_t *s, uint64_t id, void *buf, size_t buflen, ckpt_sum_t *sum, uint64_t *bytes,
+int ckpt_sum_pool(const ckpt_dir_t *d, uint64_t id, void *buf, size_t buflen, ckpt_sum_t *sum, uint64_t *bytes,
                   const char *what);
 
 /** Copy file `from` of dirfd `src` into the new, empty file `out` through
@@ -186,14 +200,14 @@ int ckpt_fail_in(int code, const char *fmt, ...) LOCI_PRINTF(2, 3);
  *  instead of a lookup per chunk. *out: malloc'd. 0 or LOCI_E*. */
 int ckpt_chunk_inodes(int dirfd, uint64_t nchunks, uint64_t **out);
 
-/* ------------------------------------------- regions on the store (ckpt_snap.c) -- */
+/* -------------------------------------- regions in the job store (ckpt_snap.c) -- */
 
 struct rados_pool;
 
 /** The connection of store target `target` (named in a manifest), or NULL + loci__fail. */
 struct rados_pool *ckpt_target_pool(const char *target);
 
-/** Objects of checkpoints in a store: "loci-ckpt/<name>" (manifests) and
+/** Objects of checkpoints in a job store: "loci-ckpt/<name>" (manifests) and
  *  CKPT_STORE_CHUNKS "<pool id>" (drained chunks). */
 #define CKPT_STORE_MANIFESTS "loci-ckpt/"
 #define CKPT_STORE_CHUNKS "loci-ckpt/chunks/"
@@ -217,7 +231,7 @@ int ckpt_store_manifest_each(struct rados_pool *rp, int (*fn)(const char *name, 
  *  (LOCI_EIO: what it refers to cannot be told). */
 int ckpt_store_manifest_mark(struct rados_pool *rp, int (*fn)(const ckpt_manifest_t *m, void *arg), void *arg);
 
-/* ------------------------------------------------ level 2: drain (ckpt_drain.c) -- */
+/* ------------------------------- level 2: drain to the job store (ckpt_drain.c) -- */
 
 /** The [checkpoint] drain target of LOCI_CONFIG, or NULL. */
 const char *ckpt_drain_target(void);
@@ -277,7 +291,7 @@ void ckpt_ids_sort(ckpt_ids_t *ids);
 bool ckpt_ids_has(const ckpt_ids_t *ids, uint64_t id);
 void ckpt_ids_free(ckpt_ids_t *ids);
 
-/* ------------------------- drained chunks: guard and GC (ckpt_store_gc.c) -- */
+/* ---------------- drained chunks in the job store: guard and GC (ckpt_store_gc.c) -- */
 
 typedef struct ckpt_guard ckpt_guard_t;
 

@@ -9,7 +9,6 @@
  * level 2 as it was, plus chunk objects no manifest names yet: only whole
  * checkpoints are visible there. The next process drains what is pending.
  */
-#include "dirs.h"
 #include "ckpt/ckpt.h"
 #include "rados/rados_pool.h"
 
@@ -49,8 +48,8 @@ const char *ckpt_drain_target(void)
     return t;
 }
 
-/* Chunk i of v (a pool file of s) into the store, unless it is there. */
-static int drain_chunk(const ckpt_store_t *s, struct rados_pool *rp, const ckpt_var_t *v, uint64_t i,
+/* Chunk i of v (a pool file of d) into the job store, unless it is there. */
+static int drain_chunk(const ckpt_dir_t *d, struct rados_pool *rp, const ckpt_var_t *v, uint64_t i,
                        unsigned char *buf, uint64_t *sent)
 {
     char oid[64], id[17];
@@ -61,16 +60,16 @@ static int drain_chunk(const ckpt_store_t *s, struct rados_pool *rp, const ckpt_
         return 0;
     if (rc != LOCI_ENOENT)
         return rc;
-    int fd = openat(s->pool, id, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = openat(d->pool, id, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return loci__fail(LOCI_ENOENT, "%s/chunks/%s: %s", s->path, id, strerror(errno));
+        return loci__fail(LOCI_ENOENT, "%s/chunks/%s: %s", d->path, id, strerror(errno));
     ssize_t got = pread(fd, buf, v->chunk, 0); /* a chunk is at most that */
     close(fd);
     if (got < 0)
-        return loci__fail(LOCI_EIO, "%s/chunks/%s: %s", s->path, id, strerror(errno));
+        return loci__fail(LOCI_EIO, "%s/chunks/%s: %s", d->path, id, strerror(errno));
     /* what goes to the store is what the manifest says: a bad chunk stops here */
     if (!ckpt_sum_equal(XXH3_128bits(buf, (size_t)got), v->chunks[i].sum))
-        return loci__fail(LOCI_EIO, "%s/chunks/%s fails its checksum: not drained", s->path, id);
+        return loci__fail(LOCI_EIO, "%s/chunks/%s fails its checksum: not drained", d->path, id);
     if ((rc = rados_object_put(rp, oid, buf, (size_t)got)) == 0)
         *sent += (uint64_t)got;
     return rc;
@@ -87,24 +86,24 @@ static int ckpt_drain_now(const char *name, const char *target, uint64_t *sent)
     int rc = ckpt_store_guard(rp, false, &guard);
     if (rc != 0)
         return ckpt_fail_in(rc, "checkpoint \"%s\" not drained", name);
-    ckpt_store_t s;
-    if ((rc = ckpt_store_open(&s, false, false)) != 0) {
+    ckpt_dir_t d;
+    if ((rc = ckpt_dir_open(&d, false, false)) != 0) {
         ckpt_store_unguard(guard);
         return rc;
     }
     ckpt_manifest_t m = {0}, there;
     unsigned char *buf = malloc(CKPT_CHUNK);
-    rc = buf ? ckpt_manifest_read(s.dir, name, &m) : loci__fail(LOCI_ENOMEM, "out of memory draining");
+    rc = buf ? ckpt_manifest_read(d.fd, name, &m) : loci__fail(LOCI_ENOMEM, "out of memory draining");
     /* Saves go on meanwhile: pool files never change, and one that a GC
      * removes (its checkpoint replaced) ends this drain; the save that
      * replaced it queued its own. */
-    flock(s.dir, LOCK_UN);
+    flock(d.fd, LOCK_UN);
     if (rc == 0 && ckpt_store_manifest_get(rp, name, &there) == 0) {
         bool same = ckpt_sum_equal(there.sum, m.sum);
         ckpt_manifest_free(&there);
         if (same) { /* drained before */
             ckpt_manifest_free(&m);
-            ckpt_store_close(&s);
+            ckpt_dir_close(&d);
             ckpt_store_unguard(guard);
             free(buf);
             return 0;
@@ -120,7 +119,7 @@ static int ckpt_drain_now(const char *name, const char *target, uint64_t *sent)
         for (uint64_t i = 0; rc == 0 && !m.vars[k].snap && i < m.vars[k].nchunks; i++) {
             if (m.vars[k].chunks[i].id == CKPT_ZERO)
                 continue;
-            if ((rc = drain_chunk(&s, rp, &m.vars[k], i, buf, sent)) != 0)
+            if ((rc = drain_chunk(&d, rp, &m.vars[k], i, buf, sent)) != 0)
                 rc = ckpt_fail_in(rc, "checkpoint \"%s\" not drained to %s: variable \"%s\", chunk %llu", name,
                                   target, m.vars[k].name, (unsigned long long)i);
             else
@@ -133,7 +132,7 @@ static int ckpt_drain_now(const char *name, const char *target, uint64_t *sent)
         rc = ckpt_store_manifest_put_to(rp, name, text, len);
     free(text);
     ckpt_manifest_free(&m);
-    ckpt_store_close(&s);
+    ckpt_dir_close(&d);
     ckpt_store_unguard(guard);
     free(buf);
     return rc;
@@ -174,11 +173,10 @@ static job_t *enqueue(const char *name)
     return jb;
 }
 
-static int resume_one(int dirfd, const char *path, const char *entry, void *arg)
+static int resume_one(const char *name, void *arg)
 {
-    (void)dirfd, (void)path, (void)arg;
-    char name[NVM_NAME_MAX + 1];
-    if (ckpt_manifest_name(entry, name) && !find(name))
+    (void)arg;
+    if (!find(name))
         enqueue(name); /* one drained already costs a look at its manifest in the store */
     return 0;
 }
@@ -189,14 +187,14 @@ static int resume_one(int dirfd, const char *path, const char *entry, void *arg)
 static void resume_pending(void)
 {
     static bool resumed;
-    ckpt_store_t s;
-    if (resumed || ckpt_store_open(&s, false, false) != 0)
+    ckpt_dir_t d;
+    if (resumed || ckpt_dir_open(&d, false, false) != 0)
         return;
     resumed = true;
     pthread_mutex_lock(&lock);
-    dir_each_entry(s.dir, s.path, resume_one, NULL);
+    ckpt_dir_manifest_each(&d, resume_one, NULL);
     pthread_mutex_unlock(&lock);
-    ckpt_store_close(&s);
+    ckpt_dir_close(&d);
 }
 
 /* The drain thread's progress hook: how far its job is, for loci_ckpt_list. */
@@ -307,9 +305,7 @@ bool ckpt_drain_pending(const char *name)
 
 int loci_ckpt_wait(const char *ckpt)
 {
-    int rc = topo_ensure();
-    if (rc == 0)
-        rc = nvm_check_name("checkpoint", ckpt);
+    int rc = ckpt_entry_check(ckpt);
     if (rc != 0)
         return rc;
     const char *target = ckpt_drain_target();
@@ -333,9 +329,7 @@ int loci_ckpt_wait(const char *ckpt)
 
 int loci_ckpt_drain(const char *ckpt, const char *target)
 {
-    int rc = topo_ensure();
-    if (rc == 0)
-        rc = nvm_check_name("checkpoint", ckpt);
+    int rc = ckpt_entry_check(ckpt);
     if (rc == 0 && !target && !(target = ckpt_drain_target()))
         rc = loci__fail(LOCI_EINVAL, "no target to drain checkpoint \"%s\" to: give one, or configure "
                                      "[checkpoint] drain = TARGET in LOCI_CONFIG", ckpt);

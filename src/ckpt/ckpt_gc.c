@@ -19,7 +19,7 @@
 /* ---- list ------------------------------------------------------------------ */
 
 typedef struct {
-    const ckpt_store_t *s;      /* the directory, or NULL */
+    const ckpt_dir_t *dir;      /* the directory, or NULL */
     struct rados_pool *rp;      /* the drain target's store, or NULL */
     loci_ckpt_info_t *v;
     ckpt_sum_t *sums;           /* of v's manifests */
@@ -63,40 +63,33 @@ static int add_manifest(infos_t *l, const ckpt_manifest_t *m, unsigned level)
     return 0;
 }
 
-static int add_info(int dirfd, const char *path, const char *entry, void *arg)
+/* Manifest m of `level`, just read (rc: how that went), into the list; one
+ * that cannot be read is warned about and left out. */
+static int add_read(infos_t *l, int rc, ckpt_manifest_t *m, unsigned level)
 {
-    (void)dirfd, (void)path;
-    infos_t *l = arg;
-    char name[NVM_NAME_MAX + 1];
-    if (!ckpt_manifest_name(entry, name))
-        return 0;
-    ckpt_manifest_t m;
-    int rc = ckpt_manifest_read(l->s->dir, name, &m);
     if (rc == LOCI_ENOMEM)
         return rc;
     if (rc != 0) {
         loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
         return 0;
     }
-    rc = add_manifest(l, &m, LOCI_CKPT_LOCAL);
-    ckpt_manifest_free(&m);
+    rc = add_manifest(l, m, level);
+    ckpt_manifest_free(m);
     return rc;
+}
+
+static int add_info(const char *name, void *arg)
+{
+    infos_t *l = arg;
+    ckpt_manifest_t m;
+    return add_read(l, ckpt_manifest_read(l->dir->fd, name, &m), &m, LOCI_CKPT_LOCAL);
 }
 
 static int add_stored_info(const char *name, void *arg)
 {
     infos_t *l = arg;
     ckpt_manifest_t m;
-    int rc = ckpt_store_manifest_get(l->rp, name, &m);
-    if (rc == LOCI_ENOMEM)
-        return rc;
-    if (rc != 0) {
-        loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
-        return 0;
-    }
-    rc = add_manifest(l, &m, LOCI_CKPT_STORE);
-    ckpt_manifest_free(&m);
-    return rc;
+    return add_read(l, ckpt_store_manifest_get(l->rp, name, &m), &m, LOCI_CKPT_STORE);
 }
 
 static int by_seq(const void *a, const void *b)
@@ -114,15 +107,15 @@ int loci_ckpt_list(loci_ckpt_info_t *out, int max)
     int rc = topo_ensure();
     if (rc != 0)
         return rc;
-    ckpt_store_t s;
+    ckpt_dir_t d;
     infos_t l = {0};
-    rc = ckpt_store_open(&s, false, false);
+    rc = ckpt_dir_open(&d, false, false);
     if (rc != 0 && rc != LOCI_ENOENT) /* none: nothing saved here yet */
         return rc;
     if (rc == 0) {
-        l.s = &s;
-        rc = dir_each_entry(s.dir, s.path, add_info, &l);
-        ckpt_store_close(&s);
+        l.dir = &d;
+        rc = ckpt_dir_manifest_each(&d, add_info, &l);
+        ckpt_dir_close(&d);
     } else {
         rc = 0;
     }
@@ -160,36 +153,34 @@ static int remove_stored(const char *ckpt)
 
 int loci_ckpt_remove(const char *ckpt)
 {
-    int rc = topo_ensure();
-    if (rc == 0)
-        rc = nvm_check_name("checkpoint", ckpt);
-    ckpt_store_t s;
-    if (rc == 0 && (rc = ckpt_store_open(&s, true, false)) == LOCI_ENOENT)
+    int rc = ckpt_entry_check(ckpt);
+    ckpt_dir_t d;
+    if (rc == 0 && (rc = ckpt_dir_open(&d, true, false)) == LOCI_ENOENT)
         return remove_stored(ckpt);
     if (rc != 0)
         return rc;
     char file[NVM_NAME_MAX + 16];
     snprintf(file, sizeof file, "%s.manifest", ckpt);
     ckpt_manifest_t m;
-    bool have = ckpt_manifest_read(s.dir, ckpt, &m) == 0; /* a corrupt one is removed all the same */
-    if (unlinkat(s.dir, file, 0) != 0)
+    bool have = ckpt_manifest_read(d.fd, ckpt, &m) == 0; /* a corrupt one is removed all the same */
+    if (unlinkat(d.fd, file, 0) != 0)
         rc = errno == ENOENT ? remove_stored(ckpt)
                              : loci__fail(ckpt_code_of(errno), "cannot remove checkpoint \"%s\": %s", ckpt,
                                           strerror(errno));
-    else if (fsync(s.dir) != 0)
-        rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", s.path, strerror(errno));
+    else if (fsync(d.fd) != 0)
+        rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", d.path, strerror(errno));
     if (rc == 0 && have) /* its copy in the store, if it is this one */
         rc = ckpt_store_manifest_remove(&m);
     if (have)
         ckpt_manifest_free(&m);
-    ckpt_store_close(&s);
+    ckpt_dir_close(&d);
     return rc;
 }
 
 /* ---- gc -------------------------------------------------------------------- */
 
 typedef struct {
-    const ckpt_store_t *s;
+    const ckpt_dir_t *dir;
     ckpt_ids_t ids;         /* marked: referenced by a manifest */
     ckpt_snap_refs_t snaps; /* store snapshots referenced by a manifest */
     loci_ckpt_gc_stats_t out;
@@ -241,15 +232,11 @@ void ckpt_ids_free(ckpt_ids_t *ids)
     *ids = (ckpt_ids_t){0};
 }
 
-static int mark(int dirfd, const char *path, const char *entry, void *arg)
+static int mark(const char *name, void *arg)
 {
-    (void)dirfd, (void)path;
     gc_t *g = arg;
-    char name[NVM_NAME_MAX + 1];
-    if (!ckpt_manifest_name(entry, name))
-        return 0;
     ckpt_manifest_t m;
-    int rc = ckpt_manifest_read(g->s->dir, name, &m);
+    int rc = ckpt_manifest_read(g->dir->fd, name, &m);
     if (rc != 0) /* its chunks cannot be told: deleting anything could lose them */
         return ckpt_fail_in(rc, "nothing collected");
     rc = ckpt_snap_refs_add(&g->snaps, &m);
@@ -283,7 +270,7 @@ static int sweep_pool(int dirfd, const char *path, const char *entry, void *arg)
         g->out.chunks_kept++;
         return 0;
     }
-    int rc = remove_file(g->s->pool, entry, &bytes);
+    int rc = remove_file(g->dir->pool, entry, &bytes);
     g->out.chunks_removed++;
     g->out.bytes_removed += bytes;
     return rc;
@@ -298,13 +285,13 @@ static int sweep_temps(int dirfd, const char *path, const char *entry, void *arg
     if (strncmp(entry, ".tmp-", 5) != 0)
         return 0;
     g->out.temps_removed++;
-    return remove_file(g->s->dir, entry, &bytes);
+    return remove_file(g->dir->fd, entry, &bytes);
 }
 
 int loci_ckpt_gc(loci_ckpt_gc_stats_t *out)
 {
-    ckpt_store_t s;
-    int rc = ckpt_store_open(&s, true, false);
+    ckpt_dir_t d;
+    int rc = ckpt_dir_open(&d, true, false);
     if (rc == LOCI_ENOENT) { /* no checkpoint directory: only the store's chunks to collect */
         loci_ckpt_gc_stats_t none = {0};
         ckpt_ids_t ids = {0};
@@ -316,23 +303,23 @@ int loci_ckpt_gc(loci_ckpt_gc_stats_t *out)
     }
     if (rc != 0)
         return rc;
-    gc_t g = {.s = &s};
-    char pool[sizeof s.path + 8];
-    snprintf(pool, sizeof pool, "%s/chunks", s.path);
-    rc = dir_each_entry(s.dir, s.path, mark, &g);
+    gc_t g = {.dir = &d};
+    char pool[sizeof d.path + 8];
+    snprintf(pool, sizeof pool, "%s/chunks", d.path);
+    rc = ckpt_dir_manifest_each(&d, mark, &g);
     if (rc == 0) {
         ckpt_ids_sort(&g.ids);
-        rc = dir_each_entry(s.pool, pool, sweep_pool, &g);
+        rc = dir_each_entry(d.pool, pool, sweep_pool, &g);
     }
     if (rc == 0)
-        rc = dir_each_entry(s.dir, s.path, sweep_temps, &g);
-    if (rc == 0 && (fsync(s.pool) != 0 || fsync(s.dir) != 0))
-        rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", s.path, strerror(errno));
+        rc = dir_each_entry(d.fd, d.path, sweep_temps, &g);
+    if (rc == 0 && (fsync(d.pool) != 0 || fsync(d.fd) != 0))
+        rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", d.path, strerror(errno));
     if (rc == 0 && g.snaps.n > 0)
         rc = ckpt_snap_sweep(&g.snaps, &g.out);
     if (rc == 0)
         rc = ckpt_store_chunks_sweep(&g.ids, &g.out);
-    ckpt_store_close(&s);
+    ckpt_dir_close(&d);
     ckpt_snap_refs_free(&g.snaps);
     ckpt_ids_free(&g.ids);
     if (out)

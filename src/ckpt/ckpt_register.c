@@ -123,11 +123,15 @@ static void add_region(const char *name, void *base, size_t size, unsigned flags
         l->cap = SIZE_MAX; /* out of memory: say so below */
 }
 
-int ckpt_begin(const char *ckpt, const char *what, ckpt_item_t **out, size_t *n)
+int ckpt_entry_check(const char *ckpt)
 {
     int rc = topo_ensure();
-    if (rc == 0)
-        rc = nvm_check_name("checkpoint", ckpt);
+    return rc ? rc : nvm_check_name("checkpoint", ckpt);
+}
+
+int ckpt_begin(const char *ckpt, const char *what, ckpt_item_t **out, size_t *n)
+{
+    int rc = ckpt_entry_check(ckpt);
     if (rc != 0)
         return rc;
     list_t l = {0};

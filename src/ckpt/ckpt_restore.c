@@ -25,17 +25,16 @@ typedef struct {
     const ckpt_var_t *v;
     int dirfd;    /* a region's chunk directory when its chunk files are relinked, else -1 */
     uint64_t *ino; /* then the inode of each of its chunk files now */
-    store_rados_snap_t *sn; /* a region saved on the store: read at its snapshot */
+    store_rados_snap_t *sn; /* a region saved in the job store: read at its snapshot */
 } plan_t;
 
 static const char *kind_name(ckpt_kind_t k) { return k == CKPT_REGION ? "region" : "variable"; }
 
-/* Chunk i of v against its checksum: a copied chunk has its exact length, a
- * linked chunk file at most that (its tail is zeros). */
-/* Where the chunks of a checkpoint are: this node's directory (level 1), or
- * the store it was drained to (level 2: rp set). */
+/* Where the chunks of a checkpoint are: this node's checkpoint directory
+ * (level 1), or the job store it was drained to (level 2: rp set). */
 typedef struct {
-    const ckpt_store_t *s;
+    ckpt_dir_t dir;
+    bool opened;           /* dir is open (and locked) */
     struct rados_pool *rp;
 } source_t;
 
@@ -49,6 +48,8 @@ static int get_drained(struct rados_pool *rp, const ckpt_var_t *v, uint64_t i, c
     return rc == LOCI_ENOENT ? loci__fail(LOCI_EIO, "object %s is missing from %s", oid, rados_pool_target(rp)) : rc;
 }
 
+/* Chunk i of v against its checksum: a copied chunk has its exact length, a
+ * linked chunk file at most that (its tail is zeros). */
 static int check_drained(struct rados_pool *rp, const char *ckpt, const ckpt_var_t *v, uint64_t i)
 {
     char *data = NULL;
@@ -64,21 +65,21 @@ static int check_drained(struct rados_pool *rp, const char *ckpt, const ckpt_var
               : 0;
 }
 
-static int check_chunk(const ckpt_store_t *s, const char *ckpt, const ckpt_var_t *v, uint64_t i, void *buf)
+static int check_chunk(const ckpt_dir_t *d, const char *ckpt, const ckpt_var_t *v, uint64_t i, void *buf)
 {
     char id[17];
     ckpt_id_name(v->chunks[i].id, id);
     ckpt_sum_t sum;
     uint64_t bytes;
     size_t len = ckpt_chunk_len(v, i);
-    int rc = ckpt_sum_pool(s, v->chunks[i].id, buf, CKPT_CHUNK, &sum, &bytes, "chunk");
+    int rc = ckpt_sum_pool(d, v->chunks[i].id, buf, CKPT_CHUNK, &sum, &bytes, "chunk");
     if (rc == 0 && (v->linked ? bytes > len : bytes != len))
         rc = loci__fail(LOCI_EIO, "has %llu bytes, %s %zu", (unsigned long long)bytes,
                         v->linked ? "more than its" : "not", len);
     else if (rc == 0 && !ckpt_sum_equal(sum, v->chunks[i].sum))
         rc = loci__fail(LOCI_EIO, "fails its checksum");
     return rc ? ckpt_fail_in(rc, "checkpoint \"%s\" is corrupt: %s \"%s\", chunk %llu (%s/chunks/%s)", ckpt,
-                             kind_name(v->kind), v->name, (unsigned long long)i, s->path, id)
+                             kind_name(v->kind), v->name, (unsigned long long)i, d->path, id)
               : 0;
 }
 
@@ -145,12 +146,11 @@ static int plan(const char *ckpt, const ckpt_manifest_t *m, const ckpt_item_t *i
         return 0;
     region_chunks_t rc;
     int r = paged_chunks(it->base, &rc);
-    if (r == LOCI_ENOTSUP)
-        return 0;
     if (r != 0)
         return ckpt_fail_in(r, "region \"%s\"", it->name);
-    if (rc.chunk != v->chunk || rc.nchunks != v->nchunks) {
-        close(rc.dirfd);
+    if (rc.dirfd < 0 || rc.chunk != v->chunk || rc.nchunks != v->nchunks) { /* copied back instead */
+        if (rc.dirfd >= 0)
+            close(rc.dirfd);
         return 0;
     }
     p->dirfd = rc.dirfd;
@@ -159,7 +159,7 @@ static int plan(const char *ckpt, const ckpt_manifest_t *m, const ckpt_item_t *i
 
 static int copy_back(const source_t *src, const plan_t *p, unsigned char *buf)
 {
-    const ckpt_store_t *s = src->s;
+    const ckpt_dir_t *d = &src->dir;
     const ckpt_var_t *v = p->v;
     for (uint64_t i = 0; i < v->nchunks; i++) {
         size_t len = ckpt_chunk_len(v, i);
@@ -188,10 +188,10 @@ static int copy_back(const source_t *src, const plan_t *p, unsigned char *buf)
         }
         char id[17];
         ckpt_id_name(v->chunks[i].id, id);
-        int fd = openat(s->pool, id, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        int fd = openat(d->pool, id, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
             return loci__fail(LOCI_EIO, "%s \"%s\", chunk %llu: %s/chunks/%s: %s", kind_name(v->kind), v->name,
-                              (unsigned long long)i, s->path, id, strerror(errno));
+                              (unsigned long long)i, d->path, id, strerror(errno));
         for (size_t done = 0; done < len;) { /* through buf: paged memory may refuse read(2) into it */
             size_t want = len - done < CKPT_CHUNK ? len - done : CKPT_CHUNK;
             ssize_t got = pread(fd, buf, want, (off_t)done);
@@ -211,7 +211,7 @@ static int copy_back(const source_t *src, const plan_t *p, unsigned char *buf)
     return 0;
 }
 
-static int relink_one(const ckpt_store_t *s, const plan_t *p, uint64_t i, unsigned char *buf)
+static int relink_one(const ckpt_dir_t *d, const plan_t *p, uint64_t i, unsigned char *buf)
 {
     char name[24], id[17], tmp[64];
     store_chunk_name(i, name);
@@ -224,14 +224,14 @@ static int relink_one(const ckpt_store_t *s, const plan_t *p, uint64_t i, unsign
     snprintf(tmp, sizeof tmp, "%s.cow.%ld.%ld", name, (long)getpid(), (long)gettid());
     unlinkat(p->dirfd, tmp, 0);
     int rc = 0;
-    if (linkat(s->pool, id, p->dirfd, tmp, 0) != 0) {
+    if (linkat(d->pool, id, p->dirfd, tmp, 0) != 0) {
         if (errno != EXDEV)
-            return loci__fail(ckpt_code_of(errno), "cannot link %s/chunks/%s as %s: %s", s->path, id, tmp,
+            return loci__fail(ckpt_code_of(errno), "cannot link %s/chunks/%s as %s: %s", d->path, id, tmp,
                               strerror(errno));
         int fd = openat(p->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         uint64_t bytes;
         rc = fd < 0 ? loci__fail(ckpt_code_of(errno), "cannot create %s: %s", tmp, strerror(errno))
-                    : ckpt_copy_file(s->pool, id, fd, buf, CKPT_CHUNK, &bytes);
+                    : ckpt_copy_file(d->pool, id, fd, buf, CKPT_CHUNK, &bytes);
         if (rc == 0 && fdatasync(fd) != 0)
             rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", tmp, strerror(errno));
         if (fd >= 0)
@@ -244,12 +244,12 @@ static int relink_one(const ckpt_store_t *s, const plan_t *p, uint64_t i, unsign
     return rc;
 }
 
-static int relink_back(const ckpt_store_t *s, const plan_t *p, unsigned char *buf)
+static int relink_back(const ckpt_dir_t *d, const plan_t *p, unsigned char *buf)
 {
     int rc = 0;
     for (uint64_t i = 0; i < p->v->nchunks && rc == 0; i++)
         if (p->v->chunks[i].id == CKPT_ZERO || !in_place(p, i))
-            rc = relink_one(s, p, i, buf);
+            rc = relink_one(d, p, i, buf);
     if (rc == 0 && fsync(p->dirfd) != 0)
         rc = loci__fail(ckpt_code_of(errno), "cannot sync the region's directory: %s", strerror(errno));
     int reload = paged_reload(p->it->base); /* even after a failure: some files may have changed */
@@ -263,7 +263,7 @@ static int check_any(const source_t *src, store_rados_snap_t *sn, const char *ck
 {
     return sn ? check_snap_chunk(sn, ckpt, v, i, buf)
            : src->rp ? check_drained(src->rp, ckpt, v, i)
-                     : check_chunk(src->s, ckpt, v, i, buf);
+                     : check_chunk(&src->dir, ckpt, v, i, buf);
 }
 
 static bool later(const ckpt_manifest_t *a, const ckpt_manifest_t *b)
@@ -295,18 +295,16 @@ static int newer_in_store(const char *ckpt, source_t *src, ckpt_manifest_t *m)
     return 0;
 }
 
-/* Checkpoint `ckpt`: from this node's directory (s opened, *opened), else
- * from the store it was drained to (level 2: with the directory or the
- * manifest gone, e.g. on another node). */
-static int load(const char *ckpt, ckpt_store_t *s, bool *opened, source_t *src, ckpt_manifest_t *m)
+/* Checkpoint `ckpt`: from this node's checkpoint directory (opened in src),
+ * else from the job store it was drained to (level 2: with the directory or
+ * the manifest gone, e.g. on another node). unload(src) after, whatever the result. */
+static int load(const char *ckpt, source_t *src, ckpt_manifest_t *m)
 {
     *src = (source_t){0};
-    int rc = ckpt_store_open(s, false, false);
-    *opened = rc == 0;
-    if (rc == 0) {
-        src->s = s;
-        rc = ckpt_manifest_read(s->dir, ckpt, m);
-    }
+    int rc = ckpt_dir_open(&src->dir, false, false);
+    src->opened = rc == 0;
+    if (rc == 0)
+        rc = ckpt_manifest_read(src->dir.fd, ckpt, m);
     if (rc == 0)
         return newer_in_store(ckpt, src, m);
     if (rc != LOCI_ENOENT)
@@ -317,6 +315,13 @@ static int load(const char *ckpt, ckpt_store_t *s, bool *opened, source_t *src, 
     if (rc == LOCI_ENOENT)
         rc = loci__fail(rc, "%s; %s", local, loci_last_error());
     return rc;
+}
+
+static void unload(source_t *src)
+{
+    if (src->opened)
+        ckpt_dir_close(&src->dir);
+    src->opened = false;
 }
 
 static int restore(const char *ckpt, const source_t *src, const ckpt_manifest_t *m, const ckpt_item_t *items,
@@ -335,7 +340,7 @@ static int restore(const char *ckpt, const source_t *src, const ckpt_manifest_t 
             if (plans[k].v->chunks[i].id != CKPT_ZERO && (plans[k].dirfd < 0 || !in_place(&plans[k], i)))
                 rc = check_any(src, plans[k].sn, ckpt, plans[k].v, i, buf);
     for (size_t k = 0; k < n && rc == 0; k++)
-        rc = plans[k].dirfd >= 0 ? relink_back(src->s, &plans[k], buf) : copy_back(src, &plans[k], buf);
+        rc = plans[k].dirfd >= 0 ? relink_back(&src->dir, &plans[k], buf) : copy_back(src, &plans[k], buf);
     for (size_t k = 0; plans && k < planned; k++) {
         if (plans[k].dirfd >= 0)
             close(plans[k].dirfd);
@@ -354,32 +359,25 @@ int loci_ckpt_restore(const char *ckpt)
     int rc = ckpt_begin(ckpt, "restore into", &items, &n);
     if (rc != 0)
         return rc;
-    ckpt_store_t s;
-    bool opened;
     source_t src;
     ckpt_manifest_t m = {0};
-    if ((rc = load(ckpt, &s, &opened, &src, &m)) == 0)
+    if ((rc = load(ckpt, &src, &m)) == 0)
         rc = restore(ckpt, &src, &m, items, n);
     ckpt_manifest_free(&m);
-    if (opened)
-        ckpt_store_close(&s);
+    unload(&src);
     free(items);
     return rc;
 }
 
 int loci_ckpt_verify(const char *ckpt)
 {
-    int rc = topo_ensure();
-    if (rc == 0)
-        rc = nvm_check_name("checkpoint", ckpt);
+    int rc = ckpt_entry_check(ckpt);
     if (rc != 0)
         return rc;
-    ckpt_store_t s;
-    bool opened;
-    source_t src;
+    source_t src = {0};
     ckpt_manifest_t m = {0};
     unsigned char *buf = malloc(CKPT_CHUNK);
-    rc = buf ? load(ckpt, &s, &opened, &src, &m) : loci__fail(LOCI_ENOMEM, "out of memory verifying a checkpoint");
+    rc = buf ? load(ckpt, &src, &m) : loci__fail(LOCI_ENOMEM, "out of memory verifying a checkpoint");
     uint64_t bad = 0, total = 0, bytes = rc == 0 ? ckpt_stored_bytes(&m, true) : 0, done = 0;
     char first[1024] = "";
     for (size_t k = 0; rc == 0 && k < m.nvars; k++) {
@@ -408,7 +406,6 @@ int loci_ckpt_verify(const char *ckpt)
                         (unsigned long long)total);
     ckpt_manifest_free(&m);
     free(buf);
-    if (buf && opened)
-        ckpt_store_close(&s);
+    unload(&src);
     return rc;
 }

@@ -18,7 +18,6 @@
  */
 #include "os/vm.h"
 #include "clock.h"
-#include "dirs.h"
 #include "ckpt/ckpt.h"
 #include "chunkstore/store.h"
 #include "paged/paged.h"
@@ -36,7 +35,7 @@
 #define SYNC_WINDOW 32 /* chunk files written whose fdatasync is still to come */
 
 typedef struct {
-    ckpt_store_t *s;
+    ckpt_dir_t *dir;
     const ckpt_manifest_t *prev; /* the latest checkpoint, or NULL */
     ckpt_manifest_t *cur;
     unsigned char *buf;          /* CKPT_CHUNK bytes */
@@ -44,7 +43,7 @@ typedef struct {
     ckpt_ids_t created;          /* pool files made by this save */
     int pending[SYNC_WINDOW];    /* ring of fds to fdatasync */
     size_t npending, head;
-    bool on_store;               /* a region was snapshotted: the manifest goes to the store too */
+    bool in_job_store;           /* a region was snapshotted: the manifest goes to the job store too */
 } save_t;
 
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -59,12 +58,12 @@ static ckpt_manifest_t cached;
 static char cached_dir[4096];
 static bool have_cached;
 
-/* Take the cached manifest into *m when it is `name`, save `seq`, of s. */
-static bool take_cached(ckpt_store_t *s, const char *name, uint64_t seq, ckpt_manifest_t *m)
+/* Take the cached manifest into *m when it is `name`, save `seq`, of d. */
+static bool take_cached(ckpt_dir_t *d, const char *name, uint64_t seq, ckpt_manifest_t *m)
 {
     pthread_mutex_lock(&cache_lock);
     bool hit = have_cached && cached.seq == seq && strcmp(cached.name, name) == 0 &&
-               strcmp(cached_dir, s->path) == 0 && ckpt_manifest_has_sum(s->dir, name, cached.sum);
+               strcmp(cached_dir, d->path) == 0 && ckpt_manifest_has_sum(d->fd, name, cached.sum);
     if (hit) {
         *m = cached;
         cached = (ckpt_manifest_t){0};
@@ -74,14 +73,14 @@ static bool take_cached(ckpt_store_t *s, const char *name, uint64_t seq, ckpt_ma
     return hit;
 }
 
-/* Keep *m (taken over) as the cached manifest of s. */
-static void keep_cached(ckpt_store_t *s, ckpt_manifest_t *m)
+/* Keep *m (taken over) as the cached manifest of d. */
+static void keep_cached(ckpt_dir_t *d, ckpt_manifest_t *m)
 {
     pthread_mutex_lock(&cache_lock);
     ckpt_manifest_free(&cached);
     cached = *m;
     *m = (ckpt_manifest_t){0};
-    snprintf(cached_dir, sizeof cached_dir, "%s", s->path);
+    snprintf(cached_dir, sizeof cached_dir, "%s", d->path);
     have_cached = true;
     pthread_mutex_unlock(&cache_lock);
 }
@@ -102,7 +101,7 @@ static int sync_oldest(save_t *sv)
     sv->head = (sv->head + 1) % SYNC_WINDOW;
     sv->npending--;
     int rc = fdatasync(fd) == 0 ? 0 : loci__fail(ckpt_code_of(errno), "cannot sync a chunk in %s/chunks: %s",
-                                                 sv->s->path, strerror(errno));
+                                                 sv->dir->path, strerror(errno));
     close(fd);
     return rc;
 }
@@ -121,7 +120,7 @@ static int sync_all(save_t *sv)
  * SYNC_WINDOW files later, so that the device works while we sum. */
 static int write_chunk(save_t *sv, const void *buf, size_t len, uint64_t *id)
 {
-    int fd = ckpt_pool_create(sv->s, id);
+    int fd = ckpt_pool_create(sv->dir, id);
     if (fd < 0)
         return fd;
     int rc = remember(sv, *id);
@@ -198,15 +197,15 @@ static int save_memory(save_t *sv, const ckpt_item_t *it)
 static int take_chunk(save_t *sv, int dirfd, const char *name, const ckpt_chunk_t *before, ckpt_chunk_t *out)
 {
     uint64_t bytes;
-    int rc = ckpt_pool_link(sv->s, dirfd, name, &out->id);
+    int rc = ckpt_pool_link(sv->dir, dirfd, name, &out->id);
     if (rc == 0) {
         struct stat st;
         char id[17];
         ckpt_id_name(out->id, id);
-        if ((rc = remember(sv, out->id)) == 0 && fstatat(sv->s->pool, id, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        if ((rc = remember(sv, out->id)) == 0 && fstatat(sv->dir->pool, id, &st, AT_SYMLINK_NOFOLLOW) != 0)
             rc = loci__fail(LOCI_EIO, "chunks/%s: %s", id, strerror(errno));
         if (rc == 0)
-            rc = ckpt_sum_pool(sv->s, out->id, sv->buf, CKPT_CHUNK, &out->sum, &bytes, name);
+            rc = ckpt_sum_pool(sv->dir, out->id, sv->buf, CKPT_CHUNK, &out->sum, &bytes, name);
         out->ino = rc == 0 ? (uint64_t)st.st_ino : 0;
         sv->st.chunks_linked++;
         sv->st.bytes_linked += rc == 0 ? bytes : 0;
@@ -226,13 +225,13 @@ static int take_chunk(save_t *sv, int dirfd, const char *name, const ckpt_chunk_
         sv->st.chunks_shared++;
         return 0;
     }
-    int fd = rc ? rc : ckpt_pool_create(sv->s, &out->id);
+    int fd = rc ? rc : ckpt_pool_create(sv->dir, &out->id);
     if (fd < 0)
         return fd;
     if ((rc = remember(sv, out->id)) == 0)
         rc = ckpt_copy_file(dirfd, name, fd, sv->buf, CKPT_CHUNK, &bytes);
     if (rc == 0 && fdatasync(fd) != 0)
-        rc = loci__fail(ckpt_code_of(errno), "cannot sync a chunk in %s/chunks: %s", sv->s->path, strerror(errno));
+        rc = loci__fail(ckpt_code_of(errno), "cannot sync a chunk in %s/chunks: %s", sv->dir->path, strerror(errno));
     close(fd);
     sv->st.chunks_written++;
     sv->st.bytes_written += bytes;
@@ -307,14 +306,14 @@ static int sum_snap_chunk(save_t *sv, store_rados_snap_t *sn, const ckpt_var_t *
     return 0;
 }
 
-/* A region on the store: one self-managed snapshot keeps all its chunks
+/* A region in the job store: one self-managed snapshot keeps all its chunks
  * (the OSDs copy a chunk on its next write), and nothing is sent. Each chunk
  * is summed at the snapshot — except those this opening has not written
  * since the previous checkpoint's snapshot, whose sums are that one's. */
-static int save_snapshot(save_t *sv, const ckpt_item_t *it, store_t *st, struct rados_pool *rp)
+static int save_snapshot(save_t *sv, const ckpt_item_t *it, store_t *chunk_store, struct rados_pool *rp)
 {
     const char *target = rados_pool_target(rp);
-    size_t chunk = store_rados_chunk(st);
+    size_t chunk = store_rados_chunk(chunk_store);
     const ckpt_var_t *pv = ckpt_manifest_find(sv->prev, CKPT_REGION, it->name);
     if (pv && (!pv->snap || pv->chunk != chunk || pv->size != it->size || strcmp(pv->target, target) != 0))
         pv = NULL;
@@ -325,10 +324,10 @@ static int save_snapshot(save_t *sv, const ckpt_item_t *it, store_t *st, struct 
         return loci__fail(LOCI_ENOMEM, "out of memory saving region \"%s\"", it->name);
     }
     for (uint64_t i = 0; pv && i < v->nchunks; i++)
-        same[i] = store_rados_unchanged(st, pv->snap, i);
+        same[i] = store_rados_unchanged(chunk_store, pv->snap, i);
     snprintf(v->target, sizeof v->target, "%s", target);
-    int rc = store_rados_snapshot(st, &v->snap);
-    sv->on_store = true;
+    int rc = store_rados_snapshot(chunk_store, &v->snap);
+    sv->in_job_store = true;
     store_rados_snap_t *sn = rc ? NULL : store_rados_snap_open(rp, it->name, v->snap);
     if (rc == 0 && !sn)
         rc = ckpt_code_of(errno);
@@ -354,36 +353,31 @@ static int save_item(save_t *sv, const ckpt_item_t *it)
     sv->st.bytes += it->size;
     if (!it->paged)
         return save_memory(sv, it);
-    store_t *st = paged_store(it->base);
-    if (!st)
-        return ckpt_fail_in(ckpt_code_of(errno), "region \"%s\"", it->name);
-    struct rados_pool *rp = store_rados_region_pool(st);
-    if (rp && store_rados_chunk(st) <= CKPT_CHUNK)
-        return save_snapshot(sv, it, st, rp);
     region_chunks_t rc;
-    int r = paged_chunks(it->base, &rc);
-    if (r == LOCI_ENOTSUP)
-        return save_memory(sv, it); /* flat: its memory is all there is */
+    int r = paged_chunks(it->base, &rc); /* written back and durable: the one flush of this save */
     if (r != 0)
         return ckpt_fail_in(r, "region \"%s\"", it->name);
+    struct rados_pool *rp = store_rados_region_pool(rc.store);
+    if (rp && store_rados_chunk(rc.store) <= CKPT_CHUNK)
+        return save_snapshot(sv, it, rc.store, rp);
+    if (rc.dirfd < 0)
+        return save_memory(sv, it); /* no chunk files (a flat file, or big chunks in the job store): copied */
     r = save_chunk_files(sv, it, &rc);
     close(rc.dirfd);
     return r;
 }
 
 typedef struct {
-    int dir;                        /* the checkpoint directory */
+    const ckpt_dir_t *dir;
     uint64_t seq;                   /* highest save number so far */
     char best[NVM_NAME_MAX + 1];    /* its checkpoint */
 } latest_t;
 
-static int consider(int dirfd, const char *path, const char *entry, void *arg)
+static int consider(const char *name, void *arg)
 {
-    (void)dirfd, (void)path;
     latest_t *l = arg;
-    char name[NVM_NAME_MAX + 1];
     uint64_t q;
-    if (ckpt_manifest_name(entry, name) && (q = ckpt_manifest_seq(l->dir, name)) > l->seq) {
+    if ((q = ckpt_manifest_seq(l->dir->fd, name)) > l->seq) {
         l->seq = q;
         memcpy(l->best, name, sizeof l->best);
     }
@@ -392,20 +386,20 @@ static int consider(int dirfd, const char *path, const char *entry, void *arg)
 
 /* The latest checkpoint of the directory (highest save number), loaded, and
  * that number. A corrupt one shares nothing (warned). */
-static int find_latest(ckpt_store_t *s, ckpt_manifest_t *m, bool *have, uint64_t *seq)
+static int find_latest(ckpt_dir_t *d, ckpt_manifest_t *m, bool *have, uint64_t *seq)
 {
-    latest_t l = {.dir = s->dir};
-    int rc = dir_each_entry(s->dir, s->path, consider, &l);
+    latest_t l = {.dir = d};
+    int rc = ckpt_dir_manifest_each(d, consider, &l);
     const char *best = l.best;
     *seq = l.seq;
     *have = false;
     if (rc != 0 || !best[0])
         return rc;
-    if (take_cached(s, best, *seq, m)) {
+    if (take_cached(d, best, *seq, m)) {
         *have = true;
         return 0;
     }
-    rc = ckpt_manifest_read(s->dir, best, m);
+    rc = ckpt_manifest_read(d->fd, best, m);
     if (rc == LOCI_ENOMEM)
         return rc;
     if (rc != 0)
@@ -414,13 +408,13 @@ static int find_latest(ckpt_store_t *s, ckpt_manifest_t *m, bool *have, uint64_t
     return 0;
 }
 
-static int save(const char *name, ckpt_store_t *s, const ckpt_item_t *items, size_t n)
+static int save(const char *name, ckpt_dir_t *d, const ckpt_item_t *items, size_t n)
 {
     double t0 = clock_mono_s();
     ckpt_manifest_t prev, cur = {0};
     bool have_prev = false, published = false;
-    save_t sv = {.s = s, .cur = &cur};
-    int rc = find_latest(s, &prev, &have_prev, &cur.seq);
+    save_t sv = {.dir = d, .cur = &cur};
+    int rc = find_latest(d, &prev, &have_prev, &cur.seq);
     if (rc != 0)
         return rc;
     sv.prev = have_prev ? &prev : NULL;
@@ -432,19 +426,19 @@ static int save(const char *name, ckpt_store_t *s, const ckpt_item_t *items, siz
         rc = save_item(&sv, &items[i]);
     int synced = sync_all(&sv);
     rc = rc ? rc : synced;
-    if (rc == 0 && fsync(s->pool) != 0) /* the new names in the pool */
-        rc = loci__fail(ckpt_code_of(errno), "cannot sync %s/chunks: %s", s->path, strerror(errno));
+    if (rc == 0 && fsync(d->pool) != 0) /* the new names in the pool */
+        rc = loci__fail(ckpt_code_of(errno), "cannot sync %s/chunks: %s", d->path, strerror(errno));
     if (rc == 0) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         cur.saved_s = ts.tv_sec;
         cur.saved_ns = ts.tv_nsec;
         uint64_t bytes = 0;
-        rc = ckpt_manifest_write(s->dir, &cur, &bytes, &published);
+        rc = ckpt_manifest_write(d->fd, &cur, &bytes, &published);
         sv.st.bytes_written += bytes;
     }
     const char *drain = rc == 0 ? ckpt_drain_target() : NULL; /* (a lookup that fails sets the last error) */
-    if (rc == 0 && sv.on_store && !drain) { /* found by every node: the same text in the store */
+    if (rc == 0 && sv.in_job_store && !drain) { /* found by every node: the same text in the job store */
         char *text;
         size_t len;
         if ((rc = ckpt_manifest_text(&cur, &text, &len)) == 0) {
@@ -456,7 +450,7 @@ static int save(const char *name, ckpt_store_t *s, const ckpt_item_t *items, siz
         char id[17];
         for (size_t i = 0; i < sv.created.n; i++) {
             ckpt_id_name(sv.created.v[i], id);
-            unlinkat(s->pool, id, 0);
+            unlinkat(d->pool, id, 0);
         }
     }
     sv.st.chunks = sv.st.chunks_written + sv.st.chunks_linked + sv.st.chunks_shared + sv.st.chunks_zero;
@@ -466,7 +460,7 @@ static int save(const char *name, ckpt_store_t *s, const ckpt_item_t *items, siz
         last_save = sv.st;
         saved_once = true;
         pthread_mutex_unlock(&stats_lock);
-        keep_cached(s, &cur);
+        keep_cached(d, &cur);
         if (drain && ckpt_drain_queue(name) != 0) /* level 1 is saved all the same */
             loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
     }
@@ -485,10 +479,10 @@ int loci_ckpt_save(const char *ckpt)
     int rc = ckpt_begin(ckpt, "save", &items, &n);
     if (rc != 0)
         return rc;
-    ckpt_store_t s;
-    if ((rc = ckpt_store_open(&s, true, true)) == 0) {
-        rc = save(ckpt, &s, items, n);
-        ckpt_store_close(&s);
+    ckpt_dir_t d;
+    if ((rc = ckpt_dir_open(&d, true, true)) == 0) {
+        rc = save(ckpt, &d, items, n);
+        ckpt_dir_close(&d);
     }
     free(items);
     return rc ? ckpt_fail_in(rc, "checkpoint \"%s\" not saved", ckpt) : 0;

@@ -1,8 +1,8 @@
 /*
- * Garbage collection of drained chunks (docs/CHECKPOINT.md): the objects
- * "loci-ckpt/chunks/<pool id>" of the drain target's store that no manifest
- * names — neither one in the store (any node's) nor one of this node's
- * directory (maybe not drained yet).
+ * Garbage collection of drained chunks in the job store (docs/CHECKPOINT.md):
+ * the objects "loci-ckpt/chunks/<pool id>" of the drain target's store that
+ * no manifest names — neither one in the store (any node's) nor one of this
+ * node's checkpoint directory (maybe not drained yet).
  *
  * A drain looks for a chunk in the store and, finding it, relies on it
  * until its manifest is put. So drains on every node hold a shared RADOS

@@ -468,41 +468,25 @@ void paged_foreach_cache(void (*fn)(const struct loci_target *t, size_t budget, 
 
 bool paged_whole_chunks(bool on) { return atomic_exchange(&whole_chunks, on); }
 
-/* ---- chunk layout (paged/paged.h) ------------------------------------------------------ */
+/* ---- a region as a checkpoint takes it (paged/paged.h) ------------------------------------ */
 
 int paged_chunks(void *base, region_chunks_t *out)
 {
-    pthread_mutex_lock(&table_lock);
-    paged_region_t *r = find((uintptr_t)base); /* the caller's open region: it stays */
-    pthread_mutex_unlock(&table_lock);
-    int dirfd = r ? store_chunks_dir(r->store) : -1;
-    if (dirfd < 0)
-        return loci__fail(LOCI_ENOTSUP, "%p is %s, not a persistent region in chunk layout (only regions created "
-                                        "with mode=paged have chunk files to share)", base,
-                          r ? "paged memory with a flat store" : "no paged memory");
-    int rc = paged_flush((void *)r->base, r->size);
-    int fd = rc ? -1 : fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-    if (rc == 0 && fd < 0)
-        rc = loci__fail(LOCI_EIO, "paged_chunks: dup of a region's directory: %s", strerror(errno));
-    if (rc != 0)
-        return rc;
-    *out = (region_chunks_t){fd, cache_chunk(r->cache), r->nchunks, store_chunks_version(r->store)};
-    return 0;
-}
-
-store_t *paged_store(void *base)
-{
+    *out = (region_chunks_t){.dirfd = -1};
     pthread_mutex_lock(&table_lock);
     paged_region_t *r = find((uintptr_t)base); /* the caller's open region: it stays */
     pthread_mutex_unlock(&table_lock);
     if (!r)
-        return loci__fail_null(LOCI_EINVAL, "%p is no paged memory", base);
+        return loci__fail(LOCI_EINVAL, "%p is no paged memory", base);
     int rc = paged_flush((void *)r->base, r->size);
-    if (rc != 0) {
-        errno = loci__errno_of(rc);
-        return NULL;
-    }
-    return r->store;
+    if (rc != 0)
+        return rc;
+    int dirfd = store_chunks_dir(r->store), fd = dirfd < 0 ? -1 : fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+    if (dirfd >= 0 && fd < 0)
+        return loci__fail(LOCI_EIO, "paged_chunks: dup of a region's directory: %s", strerror(errno));
+    *out = (region_chunks_t){r->store, fd, cache_chunk(r->cache), r->nchunks,
+                             fd < 0 ? 0 : store_chunks_version(r->store)};
+    return 0;
 }
 
 int paged_reload(void *base)

@@ -1,7 +1,7 @@
 /*
  * The paged memory (mode=paged) as the layers above see it: the chunk files
- * of a persistent region in chunk layout, its store, the caches' counters,
- * and whether paging can run here. The machinery behind it is
+ * of a persistent region in chunk layout, its chunk store, the caches'
+ * counters, and whether paging can run here. The machinery behind it is
  * paged_internal.h, which only src/paged includes.
  *
  * A region made with mode=paged is a directory "<tier dir>/<name>.region":
@@ -25,26 +25,23 @@
 struct loci_target;
 struct store;
 
-/** Chunk layout of an open paged persistent region. */
+/** An open paged region as a checkpoint takes it (paged_chunks). */
 typedef struct {
-    int dirfd;        /* the region's directory, a dup the caller closes */
-    size_t chunk;     /* bytes per chunk file */
-    uint64_t nchunks; /* chunks of the region's size; files may be missing (zeros) */
-    uint64_t version; /* equal to one described before: no chunk file changed since (unique across
-                       * processes and openings) */
+    struct store *store; /* its chunk store (the region's: valid while it is open) */
+    int dirfd;           /* in chunk layout: the region's directory, a dup the caller closes; else -1 */
+    size_t chunk;        /* bytes per chunk (file) */
+    uint64_t nchunks;    /* chunks of the region's size; in chunk layout, files may be missing (zeros) */
+    uint64_t version;    /* in chunk layout: equal to one described before: no chunk file changed since
+                          * (unique across processes and openings) */
 } region_chunks_t;
 
-/** Write back every dirty page of the region at `base` (its start address), make it durable
- *  (provider sync), and describe its chunk files. LOCI_ENOTSUP (with message) when the region is
- *  not in chunk layout (flat file, or not paged).
+/** Write back every dirty page of the paged region at `base` (its start address) and make it
+ *  durable (provider sync), once; then describe it: its chunk store and, in chunk layout, its
+ *  chunk files (dirfd -1 for a flat file or a region in the job's store). LOCI_EINVAL (with
+ *  message) when base is no paged region; the write-back's error when it failed (out->dirfd -1).
  *  Linking the files elsewhere is safe while no thread writes the region: with no dirty page
  *  nothing is written back, and every later write-back sees the link and copies. */
 int paged_chunks(void *base, region_chunks_t *out);
-
-/** Write back every dirty page of the paged region at `base` and make it durable; then its
- *  chunk store (the region's: valid while it is open). NULL + loci__fail when base is no paged
- *  region or the write-back failed. */
-struct store *paged_store(void *base);
 
 /** Drop the region's cached chunks WITHOUT writing them back (its chunk files were just replaced
  *  by a restore; its version changes); the next access reads the files. The caller guarantees no thread touches the

@@ -98,7 +98,7 @@ enum {
     PROVIDER_FOLLOWS_GPU = 1u << 1,
     /** Loci's chunk cache (src/paged/): its pages cannot be handed to
      *  another provider, and a persistent region may be in chunk layout
-     *  (paged_store and paged_chunks answer for it: checkpoints). */
+     *  (paged_chunks answers for it: checkpoints). */
     PROVIDER_CHUNKED = 1u << 2,
 };
 

@@ -87,24 +87,24 @@ static int ckpt_show(const char *name, bool chunks)
     int rc = nvm_check_name("checkpoint", name);
     if (rc != 0)
         return fail();
-    ckpt_store_t s;
+    ckpt_dir_t d;
     ckpt_manifest_t m;
     struct rados_pool *rp = NULL;
-    bool opened = (rc = ckpt_store_open(&s, false, false)) == 0;
+    bool opened = (rc = ckpt_dir_open(&d, false, false)) == 0;
     if (opened)
-        rc = ckpt_manifest_read(s.dir, name, &m);
+        rc = ckpt_manifest_read(d.fd, name, &m);
     if (rc == LOCI_ENOENT) /* not on this node: level 2 */
         rc = ckpt_store_find(name, &m, &rp);
     if (rc != 0) {
         if (opened)
-            ckpt_store_close(&s);
+            ckpt_dir_close(&d);
         return fail();
     }
-    char t[64], where[sizeof s.path + NVM_NAME_MAX + 64];
+    char t[64], where[sizeof d.path + NVM_NAME_MAX + 64];
     if (rp)
         snprintf(where, sizeof where, "object loci-ckpt/%s of %s", m.name, rados_pool_target(rp));
     else
-        snprintf(where, sizeof where, "%s/%s.manifest", s.path, m.name);
+        snprintf(where, sizeof where, "%s/%s.manifest", d.path, m.name);
     printf("checkpoint %s (%s)\nseq %" PRIu64 ", saved %s\n\n", m.name, where, m.seq, when(m.saved_s, t, sizeof t));
     printf("%-7s %-24s %10s %8s %-5s %7s %7s\n", "KIND", "NAME", "SIZE", "CHUNK", "DATA", "CHUNKS", "ZERO");
     for (size_t k = 0; k < m.nvars; k++) {
@@ -132,7 +132,7 @@ static int ckpt_show(const char *name, bool chunks)
     }
     ckpt_manifest_free(&m);
     if (opened)
-        ckpt_store_close(&s);
+        ckpt_dir_close(&d);
     return 0;
 }
 

@@ -1,5 +1,6 @@
 /*
- * The checkpoint directory and its chunk pool. Its place is a file tier's
+ * The checkpoint directory (this node's level 1; not the job store, not a
+ * region's chunk store) and its chunk pool. Its place is a file tier's
  * directory, so that regions' chunk files can be hard-linked into the pool;
  * pool files are named by random ids (getrandom, retried on a clash), never
  * by content, so that a file linked from a region needs no read to be named.
@@ -91,7 +92,7 @@ static int open_dir(int at, const char *name, const char *path, bool create, int
 static int open_top(const char *path, bool create, int *fd)
 {
     const char *slash = strrchr(path, '/');
-    char parent[sizeof ((ckpt_store_t *)0)->path];
+    char parent[sizeof ((ckpt_dir_t *)0)->path];
     snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
     if (slash == path) /* "/ckpt" */
         snprintf(parent, sizeof parent, "/");
@@ -103,33 +104,53 @@ static int open_top(const char *path, bool create, int *fd)
     return rc;
 }
 
-int ckpt_store_open(ckpt_store_t *s, bool exclusive, bool create)
+int ckpt_dir_open(ckpt_dir_t *d, bool exclusive, bool create)
 {
     int rc = topo_ensure();
     if (rc == 0)
-        rc = where(s->path, sizeof s->path);
+        rc = where(d->path, sizeof d->path);
     if (rc == 0)
-        rc = open_top(s->path, create, &s->dir);
+        rc = open_top(d->path, create, &d->fd);
     if (rc != 0)
         return rc;
-    while ((rc = flock(s->dir, exclusive ? LOCK_EX : LOCK_SH)) != 0 && errno == EINTR)
+    while ((rc = flock(d->fd, exclusive ? LOCK_EX : LOCK_SH)) != 0 && errno == EINTR)
         ;
     if (rc != 0) {
-        rc = loci__fail(LOCI_EIO, "cannot lock checkpoint directory %s: %s", s->path, strerror(errno));
-        close(s->dir);
+        rc = loci__fail(LOCI_EIO, "cannot lock checkpoint directory %s: %s", d->path, strerror(errno));
+        close(d->fd);
         return rc;
     }
-    char pool[sizeof s->path + 8];
-    snprintf(pool, sizeof pool, "%s/chunks", s->path);
-    if ((rc = open_dir(s->dir, "chunks", pool, create, &s->pool)) != 0)
-        close(s->dir);
+    char pool[sizeof d->path + 8];
+    snprintf(pool, sizeof pool, "%s/chunks", d->path);
+    if ((rc = open_dir(d->fd, "chunks", pool, create, &d->pool)) != 0)
+        close(d->fd);
     return rc;
 }
 
-void ckpt_store_close(ckpt_store_t *s)
+void ckpt_dir_close(ckpt_dir_t *d)
 {
-    close(s->pool);
-    close(s->dir); /* drops the lock */
+    close(d->pool);
+    close(d->fd); /* drops the lock */
+}
+
+typedef struct {
+    int (*fn)(const char *name, void *arg);
+    void *arg;
+} each_t;
+
+/* Manifests only: "<name>.manifest", not chunks/ nor temporaries. */
+static int each_manifest(int dirfd, const char *path, const char *entry, void *arg)
+{
+    (void)dirfd, (void)path;
+    const each_t *e = arg;
+    char name[NVM_NAME_MAX + 1];
+    return ckpt_manifest_name(entry, name) ? e->fn(name, e->arg) : 0;
+}
+
+int ckpt_dir_manifest_each(const ckpt_dir_t *d, int (*fn)(const char *name, void *arg), void *arg)
+{
+    each_t e = {fn, arg};
+    return dir_each_entry(d->fd, d->path, each_manifest, &e);
 }
 
 void ckpt_id_name(uint64_t id, char out[17]) { snprintf(out, 17, "%016" PRIx64, id); }
@@ -143,32 +164,32 @@ static uint64_t fresh_id(void)
     return id;
 }
 
-int ckpt_pool_create(ckpt_store_t *s, uint64_t *id)
+int ckpt_pool_create(ckpt_dir_t *d, uint64_t *id)
 {
     char name[17];
     for (;;) {
         *id = fresh_id();
         ckpt_id_name(*id, name);
-        int fd = openat(s->pool, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        int fd = openat(d->pool, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0)
             return fd;
         if (errno != EEXIST)
-            return loci__fail(ckpt_code_of(errno), "cannot create a chunk in %s/chunks: %s", s->path, strerror(errno));
+            return loci__fail(ckpt_code_of(errno), "cannot create a chunk in %s/chunks: %s", d->path, strerror(errno));
     }
 }
 
-int ckpt_pool_link(ckpt_store_t *s, int dirfd, const char *name, uint64_t *id)
+int ckpt_pool_link(ckpt_dir_t *d, int dirfd, const char *name, uint64_t *id)
 {
     char to[17];
     for (;;) {
         *id = fresh_id();
         ckpt_id_name(*id, to);
-        if (linkat(dirfd, name, s->pool, to, 0) == 0)
+        if (linkat(dirfd, name, d->pool, to, 0) == 0)
             return 0;
         if (errno == EXDEV)
             return LOCI_ENOTSUP;
         if (errno != EEXIST)
-            return loci__fail(ckpt_code_of(errno), "cannot link chunk file %s into %s/chunks: %s", name, s->path,
+            return loci__fail(ckpt_code_of(errno), "cannot link chunk file %s into %s/chunks: %s", name, d->path,
                               strerror(errno));
     }
 }
@@ -193,12 +214,12 @@ int ckpt_sum_fd(int fd, void *buf, size_t buflen, ckpt_sum_t *sum, uint64_t *byt
     return got < 0 ? loci__fail(LOCI_EIO, "cannot read %s: %s", what, strerror(e)) : 0;
 }
 
-int ckpt_sum_pool(const ckpt_store_t *s, uint64_t id, void *buf, size_t buflen, ckpt_sum_t *sum, uint64_t *bytes,
+int ckpt_sum_pool(const ckpt_dir_t *d, uint64_t id, void *buf, size_t buflen, ckpt_sum_t *sum, uint64_t *bytes,
                   const char *what)
 {
     char name[17];
     ckpt_id_name(id, name);
-    int fd = openat(s->pool, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = openat(d->pool, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return loci__fail(LOCI_EIO, "%s: pool file chunks/%s: %s", what, name, strerror(errno));
     int rc = ckpt_sum_fd(fd, buf, buflen, sum, bytes, what);
