@@ -7,7 +7,6 @@
 #define LOCI_OS_VM_H
 
 #include "os/place.h"
-#include "topo/topo.h"
 
 #include <stdbool.h>
 #include <stddef.h>
