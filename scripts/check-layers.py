@@ -2,15 +2,32 @@
 """Check that libloci's data flows one way (docs/ARCHITECTURE.md).
 
 Reads the object files of libloci (one per source file, src/LAYER/FILE.c.o)
-and the symbols each defines and uses (nm), and fails when
+and the symbols each defines and uses (nm), and the `#include "..."` lines
+of every src/LAYER/*.c and *.h, and fails when
   - a file uses a symbol of a folder that is not below its own in the layer
     order (src/CMakeLists.txt's LOCI_LAYERS, bottom first), or
-  - files of two folders use each other in a circle (even through others).
-Usage: check-layers.py LAYER,LAYER,... OBJECT.o...
+  - a file includes a header of a folder above its own (a quoted include
+    resolves as the compiler does: the file's folder first, then src/, then
+    src/util/; src/*.h and src/util/ are util, the bottom), or
+  - a file outside src/os calls the kernel's memory calls (mmap, mbind...):
+    os is the only door to the kernel, or
+  - files of two folders use each other in a circle (even through others), or
+  - two folders reach each other through includes and symbol uses together.
+Usage: check-layers.py LAYER,LAYER,... SRC_DIR OBJECT.o...
 """
 import collections
+import os
+import re
 import subprocess
 import sys
+
+# The folder through which alone libloci reaches the kernel's memory calls.
+KERNEL_DOOR = 'os'
+KERNEL_CALLS = {'mmap', 'mmap64', 'munmap', 'mremap', 'madvise', 'posix_madvise', 'mprotect', 'msync', 'mincore',
+                'mbind', 'set_mempolicy', 'get_mempolicy', 'move_pages', 'migrate_pages', 'memfd_create',
+                'mlock', 'mlock2', 'munlock', 'mlockall', 'munlockall', 'userfaultfd', 'perf_event_open'}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
 
 def folder_and_file(obj):
@@ -28,6 +45,59 @@ def symbols(obj):
             continue
         (used if fields[1] in 'Uw' else defined).add(fields[0]) if fields[1] in 'UwTDBRVWGSC' else None
     return defined, used
+
+
+def include_folder(src, folder, name):
+    """The folder of src/ a quoted include of src/<folder>/ reaches, as the
+    compiler resolves it (the file's folder, then -I src and -I src/util);
+    'util' for src/*.h; None when it is no file of src/ (include/loci.h)."""
+    for base in (os.path.join(src, folder) if folder else src, src, os.path.join(src, 'util')):
+        path = os.path.normpath(os.path.join(base, name))
+        if os.path.isfile(path):
+            parts = os.path.relpath(path, src).split(os.sep)
+            return parts[0] if len(parts) > 1 else 'util'
+    return None
+
+
+def includes(src, layers):
+    """(file, line, folder of the file, include text, folder it reaches) for
+    every quoted include of src/LAYER/*.[ch] and src/*.h."""
+    out = []
+    for folder in [''] + layers:
+        directory = os.path.join(src, folder)
+        if not os.path.isdir(directory):
+            continue
+        for entry in sorted(os.listdir(directory)):
+            if not entry.endswith(('.c', '.h')) or (folder == '' and not entry.endswith('.h')):
+                continue
+            path = os.path.join(directory, entry)
+            with open(path, encoding='utf-8', errors='replace') as f:
+                for number, line in enumerate(f, 1):
+                    m = INCLUDE.match(line)
+                    if m:
+                        target = include_folder(src, folder, m.group(1))
+                        if target is not None:
+                            out.append((os.path.relpath(path, os.path.dirname(src)), number, folder or 'util',
+                                        m.group(1), target))
+    return out
+
+
+def folder_circle(edges, comp):
+    """One circle through comp[0] inside `comp` (a strongly connected
+    component of `edges`), as a list of folders, first == last."""
+    start = comp[0]
+    back, todo = {start: None}, collections.deque([start])
+    while todo:
+        node = todo.popleft()
+        for nxt in sorted(edges[node]):
+            if nxt == start:
+                path = [node]
+                while back[path[-1]] is not None:
+                    path.append(back[path[-1]])
+                return path[::-1] + [start]
+            if nxt in comp and nxt not in back:
+                back[nxt] = node
+                todo.append(nxt)
 
 
 def circles(graph):
@@ -65,9 +135,10 @@ def circles(graph):
 
 def main():
     layers = sys.argv[1].split(',')
+    src = os.path.abspath(sys.argv[2])
     rank = {name: i for i, name in enumerate(layers)}
     definer, uses = {}, {}
-    for obj in sys.argv[2:]:
+    for obj in sys.argv[3:]:
         folder, name = folder_and_file(obj)
         if folder not in rank:
             print(f'check-layers: {obj}: folder {folder!r} is not in the layer order {layers}')
@@ -78,9 +149,10 @@ def main():
             definer[s] = name
     graph = collections.defaultdict(set)
     upward = collections.defaultdict(set)
-    for name, used in uses.items():
+    why = {}  # (folder, folder): the first thing that makes the edge
+    for name, used in sorted(uses.items()):
         graph[name]
-        for s in used:
+        for s in sorted(used):
             other = definer.get(s)
             if other is None or other == name:
                 continue
@@ -88,23 +160,49 @@ def main():
             a, b = name.split('/')[0], other.split('/')[0]
             if rank[b] > rank[a]:
                 upward[(name, other)].add(s)
+            if a != b:
+                why.setdefault((a, b), f'{name} uses {s} ({other})')
     bad = 0
     for (name, other), syms in sorted(upward.items()):
         print(f'upward: {name} uses {other} ({", ".join(sorted(syms))}): '
               f'{other.split("/")[0]} is above {name.split("/")[0]} in {",".join(layers)}')
         bad += 1
+    for name, used in sorted(uses.items()):
+        calls = used & KERNEL_CALLS
+        if calls and name.split('/')[0] != KERNEL_DOOR:
+            print(f'kernel call outside {KERNEL_DOOR}: {name} calls {", ".join(sorted(calls))}: '
+                  f'only src/{KERNEL_DOOR} reaches the kernel (wrap it there)')
+            bad += 1
+    found = includes(src, layers)
+    for path, number, folder, text, target in found:
+        if target not in rank:
+            print(f'{path}:{number}: #include "{text}": folder {target!r} is not in the layer order {",".join(layers)}')
+            bad += 1
+            continue
+        if target == folder:
+            continue
+        why.setdefault((folder, target), f'{path}:{number} includes "{text}"')
+        if rank[target] > rank[folder]:
+            print(f'upward include: {path}:{number}: #include "{text}": '
+                  f'{target} is above {folder} in {",".join(layers)}')
+            bad += 1
+    folder_edges = collections.defaultdict(set)
+    for a, b in why:
+        folder_edges[a].add(b)
+        folder_edges[b]
+    for comp in circles(folder_edges):
+        if len(comp) > 1:
+            comp = sorted(comp, key=rank.get)
+            cycle = folder_circle(folder_edges, comp)
+            steps = '; '.join(why[(a, b)] for a, b in zip(cycle, cycle[1:]))
+            print(f'folder circle {" -> ".join(cycle)}: {steps}')
+            bad += 1
     for comp in circles(graph):
         folders = sorted({c.split('/')[0] for c in comp})
         if len(folders) > 1:
             print(f'circle across {", ".join(folders)}: {" ".join(sorted(comp))}')
             bad += 1
-    edges = collections.Counter()
-    for name, others in graph.items():
-        for other in others:
-            a, b = name.split('/')[0], other.split('/')[0]
-            if a != b:
-                edges[(a, b)] += 1
-    print(f'{len(uses)} files in {len(layers)} layers, {len(edges)} folder-to-folder edges, '
+    print(f'{len(uses)} files and {len(found)} includes in {len(layers)} layers, {len(why)} folder-to-folder edges, '
           f'{bad} violation{"s" if bad != 1 else ""}')
     return 1 if bad else 0
 

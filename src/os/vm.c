@@ -139,6 +139,13 @@ void *vm_map_aligned(size_t size, size_t align, int fd, int flags)
     return (void *)aligned;
 }
 
+void *vm_map_lazy(size_t size)
+{
+    return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+}
+
+int vm_unmap(void *addr, size_t size) { return munmap(addr, size); }
+
 const char *vm_nodemask_str(const uint64_t *mask, char *buf, size_t len)
 {
     size_t n = 0;
@@ -290,6 +297,13 @@ int vm_apply_policy(void *addr, size_t size, const place_t *place, unsigned mfla
                           mode_name(mode), nodes, sz, strerror(e));
     }
 }
+
+int vm_migrate(void *addr, size_t size, const place_t *to)
+{
+    return vm_apply_policy(addr, size, to, MPOL_MF_MOVE | MPOL_MF_STRICT);
+}
+
+int vm_reset_policy(void *addr, size_t size) { return mbind(addr, size, MPOL_DEFAULT, NULL, 0, 0); }
 
 int vm_pin(void *addr, size_t size)
 {

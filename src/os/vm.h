@@ -1,17 +1,19 @@
 /*
  * Virtual-memory primitives shared by the providers: aligned mappings, NUMA
- * policy (mbind with one-time kernel probes), pinning, population, node free
- * memory. The layers above reach the kernel only through src/os; the pool never makes kernel calls.
+ * policy (mbind with one-time kernel probes), advice and protection, pinning,
+ * population, node free memory. The layers above reach the kernel only
+ * through src/os (shared and file mappings: shared_map.h); the pool never
+ * makes kernel calls.
  */
 #ifndef LOCI_OS_VM_H
 #define LOCI_OS_VM_H
 
 #include "os/place.h"
-#include "topo/topo.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h> /* MAP_FAILED and the MAP_* flags vm_map_aligned takes */
 
 /** The system page size (cached). */
 size_t vm_page_size(void);
@@ -26,10 +28,27 @@ void *vm_map_aligned(size_t size, size_t align, int fd, int flags);
  *  be reused by the next aligned mapping). */
 void vm_unmapped(void *addr, size_t size);
 
+/** Anonymous private read-write memory that reserves no swap
+ *  (MAP_NORESERVE), paged in on first use: buffers. MAP_FAILED with errno set. */
+void *vm_map_lazy(size_t size);
+
+/** munmap [addr, addr+size): 0, or -1 with errno set. Tell vm_unmapped
+ *  afterwards where the space may serve the next aligned mapping. */
+int vm_unmap(void *addr, size_t size);
+
 /** Apply place->policy to [addr, addr+size) with mbind; `mflags` are
  *  MPOL_MF_* flags (0 when mapping, MOVE|STRICT when moving). No-op for
  *  PLACE_LOCAL and simulated places. 0 or LOCI_E* with loci__fail. */
 int vm_apply_policy(void *addr, size_t size, const place_t *place, unsigned mflags);
+
+/** Apply `to` to the range and move the pages already there
+ *  (vm_apply_policy with MPOL_MF_MOVE | MPOL_MF_STRICT): LOCI_EIO when some
+ *  could not be moved. */
+int vm_migrate(void *addr, size_t size, const place_t *to);
+
+/** Give the range back to the task's policy (mbind MPOL_DEFAULT: first
+ *  touch); its pages stay where they are. 0, or -1 with errno set. */
+int vm_reset_policy(void *addr, size_t size);
 
 #define VM_MASK_LONGS (PLACE_MAX_NODES / (8 * sizeof(unsigned long)))
 
@@ -72,6 +91,29 @@ int vm_pin(void *addr, size_t size);
 /** Fault the range in for writing (MADV_POPULATE_WRITE). 0 when the kernel
  *  lacks it (nothing to do then), LOCI_ENOMEM when the memory is not there. */
 int vm_populate(void *addr, size_t size);
+
+/* --- advice and protection (advice.c) -------------------------------------
+ * 0, or -1 with errno set: the callers word the message. */
+
+/** Drop the range's pages (MADV_DONTNEED): private anonymous memory reads
+ *  zeros afterwards (its policy stays with the mapping), a file mapping
+ *  reads its file again. */
+int vm_drop(void *addr, size_t size);
+
+/** Start reading the range's pages in (MADV_WILLNEED). */
+int vm_prefetch(void *addr, size_t size);
+
+/** Keep the range out of a fork's child (MADV_DONTFORK) and in base pages
+ *  (MADV_NOHUGEPAGE), as userfaultfd copies and moves pages. Best effort:
+ *  a kernel without them leaves the range as it is. */
+void vm_advise_no_fork_no_huge(void *addr, size_t size);
+
+/** Make the range read-only (mprotect PROT_READ). */
+int vm_protect_readonly(void *addr, size_t size);
+
+/** Is the page at `page` (page-aligned) absent from memory (mincore)?
+ *  False when it is there or mincore cannot tell. */
+bool vm_page_absent(const void *page);
 
 /** Sum of MemFree over the nodes in place->nodemask, from sysfs. */
 int vm_nodes_free(const place_t *place, uint64_t *bytes);

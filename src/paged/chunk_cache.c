@@ -36,7 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define NBOUNCE 8    /* buffers store reads land in before they are installed: one per thread */
 #define WINDOW 32    /* chunks read ahead of a sequential reader (at most a quarter of the cache) */
@@ -374,7 +373,7 @@ static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
             runs += n;
         }
     }
-    if (evict && !kept && madvise((void *)base, len, MADV_DONTNEED) != 0)
+    if (evict && !kept && vm_drop((void *)base, len) != 0)
         loci__log(LOCI_LOG_ERROR, "mode=paged: madvise(DONTNEED) of a chunk: %s", strerror(errno));
 
     pthread_mutex_lock(&c->lock);
@@ -408,7 +407,7 @@ static bool evict(chunk_cache_t *c, slot_t *s, bool force)
             loci__log(LOCI_LOG_ERROR, "mode=paged: no chunk of the cache can be written back; dropping one, its "
                                       "unwritten pages are lost (%llu so far): %s",
                       (unsigned long long)atomic_load(&c->dropped), loci_last_error());
-        madvise((void *)chunk_addr(s->region, s->chunk), chunk_len(s->region, s->chunk), MADV_DONTNEED);
+        vm_drop((void *)chunk_addr(s->region, s->chunk), chunk_len(s->region, s->chunk));
     }
     remember_gone(c, s);
     hash_remove(c, s);
@@ -582,8 +581,7 @@ static void refault_page(chunk_cache_t *c, slot_t *s, const uffd_fault_t *f)
 {
     paged_region_t *r = s->region;
     uintptr_t page = f->addr & ~(uintptr_t)(c->page - 1);
-    unsigned char resident = 0;
-    if (mincore((void *)page, c->page, &resident) == 0 && !(resident & 1)) {
+    if (vm_page_absent((void *)page)) {
         bit_clear(s->dirty, (page - chunk_addr(r, s->chunk)) / c->page); /* its data is gone */
         void *buf = aligned_alloc(c->page, c->page); /* rare: I/O under the lock keeps s as it is */
         int rc = buf ? r->store->ops->read(r->store, page - r->base, buf, c->page) : LOCI_ENOMEM;
@@ -817,7 +815,7 @@ int cache_reload(paged_region_t *r)
     r->epoch++; /* readaheads queued before would bring the old contents back */
     drop_all(c, r);
     /* Under the lock: no fill of r installs a page between. */
-    int rc = madvise((void *)r->base, r->size, MADV_DONTNEED) == 0
+    int rc = vm_drop((void *)r->base, r->size) == 0
                  ? 0
                  : loci__fail(LOCI_EIO, "mode=paged: madvise(DONTNEED) of a region: %s", strerror(errno));
     pthread_mutex_unlock(&c->lock);
@@ -862,13 +860,10 @@ chunk_cache_t *cache_create(const struct loci_target *t, size_t budget, size_t c
     /* Mapped now, paged in on first use; private to this process and in 4 KiB
      * pages, as UFFDIO_MOVE takes them. */
     for (unsigned i = 0; ok && i < NBOUNCE; i++) {
-        c->bounce[i] = mmap(NULL, c->batch * chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                            -1, 0);
+        c->bounce[i] = vm_map_lazy(c->batch * chunk);
         ok = c->bounce[i] != MAP_FAILED;
-        if (ok) {
-            madvise(c->bounce[i], c->batch * chunk, MADV_DONTFORK);
-            madvise(c->bounce[i], c->batch * chunk, MADV_NOHUGEPAGE);
-        }
+        if (ok)
+            vm_advise_no_fork_no_huge(c->bounce[i], c->batch * chunk);
     }
     if (!ok) {
         cache_destroy(c);
@@ -892,7 +887,7 @@ void cache_destroy(chunk_cache_t *c)
         return;
     for (unsigned i = 0; i < NBOUNCE; i++)
         if (c->bounce[i] && c->bounce[i] != MAP_FAILED)
-            munmap(c->bounce[i], c->batch * c->chunk);
+            vm_unmap(c->bounce[i], c->batch * c->chunk);
     pthread_mutex_destroy(&c->lock);
     pthread_cond_destroy(&c->changed);
     free(c->slots);

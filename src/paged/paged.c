@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define DEFAULT_CACHE ((size_t)64 << 20) /* NVMalloc's FUSE cache */
@@ -221,9 +220,8 @@ static void *map_region(const place_t *place, store_t *store, size_t size, size_
     if (rc == 0) {
         r->base = (uintptr_t)p;
         /* Not inherited (no handler in a child), never huge pages (copied in 4 KiB pages). */
-        madvise(p, size, MADV_DONTFORK);
-        madvise(p, size, MADV_NOHUGEPAGE);
-        if (readonly && mprotect(p, size, PROT_READ) != 0)
+        vm_advise_no_fork_no_huge(p, size);
+        if (readonly && vm_protect_readonly(p, size) != 0)
             rc = loci__fail(LOCI_ENOMEM, "mode=paged: mprotect: %s", strerror(errno));
     }
     if (rc == 0)
@@ -238,7 +236,7 @@ static void *map_region(const place_t *place, store_t *store, size_t size, size_
     }
     if (rc != 0) {
         if (p != MAP_FAILED)
-            munmap(p, size);
+            vm_unmap(p, size);
         region_free(r);
         errno = loci__errno_of(rc);
         return NULL;
@@ -376,7 +374,7 @@ int paged_free(void *addr, size_t size)
     withdraw(r);
     pthread_mutex_unlock(&table_lock);
     cache_forget(r);
-    int rc = munmap(addr, size) == 0 ? 0 : loci__fail(LOCI_EINVAL, "paged: munmap(%p, %zu): %s", addr, size, strerror(errno));
+    int rc = vm_unmap(addr, size) == 0 ? 0 : loci__fail(LOCI_EINVAL, "paged: munmap(%p, %zu): %s", addr, size, strerror(errno));
     if (rc == 0)
         vm_unmapped(addr, size);
     pthread_mutex_lock(&table_lock);

@@ -11,6 +11,7 @@
  */
 #include "provider/provider_impl.h"
 #include "tier/tier.h"
+#include "os/shared_map.h"
 #include "os/vm.h"
 #include "units.h"
 
@@ -19,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 enum { XF_TMPFS = 1, XF_DAX = 2, XF_NAMED = 4 };
@@ -31,7 +31,7 @@ static xtable_t files = XTABLE_INIT;
 static void *map_file(int fd, size_t size, size_t alignment, bool readonly, unsigned *flags)
 {
     if (readonly) /* read-only regions need no alignment beyond the page */
-        return mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+        return shared_map_file(fd, size, false);
     void *p = vm_map_aligned(size, alignment, fd, MAP_SHARED_VALIDATE | MAP_SYNC);
     if (p != MAP_FAILED)
         *flags |= XF_DAX;
@@ -61,7 +61,7 @@ static void *map_and_record(const place_t *place, int fd, const char *path, size
         close(fd);
     if (rc != 0) {
         if (p != MAP_FAILED)
-            munmap(p, size);
+            vm_unmap(p, size);
         if (path)
             unlink(path);
         errno = loci__errno_of(rc);
@@ -155,7 +155,7 @@ static int file_purge(void *addr, size_t size)
     if (fd >= 0 && fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, (off_t)size) == 0) {
         if (!(r.flags & XF_TMPFS))
             (void)fallocate(fd, 0, off, (off_t)size);
-    } else if (madvise(addr, size, MADV_DONTNEED) != 0) { /* no hole punching here: at least drop the pages */
+    } else if (vm_drop(addr, size) != 0) { /* no hole punching here: at least drop the pages */
         rc = loci__fail(LOCI_EIO, "file: purge of %p: %s", addr, strerror(errno));
     }
     if (fd >= 0 && close_it)
@@ -165,14 +165,14 @@ static int file_purge(void *addr, size_t size)
 
 static int file_flush(void *addr, size_t size)
 {
-    if (msync(addr, size, MS_SYNC) != 0)
+    if (shared_map_sync(addr, size) != 0)
         return loci__fail(LOCI_EIO, "file: msync(%p, %zu): %s", addr, size, strerror(errno));
     return 0;
 }
 
 static int file_prefetch(void *addr, size_t size)
 {
-    if (madvise(addr, size, MADV_WILLNEED) != 0)
+    if (vm_prefetch(addr, size) != 0)
         return loci__fail(LOCI_EINVAL, "file: madvise(WILLNEED, %p, %zu): %s", addr, size, strerror(errno));
     return 0;
 }
@@ -186,7 +186,7 @@ static int file_evict(void *addr, size_t size)
     if (fd < 0)
         return fd;
     int rc = file_flush(addr, size);
-    if (rc == 0 && madvise(addr, size, MADV_DONTNEED) != 0)
+    if (rc == 0 && vm_drop(addr, size) != 0)
         rc = loci__fail(LOCI_EINVAL, "file: madvise(DONTNEED, %p, %zu): %s", addr, size, strerror(errno));
     if (rc == 0)
         posix_fadvise(fd, (off_t)((uintptr_t)addr - r.base), (off_t)size, POSIX_FADV_DONTNEED);

@@ -6,6 +6,8 @@
  * only the same user can ever map a segment.
  */
 #include "provider/named.h"
+
+#include "os/shared_map.h"
 #include "os/vm.h"
 #include "units.h"
 
@@ -13,13 +15,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#ifndef MADV_REMOVE
-#define MADV_REMOVE 9
-#endif
 
 /* Where segments chosen from a seed go: [32 TiB, 64 TiB), which neither the
  * kernel's top-down mmap area, PIE binaries and their heaps, nor ASan's
@@ -27,18 +24,6 @@
 #define REGION_BASE ((uintptr_t)1 << 45)
 #define REGION_SLOTS ((uintptr_t)1 << 15)
 #define SLOT_SIZE ((uintptr_t)1 << 30)
-
-/* mmap at exactly `at`; MAP_FAILED (errno EEXIST) when something is there. */
-static void *map_exactly(uintptr_t at, size_t size, int fd)
-{
-    void *p = mmap((void *)at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
-    if (p != MAP_FAILED && p != (void *)at) { /* an old kernel (or a sanitizer) took it as a hint */
-        munmap(p, size);
-        errno = EEXIST;
-        return MAP_FAILED;
-    }
-    return p;
-}
 
 static void *map_from_seed(uint64_t seed, size_t size, int fd)
 {
@@ -48,11 +33,11 @@ static void *map_from_seed(uint64_t seed, size_t size, int fd)
     uintptr_t slots = (size + SLOT_SIZE - 1) / SLOT_SIZE;
     for (unsigned i = 0; seed && slots < REGION_SLOTS && i < 64; i++) {
         uintptr_t slot = (seed + i * 7919u) % (REGION_SLOTS - slots);
-        void *p = map_exactly(REGION_BASE + slot * SLOT_SIZE, size, fd);
+        void *p = shared_map_file_at(REGION_BASE + slot * SLOT_SIZE, size, fd);
         if (p != MAP_FAILED)
             return p;
     }
-    return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    return shared_map_file(fd, size, true);
 }
 
 /* The line of /proc/self/maps overlapping [at, at+size), into buf. */
@@ -99,7 +84,7 @@ int named_create(const char *path, size_t size, uint64_t seed, const place_t *pl
     close(fd);
     if (rc != 0) {
         if (p != MAP_FAILED)
-            munmap(p, size);
+            vm_unmap(p, size);
         unlink(path);
         return rc;
     }
@@ -139,7 +124,7 @@ int named_open(const char *path, uintptr_t at, void **addr, size_t *size)
         rc = loci__fail(LOCI_EINVAL, "%s is empty", path);
     if (rc == 0) {
         *size = (size_t)st.st_size;
-        p = at ? map_exactly(at, *size, fd) : mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        p = at ? shared_map_file_at(at, *size, fd) : shared_map_file(fd, *size, true);
         if (p == MAP_FAILED) {
             char who[600];
             rc = at && errno == EEXIST
@@ -157,7 +142,7 @@ int named_open(const char *path, uintptr_t at, void **addr, size_t *size)
 
 int named_unmap(void *addr, size_t size)
 {
-    if (munmap(addr, size) != 0)
+    if (vm_unmap(addr, size) != 0)
         return loci__fail(LOCI_EINVAL, "munmap(%p, %zu): %s", addr, size, strerror(errno));
     return 0;
 }
@@ -178,7 +163,7 @@ int named_unlink(const char *path)
 
 int named_purge(void *addr, size_t size)
 {
-    if (madvise(addr, size, MADV_REMOVE) != 0)
+    if (shared_map_remove(addr, size) != 0)
         return loci__fail(LOCI_EIO, "madvise(REMOVE, %p, %zu): %s", addr, size, strerror(errno));
     return 0;
 }

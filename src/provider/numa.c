@@ -12,9 +12,7 @@
 #include "units.h"
 
 #include <errno.h>
-#include <numaif.h>
 #include <string.h>
-#include <sys/mman.h>
 
 static void *numa_alloc(const place_t *place, size_t size, size_t alignment)
 {
@@ -28,7 +26,7 @@ static void *numa_alloc(const place_t *place, size_t size, size_t alignment)
     if (rc == 0 && place->pinned)
         rc = vm_pin(p, size);
     if (rc != 0) {
-        munmap(p, size);
+        vm_unmap(p, size);
         errno = loci__errno_of(rc);
         return NULL;
     }
@@ -42,7 +40,7 @@ int numa_node_move(void *addr, size_t size, const place_t *to, bool shared)
     if (to->simulated)
         return 0;
     if (to->policy == PLACE_LOCAL) /* back to first touch; pages stay where they are */
-        return mbind(addr, size, MPOL_DEFAULT, NULL, 0, 0) == 0
+        return vm_reset_policy(addr, size) == 0
                    ? 0
                    : loci__fail(LOCI_EINVAL, "numa: mbind(MPOL_DEFAULT): %s", strerror(errno));
     /* A copy into fresh memory placed per `to`, mremapped over the extent,
@@ -51,7 +49,7 @@ int numa_node_move(void *addr, size_t size, const place_t *to, bool shared)
      * trust. */
     int rc = shared ? 1 : vm_move_copy(addr, size, to);
     if (rc == 1)
-        rc = vm_apply_policy(addr, size, to, MPOL_MF_MOVE | MPOL_MF_STRICT);
+        rc = vm_migrate(addr, size, to);
     return rc == 0 || rc == LOCI_EIO ? vm_check_placed(addr, size, to) : rc;
 }
 
@@ -64,7 +62,7 @@ static int numa_adopt(void *addr, size_t size, const place_t *to)
 
 static int numa_purge(void *addr, size_t size)
 {
-    if (madvise(addr, size, MADV_DONTNEED) != 0)
+    if (vm_drop(addr, size) != 0)
         return loci__fail(LOCI_EINVAL, "numa: madvise(DONTNEED, %p, %zu): %s", addr, size, strerror(errno));
     return 0;
 }

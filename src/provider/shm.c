@@ -6,18 +6,13 @@
  * (through /proc/<pid>/fd/<n> or SCM_RIGHTS).
  */
 #include "provider/provider_impl.h"
+#include "os/shared_map.h"
 #include "os/vm.h"
 #include "units.h"
 
 #include <errno.h>
-#include <numaif.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
-
-#ifndef MADV_REMOVE
-#define MADV_REMOVE 9
-#endif
 
 static xtable_t shms = XTABLE_INIT;
 
@@ -27,7 +22,7 @@ static void *shm_alloc(const place_t *place, size_t size, size_t alignment)
     units_format_size(size, sz, sizeof sz);
     if (size > (size_t)INT64_MAX) /* off_t: before ftruncate takes it for a negative size */
         return loci__fail_null(LOCI_ENOMEM, "shm: %s is more than a memory file can hold", sz);
-    int fd = memfd_create("loci-shm", MFD_CLOEXEC);
+    int fd = shared_map_memfd("loci-shm");
     if (fd < 0)
         return loci__fail_null(LOCI_ENOMEM, "shm: memfd_create for %s: %s", sz, strerror(errno));
     if (ftruncate(fd, (off_t)size) != 0) {
@@ -47,7 +42,7 @@ static void *shm_alloc(const place_t *place, size_t size, size_t alignment)
     if (rc == 0)
         rc = xtable_add(&shms, &(xrec_t){.base = (uintptr_t)p, .size = size, .fd = fd});
     if (rc != 0) {
-        munmap(p, size);
+        vm_unmap(p, size);
         close(fd);
         errno = loci__errno_of(rc);
         return NULL;
@@ -79,7 +74,7 @@ static void shm_disown(void *addr, size_t size) { forget(addr); }
 /* Shared memory keeps its pages after MADV_DONTNEED; MADV_REMOVE frees them. */
 static int shm_purge(void *addr, size_t size)
 {
-    if (madvise(addr, size, MADV_REMOVE) != 0)
+    if (shared_map_remove(addr, size) != 0)
         return loci__fail(LOCI_EINVAL, "shm: madvise(REMOVE, %p, %zu): %s", addr, size, strerror(errno));
     return 0;
 }

@@ -4,12 +4,11 @@
 
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 
 int provider_unmap(const char *who, void *addr, size_t size, bool known)
 {
     int rc = 0;
-    if (munmap(addr, size) != 0)
+    if (vm_unmap(addr, size) != 0)
         rc = loci__fail(LOCI_EINVAL, "%s: munmap(%p, %zu): %s", who, addr, size, strerror(errno));
     else
         vm_unmapped(addr, size);

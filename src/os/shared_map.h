@@ -1,0 +1,34 @@
+/*
+ * Shared mappings: memory files (memfd) and files mapped MAP_SHARED, whose
+ * pages belong to the file rather than to one process (the shm and file
+ * providers, named segments). Aligned mappings of a file are
+ * vm_map_aligned's (vm.h); unmapping is vm_unmap. Each call returns what
+ * the kernel call does (-1 or MAP_FAILED with errno set): the callers word
+ * the message.
+ */
+#ifndef LOCI_OS_SHARED_MAP_H
+#define LOCI_OS_SHARED_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** A memory file named `name` (memfd_create, close-on-exec): its fd. */
+int shared_map_memfd(const char *name);
+
+/** Map `size` bytes of fd from offset 0, MAP_SHARED, wherever the kernel
+ *  likes; read-only unless `writable`. */
+void *shared_map_file(int fd, size_t size, bool writable);
+
+/** Map `size` bytes of fd MAP_SHARED read-write at exactly `at`; MAP_FAILED
+ *  (errno EEXIST) when something is there. */
+void *shared_map_file_at(uintptr_t at, size_t size, int fd);
+
+/** Write the range's dirty pages to the file and wait (msync MS_SYNC). */
+int shared_map_sync(void *addr, size_t size);
+
+/** Free the range's pages and the file's space behind them (MADV_REMOVE):
+ *  shared memory keeps its pages after MADV_DONTNEED. */
+int shared_map_remove(void *addr, size_t size);
+
+#endif
