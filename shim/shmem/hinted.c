@@ -6,6 +6,7 @@
  * the lock keeps shmem_free of ordinary blocks at one load when there are none.
  */
 #include "shim.h"
+#include "grow.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -42,14 +43,9 @@ bool shim_hinted_add(const shim_hinted_t *b)
     pthread_mutex_lock(&lock);
     size_t n = atomic_load(&count);
     bool ok = true;
-    if (n == cap) {
-        size_t more = cap ? 2 * cap : 64;
-        shim_hinted_t *grown = realloc(blocks, more * sizeof *grown);
-        if ((ok = grown != NULL)) {
-            blocks = grown;
-            cap = more;
-        }
-    }
+    shim_hinted_t *grown = grow_for_one(blocks, n, &cap, sizeof *grown, 64);
+    if ((ok = grown != NULL))
+        blocks = grown;
     if (ok) {
         size_t i = lower_bound(b->base, n);
         memmove(&blocks[i + 1], &blocks[i], (n - i) * sizeof *blocks);

@@ -18,6 +18,7 @@
  */
 #include "arena/arena.h"
 #include "units.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -72,14 +73,10 @@ static void roll_back(move_t *m)
 static int move_extent(void *base, size_t size, void *arg)
 {
     move_t *m = arg;
-    if (m->ndone == m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 64;
-        span_t *v = realloc(m->done, cap * sizeof *v);
-        if (!v)
-            return loci__fail(LOCI_ENOMEM, "out of memory listing the extents of a move");
-        m->done = v;
-        m->cap = cap;
-    }
+    span_t *v = grow_for_one(m->done, m->ndone, &m->cap, sizeof *v, 64);
+    if (!v)
+        return loci__fail(LOCI_ENOMEM, "out of memory listing the extents of a move");
+    m->done = v;
     int rc = shift(m, base, size, false);
     if (rc == 0) {
         m->done[m->ndone++] = (span_t){base, size};

@@ -7,6 +7,7 @@
  */
 #include "dirs.h"
 #include "ckpt/ckpt.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,16 +36,14 @@ static int add_manifest(infos_t *l, const ckpt_manifest_t *m, unsigned level)
             l->v[i].drained_bytes = l->v[i].store_bytes; /* whole at level 2 now */
             return 0;
         }
-    if (l->n == l->cap) {
-        size_t n = l->cap ? 2 * l->cap : 16;
-        loci_ckpt_info_t *v = realloc(l->v, n * sizeof *v);
-        ckpt_sum_t *sums = v ? realloc(l->sums, n * sizeof *sums) : NULL;
-        if (v)
-            l->v = v;
-        if (!sums)
-            return loci__fail(LOCI_ENOMEM, "out of memory listing checkpoints");
-        l->sums = sums, l->cap = n;
-    }
+    size_t cap = l->cap, cap_sums = l->cap; /* two arrays side by side: one capacity once both grew */
+    loci_ckpt_info_t *v = grow_for_one(l->v, l->n, &cap, sizeof *v, 16);
+    if (v)
+        l->v = v;
+    ckpt_sum_t *sums = v ? grow_for_one(l->sums, l->n, &cap_sums, sizeof *sums, 16) : NULL;
+    if (!sums)
+        return loci__fail(LOCI_ENOMEM, "out of memory listing checkpoints");
+    l->sums = sums, l->cap = cap;
     loci_ckpt_info_t *in = &l->v[l->n];
     l->sums[l->n++] = m->sum;
     bool pending = level == LOCI_CKPT_LOCAL && ckpt_drain_pending(m->name);
@@ -194,13 +193,10 @@ static int by_id(const void *a, const void *b)
 
 int ckpt_ids_push(ckpt_ids_t *ids, uint64_t id)
 {
-    if (ids->n == ids->cap) {
-        size_t n = ids->cap ? 2 * ids->cap : 1024;
-        uint64_t *v = realloc(ids->v, n * sizeof *v);
-        if (!v)
-            return loci__fail(LOCI_ENOMEM, "out of memory collecting checkpoint chunks");
-        ids->v = v, ids->cap = n;
-    }
+    uint64_t *v = grow_for_one(ids->v, ids->n, &ids->cap, sizeof *v, 1024);
+    if (!v)
+        return loci__fail(LOCI_ENOMEM, "out of memory collecting checkpoint chunks");
+    ids->v = v;
     ids->v[ids->n++] = id;
     return 0;
 }

@@ -7,6 +7,7 @@
 #include "os/vm.h"
 #include "alloc/allocator.h"
 #include "ckpt/ckpt.h"
+#include "grow.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -57,13 +58,12 @@ int loci_ckpt_register(const char *name, const void *ptr, size_t len)
                                          "(%zu bytes at %p); a byte may belong to one variable only", name, len, ptr,
                             vars[i].name, vars[i].size, (const void *)vars[i].base);
     }
-    if (rc == 0 && nvars == cap) {
-        size_t n = cap ? 2 * cap : 16;
-        var_t *v = realloc(vars, n * sizeof *v);
+    if (rc == 0) {
+        var_t *v = grow_for_one(vars, nvars, &cap, sizeof *v, 16);
         if (!v)
             rc = loci__fail(LOCI_ENOMEM, "out of memory registering checkpoint variable \"%s\"", name);
         else
-            vars = v, cap = n;
+            vars = v;
     }
     if (rc == 0) {
         var_t *v = &vars[nvars++];
@@ -98,13 +98,10 @@ typedef struct {
 
 static bool append(list_t *l, const char *name, ckpt_kind_t kind, const void *base, size_t size, bool paged)
 {
-    if (l->n == l->cap) {
-        size_t n = l->cap ? 2 * l->cap : 16;
-        ckpt_item_t *v = realloc(l->items, n * sizeof *v);
-        if (!v)
-            return false;
-        l->items = v, l->cap = n;
-    }
+    ckpt_item_t *v = grow_for_one(l->items, l->n, &l->cap, sizeof *v, 16);
+    if (!v)
+        return false;
+    l->items = v;
     ckpt_item_t *it = &l->items[l->n++];
     snprintf(it->name, sizeof it->name, "%s", name);
     it->kind = kind;

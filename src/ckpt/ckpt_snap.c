@@ -8,6 +8,7 @@
 #include "ckpt/ckpt.h"
 #include "chunkstore/store_rados.h"
 #include "topo/topo.h"
+#include "grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,13 +168,10 @@ int ckpt_store_manifest_each(struct rados_pool *rp, int (*fn)(const char *name, 
 
 static int add_ref(ckpt_snap_refs_t *refs, const ckpt_var_t *v)
 {
-    if (refs->n == refs->cap) {
-        size_t n = refs->cap ? 2 * refs->cap : 64;
-        struct ckpt_snap_ref *p = realloc(refs->v, n * sizeof *p);
-        if (!p)
-            return loci__fail(LOCI_ENOMEM, "out of memory collecting store snapshots");
-        refs->v = p, refs->cap = n;
-    }
+    struct ckpt_snap_ref *p = grow_for_one(refs->v, refs->n, &refs->cap, sizeof *p, 64);
+    if (!p)
+        return loci__fail(LOCI_ENOMEM, "out of memory collecting store snapshots");
+    refs->v = p;
     struct ckpt_snap_ref *r = &refs->v[refs->n++];
     *r = (struct ckpt_snap_ref){.snap = v->snap};
     snprintf(r->target, sizeof r->target, "%s", v->target);

@@ -15,6 +15,7 @@
  * one is refused at once.
  */
 #include "topo/topo_internal.h"
+#include "grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -80,16 +81,12 @@ void topo_config_frontend_key(topo_config_t *c, const char *section, const char 
         topo_config_fail(c, "[%s]: '%s' given twice", fs->name, fs->keys[k]);
         return;
     }
-    if (c->nfrontend == c->cap_frontend) {
-        int cap = c->cap_frontend ? 2 * c->cap_frontend : 8;
-        topo_frontend_t *f = realloc(c->frontend, (size_t)cap * sizeof *f);
-        if (!f) {
-            topo_config_fail(c, "out of memory");
-            return;
-        }
-        c->frontend = f;
-        c->cap_frontend = cap;
+    topo_frontend_t *grown = grow_for_one(c->frontend, c->nfrontend, &c->cap_frontend, sizeof *grown, 8);
+    if (!grown) {
+        topo_config_fail(c, "out of memory");
+        return;
     }
+    c->frontend = grown;
     topo_frontend_t *f = &c->frontend[c->nfrontend];
     *f = (topo_frontend_t){.value = strdup(value)};
     if (!f->value) {

@@ -20,6 +20,7 @@
  */
 #include "topo/topo_internal.h"
 #include "units.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -75,16 +76,12 @@ void topo_config_target_section(topo_config_t *c, const char *section)
         topo_config_fail(c, "duplicate target '%s' (first defined at line %d)", name, first->line);
         return;
     }
-    if (c->ntargets == c->cap_targets) {
-        int cap = c->cap_targets ? 2 * c->cap_targets : 8;
-        topo_config_target_t *e = realloc(c->targets, (size_t)cap * sizeof *e);
-        if (!e) {
-            topo_config_fail(c, "out of memory");
-            return;
-        }
-        c->targets = e;
-        c->cap_targets = cap;
+    topo_config_target_t *grown = grow_for_one(c->targets, c->ntargets, &c->cap_targets, sizeof *grown, 8);
+    if (!grown) {
+        topo_config_fail(c, "out of memory");
+        return;
     }
+    c->targets = grown;
     topo_config_target_t *e = &c->targets[c->ntargets++];
     *e = (topo_config_target_t){.line = c->line, .numa_node = -1, .initiator = -1, .kind = KIND_COUNT};
     snprintf(e->name, sizeof e->name, "%.15s", name); /* valid_name: < 16 chars */

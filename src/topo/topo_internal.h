@@ -105,9 +105,11 @@ struct topo_config {
     char path[512];
     topo_source_t source;  /* SRC_CONFIG (LOCI_CONFIG) or SRC_MEASURED (saved measurements) */
     topo_config_target_t *targets;
-    int ntargets, cap_targets;
+    int ntargets;
+    size_t cap_targets;
     topo_frontend_t *frontend;
-    int nfrontend, cap_frontend;
+    int nfrontend;
+    size_t cap_frontend;
     int frontend_line[TOPO_FRONTEND_SECTIONS]; /* of each [section] header, 0 = none */
     /* while reading */
     FILE *file;

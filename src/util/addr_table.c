@@ -1,5 +1,6 @@
 /* Address ranges to values: a sorted array (see addr_table.h). */
 #include "addr_table.h"
+#include "grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,14 +44,10 @@ static addr_entry_t take(addr_table_t *t, size_t i)
 
 bool addr_table_add(addr_table_t *t, uintptr_t base, size_t size, void *value)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 16;
-        addr_entry_t *v = realloc(t->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        t->v = v;
-        t->cap = cap;
-    }
+    addr_entry_t *v = grow_for_one(t->v, t->n, &t->cap, sizeof *v, 16);
+    if (!v)
+        return false;
+    t->v = v;
     put(t, (addr_entry_t){base, size, value});
     return true;
 }
