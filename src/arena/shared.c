@@ -14,7 +14,7 @@
 #include "arena/arena.h"
 #include "provider/named.h"
 #include "addr_table.h"
-#include "dirs.h"
+#include "dir.h"
 #include "units.h"
 
 #include <errno.h>

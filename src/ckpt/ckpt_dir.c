@@ -7,7 +7,7 @@
  * One flock on the directory orders saves, removals and GC (exclusive)
  * against restores and readers (shared).
  */
-#include "dirs.h"
+#include "dir.h"
 #include "ckpt/ckpt.h"
 #include "tier/tier.h"
 

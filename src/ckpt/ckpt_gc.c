@@ -5,7 +5,7 @@
  * by interrupted saves, holding the directory's lock exclusively so that no
  * save is between writing chunks and renaming its manifest meanwhile.
  */
-#include "dirs.h"
+#include "dir.h"
 #include "ckpt/ckpt.h"
 #include "grow.h"
 

@@ -6,7 +6,7 @@
  */
 #include "tier/tier.h"
 #include "clock.h"
-#include "dirs.h"
+#include "dir.h"
 #include "units.h"
 
 #include <errno.h>

@@ -7,7 +7,7 @@
  */
 #include "tier/tier.h"
 #include "os/vm.h"
-#include "dirs.h"
+#include "dir.h"
 #include "units.h"
 
 #include <errno.h>

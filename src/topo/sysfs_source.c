@@ -7,7 +7,7 @@
  *  - kernel memory tiers, free memory per node, DAX (pmem) nodes.
  */
 #include "topo/topo_internal.h"
-#include "dirs.h"
+#include "dir.h"
 
 #include <fcntl.h>
 #include <stdio.h>

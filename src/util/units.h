@@ -1,6 +1,6 @@
 /* Numbers with units, as written in config files and intents. */
-#ifndef LOCI_UNITS_H
-#define LOCI_UNITS_H
+#ifndef LOCI_UTIL_UNITS_H
+#define LOCI_UTIL_UNITS_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "dirs.h"
+#include "dir.h"
 #include "internal.h"
 
 #include <dirent.h>

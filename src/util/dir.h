@@ -2,8 +2,8 @@
  * Walking a directory's entries (tier directories, region directories, the
  * checkpoint directory and its chunk pool).
  */
-#ifndef LOCI_UTIL_DIRS_H
-#define LOCI_UTIL_DIRS_H
+#ifndef LOCI_UTIL_DIR_H
+#define LOCI_UTIL_DIR_H
 
 #include <stdbool.h>
 
