@@ -196,12 +196,9 @@ void *loci_arena_aligned_alloc(loci_arena_t *ar, size_t alignment, size_t size)
 }
 
 /* A block of ar goes back to the allocator that made it. */
-static void block_free(loci_arena_t *ar, void *p)
+static int shared_block_free(void *p)
 {
-    if (ar->sh)
-        arena_shared_free(p);
-    else
-        pool_free(p);
+    return arena_shared_free(p) ? 0 : LOCI_EINVAL;
 }
 
 void *arena_realloc(loci_arena_t *ar, void *p, size_t size)
@@ -212,16 +209,7 @@ void *arena_realloc(loci_arena_t *ar, void *p, size_t size)
     if (size <= old && size > old / 2) /* fits, and moving would give back little */
         return p;
     void *q = arena_alloc_with(ar, 0, size);
-    if (!q)
-        return NULL;
-    int rc = pool_copy(q, p, size < old ? size : old);
-    if (rc != 0) {
-        block_free(ar, q);
-        errno = loci__errno_of(rc);
-        return NULL;
-    }
-    block_free(ar, p);
-    return q;
+    return q ? pool_realloc_into(q, p, size < old ? size : old, ar->sh ? shared_block_free : pool_free) : NULL;
 }
 
 /* ---- queries and destruction ---------------------------------------------- */

@@ -32,7 +32,7 @@ void *loci_realloc(void *ptr, size_t size)
     if (!owner || !(p = loci_alloc(owner, size)))
         return NULL;
     size_t old = pool_usable_size(ptr);
-    return pool_realloc_into(p, ptr, old < size ? old : size);
+    return pool_realloc_into(p, ptr, old < size ? old : size, pool_free);
 }
 
 /* Shared arenas have an allocator of their own: looked up only while one

@@ -103,18 +103,18 @@ void *pool_realloc(void *p, size_t size)
             return p;
     }
     void *q = pool_alloc(h, size); /* the heap's failure hook applies */
-    return q ? pool_realloc_into(q, p, size < usable ? size : usable) : NULL;
+    return q ? pool_realloc_into(q, p, size < usable ? size : usable, pool_free) : NULL;
 }
 
-void *pool_realloc_into(void *dst, void *src, size_t n)
+void *pool_realloc_into(void *dst, void *src, size_t n, int (*release)(void *))
 {
     int rc = pool_copy(dst, src, n);
     if (rc != 0) {
-        pool_free(dst);
+        release(dst);
         errno = loci__errno_of(rc);
         return NULL;
     }
-    pool_free(src);
+    release(src);
     return dst;
 }
 

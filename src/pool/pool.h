@@ -167,10 +167,12 @@ void *pool_realloc(void *p, size_t size);
  *  must not touch (GPU device memory). 0 or LOCI_E* with loci__fail. */
 int pool_copy(void *dst, const void *src, size_t n);
 
-/** The end of a realloc by moving (pool_realloc, loci_realloc): block src's
- *  first n bytes into the new block dst (pool_copy), then src freed; dst.
- *  When the copy fails, dst is freed, src kept: NULL with errno set. */
-void *pool_realloc_into(void *dst, void *src, size_t n);
+/** The end of every realloc by moving (pool_realloc, loci_realloc, an
+ *  arena's): block src's first n bytes into the new block dst (pool_copy),
+ *  then src given back with `release` (pool_free, or the free of the heap
+ *  both came from: a shared arena's); dst. When the copy fails, dst is
+ *  released, src kept: NULL with errno set. */
+void *pool_realloc_into(void *dst, void *src, size_t n, int (*release)(void *));
 
 /** Free a block of any heap. NULL is fine (0). A pointer loci did not make,
  *  one inside a block, or a block already freed returns LOCI_EINVAL: it is
