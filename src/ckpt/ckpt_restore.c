@@ -9,9 +9,9 @@
  */
 #include "os/vm.h"
 #include "ckpt/ckpt.h"
-#include "chunkstore/store.h"
+#include "chunkstore/chunkstore.h"
 #include "paged/paged.h"
-#include "chunkstore/store_rados.h"
+#include "chunkstore/rados_objects.h"
 #include "rados/rados_pool.h"
 
 #include <errno.h>
@@ -25,7 +25,7 @@ typedef struct {
     const ckpt_var_t *v;
     int dirfd;    /* a region's chunk directory when its chunk files are relinked, else -1 */
     uint64_t *ino; /* then the inode of each of its chunk files now */
-    store_rados_snap_t *sn; /* a region saved in the job store: read at its snapshot */
+    chunkstore_rados_snap_t *sn; /* a region saved in the job store: read at its snapshot */
 } plan_t;
 
 static const char *kind_name(ckpt_kind_t k) { return k == CKPT_REGION ? "region" : "variable"; }
@@ -85,17 +85,17 @@ static int check_chunk(const ckpt_dir_t *d, const char *ckpt, const ckpt_var_t *
 
 /* Chunk i of v read at its store snapshot into buf (the chunk's length,
  * zeros past what the object holds). */
-static int read_snap_chunk(store_rados_snap_t *sn, const ckpt_var_t *v, uint64_t i, unsigned char *buf)
+static int read_snap_chunk(chunkstore_rados_snap_t *sn, const ckpt_var_t *v, uint64_t i, unsigned char *buf)
 {
     size_t len = ckpt_chunk_len(v, i), got;
-    int rc = store_rados_snap_read(sn, i, buf, len, &got);
+    int rc = chunkstore_rados_snap_read(sn, i, buf, len, &got);
     if (rc == 0)
         memset(buf + got, 0, len - got);
     return rc;
 }
 
 /* Chunk i of a variable kept by a store snapshot against its checksum. */
-static int check_snap_chunk(store_rados_snap_t *sn, const char *ckpt, const ckpt_var_t *v, uint64_t i,
+static int check_snap_chunk(chunkstore_rados_snap_t *sn, const char *ckpt, const ckpt_var_t *v, uint64_t i,
                             unsigned char *buf)
 {
     int rc = read_snap_chunk(sn, v, i, buf);
@@ -107,10 +107,10 @@ static int check_snap_chunk(store_rados_snap_t *sn, const char *ckpt, const ckpt
 }
 
 /* The snapshot of v to read, or NULL + loci__fail naming the checkpoint. */
-static store_rados_snap_t *open_snap(const char *ckpt, const ckpt_var_t *v)
+static chunkstore_rados_snap_t *open_snap(const char *ckpt, const ckpt_var_t *v)
 {
     struct rados_pool *rp = ckpt_target_pool(v->target);
-    store_rados_snap_t *sn = rp ? store_rados_snap_open(rp, v->name, v->snap) : NULL;
+    chunkstore_rados_snap_t *sn = rp ? chunkstore_rados_snap_open(rp, v->name, v->snap) : NULL;
     if (!sn)
         ckpt_fail_in(ckpt_code_of(errno), "checkpoint \"%s\", region \"%s\"", ckpt, v->name);
     return sn;
@@ -214,7 +214,7 @@ static int copy_back(const source_t *src, const plan_t *p, unsigned char *buf)
 static int relink_one(const ckpt_dir_t *d, const plan_t *p, uint64_t i, unsigned char *buf)
 {
     char name[24], id[17], tmp[64];
-    store_chunk_name(i, name);
+    chunkstore_chunk_name(i, name);
     if (p->v->chunks[i].id == CKPT_ZERO)
         return unlinkat(p->dirfd, name, 0) == 0 || errno == ENOENT
                    ? 0
@@ -258,7 +258,7 @@ static int relink_back(const ckpt_dir_t *d, const plan_t *p, unsigned char *buf)
 }
 
 /* Chunk i of v against its checksum, wherever it is. */
-static int check_any(const source_t *src, store_rados_snap_t *sn, const char *ckpt, const ckpt_var_t *v, uint64_t i,
+static int check_any(const source_t *src, chunkstore_rados_snap_t *sn, const char *ckpt, const ckpt_var_t *v, uint64_t i,
                      unsigned char *buf)
 {
     return sn ? check_snap_chunk(sn, ckpt, v, i, buf)
@@ -345,7 +345,7 @@ static int restore(const char *ckpt, const source_t *src, const ckpt_manifest_t 
         if (plans[k].dirfd >= 0)
             close(plans[k].dirfd);
         free(plans[k].ino);
-        store_rados_snap_close(plans[k].sn);
+        chunkstore_rados_snap_close(plans[k].sn);
     }
     free(buf);
     free(plans);
@@ -381,7 +381,7 @@ int loci_ckpt_verify(const char *ckpt)
     uint64_t bad = 0, total = 0, bytes = rc == 0 ? ckpt_stored_bytes(&m, true) : 0, done = 0;
     char first[1024] = "";
     for (size_t k = 0; rc == 0 && k < m.nvars; k++) {
-        store_rados_snap_t *sn = m.vars[k].snap ? open_snap(ckpt, &m.vars[k]) : NULL;
+        chunkstore_rados_snap_t *sn = m.vars[k].snap ? open_snap(ckpt, &m.vars[k]) : NULL;
         if (m.vars[k].snap && !sn) { /* the snapshot is gone: every chunk of it is */
             total += m.vars[k].nchunks;
             if (bad++ == 0)
@@ -399,7 +399,7 @@ int loci_ckpt_verify(const char *ckpt)
                 snprintf(first, sizeof first, "%s", loci_last_error());
             ckpt_progress(ckpt, "verify", done += ckpt_chunk_len(&m.vars[k], i), bytes);
         }
-        store_rados_snap_close(sn);
+        chunkstore_rados_snap_close(sn);
     }
     if (rc == 0 && bad > 0)
         rc = loci__fail(LOCI_EIO, "%s (%llu of %llu chunks are bad)", first, (unsigned long long)bad,

@@ -19,9 +19,9 @@
 #include "os/vm.h"
 #include "clock.h"
 #include "ckpt/ckpt.h"
-#include "chunkstore/store.h"
+#include "chunkstore/chunkstore.h"
 #include "paged/paged.h"
-#include "chunkstore/store_rados.h"
+#include "chunkstore/rados_objects.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -278,7 +278,7 @@ static int save_chunk_files(save_t *sv, const ckpt_item_t *it, const region_chun
             v->chunks[i] = *before;
             sv->st.chunks_shared++;
         } else {
-            store_chunk_name(i, name);
+            chunkstore_chunk_name(i, name);
             if ((r = take_chunk(sv, rc->dirfd, name, before, &v->chunks[i])) != 0)
                 r = ckpt_fail_in(r, "region \"%s\", chunk %llu", it->name, (unsigned long long)i);
         }
@@ -288,10 +288,10 @@ static int save_chunk_files(save_t *sv, const ckpt_item_t *it, const region_chun
 }
 
 /* Chunk i of a snapshot, read into sv->buf and summed, or zero. */
-static int sum_snap_chunk(save_t *sv, store_rados_snap_t *sn, const ckpt_var_t *v, uint64_t i)
+static int sum_snap_chunk(save_t *sv, chunkstore_rados_snap_t *sn, const ckpt_var_t *v, uint64_t i)
 {
     size_t len = (size_t)(v->size - i * v->chunk < v->chunk ? v->size - i * v->chunk : v->chunk), got;
-    int rc = store_rados_snap_read(sn, i, sv->buf, len, &got);
+    int rc = chunkstore_rados_snap_read(sn, i, sv->buf, len, &got);
     if (rc != 0)
         return rc;
     memset(sv->buf + got, 0, len - got);
@@ -310,10 +310,10 @@ static int sum_snap_chunk(save_t *sv, store_rados_snap_t *sn, const ckpt_var_t *
  * (the OSDs copy a chunk on its next write), and nothing is sent. Each chunk
  * is summed at the snapshot — except those this opening has not written
  * since the previous checkpoint's snapshot, whose sums are that one's. */
-static int save_snapshot(save_t *sv, const ckpt_item_t *it, store_t *chunk_store, struct rados_pool *rp)
+static int save_snapshot(save_t *sv, const ckpt_item_t *it, chunkstore_t *chunk_store, struct rados_pool *rp)
 {
     const char *target = rados_pool_target(rp);
-    size_t chunk = store_rados_chunk(chunk_store);
+    size_t chunk = chunkstore_rados_chunk(chunk_store);
     const ckpt_var_t *pv = ckpt_manifest_find(sv->prev, CKPT_REGION, it->name);
     if (pv && (!pv->snap || pv->chunk != chunk || pv->size != it->size || strcmp(pv->target, target) != 0))
         pv = NULL;
@@ -324,11 +324,11 @@ static int save_snapshot(save_t *sv, const ckpt_item_t *it, store_t *chunk_store
         return loci__fail(LOCI_ENOMEM, "out of memory saving region \"%s\"", it->name);
     }
     for (uint64_t i = 0; pv && i < v->nchunks; i++)
-        same[i] = store_rados_unchanged(chunk_store, pv->snap, i);
+        same[i] = chunkstore_rados_unchanged(chunk_store, pv->snap, i);
     snprintf(v->target, sizeof v->target, "%s", target);
-    int rc = store_rados_snapshot(chunk_store, &v->snap);
+    int rc = chunkstore_rados_snapshot(chunk_store, &v->snap);
     sv->in_job_store = true;
-    store_rados_snap_t *sn = rc ? NULL : store_rados_snap_open(rp, it->name, v->snap);
+    chunkstore_rados_snap_t *sn = rc ? NULL : chunkstore_rados_snap_open(rp, it->name, v->snap);
     if (rc == 0 && !sn)
         rc = ckpt_code_of(errno);
     for (uint64_t i = 0; rc == 0 && i < v->nchunks; i++) {
@@ -342,7 +342,7 @@ static int save_snapshot(save_t *sv, const ckpt_item_t *it, store_t *chunk_store
         else
             sv->st.chunks_shared++;
     }
-    store_rados_snap_close(sn);
+    chunkstore_rados_snap_close(sn);
     free(same);
     return rc ? ckpt_fail_in(rc, "region \"%s\" on %s", it->name, target) : 0;
 }
@@ -357,8 +357,8 @@ static int save_item(save_t *sv, const ckpt_item_t *it)
     int r = paged_chunks(it->base, &rc); /* written back and durable: the one flush of this save */
     if (r != 0)
         return ckpt_fail_in(r, "region \"%s\"", it->name);
-    struct rados_pool *rp = store_rados_region_pool(rc.store);
-    if (rp && store_rados_chunk(rc.store) <= CKPT_CHUNK)
+    struct rados_pool *rp = chunkstore_rados_region_pool(rc.store);
+    if (rp && chunkstore_rados_chunk(rc.store) <= CKPT_CHUNK)
         return save_snapshot(sv, it, rc.store, rp);
     if (rc.dirfd < 0)
         return save_memory(sv, it); /* no chunk files (a flat file, or big chunks in the job store): copied */

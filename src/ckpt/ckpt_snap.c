@@ -6,7 +6,7 @@
  * the store and the garbage collection of snapshots no manifest refers to.
  */
 #include "ckpt/ckpt.h"
-#include "chunkstore/store_rados.h"
+#include "chunkstore/rados_objects.h"
 #include "topo/topo.h"
 #include "grow.h"
 
@@ -256,7 +256,7 @@ int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_stats_t *out)
             if (strcmp(refs->v[k].target, r->target) == 0 && strcmp(refs->v[k].region, r->region) == 0)
                 keep[nkeep++] = refs->v[k].snap;
         struct rados_pool *rp = ckpt_target_pool(r->target);
-        int e = rp ? store_rados_sweep_snaps(rp, r->region, keep, nkeep, &out->snaps_kept, &out->snaps_removed)
+        int e = rp ? chunkstore_rados_sweep_snaps(rp, r->region, keep, nkeep, &out->snaps_kept, &out->snaps_removed)
                    : LOCI_EIO;
         if (e == LOCI_EBUSY || e == LOCI_ENOENT) /* open for writing (maybe saving), or removed: not now */
             loci__log(LOCI_LOG_INFO, "snapshots of region \"%s\" not collected: %s", r->region, loci_last_error());

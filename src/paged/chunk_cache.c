@@ -343,14 +343,14 @@ static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
 
     uint64_t written = 0, runs = 0;
     bool kept = false;
-    store_run_t run[npages / 2 + 1]; /* runs alternate with clean pages */
+    chunkstore_run_t run[npages / 2 + 1]; /* runs alternate with clean pages */
     unsigned nrun = 0;
     for (p = 0; next_run(snap, npages, &p, &first);) {
         size_t off = (size_t)first * c->page;
-        run[nrun++] = (store_run_t){base - r->base + off, (void *)(base + off), (size_t)(p - first) * c->page};
+        run[nrun++] = (chunkstore_run_t){base - r->base + off, (void *)(base + off), (size_t)(p - first) * c->page};
     }
     /* A store that can takes the chunk's runs in one request; else run by run. */
-    const store_ops_t *ops = r->store->ops;
+    const chunkstore_ops_t *ops = r->store->ops;
     for (unsigned i = 0; i < nrun; i += ops->write_runs ? nrun : 1) {
         unsigned n = ops->write_runs ? nrun : 1;
         int w = ops->write_runs ? ops->write_runs(r->store, &run[i], n)

@@ -4,14 +4,14 @@
  * the kernel's page cache. Each extent is a region with its own store: a
  * nameless O_DIRECT file in the tier directory, its space reserved at once so
  * that writing back never meets a full disk; a persistent region's store is
- * its directory of chunk files (store_chunks.c, paged/paged.h), or the flat file
+ * its directory of chunk files (chunkstore/chunk_files.c, paged/paged.h), or the flat file
  * of a region made by mode=mmap. Regions of the same target, cache size and
  * chunk size share one cache, made with the first of them and freed with the
  * last.
  */
 #include "paged/paged.h"
 #include "paged/paged_internal.h"
-#include "chunkstore/store_rados.h"
+#include "chunkstore/rados_objects.h"
 #include "tier/tier.h"
 #include "os/vm.h"
 #include "addr_table.h"
@@ -179,7 +179,7 @@ static void region_free(paged_region_t *r)
 
 /* A region of `size` bytes over `store` (taken over), unmapped yet.
  * `named`: a persistent region, whose chunks all hold data. */
-static paged_region_t *region_new(store_t *store, size_t size, size_t chunk, bool named, bool readonly)
+static paged_region_t *region_new(chunkstore_t *store, size_t size, size_t chunk, bool named, bool readonly)
 {
     uint64_t nchunks = (size + chunk - 1) / chunk, words = (nchunks + 63) / 64;
     paged_region_t *r = calloc(1, sizeof *r);
@@ -201,7 +201,7 @@ static paged_region_t *region_new(store_t *store, size_t size, size_t chunk, boo
 
 /* Map `size` bytes paged from `store` (taken over; NULL: it could not be
  * made, the reason told). */
-static void *map_region(const place_t *place, store_t *store, size_t size, size_t alignment, bool named, bool readonly)
+static void *map_region(const place_t *place, chunkstore_t *store, size_t size, size_t alignment, bool named, bool readonly)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, watch_forks);
@@ -270,7 +270,7 @@ static void *store_alloc(const place_t *place, size_t size, size_t alignment)
         errno = loci__errno_of(rc ? rc : LOCI_EIO);
         return NULL;
     }
-    return map_region(place, store_rados_anonymous(rp, size, chunk), size, alignment, false, false);
+    return map_region(place, chunkstore_rados_anonymous(rp, size, chunk), size, alignment, false, false);
 }
 
 void *paged_alloc(const place_t *place, size_t size, size_t alignment)
@@ -293,12 +293,12 @@ void *paged_alloc(const place_t *place, size_t size, size_t alignment)
     }
     char what[300];
     snprintf(what, sizeof what, "%s store of paged memory", place->target->name);
-    return map_region(place, store_file_open(fd, size, what), size, alignment, false, false);
+    return map_region(place, chunkstore_file_open(fd, size, what), size, alignment, false, false);
 }
 
 /* The store of a region kept in chunk layout (made so when created here),
  * and the place with the region's own chunk size. */
-static store_t *open_chunked(place_t *place, const char *name, uint64_t *size, unsigned flags)
+static chunkstore_t *open_chunked(place_t *place, const char *name, uint64_t *size, unsigned flags)
 {
     size_t budget, chunk;
     int rc = cache_sizes(place, &budget, &chunk); /* the chunk size asked, checked before a region is made */
@@ -309,10 +309,10 @@ static store_t *open_chunked(place_t *place, const char *name, uint64_t *size, u
         return NULL;
     }
     place->chunk = chunk;
-    return store_chunks_open(fd, path, *size, chunk, flags & LOCI_READONLY);
+    return chunkstore_chunks_open(fd, path, *size, chunk, flags & LOCI_READONLY);
 }
 
-static store_t *open_flat(const place_t *place, const char *name, uint64_t *size, unsigned flags)
+static chunkstore_t *open_flat(const place_t *place, const char *name, uint64_t *size, unsigned flags)
 {
     int fd = tier_open_region(place, name, flags, O_DIRECT, size);
     if (fd < 0) {
@@ -321,15 +321,15 @@ static store_t *open_flat(const place_t *place, const char *name, uint64_t *size
     }
     char what[300];
     snprintf(what, sizeof what, "%s store of region \"%s\"", place->target->name, name);
-    return store_file_open(fd, *size, what);
+    return chunkstore_file_open(fd, *size, what);
 }
 
 /* A region of the job's store, with the region's own chunk size. */
-static store_t *open_in_store(place_t *place, const char *name, uint64_t *size, unsigned flags)
+static chunkstore_t *open_in_store(place_t *place, const char *name, uint64_t *size, unsigned flags)
 {
     size_t chunk = place->chunk;
     rados_pool_t *rp = store_of(place);
-    store_t *s = rp ? store_rados_open_region(rp, name, flags, size, &chunk) : NULL;
+    chunkstore_t *s = rp ? chunkstore_rados_open_region(rp, name, flags, size, &chunk) : NULL;
     if (s)
         place->chunk = chunk;
     else if (!rp)
@@ -352,7 +352,7 @@ void *paged_open(const place_t *place, const char *name, size_t *size, unsigned 
                                              "mode=mmap to share one copy in the kernel's page cache", name);
     place_t at = *place;
     uint64_t sz = *size;
-    store_t *store = place->target->kind == KIND_STORE         ? open_in_store(&at, name, &sz, flags)
+    chunkstore_t *store = place->target->kind == KIND_STORE         ? open_in_store(&at, name, &sz, flags)
                      : tier_region_layout(place, name) == REGION_FLAT ? open_flat(&at, name, &sz, flags)
                                                                       : open_chunked(&at, name, &sz, flags);
     if (!store)
@@ -426,7 +426,7 @@ int paged_remove(const place_t *place, const char *name)
     if (place->target->kind != KIND_STORE)
         return tier_remove_region(place, name);
     rados_pool_t *rp = store_of(place);
-    return rp ? store_rados_remove_region(rp, name) : LOCI_EIO;
+    return rp ? chunkstore_rados_remove_region(rp, name) : LOCI_EIO;
 }
 
 /* ---- counters -------------------------------------------------------------------- */
@@ -479,11 +479,11 @@ int paged_chunks(void *base, region_chunks_t *out)
     int rc = paged_flush((void *)r->base, r->size);
     if (rc != 0)
         return rc;
-    int dirfd = store_chunks_dir(r->store), fd = dirfd < 0 ? -1 : fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+    int dirfd = chunkstore_chunks_dir(r->store), fd = dirfd < 0 ? -1 : fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
     if (dirfd >= 0 && fd < 0)
         return loci__fail(LOCI_EIO, "paged_chunks: dup of a region's directory: %s", strerror(errno));
     *out = (region_chunks_t){r->store, fd, cache_chunk(r->cache), r->nchunks,
-                             fd < 0 ? 0 : store_chunks_version(r->store)};
+                             fd < 0 ? 0 : chunkstore_chunks_version(r->store)};
     return 0;
 }
 
@@ -492,7 +492,7 @@ int paged_reload(void *base)
     paged_region_t *r = owned(base, "paged_reload");
     if (!r)
         return LOCI_EINVAL;
-    if (store_chunks_dir(r->store) >= 0)
-        store_chunks_changed(r->store);
+    if (chunkstore_chunks_dir(r->store) >= 0)
+        chunkstore_chunks_changed(r->store);
     return cache_reload(r);
 }

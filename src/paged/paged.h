@@ -23,11 +23,11 @@
 #include <stdint.h>
 
 struct loci_target;
-struct store;
+struct chunkstore;
 
 /** An open paged region as a checkpoint takes it (paged_chunks). */
 typedef struct {
-    struct store *store; /* its chunk store (the region's: valid while it is open) */
+    struct chunkstore *store; /* its chunk store (the region's: valid while it is open) */
     int dirfd;           /* in chunk layout: the region's directory, a dup the caller closes; else -1 */
     size_t chunk;        /* bytes per chunk (file) */
     uint64_t nchunks;    /* chunks of the region's size; in chunk layout, files may be missing (zeros) */

@@ -16,7 +16,7 @@
 
 #include "os/place.h"
 #include "paged/paged.h"
-#include "chunkstore/store.h"
+#include "chunkstore/chunkstore.h"
 #include "os/uffd.h"
 
 #include <stdatomic.h>
@@ -27,7 +27,7 @@ typedef struct chunk_cache chunk_cache_t;
 typedef struct paged_region {
     uintptr_t base;
     size_t size;          /* a multiple of the page size */
-    store_t *store;       /* owned */
+    chunkstore_t *store;       /* owned */
     chunk_cache_t *cache; /* shared with other regions */
     uint64_t nchunks;
     uint64_t *fresh;      /* bit per chunk: never written to the store, so zeros (NULL: none fresh) */

@@ -2,7 +2,7 @@
  * The job's aggregate store: one pool of a Ceph RADOS cluster, reached
  * through librados (NVMalloc's benefactor SSDs = OSDs, its manager = MON +
  * CRUSH, a chunk = one object). This folder only connects and names things;
- * the chunk store over it is src/chunkstore/store_rados.c.
+ * the chunk store over it is src/chunkstore/rados_objects.c.
  *
  * Every call is bounded in time: the connection, monitor and OSD operations
  * carry the target's `timeout` (librados returns -ETIMEDOUT past it), so a

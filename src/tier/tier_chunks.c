@@ -2,7 +2,7 @@
  * Persistent regions in chunk layout (paged/paged.h): the directory
  * "<tier dir>/<name>.region", 0700, holding `meta` — written once at
  * creation, atomically (a temporary file, fsync, rename, fsync of the
- * directory) — and the chunk files the store makes (store_chunks.c). The
+ * directory) — and the chunk files the store makes (chunk_files.c). The
  * directory is what is locked, as a flat region's file is.
  */
 #include "tier/tier.h"

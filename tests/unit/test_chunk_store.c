@@ -18,7 +18,7 @@
 #include "loci.h"
 #include "support/scratch.h"
 #include "support/child.h"
-#include "chunkstore/store.h"
+#include "chunkstore/chunkstore.h"
 #include "paged/paged.h"
 
 #include <dirent.h>
@@ -56,7 +56,7 @@ static void region_path(const char *name, char *buf, size_t len)
 static void chunk_path(const char *name, uint64_t idx, char *buf, size_t len)
 {
     char c[24];
-    store_chunk_name(idx, c);
+    chunkstore_chunk_name(idx, c);
     snprintf(buf, len, "%s/%s.region/%s", store_dir(), name, c);
 }
 
@@ -133,7 +133,7 @@ static void link_chunk(void *base, uint64_t idx, const char *dir, const char *as
     region_chunks_t rc;
     assert_int_equal(paged_chunks(base, &rc), 0);
     char c[24], to[600];
-    store_chunk_name(idx, c);
+    chunkstore_chunk_name(idx, c);
     snprintf(to, sizeof to, "%s/%s", dir, as);
     if (linkat(rc.dirfd, c, AT_FDCWD, to, 0) != 0)
         fail_msg("link %s -> %s: %s", c, to, strerror(errno));
@@ -174,7 +174,7 @@ static int child_relink(char **a)
             break;
         for (uint64_t k = 0; k < rc.nchunks; k++) {
             char c[24], tmp[700], to[700];
-            store_chunk_name(k, c);
+            chunkstore_chunk_name(k, c);
             snprintf(tmp, sizeof tmp, "%s/tmp", a[2]);
             snprintf(to, sizeof to, "%s/%s", a[2], c);
             unlink(tmp); /* left by a child killed before */
@@ -342,11 +342,11 @@ static void reload_after_a_chunk_is_replaced(void **state)
     assert_int_equal(write(fd, gen9, CHUNK), CHUNK);
     close(fd);
     char c1[24];
-    store_chunk_name(1, c1);
+    chunkstore_chunk_name(1, c1);
     assert_int_equal(renameat(rc.dirfd, "restored", rc.dirfd, c1), 0);
     free(gen9);
     char c3[24];
-    store_chunk_name(3, c3);
+    chunkstore_chunk_name(3, c3);
     assert_int_equal(unlinkat(rc.dirfd, c3, 0), 0); /* a chunk of zeros in the checkpoint */
     close(rc.dirfd);
 
@@ -472,7 +472,7 @@ static void dead_copies_cleaned_at_open(void **state)
     assert_int_equal(waitpid(dead, NULL, 0), dead);
     char path[600], gone[800], live[800], c1[24];
     region_path(name, path, sizeof path);
-    store_chunk_name(1, c1);
+    chunkstore_chunk_name(1, c1);
     snprintf(gone, sizeof gone, "%s/%s.cow.%ld.%ld", path, c1, (long)dead, (long)dead);
     snprintf(live, sizeof live, "%s/%s.cow.%ld.%ld", path, c1, (long)getpid(), 1l);
     for (int i = 0; i < 2; i++) {
@@ -676,7 +676,7 @@ static void copy_on_write_killed(void **state)
         }
         for (uint64_t k = 0; k < size / CHUNK; k++) { /* each checkpointed chunk one whole generation */
             char as[700], cn[24];
-            store_chunk_name(k, cn);
+            chunkstore_chunk_name(k, cn);
             snprintf(as, sizeof as, "%s/%s", dir, cn);
             size_t len;
             char *saved = slurp(as, &len);
@@ -693,7 +693,7 @@ static void copy_on_write_killed(void **state)
     assert_int_equal(loci_persist_remove(name, NULL), 0);
     for (uint64_t k = 0; k < size / CHUNK; k++) {
         char as[700], cn[24];
-        store_chunk_name(k, cn);
+        chunkstore_chunk_name(k, cn);
         snprintf(as, sizeof as, "%s/%s", dir, cn);
         unlink(as);
     }

@@ -359,11 +359,11 @@ static void provider_chosen_by_intent(void **state)
 /* ---- a store that is full ---------------------------------------------- */
 
 /* The region's own store, its write-backs refused while `store_full`. */
-static const store_ops_t *real_ops;
-static store_ops_t full_ops;
+static const chunkstore_ops_t *real_ops;
+static chunkstore_ops_t full_ops;
 static atomic_bool store_full;
 
-static int write_unless_full(store_t *s, uint64_t off, const void *buf, size_t len)
+static int write_unless_full(chunkstore_t *s, uint64_t off, const void *buf, size_t len)
 {
     if (atomic_load(&store_full))
         return loci__fail(LOCI_ENOSPC, "test store: no space left");

@@ -1,5 +1,5 @@
 /*
- * The RADOS chunk store (store.h): chunk i of a variable is object
+ * The RADOS chunk store (chunkstore.h): chunk i of a variable is object
  * "<prefix>/<i as 16 hex digits>" in the target's pool (NVMalloc: a chunk
  * on a benefactor, placed by CRUSH). A missing object reads as zeros. The
  * dirty page runs of a chunk go out as ONE atomic rados_write_op (one OSD
@@ -12,7 +12,7 @@
  * Private extents (loci_alloc on the store) are "loci-anon/<host>.<pid>.<random>"
  * and their objects go when the extent is freed.
  */
-#include "chunkstore/store_rados.h"
+#include "chunkstore/rados_objects.h"
 #include "tier/tier.h"
 #include "units.h"
 
@@ -32,7 +32,7 @@
 #define READS_IN_FLIGHT 16
 
 typedef struct {
-    store_t base;
+    chunkstore_t base;
     rados_pool_t *pool;
     rados_ioctx_t io;
     size_t chunk;
@@ -46,7 +46,7 @@ typedef struct {
     uint64_t last_snap; /* a writable region: the snapshot this store took last (0: none) */
 } rados_store_t;
 
-static rados_store_t *rs_of(store_t *s) { return (rados_store_t *)s; }
+static rados_store_t *rs_of(chunkstore_t *s) { return (rados_store_t *)s; }
 
 static void chunk_oid(const rados_store_t *r, uint64_t chunk, char *buf, size_t len)
 {
@@ -72,7 +72,7 @@ typedef struct {
 
 /* Every chunk of a read is one rados_aio_read, all in flight at once (up to
  * READS_IN_FLIGHT): a readahead batch of 8 chunks costs one round trip, not 8. */
-static int rados_store_read(store_t *s, uint64_t off, void *buf, size_t len)
+static int rados_store_read(chunkstore_t *s, uint64_t off, void *buf, size_t len)
 {
     rados_store_t *r = rs_of(s);
     int rc = rados_pool_check(r->pool, r->what);
@@ -125,7 +125,7 @@ static void note_written(rados_store_t *r, uint64_t chunk)
     pthread_mutex_unlock(&r->lock);
 }
 
-static int rados_store_write_runs(store_t *s, const store_run_t *runs, unsigned n)
+static int rados_store_write_runs(chunkstore_t *s, const chunkstore_run_t *runs, unsigned n)
 {
     rados_store_t *r = rs_of(s);
     uint64_t chunk = runs[0].off / r->chunk;
@@ -149,12 +149,12 @@ static int rados_store_write_runs(store_t *s, const store_run_t *runs, unsigned 
     return 0;
 }
 
-static int rados_store_write(store_t *s, uint64_t off, const void *buf, size_t len)
+static int rados_store_write(chunkstore_t *s, uint64_t off, const void *buf, size_t len)
 {
     rados_store_t *r = rs_of(s);
     while (len) { /* one op per chunk */
         size_t n = r->chunk - off % r->chunk < len ? r->chunk - off % r->chunk : len;
-        store_run_t run = {off, buf, n};
+        chunkstore_run_t run = {off, buf, n};
         int rc = rados_store_write_runs(s, &run, 1);
         if (rc)
             return rc;
@@ -166,13 +166,13 @@ static int rados_store_write(store_t *s, uint64_t off, const void *buf, size_t l
 }
 
 /* Writes are acknowledged by the OSDs when they return: nothing is pending. */
-static int rados_store_sync(store_t *s)
+static int rados_store_sync(chunkstore_t *s)
 {
     (void)s;
     return 0;
 }
 
-static int rados_store_discard(store_t *s, uint64_t off, size_t len)
+static int rados_store_discard(chunkstore_t *s, uint64_t off, size_t len)
 {
     rados_store_t *r = rs_of(s);
     char oid[340];
@@ -234,7 +234,7 @@ static int remove_chunks(rados_store_t *r, uint64_t nchunks, const uint64_t *whi
     return first_error ? rados_pool_fail(r->pool, first_error, "removing chunk objects") : 0;
 }
 
-static void rados_store_close(store_t *s)
+static void rados_store_close(chunkstore_t *s)
 {
     rados_store_t *r = rs_of(s);
     if (r->anonymous) { /* freed memory: its objects go */
@@ -250,7 +250,7 @@ static void rados_store_close(store_t *s)
     free(r);
 }
 
-static const store_ops_t rados_store_ops = {
+static const chunkstore_ops_t rados_store_ops = {
     .name = "rados",
     .read = rados_store_read,
     .write = rados_store_write,
@@ -271,7 +271,7 @@ static rados_store_t *store_new(rados_pool_t *rp, uint64_t size, size_t chunk, c
         free(r);
         return NULL;
     }
-    r->base = (store_t){&rados_store_ops, size};
+    r->base = (chunkstore_t){&rados_store_ops, size};
     r->pool = rp;
     r->chunk = chunk;
     pthread_mutex_init(&r->lock, NULL);
@@ -279,7 +279,7 @@ static rados_store_t *store_new(rados_pool_t *rp, uint64_t size, size_t chunk, c
     return r;
 }
 
-store_t *store_rados_anonymous(rados_pool_t *rp, uint64_t size, size_t chunk)
+chunkstore_t *chunkstore_rados_anonymous(rados_pool_t *rp, uint64_t size, size_t chunk)
 {
     char what[64], host[64] = "";
     snprintf(what, sizeof what, "%s paged memory", rados_pool_target(rp));
@@ -364,7 +364,7 @@ static int create_meta(rados_pool_t *rp, rados_ioctx_t io, const char *oid, cons
     return rc == -EEXIST ? LOCI_EEXIST : rc < 0 ? rados_pool_fail(rp, rc, op_what) : 0;
 }
 
-store_t *store_rados_open_region(rados_pool_t *rp, const char *name, unsigned flags, uint64_t *size, size_t *chunk)
+chunkstore_t *chunkstore_rados_open_region(rados_pool_t *rp, const char *name, unsigned flags, uint64_t *size, size_t *chunk)
 {
     char what[300];
     snprintf(what, sizeof what, "%s region \"%s\"", rados_pool_target(rp), name);
@@ -418,7 +418,7 @@ store_t *store_rados_open_region(rados_pool_t *rp, const char *name, unsigned fl
     return &r->base;
 }
 
-int store_rados_remove_region(rados_pool_t *rp, const char *name)
+int chunkstore_rados_remove_region(rados_pool_t *rp, const char *name)
 {
     char what[300];
     snprintf(what, sizeof what, "%s region \"%s\"", rados_pool_target(rp), name);
@@ -455,21 +455,21 @@ int store_rados_remove_region(rados_pool_t *rp, const char *name)
 
 /* ---- snapshots of regions (checkpoints) -------------------------------------- */
 
-static rados_store_t *region_writer(store_t *s)
+static rados_store_t *region_writer(chunkstore_t *s)
 {
     rados_store_t *r = s && s->ops == &rados_store_ops ? rs_of(s) : NULL;
     return r && !r->anonymous && !r->readonly ? r : NULL;
 }
 
-rados_pool_t *store_rados_region_pool(store_t *s)
+rados_pool_t *chunkstore_rados_region_pool(chunkstore_t *s)
 {
     rados_store_t *r = region_writer(s);
     return r ? r->pool : NULL;
 }
 
-size_t store_rados_chunk(store_t *s) { return rs_of(s)->chunk; }
+size_t chunkstore_rados_chunk(chunkstore_t *s) { return rs_of(s)->chunk; }
 
-int store_rados_snapshot(store_t *s, uint64_t *snap)
+int chunkstore_rados_snapshot(chunkstore_t *s, uint64_t *snap)
 {
     rados_store_t *r = region_writer(s);
     if (!r)
@@ -486,7 +486,7 @@ int store_rados_snapshot(store_t *s, uint64_t *snap)
     return rc;
 }
 
-bool store_rados_unchanged(store_t *s, uint64_t snap, uint64_t chunk)
+bool chunkstore_rados_unchanged(chunkstore_t *s, uint64_t snap, uint64_t chunk)
 {
     rados_store_t *r = region_writer(s);
     if (!r || !snap)
@@ -497,15 +497,15 @@ bool store_rados_unchanged(store_t *s, uint64_t snap, uint64_t chunk)
     return same;
 }
 
-struct store_rados_snap {
+struct chunkstore_rados_snap {
     rados_pool_t *pool;
     rados_ioctx_t io;
     char prefix[300], what[300];
 };
 
-store_rados_snap_t *store_rados_snap_open(rados_pool_t *rp, const char *name, uint64_t snap)
+chunkstore_rados_snap_t *chunkstore_rados_snap_open(rados_pool_t *rp, const char *name, uint64_t snap)
 {
-    store_rados_snap_t *sn = calloc(1, sizeof *sn);
+    chunkstore_rados_snap_t *sn = calloc(1, sizeof *sn);
     if (!sn)
         return loci__fail_null(LOCI_ENOMEM, "out of memory reading a snapshot");
     if (!(sn->io = rados_pool_ioctx(rp))) {
@@ -523,14 +523,14 @@ store_rados_snap_t *store_rados_snap_open(rados_pool_t *rp, const char *name, ui
     else if (rc == 0 && !rados_snapc_has(&c, snap))
         rc = loci__fail(LOCI_ENOENT, "%s: the region has no such snapshot (removed behind loci's back?)", sn->what);
     if (rc != 0) {
-        store_rados_snap_close(sn);
+        chunkstore_rados_snap_close(sn);
         return NULL;
     }
     rados_ioctx_snap_set_read(sn->io, snap);
     return sn;
 }
 
-int store_rados_snap_read(store_rados_snap_t *sn, uint64_t chunk, void *buf, size_t len, size_t *got)
+int chunkstore_rados_snap_read(chunkstore_rados_snap_t *sn, uint64_t chunk, void *buf, size_t len, size_t *got)
 {
     char oid[340];
     snprintf(oid, sizeof oid, "%s/%016llx", sn->prefix, (unsigned long long)chunk);
@@ -546,7 +546,7 @@ int store_rados_snap_read(store_rados_snap_t *sn, uint64_t chunk, void *buf, siz
     return 0;
 }
 
-void store_rados_snap_close(store_rados_snap_t *sn)
+void chunkstore_rados_snap_close(chunkstore_rados_snap_t *sn)
 {
     if (!sn)
         return;
@@ -554,7 +554,7 @@ void store_rados_snap_close(store_rados_snap_t *sn)
     free(sn);
 }
 
-int store_rados_sweep_snaps(rados_pool_t *rp, const char *name, const uint64_t *keep, size_t nkeep, uint64_t *kept,
+int chunkstore_rados_sweep_snaps(rados_pool_t *rp, const char *name, const uint64_t *keep, size_t nkeep, uint64_t *kept,
                             uint64_t *removed)
 {
     char oid[300], what[400];

@@ -1,11 +1,11 @@
 /*
- * Reading and writing one file of a store (store.h): whole lengths, zeros
+ * Reading and writing one file of a store (chunkstore.h): whole lengths, zeros
  * past the end, and no second copy in DRAM. Files are opened O_DIRECT where
  * the file system allows; where it does not, each access is followed by
  * dropping the kernel's pages for it (written back first) — except on tmpfs,
  * where those pages are the file.
  */
-#include "chunkstore/store.h"
+#include "chunkstore/chunkstore.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 
 #define AIO_DEPTH 32 /* pieces in flight at once */
 
-int store_fd_fail(const store_fd_t *f, const char *op, uint64_t off, size_t len, int e)
+int chunkstore_fd_fail(const chunkstore_fd_t *f, const char *op, uint64_t off, size_t len, int e)
 {
     int code = e == ENOSPC || e == EDQUOT ? LOCI_ENOSPC : LOCI_EIO;
     if (len == 0) /* not about a range: the whole file */
@@ -27,18 +27,18 @@ int store_fd_fail(const store_fd_t *f, const char *op, uint64_t off, size_t len,
 }
 
 /* Without O_DIRECT: push the range to the disk and out of the page cache. */
-static int drop_cached(const store_fd_t *f, uint64_t off, size_t len, bool written)
+static int drop_cached(const chunkstore_fd_t *f, uint64_t off, size_t len, bool written)
 {
     if (f->direct || f->in_memory)
         return 0;
     unsigned all = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
     if (written && sync_file_range(f->fd, (off_t)off, (off_t)len, all) != 0)
-        return store_fd_fail(f, "writing back", off, len, errno);
+        return chunkstore_fd_fail(f, "writing back", off, len, errno);
     posix_fadvise(f->fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
     return 0;
 }
 
-int store_fd_read(const store_fd_t *f, uint64_t off, void *buf, size_t len)
+int chunkstore_fd_read(const chunkstore_fd_t *f, uint64_t off, void *buf, size_t len)
 {
     size_t done = 0;
     while (done < len) {
@@ -46,7 +46,7 @@ int store_fd_read(const store_fd_t *f, uint64_t off, void *buf, size_t len)
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
-            return store_fd_fail(f, "read", off, len, errno);
+            return chunkstore_fd_fail(f, "read", off, len, errno);
         if (n == 0) { /* end of file */
             memset((char *)buf + done, 0, len - done);
             break;
@@ -56,7 +56,7 @@ int store_fd_read(const store_fd_t *f, uint64_t off, void *buf, size_t len)
     return drop_cached(f, off, len, false);
 }
 
-int store_fd_write(const store_fd_t *f, uint64_t off, const void *buf, size_t len)
+int chunkstore_fd_write(const chunkstore_fd_t *f, uint64_t off, const void *buf, size_t len)
 {
     size_t done = 0;
     while (done < len) {
@@ -66,7 +66,7 @@ int store_fd_write(const store_fd_t *f, uint64_t off, const void *buf, size_t le
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            return store_fd_fail(f, "write", off, len, n < 0 ? errno : EIO);
+            return chunkstore_fd_fail(f, "write", off, len, n < 0 ? errno : EIO);
         done += (size_t)n;
     }
     return drop_cached(f, off, len, true);
@@ -99,16 +99,16 @@ static aio_context_t thread_ctx(void)
 }
 
 /* Piece p read `got` bytes (< 0: -errno): the rest read synchronously (zeros at the end). */
-static int piece_done(const store_piece_t *p, long got)
+static int piece_done(const chunkstore_piece_t *p, long got)
 {
     if (got < 0)
-        return store_fd_fail(p->f, "read", p->off, p->len, (int)-got);
+        return chunkstore_fd_fail(p->f, "read", p->off, p->len, (int)-got);
     if ((size_t)got == p->len)
         return 0;
-    return store_fd_read(p->f, p->off + (uint64_t)got, (char *)p->buf + got, p->len - (size_t)got);
+    return chunkstore_fd_read(p->f, p->off + (uint64_t)got, (char *)p->buf + got, p->len - (size_t)got);
 }
 
-int store_fd_read_pieces(const store_piece_t *p, unsigned n)
+int chunkstore_fd_read_pieces(const chunkstore_piece_t *p, unsigned n)
 {
     int rc = 0;
     while (n > 0) {
@@ -139,7 +139,7 @@ int store_fd_read_pieces(const store_piece_t *p, unsigned n)
                 syscall(SYS_io_destroy, io);
                 pthread_setspecific(ctx_key, NULL);
                 ctx_pid = 0;
-                return store_fd_fail(p[0].f, "io_getevents", p[0].off, p[0].len, e);
+                return chunkstore_fd_fail(p[0].f, "io_getevents", p[0].off, p[0].len, e);
             }
             for (long e = 0; e < got; e++) {
                 int r = piece_done(&p[ev[e].data], (long)ev[e].res);
@@ -148,7 +148,7 @@ int store_fd_read_pieces(const store_piece_t *p, unsigned n)
             done += got;
         }
         for (unsigned i = (unsigned)submitted; i < k; i++) { /* what AIO did not take */
-            int r = store_fd_read(p[i].f, p[i].off, p[i].buf, p[i].len);
+            int r = chunkstore_fd_read(p[i].f, p[i].off, p[i].buf, p[i].len);
             rc = rc ? rc : r;
         }
         p += k;

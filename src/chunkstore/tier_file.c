@@ -1,9 +1,9 @@
 /*
  * File store: one file of a tier (an extent's nameless file, or a flat
- * persistent region), read and written through store_io.c, so that the
+ * persistent region), read and written through fd_io.c, so that the
  * chunk cache holds the only DRAM copy.
  */
-#include "chunkstore/store.h"
+#include "chunkstore/chunkstore.h"
 #include "tier/tier.h"
 
 #include <errno.h>
@@ -13,34 +13,34 @@
 #include <unistd.h>
 
 typedef struct {
-    store_t base;
-    store_fd_t io;
+    chunkstore_t base;
+    chunkstore_fd_t io;
     char what[256];
 } file_store_t;
 
-static file_store_t *fs_of(store_t *s) { return (file_store_t *)s; }
+static file_store_t *fs_of(chunkstore_t *s) { return (file_store_t *)s; }
 
-static int file_read(store_t *s, uint64_t off, void *buf, size_t len)
+static int file_read(chunkstore_t *s, uint64_t off, void *buf, size_t len)
 {
-    return store_fd_read(&fs_of(s)->io, off, buf, len);
+    return chunkstore_fd_read(&fs_of(s)->io, off, buf, len);
 }
 
-static int file_write(store_t *s, uint64_t off, const void *buf, size_t len)
+static int file_write(chunkstore_t *s, uint64_t off, const void *buf, size_t len)
 {
-    return store_fd_write(&fs_of(s)->io, off, buf, len);
+    return chunkstore_fd_write(&fs_of(s)->io, off, buf, len);
 }
 
-static int file_sync(store_t *s)
+static int file_sync(chunkstore_t *s)
 {
     file_store_t *f = fs_of(s);
-    return fdatasync(f->io.fd) == 0 ? 0 : store_fd_fail(&f->io, "fdatasync", 0, 0, errno);
+    return fdatasync(f->io.fd) == 0 ? 0 : chunkstore_fd_fail(&f->io, "fdatasync", 0, 0, errno);
 }
 
-static int file_discard(store_t *s, uint64_t off, size_t len)
+static int file_discard(chunkstore_t *s, uint64_t off, size_t len)
 {
     file_store_t *f = fs_of(s);
     if (fallocate(f->io.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) != 0)
-        return store_fd_fail(&f->io, "punching a hole", off, len, errno);
+        return chunkstore_fd_fail(&f->io, "punching a hole", off, len, errno);
     /* Reserve the blocks again so that writing there cannot hit ENOSPC
      * (not on tmpfs, where a reservation would be memory). */
     if (!f->io.in_memory)
@@ -48,14 +48,14 @@ static int file_discard(store_t *s, uint64_t off, size_t len)
     return 0;
 }
 
-static void file_close(store_t *s)
+static void file_close(chunkstore_t *s)
 {
     file_store_t *f = fs_of(s);
     close(f->io.fd);
     free(f);
 }
 
-static const store_ops_t file_store_ops = {
+static const chunkstore_ops_t file_store_ops = {
     .name = "file",
     .read = file_read,
     .write = file_write,
@@ -64,15 +64,15 @@ static const store_ops_t file_store_ops = {
     .close = file_close,
 };
 
-store_t *store_file_open(int fd, uint64_t size, const char *what)
+chunkstore_t *chunkstore_file_open(int fd, uint64_t size, const char *what)
 {
     file_store_t *f = calloc(1, sizeof *f);
     if (!f) {
         close(fd);
         return loci__fail_null(LOCI_ENOMEM, "out of memory opening the store %s", what);
     }
-    f->base = (store_t){&file_store_ops, size};
+    f->base = (chunkstore_t){&file_store_ops, size};
     snprintf(f->what, sizeof f->what, "%s", what);
-    f->io = (store_fd_t){fd, (fcntl(fd, F_GETFL) & O_DIRECT) != 0, tier_in_memory(fd), f->what};
+    f->io = (chunkstore_fd_t){fd, (fcntl(fd, F_GETFL) & O_DIRECT) != 0, tier_in_memory(fd), f->what};
     return &f->base;
 }

@@ -14,12 +14,12 @@
  *  - discard: whole chunks are unlinked, parts are overwritten with zeros.
  *
  * Files are opened for each access (no descriptor table to bound); I/O goes
- * through store_io.c (O_DIRECT where the file system allows). The cache
+ * through fd_io.c (O_DIRECT where the file system allows). The cache
  * above writes a chunk from one thread at a time (its slot is busy), so two
  * copies of the same chunk never race.
  */
-#include "chunkstore/store.h"
-#include "chunkstore/store.h"
+#include "chunkstore/chunkstore.h"
+#include "chunkstore/chunkstore.h"
 #include "tier/tier.h"
 #include "os/vm.h"
 
@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 typedef struct {
-    store_t base;
+    chunkstore_t base;
     int dirfd;
     size_t chunk;
     bool readonly, in_memory;
@@ -45,11 +45,11 @@ typedef struct {
     uint64_t *written;      /* bit per chunk written since the last sync */
     size_t words;           /* of written */
     bool dir_changed;       /* files made, renamed or removed since the last sync */
-    uint64_t version;       /* new at open and at every change of a chunk file (store_chunks_version) */
+    uint64_t version;       /* new at open and at every change of a chunk file (chunkstore_chunks_version) */
     char path[4096];        /* the directory, for messages */
-} chunk_store_t;
+} chunk_files_t;
 
-static chunk_store_t *cs_of(store_t *s) { return (chunk_store_t *)s; }
+static chunk_files_t *cs_of(chunkstore_t *s) { return (chunk_files_t *)s; }
 
 /* Versions are unique in the process (a counter) and between processes (it
  * starts at a random number): equal versions mean the same open store, not
@@ -72,7 +72,7 @@ static uint64_t next_version(void)
 }
 
 /* A chunk file is about to change (or did: a restore relinked it). */
-static void touch(chunk_store_t *s)
+static void touch(chunk_files_t *s)
 {
     uint64_t v = next_version();
     pthread_mutex_lock(&s->lock);
@@ -80,23 +80,23 @@ static void touch(chunk_store_t *s)
     pthread_mutex_unlock(&s->lock);
 }
 
-void store_chunk_name(uint64_t index, char *out) { snprintf(out, 24, "c%016llx", (unsigned long long)index); }
+void chunkstore_chunk_name(uint64_t index, char *out) { snprintf(out, 24, "c%016llx", (unsigned long long)index); }
 
-/* A file of the region's directory as store_io.c takes it, named "<dir>/<name>". */
+/* A file of the region's directory as fd_io.c takes it, named "<dir>/<name>". */
 typedef struct {
-    store_fd_t io;
+    chunkstore_fd_t io;
     char what[4200];
 } chunk_fd_t;
 
-static void chunk_fd_name(chunk_store_t *s, chunk_fd_t *c, const char *name)
+static void chunk_fd_name(chunk_files_t *s, chunk_fd_t *c, const char *name)
 {
     snprintf(c->what, sizeof c->what, "%s/%s", s->path, name);
-    c->io = (store_fd_t){-1, false, s->in_memory, c->what};
+    c->io = (chunkstore_fd_t){-1, false, s->in_memory, c->what};
 }
 
 /* openat(2) of file `name` of the region's directory into c, O_DIRECT where
  * it works: the fd, or -1 with errno. */
-static int open_chunk(chunk_store_t *s, chunk_fd_t *c, const char *name, int flags)
+static int open_chunk(chunk_files_t *s, chunk_fd_t *c, const char *name, int flags)
 {
     chunk_fd_name(s, c, name);
     flags |= O_CLOEXEC | O_NOFOLLOW;
@@ -111,17 +111,17 @@ static int open_chunk(chunk_store_t *s, chunk_fd_t *c, const char *name, int fla
 }
 
 /* The failure of `op` on file `name` with errno e. */
-static int chunk_fail(chunk_store_t *s, const char *name, const char *op, int e)
+static int chunk_fail(chunk_files_t *s, const char *name, const char *op, int e)
 {
     chunk_fd_t c;
     chunk_fd_name(s, &c, name);
-    return store_fd_fail(&c.io, op, 0, 0, e);
+    return chunkstore_fd_fail(&c.io, op, 0, 0, e);
 }
 
 #define NO_CHUNK UINT64_MAX
 
 /* Chunk `idx` was written (NO_CHUNK: none), the directory changed: for the next sync. */
-static void note_written(chunk_store_t *s, uint64_t idx, bool dir_changed)
+static void note_written(chunk_files_t *s, uint64_t idx, bool dir_changed)
 {
     pthread_mutex_lock(&s->lock);
     if (idx != NO_CHUNK)
@@ -132,14 +132,14 @@ static void note_written(chunk_store_t *s, uint64_t idx, bool dir_changed)
 
 /* The first part of [at, at+left) inside one chunk: its length, the chunk's
  * index and the offset in it. */
-static size_t piece(const chunk_store_t *s, uint64_t at, size_t left, uint64_t *idx, uint64_t *in)
+static size_t piece(const chunk_files_t *s, uint64_t at, size_t left, uint64_t *idx, uint64_t *in)
 {
     *idx = at / s->chunk;
     *in = at % s->chunk;
     return s->chunk - *in < left ? (size_t)(s->chunk - *in) : left;
 }
 
-static size_t chunk_len(const chunk_store_t *s, uint64_t idx)
+static size_t chunk_len(const chunk_files_t *s, uint64_t idx)
 {
     uint64_t left = s->base.size - idx * s->chunk;
     return left < s->chunk ? (size_t)left : s->chunk;
@@ -157,7 +157,7 @@ static int copy_contents(chunk_fd_t *from, chunk_fd_t *to, uint64_t size)
         if (n > 0)
             continue;
         if (n == 0 || (errno != EINVAL && errno != EXDEV && errno != EOPNOTSUPP && errno != ENOSYS))
-            return store_fd_fail(&to->io, "copy_file_range", (uint64_t)out, (size_t)(size - (uint64_t)in),
+            return chunkstore_fd_fail(&to->io, "copy_file_range", (uint64_t)out, (size_t)(size - (uint64_t)in),
                                  n == 0 ? EIO : errno);
         break; /* not between these files (O_DIRECT, old kernel): by hand */
     }
@@ -168,9 +168,9 @@ static int copy_contents(chunk_fd_t *from, chunk_fd_t *to, uint64_t size)
     void *buf = aligned_alloc(page, (len + page - 1) & ~(page - 1));
     if (!buf)
         return loci__fail(LOCI_ENOMEM, "out of memory copying %s", from->what);
-    int rc = store_fd_read(&from->io, (uint64_t)in, buf, len);
+    int rc = chunkstore_fd_read(&from->io, (uint64_t)in, buf, len);
     if (rc == 0)
-        rc = store_fd_write(&to->io, (uint64_t)in, buf, len);
+        rc = chunkstore_fd_write(&to->io, (uint64_t)in, buf, len);
     free(buf);
     return rc;
 }
@@ -179,7 +179,7 @@ static int copy_contents(chunk_fd_t *from, chunk_fd_t *to, uint64_t size)
  * the old contents and the new pages go to a new file that replaces the
  * region's name; the other links keep the old inode. The new file is durable
  * before the rename, so that a crash cannot trade synced data for a hole. */
-static int cow_write(chunk_store_t *s, const char *name, chunk_fd_t *old, const struct stat *st, uint64_t off,
+static int cow_write(chunk_files_t *s, const char *name, chunk_fd_t *old, const struct stat *st, uint64_t off,
                      const void *buf, size_t len)
 {
     char tmp[96];
@@ -187,15 +187,15 @@ static int cow_write(chunk_store_t *s, const char *name, chunk_fd_t *old, const 
     chunk_fd_t new;
     int fd = open_chunk(s, &new, tmp, O_RDWR | O_CREAT | O_TRUNC);
     if (fd < 0)
-        return store_fd_fail(&new.io, "creating", 0, 0, errno);
+        return chunkstore_fd_fail(&new.io, "creating", 0, 0, errno);
     bool covered = off == 0 && len >= (uint64_t)st->st_size; /* nothing of the old contents stays */
     int rc = covered ? 0 : copy_contents(old, &new, (uint64_t)st->st_size);
     if (rc == 0)
-        rc = store_fd_write(&new.io, off, buf, len);
+        rc = chunkstore_fd_write(&new.io, off, buf, len);
     if (rc == 0 && fdatasync(fd) != 0)
-        rc = store_fd_fail(&new.io, "fdatasync", 0, 0, errno);
+        rc = chunkstore_fd_fail(&new.io, "fdatasync", 0, 0, errno);
     if (rc == 0 && renameat(s->dirfd, tmp, s->dirfd, name) != 0)
-        rc = store_fd_fail(&new.io, "renaming it over the shared chunk", 0, 0, errno);
+        rc = chunkstore_fd_fail(&new.io, "renaming it over the shared chunk", 0, 0, errno);
     if (rc != 0)
         unlinkat(s->dirfd, tmp, 0);
     close(fd);
@@ -204,21 +204,21 @@ static int cow_write(chunk_store_t *s, const char *name, chunk_fd_t *old, const 
 
 /* Write [off, off+len) of chunk `idx` (inside it) from buf. `create`: make
  * the file when missing (else a missing chunk stays zeros: nothing to do). */
-static int write_piece(chunk_store_t *s, uint64_t idx, uint64_t off, const void *buf, size_t len, bool create)
+static int write_piece(chunk_files_t *s, uint64_t idx, uint64_t off, const void *buf, size_t len, bool create)
 {
     char name[24];
-    store_chunk_name(idx, name);
+    chunkstore_chunk_name(idx, name);
     chunk_fd_t c;
     int fd = open_chunk(s, &c, name, O_RDWR | (create ? O_CREAT : 0));
     if (fd < 0)
-        return !create && errno == ENOENT ? 0 : store_fd_fail(&c.io, "opening", 0, 0, errno);
+        return !create && errno == ENOENT ? 0 : chunkstore_fd_fail(&c.io, "opening", 0, 0, errno);
     struct stat st;
-    int rc = fstat(fd, &st) == 0 ? 0 : store_fd_fail(&c.io, "fstat", 0, 0, errno);
+    int rc = fstat(fd, &st) == 0 ? 0 : chunkstore_fd_fail(&c.io, "fstat", 0, 0, errno);
     bool shared = rc == 0 && st.st_nlink > 1;
     if (shared)
         rc = cow_write(s, name, &c, &st, off, buf, len);
     else if (rc == 0)
-        rc = store_fd_write(&c.io, off, buf, len);
+        rc = chunkstore_fd_write(&c.io, off, buf, len);
     close(fd);
     if (rc == 0) /* a copy renamed, or an empty file made by this open: the directory changed too */
         note_written(s, idx, shared || st.st_size == 0);
@@ -228,15 +228,15 @@ static int write_piece(chunk_store_t *s, uint64_t idx, uint64_t off, const void 
 #define READ_FILES 16 /* chunk files open and read at once */
 
 /* The chunk files of a read are opened first and then read all at once
- * (store_fd_read_pieces), so that a readahead batch has all its chunks in
+ * (chunkstore_fd_read_pieces), so that a readahead batch has all its chunks in
  * flight; a missing file reads as zeros. */
-static int chunks_read(store_t *base, uint64_t off, void *buf, size_t len)
+static int chunks_read(chunkstore_t *base, uint64_t off, void *buf, size_t len)
 {
-    chunk_store_t *s = cs_of(base);
+    chunk_files_t *s = cs_of(base);
     chunk_fd_t *c = malloc(READ_FILES * sizeof *c);
     if (!c)
         return loci__fail(LOCI_ENOMEM, "out of memory reading %s", s->path);
-    store_piece_t p[READ_FILES];
+    chunkstore_piece_t p[READ_FILES];
     int rc = 0;
     for (size_t done = 0; rc == 0 && done < len;) {
         unsigned k = 0;
@@ -244,18 +244,18 @@ static int chunks_read(store_t *base, uint64_t off, void *buf, size_t len)
             uint64_t idx, in;
             size_t n = piece(s, off + done, len - done, &idx, &in);
             char name[24];
-            store_chunk_name(idx, name);
-            p[k] = (store_piece_t){&c[k].io, in, (char *)buf + done, n};
+            chunkstore_chunk_name(idx, name);
+            p[k] = (chunkstore_piece_t){&c[k].io, in, (char *)buf + done, n};
             done += n;
             if (open_chunk(s, &c[k], name, O_RDONLY) >= 0)
                 k++;
             else if (errno == ENOENT)
                 memset(p[k].buf, 0, n); /* never written */
             else
-                rc = store_fd_fail(&c[k].io, "opening", 0, 0, errno);
+                rc = chunkstore_fd_fail(&c[k].io, "opening", 0, 0, errno);
         }
         if (rc == 0)
-            rc = store_fd_read_pieces(p, k);
+            rc = chunkstore_fd_read_pieces(p, k);
         for (unsigned i = 0; i < k; i++)
             close(c[i].io.fd);
     }
@@ -263,14 +263,14 @@ static int chunks_read(store_t *base, uint64_t off, void *buf, size_t len)
     return rc;
 }
 
-static int check_writable(chunk_store_t *s)
+static int check_writable(chunk_files_t *s)
 {
     return s->readonly ? loci__fail(LOCI_EPERM, "%s is open read-only: nothing may be written to it", s->path) : 0;
 }
 
-static int chunks_write(store_t *base, uint64_t off, const void *buf, size_t len)
+static int chunks_write(chunkstore_t *base, uint64_t off, const void *buf, size_t len)
 {
-    chunk_store_t *s = cs_of(base);
+    chunk_files_t *s = cs_of(base);
     int rc = check_writable(s);
     if (rc == 0) /* before: a write that fails halfway has changed the file too */
         touch(s);
@@ -283,9 +283,9 @@ static int chunks_write(store_t *base, uint64_t off, const void *buf, size_t len
     return rc;
 }
 
-static int chunks_discard(store_t *base, uint64_t off, size_t len)
+static int chunks_discard(chunkstore_t *base, uint64_t off, size_t len)
 {
-    chunk_store_t *s = cs_of(base);
+    chunk_files_t *s = cs_of(base);
     int rc = check_writable(s);
     if (rc == 0)
         touch(s);
@@ -294,7 +294,7 @@ static int chunks_discard(store_t *base, uint64_t off, size_t len)
         uint64_t idx, in;
         size_t n = piece(s, off + done, len - done, &idx, &in);
         char name[24];
-        store_chunk_name(idx, name);
+        chunkstore_chunk_name(idx, name);
         if (in == 0 && n == chunk_len(s, idx)) { /* the whole chunk: its file goes (a checkpoint keeps its link) */
             if (unlinkat(s->dirfd, name, 0) == 0)
                 note_written(s, NO_CHUNK, true);
@@ -312,9 +312,9 @@ static int chunks_discard(store_t *base, uint64_t off, size_t len)
     return rc;
 }
 
-static int chunks_sync(store_t *base)
+static int chunks_sync(chunkstore_t *base)
 {
-    chunk_store_t *s = cs_of(base);
+    chunk_files_t *s = cs_of(base);
     if (s->readonly)
         return 0;
     pthread_mutex_lock(&s->lock);
@@ -332,7 +332,7 @@ static int chunks_sync(store_t *base)
     for (size_t w = 0; w < s->words; w++)
         for (uint64_t bits = todo[w]; bits; bits &= bits - 1) {
             char name[24];
-            store_chunk_name(w * 64 + (uint64_t)__builtin_ctzll(bits), name);
+            chunkstore_chunk_name(w * 64 + (uint64_t)__builtin_ctzll(bits), name);
             int fd = openat(s->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
             int e = fd < 0 ? (errno == ENOENT ? 0 : chunk_fail(s, name, "opening", errno)) /* discarded since */
                     : fdatasync(fd) == 0 ? 0 : chunk_fail(s, name, "fdatasync", errno);
@@ -349,16 +349,16 @@ static int chunks_sync(store_t *base)
     return rc;
 }
 
-static void chunks_close(store_t *base)
+static void chunks_close(chunkstore_t *base)
 {
-    chunk_store_t *s = cs_of(base);
+    chunk_files_t *s = cs_of(base);
     close(s->dirfd);
     pthread_mutex_destroy(&s->lock);
     free(s->written);
     free(s);
 }
 
-static const store_ops_t chunk_store_ops = {
+static const chunkstore_ops_t chunk_files_ops = {
     .name = "chunks",
     .read = chunks_read,
     .write = chunks_write,
@@ -367,9 +367,9 @@ static const store_ops_t chunk_store_ops = {
     .close = chunks_close,
 };
 
-store_t *store_chunks_open(int dirfd, const char *path, uint64_t size, size_t chunk, bool readonly)
+chunkstore_t *chunkstore_chunks_open(int dirfd, const char *path, uint64_t size, size_t chunk, bool readonly)
 {
-    chunk_store_t *s = calloc(1, sizeof *s);
+    chunk_files_t *s = calloc(1, sizeof *s);
     size_t words = (size_t)(((size + chunk - 1) / chunk + 63) / 64);
     uint64_t *written = s ? calloc(words ? words : 1, sizeof *written) : NULL;
     if (!written) {
@@ -377,7 +377,7 @@ store_t *store_chunks_open(int dirfd, const char *path, uint64_t size, size_t ch
         close(dirfd);
         return loci__fail_null(LOCI_ENOMEM, "out of memory opening the chunks of %s", path);
     }
-    s->base = (store_t){&chunk_store_ops, size};
+    s->base = (chunkstore_t){&chunk_files_ops, size};
     s->dirfd = dirfd;
     s->chunk = chunk;
     s->written = written;
@@ -391,15 +391,15 @@ store_t *store_chunks_open(int dirfd, const char *path, uint64_t size, size_t ch
     return &s->base;
 }
 
-int store_chunks_dir(const store_t *s) { return s->ops == &chunk_store_ops ? ((const chunk_store_t *)s)->dirfd : -1; }
+int chunkstore_chunks_dir(const chunkstore_t *s) { return s->ops == &chunk_files_ops ? ((const chunk_files_t *)s)->dirfd : -1; }
 
-uint64_t store_chunks_version(store_t *s)
+uint64_t chunkstore_chunks_version(chunkstore_t *s)
 {
-    chunk_store_t *cs = cs_of(s);
+    chunk_files_t *cs = cs_of(s);
     pthread_mutex_lock(&cs->lock);
     uint64_t v = cs->version;
     pthread_mutex_unlock(&cs->lock);
     return v;
 }
 
-void store_chunks_changed(store_t *s) { touch(cs_of(s)); }
+void chunkstore_chunks_changed(chunkstore_t *s) { touch(cs_of(s)); }

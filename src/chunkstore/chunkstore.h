@@ -8,69 +8,69 @@
  * the only one (file stores use O_DIRECT, or drop the kernel's page cache
  * behind each access where the file system has no O_DIRECT).
  */
-#ifndef LOCI_CHUNKSTORE_STORE_H
-#define LOCI_CHUNKSTORE_STORE_H
+#ifndef LOCI_CHUNKSTORE_CHUNKSTORE_H
+#define LOCI_CHUNKSTORE_CHUNKSTORE_H
 
 #include "internal.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct store store_t;
+typedef struct chunkstore chunkstore_t;
 
 /** One run of dirty pages: `len` bytes of application memory `buf` for store offset `off`. */
 typedef struct {
     uint64_t off;
     const void *buf;
     size_t len;
-} store_run_t;
+} chunkstore_run_t;
 
-typedef struct store_ops {
+typedef struct chunkstore_ops {
     const char *name;
     /** Read len bytes at off into buf; what lies beyond the store's end reads as zeros. */
-    int (*read)(store_t *s, uint64_t off, void *buf, size_t len);
+    int (*read)(chunkstore_t *s, uint64_t off, void *buf, size_t len);
     /** Write len bytes of buf at off. buf is application memory (write-protected
      *  while this runs): never touched from user space, only handed to the kernel. */
-    int (*write)(store_t *s, uint64_t off, const void *buf, size_t len);
+    int (*write)(chunkstore_t *s, uint64_t off, const void *buf, size_t len);
     /** Optional (NULL: one write per run): write the n runs of ONE chunk at
      *  once, all or none (RADOS: one atomic write op, one round trip). */
-    int (*write_runs)(store_t *s, const store_run_t *runs, unsigned n);
+    int (*write_runs)(chunkstore_t *s, const chunkstore_run_t *runs, unsigned n);
     /** Make everything written so far durable. */
-    int (*sync)(store_t *s);
+    int (*sync)(chunkstore_t *s);
     /** [off, off+len) reads as zeros afterwards (file: its space stays reserved). */
-    int (*discard)(store_t *s, uint64_t off, size_t len);
+    int (*discard)(chunkstore_t *s, uint64_t off, size_t len);
     /** Release the store (its data stays where it is, if it has a name). */
-    void (*close)(store_t *s);
-} store_ops_t;
+    void (*close)(chunkstore_t *s);
+} chunkstore_ops_t;
 
-struct store {
-    const store_ops_t *ops;
+struct chunkstore {
+    const chunkstore_ops_t *ops;
     uint64_t size; /* bytes */
 };
 
 /** A store over an open file of a tier (taken over: closed with the store,
  *  or at once when the store cannot be made).
  *  `what` names it in messages (copied). NULL + loci__fail. */
-store_t *store_file_open(int fd, uint64_t size, const char *what);
+chunkstore_t *chunkstore_file_open(int fd, uint64_t size, const char *what);
 
 /** A store over the directory of a region in chunk layout (paged/paged.h): dirfd
  *  (taken over as above, with its lock) at `path` (for messages, copied), `size`
  *  bytes in files of `chunk` bytes. `readonly`: it never writes. The caller
  *  holds the region's lock exclusively unless readonly. NULL + loci__fail. */
-store_t *store_chunks_open(int dirfd, const char *path, uint64_t size, size_t chunk, bool readonly);
+chunkstore_t *chunkstore_chunks_open(int dirfd, const char *path, uint64_t size, size_t chunk, bool readonly);
 
 /** The region directory of a chunk store, -1 for any other store. */
-int store_chunks_dir(const store_t *s);
+int chunkstore_chunks_dir(const chunkstore_t *s);
 
 /** A chunk store's version: new when it is opened and whenever one of its
- *  chunk files changes (before a write or discard, or store_chunks_changed);
+ *  chunk files changes (before a write or discard, or chunkstore_chunks_changed);
  *  unique across processes. Equal versions: the files are as they were. */
-uint64_t store_chunks_version(store_t *s);
+uint64_t chunkstore_chunks_version(chunkstore_t *s);
 
 /** The chunk files of s were changed from outside it (a restore relinked them). */
-void store_chunks_changed(store_t *s);
+void chunkstore_chunks_changed(chunkstore_t *s);
 
-/* ---- I/O shared by the file stores (store_io.c) ----------------------------- */
+/* ---- I/O shared by the file stores (fd_io.c) ----------------------------- */
 
 /** One open file of a store: `direct` when opened O_DIRECT, `in_memory` on
  *  tmpfs; `what` names it in messages. */
@@ -78,33 +78,33 @@ typedef struct {
     int fd;
     bool direct, in_memory;
     const char *what;
-} store_fd_t;
+} chunkstore_fd_t;
 
 /** Read len bytes at off, zeros past the end of the file. 0 or LOCI_E*. */
-int store_fd_read(const store_fd_t *f, uint64_t off, void *buf, size_t len);
+int chunkstore_fd_read(const chunkstore_fd_t *f, uint64_t off, void *buf, size_t len);
 
 /** One piece of a read: len bytes of file f at off into buf. */
 typedef struct {
-    const store_fd_t *f;
+    const chunkstore_fd_t *f;
     uint64_t off;
     void *buf;
     size_t len;
-} store_piece_t;
+} chunkstore_piece_t;
 
-/** Read the n pieces as store_fd_read does, all in flight at once where the
+/** Read the n pieces as chunkstore_fd_read does, all in flight at once where the
  *  files are O_DIRECT (Linux AIO), else one after the other. 0 or the first
  *  LOCI_E*. */
-int store_fd_read_pieces(const store_piece_t *p, unsigned n);
+int chunkstore_fd_read_pieces(const chunkstore_piece_t *p, unsigned n);
 
 /** Write len bytes of application memory buf at off. 0 or LOCI_E*. */
-int store_fd_write(const store_fd_t *f, uint64_t off, const void *buf, size_t len);
+int chunkstore_fd_write(const chunkstore_fd_t *f, uint64_t off, const void *buf, size_t len);
 
 /** The failure of `op` on f's file (errno e) for len bytes at off (len 0:
  *  the whole file): LOCI_ENOSPC for a full disk or quota, else LOCI_EIO,
  *  with a message naming the file. */
-int store_fd_fail(const store_fd_t *f, const char *op, uint64_t off, size_t len, int e);
+int chunkstore_fd_fail(const chunkstore_fd_t *f, const char *op, uint64_t off, size_t len, int e);
 
 /** The file name of chunk `index`: "c%016llx" (buffer of at least 24 bytes). */
-void store_chunk_name(uint64_t index, char *out);
+void chunkstore_chunk_name(uint64_t index, char *out);
 
 #endif
