@@ -64,7 +64,11 @@ bool pages_on_node(const char *what, const void *addr, size_t len, int node)
             else
                 fprintf(stderr, "%s: page %zu (%#lx) has no node (%s), expected node %d\n", what,
                         i, (unsigned long)(start + i * ps),
-                        got == -ENOENT ? "not present: never touched?" : strerror(-got), node);
+                        got == -ENOENT   ? "not present: never touched?"
+                        : got == -EFAULT ? "no page of its own: read but never written (the zero page), "
+                                           "unmapped, or a NUMA-balancing hint"
+                                         : strerror(-got),
+                        node);
         }
     }
     if (wrong) {

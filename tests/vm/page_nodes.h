@@ -11,7 +11,8 @@ size_t page_count(const void *addr, size_t len);
 
 /* Fill nodes[i] with the NUMA node of the i-th page of [addr, addr + len); nodes must hold
  * page_count(addr, len) entries. A page the kernel cannot place gets a negative errno instead:
- * -ENOENT (never touched), -EFAULT (not mapped). Returns 0, or -errno if move_pages failed. */
+ * -ENOENT (never touched), -EFAULT (not mapped, only read so far — the zero page — or, with
+ * automatic NUMA balancing on, a page made PROT_NONE to sample accesses: guest-init.sh turns it off). Returns 0, or -errno if move_pages failed. */
 int page_nodes(const void *addr, size_t len, int *nodes);
 
 /* True when every page of [addr, addr + len) is on `node`. Otherwise prints to stderr, under
