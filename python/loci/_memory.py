@@ -102,7 +102,7 @@ def memory_of(obj):
     """`obj` as a numpy array over its own memory, never a copy: loci is asked
     about that memory's address, so a copy would answer for the wrong bytes.
     Takes numpy arrays, objects with the array interface or buffer protocol, and
-    DLPack producers (torch, cupy on the host, jax...)."""
+    DLPack producers (torch or jax CPU tensors)."""
     if isinstance(obj, np.ndarray):
         return obj
     if hasattr(obj, "__array_interface__") or hasattr(obj, "__array_struct__"):

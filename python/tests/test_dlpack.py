@@ -118,7 +118,7 @@ def test_copy_false_shares_the_block():
 def test_a_device_other_than_the_cpu_or_a_dtype_dlpack_lacks_is_refused():
     block = loci.block_of(loci.zeros(4))
     assert block.__dlpack_device__() == (1, 0)
-    block.__dlpack__(dl_device=(1, 0)).__class__  # the CPU: fine
+    assert block.__dlpack__(dl_device=(1, 0)) is not None  # the CPU: fine
     with pytest.raises(BufferError, match=r"device \(2, 0\)"):
         block.__dlpack__(dl_device=(2, 0))  # kDLCUDA
     strings = loci.block_of(loci.zeros(4, "S8"))
