@@ -25,7 +25,8 @@ packages=(
   librados-dev ceph-mon ceph-osd ceph-mgr ceph-common iproute2
   # Python package (python/): Debian's python3 runs its tests (tests/CMakeLists.txt uses
   # /usr/bin/python3, not a python earlier on PATH); the install check pip-installs it into a
-  # venv that sees these, offline (--no-build-isolation: setuptools and wheel from here)
+  # venv that sees these, offline (--no-build-isolation: setuptools and wheel from here);
+  # python3-venv also makes the pip-NumPy venv below
   python3-numpy python3-pytest python3-venv python3-setuptools python3-wheel
 )
 
@@ -46,6 +47,20 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 else
   echo "install-deps: all packages present"
+fi
+
+# The Python tests also run under the NumPy pip installs today (2.x), beside Debian's 1.24:
+# unit.python_pip_numpy uses this venv of Debian's python3 (tests/CMakeLists.txt). Made once,
+# from PyPI; remade only when it is missing or broken (delete it to take a newer NumPy).
+venv=/opt/loci/venv-numpy
+if "$venv/bin/python" -c "import numpy, pytest" 2>/dev/null; then
+  echo "install-deps: $venv present (numpy $("$venv/bin/python" -c "import numpy; print(numpy.__version__)"))"
+else
+  echo "install-deps: creating $venv with pip's NumPy 2.x"
+  rm -rf "$venv"
+  mkdir -p "$(dirname "$venv")"
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "numpy>=2,<3" pytest
 fi
 
 "$(dirname "$0")/fetch-vm-kernel.sh"

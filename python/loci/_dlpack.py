@@ -1,7 +1,10 @@
-"""DLPack export (https://dmlc.github.io/dlpack/): a PyCapsule "dltensor"
-holding a DLManagedTensor over loci memory. The tensor keeps its owner (a
-Block) alive until the consumer calls the deleter, or until the capsule is
-dropped unconsumed."""
+"""DLPack export (https://dmlc.github.io/dlpack/): a PyCapsule holding a
+managed tensor over loci memory. Consumers that ask for DLPack 1.0
+(max_version, as NumPy 2's from_dlpack does) get a "dltensor_versioned"
+capsule, whose flags say when the memory is read-only or a copy; older
+consumers (NumPy 1.x) get the unversioned "dltensor". The tensor keeps its
+owner (a Block, or the copy) alive until the consumer calls the deleter, or
+until the capsule is dropped unconsumed."""
 import ctypes
 
 import numpy as np
@@ -9,6 +12,10 @@ import numpy as np
 DEVICE_CPU = 1  # kDLCPU
 
 _KIND_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}  # kDLInt, kDLUInt, kDLFloat, kDLComplex, kDLBool
+
+VERSION = (1, 0)  # the DLPack version of the versioned capsules made here
+FLAG_READ_ONLY = 1 << 0  # DLPACK_FLAG_BITMASK_READ_ONLY
+FLAG_IS_COPIED = 1 << 1  # DLPACK_FLAG_BITMASK_IS_COPIED
 
 
 class _Device(ctypes.Structure):
@@ -32,7 +39,15 @@ class _ManagedTensor(ctypes.Structure):
     _fields_ = [("dl_tensor", _Tensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER)]
 
 
-_CAPSULE_NAME = b"dltensor"
+class _Version(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _ManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("version", _Version), ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER),
+                ("flags", ctypes.c_uint64), ("dl_tensor", _Tensor)]
+
+
 _CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _api = ctypes.pythonapi
 _api.PyCapsule_New.restype = ctypes.py_object
@@ -42,7 +57,7 @@ _api.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
 _api.PyCapsule_GetPointer.restype = ctypes.c_void_p
 _api.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
 
-# address of each exported DLManagedTensor -> what it keeps alive (the
+# address of each exported managed tensor -> what it keeps alive (the
 # structure itself, its shape array, the owner of the memory)
 _live = {}
 
@@ -51,14 +66,18 @@ def _delete(managed):
     _live.pop(managed, None)
 
 
-def _destroy_capsule(capsule):
-    # Still named "dltensor": no consumer took it, so the tensor is ours to delete.
-    if _api.PyCapsule_IsValid(capsule, _CAPSULE_NAME):
-        _delete(_api.PyCapsule_GetPointer(capsule, _CAPSULE_NAME))
+def _capsule_destructor(name):
+    def destroy(capsule):
+        # Still carrying its name: no consumer took it (a consumer renames it
+        # "used_..."), so the tensor is ours to delete.
+        if _api.PyCapsule_IsValid(capsule, name):
+            _delete(_api.PyCapsule_GetPointer(capsule, name))
+    return name, _CAPSULE_DESTRUCTOR(destroy)
 
 
 _deleter = _DELETER(_delete)
-_destructor = _CAPSULE_DESTRUCTOR(_destroy_capsule)
+_LEGACY = _capsule_destructor(b"dltensor")
+_VERSIONED = _capsule_destructor(b"dltensor_versioned")
 
 
 def exported():
@@ -66,22 +85,43 @@ def exported():
     return len(_live)
 
 
-def export_dlpack(owner, ptr, shape, dtype):
-    """A "dltensor" capsule for the C-contiguous array of `dtype` and `shape` at ptr."""
+def check_device(dl_device):
+    """A consumer may name the device it wants the tensor on: loci's arrays are CPU memory."""
+    if dl_device is not None and tuple(dl_device) != (DEVICE_CPU, 0):
+        raise BufferError(f"loci: DLPack export to device {tuple(dl_device)} was asked; "
+                          f"loci arrays are CPU memory ({DEVICE_CPU}, 0) and are not moved by DLPack")
+
+
+def data_type(dtype):
+    """DLPack's name for a numpy dtype (BufferError for those it has none for)."""
     dt = np.dtype(dtype)
     code = _KIND_CODES.get(dt.kind)
     if code is None or dt.fields is not None or dt.itemsize * 8 > 255:
         raise BufferError(f"loci: DLPack has no type for dtype {dt}; use a number or bool dtype")
+    return _DataType(code, dt.itemsize * 8, 1)
+
+
+def export_dlpack(owner, ptr, shape, dl_type, max_version=None, readonly=False, copied=False):
+    """A capsule for the C-contiguous array of `dl_type` (data_type) and `shape`
+    at ptr: versioned when the consumer's max_version accepts DLPack 1.x."""
+    versioned = max_version is not None and max_version[0] >= VERSION[0]
+    m = _ManagedTensorVersioned() if versioned else _ManagedTensor()
     dims = (ctypes.c_int64 * max(len(shape), 1))(*shape)
-    m = _ManagedTensor()
-    m.dl_tensor.data = ptr
-    m.dl_tensor.device = _Device(DEVICE_CPU, 0)
-    m.dl_tensor.ndim = len(shape)
-    m.dl_tensor.dtype = _DataType(code, dt.itemsize * 8, 1)
-    m.dl_tensor.shape = dims
-    m.dl_tensor.strides = None  # compact row-major
-    m.dl_tensor.byte_offset = 0
+    t = m.dl_tensor
+    t.data = ptr
+    t.device = _Device(DEVICE_CPU, 0)
+    t.ndim = len(shape)
+    t.dtype = dl_type
+    t.shape = dims
+    t.strides = None  # compact row-major
+    t.byte_offset = 0
     m.deleter = _deleter
+    if versioned:
+        m.version = _Version(*VERSION)
+        m.flags = (FLAG_READ_ONLY if readonly else 0) | (FLAG_IS_COPIED if copied else 0)
+    # An unversioned tensor cannot say it is read-only; NumPy 1.x imports every
+    # DLPack tensor read-only, which keeps read-only regions safe there.
+    name, destructor = _VERSIONED if versioned else _LEGACY
     address = ctypes.addressof(m)
     _live[address] = (m, dims, owner)
-    return _api.PyCapsule_New(address, _CAPSULE_NAME, _destructor)
+    return _api.PyCapsule_New(address, name, destructor)

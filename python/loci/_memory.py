@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from . import _lib
-from ._dlpack import export_dlpack, DEVICE_CPU
+from ._dlpack import DEVICE_CPU, check_device, data_type, export_dlpack
 
 # numpy's own alignment for SIMD loads; loci blocks are at least this aligned.
 ALIGNMENT = 64
@@ -78,9 +78,14 @@ class Block:
     # DLPack: consumers (numpy.from_dlpack, torch, cupy, jax...) take the
     # block's array without a copy; the block lives until they release it.
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        dl_type = data_type(self.dtype)  # before any copy: an unsupported dtype costs nothing
+        check_device(dl_device)
         if copy:
-            raise BufferError("loci: a copy was asked of __dlpack__; blocks are shared, not copied")
-        return export_dlpack(self, self.ptr, self.shape, self.dtype)
+            # The consumer wants memory of its own (copy=True): a copy in ordinary
+            # memory, flagged as one; copy=False or None shares the block.
+            c = self.array().copy()
+            return export_dlpack(c, c.ctypes.data, self.shape, dl_type, max_version, copied=True)
+        return export_dlpack(self, self.ptr, self.shape, dl_type, max_version, readonly=self.readonly)
 
     def __dlpack_device__(self):
         return (DEVICE_CPU, 0)
@@ -93,13 +98,38 @@ def new_array(ptr, shape, dt, nbytes, release, keep=None, readonly=False):
     return Block(ptr, nbytes, shape, dt, release, keep, readonly).array()
 
 
+def memory_of(obj):
+    """`obj` as a numpy array over its own memory, never a copy: loci is asked
+    about that memory's address, so a copy would answer for the wrong bytes.
+    Takes numpy arrays, objects with the array interface or buffer protocol, and
+    DLPack producers (torch or jax CPU tensors)."""
+    if isinstance(obj, np.ndarray):
+        return obj
+    if hasattr(obj, "__array_interface__") or hasattr(obj, "__array_struct__"):
+        return np.asarray(obj)
+    if hasattr(obj, "__dlpack__"):
+        return np.from_dlpack(obj)
+    try:
+        memoryview(obj).release()
+    except TypeError:
+        raise TypeError(f"loci: a {type(obj).__name__} has no memory of its own that loci could name "
+                        "(numpy would copy it); pass a numpy array, a buffer or a DLPack producer") from None
+    return np.asarray(obj)
+
+
 def data_range(array):
-    """(address, length) of the bytes an array (or any buffer) spans."""
-    a = np.asarray(array)
+    """(address, length) of the bytes an array (or any buffer) spans, views
+    with negative or zero strides included."""
+    a = memory_of(array)
+    lo = hi = a.__array_interface__["data"][0]
     if a.size == 0:
-        return a.__array_interface__["data"][0], 0
-    lo, hi = np.byte_bounds(a)
-    return lo, hi - lo
+        return lo, 0
+    for n, stride in zip(a.shape, a.strides):
+        if stride < 0:
+            lo += (n - 1) * stride
+        else:
+            hi += (n - 1) * stride
+    return lo, hi + a.itemsize - lo
 
 
 def block_of(array):

@@ -7,11 +7,9 @@ import ctypes
 import threading
 from collections import namedtuple
 
-import numpy as np
-
 from . import _lib
 from ._lib import lib
-from ._memory import data_range
+from ._memory import data_range, memory_of
 
 Info = namedtuple("Info", "name seq saved vars bytes chunks")
 
@@ -20,8 +18,9 @@ _lock = threading.Lock()
 
 
 def register(name, array):
-    """Save and restore the bytes of `array` (contiguous; any memory, loci's or not) as `name`."""
-    a = np.asarray(array)
+    """Save and restore the bytes of `array` (contiguous; any memory, loci's or not) as `name`.
+    A list or other object numpy would copy is refused: restore would write the copy."""
+    a = memory_of(array)
     if not (a.flags.c_contiguous or a.flags.f_contiguous):
         raise _lib.error(_lib.EINVAL, "checkpoint.register",
                          f"array {name!r} is not contiguous: its bytes are not one range; "

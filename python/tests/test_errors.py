@@ -59,6 +59,8 @@ def test_unknown_target_and_foreign_memory():
             ar.move("nowhere")
     with pytest.raises(loci.NotFoundError, match="not memory loci allocated"):
         loci.target_of(np.zeros(10))
+    with pytest.raises(TypeError, match="has no memory of its own"):  # numpy would name a copy
+        loci.target_of([1.0, 2.0])
     with pytest.raises(TypeError, match="intent must be a str"):
         loci.empty(3, intent=5)
 
@@ -72,6 +74,8 @@ def test_region_and_checkpoint_names():
         loci.checkpoint.restore("py-never-saved")
     with pytest.raises(loci.InvalidError, match="not contiguous"):
         loci.checkpoint.register("py-strided", loci.zeros((10, 10))[:, 1])
+    with pytest.raises(TypeError, match="has no memory of its own"):  # restore would write a copy
+        loci.checkpoint.register("py-list", [1, 2, 3])
     with pytest.raises(loci.InvalidError):
         loci.checkpoint.save("bad/name")
 

@@ -18,6 +18,22 @@ def test_pages_land_on_the_numa_node_of_the_target(make):
         assert a.sum() == 1.5 * a.size
 
 
+def test_every_view_names_its_target_and_its_bytes():
+    dram = numa_targets()[0]
+    a = loci.zeros((16, 32), "f8", intent=f"target={dram.name}")
+    base, item, row = a.__array_interface__["data"][0], a.itemsize, a.strides[0]
+    # (view, the bytes it spans); negative strides start below the view's data pointer
+    views = [(a, (base, a.nbytes)), (a[::-1], (base, a.nbytes)), (a.T, (base, a.nbytes)),
+             (a[::-1, ::-1], (base, a.nbytes)), (a[5:1:-1], (base + 2 * row, 4 * row)),
+             (a[3, ::-2], (base + 3 * row + item, 31 * item)), (a[2:3, 4:5], (base + 2 * row + 4 * item, item)),
+             (np.lib.stride_tricks.as_strided(a, (4, 8), (0, item)), (base, 8 * item)),
+             (a[4:4], (a[4:4].__array_interface__["data"][0], 0))]
+    for v, span in views:
+        assert loci._memory.data_range(v) == span, (v.shape, v.strides)
+        if v.size:
+            assert loci.target_of(v) == dram
+
+
 def test_arena_move_to_the_ssd_tier_and_back_keeps_addresses_and_bytes():
     dram = numa_targets()[0]
     with loci.Arena(f"target={dram.name}!") as ar:
