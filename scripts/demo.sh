@@ -1,25 +1,47 @@
 #!/usr/bin/env bash
 # loci's main job, shown: this machine's memory targets and data placed by
 # intent — then the same inside a VM whose kernel sees three NUMA nodes with
-# HMAT figures (DRAM, an HBM-like and a CXL-like node) and one with a NIC.
+# HMAT figures (DRAM, an HBM-like and a CXL-like node) and one with a NIC —
+# then the job-wide half: a throw-away Ceph cluster (scripts/store-cluster.sh)
+# whose pool is the job's aggregate store, two compute "nodes" (network
+# namespaces), a region written on one and read on the other, and a checkpoint
+# drained to the store, its node lost, restored on the other node
+# (examples/job_memory.c). Everything it starts is stopped and removed on every
+# exit path. The job-wide half needs root (namespaces) and Ceph's packages.
 # usage: scripts/demo.sh BUILD_DIR   (after cmake --build BUILD_DIR)
 set -euo pipefail
+# The job-wide half needs root: as scripts/install-deps.sh does, through sudo where there is one.
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then exec sudo -E "$0" "$@"; fi
 cd "$(dirname "$0")/.."
 build=$(realpath "${1:-build}")
 loci=$build/tools/loci/loci
 place=$build/examples/place_by_intent
+job=$build/examples/job_memory
 
 banner() { printf '\n==== %s ====\n\n' "$*"; }
+# What the step under a banner proves, before its output.
+proves() { printf '%s\n' "$@" ""; }
+
+work=$(mktemp -d) # the VMs' output, the cluster, the nodes' local directories
+cluster=$work/cluster
+cleanup() {
+  if [ -d "$cluster" ]; then
+    banner "Tearing the cluster down"
+    scripts/store-cluster.sh stop "$cluster" 2>&1 || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT # the EXIT trap runs on these too
+trap 'exit 143' TERM
 
 banner "This machine: loci info"
 "$loci" info
 banner "This machine: placing 64 MiB by intent"
 "$place"
 
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 for topo in tiers3 nic1; do
-  suite=$out/$topo.suite
+  suite=$work/$topo.suite
   { echo "file $loci"; echo "file $place"; echo "timeout 120"
     echo "info: loci info"
     if [ "$topo" = tiers3 ]; then
@@ -29,13 +51,90 @@ for topo in tiers3 nic1; do
     fi
   } >"$suite"
   banner "VM '$topo' (Debian's kernel under QEMU): booting"
-  if ! tests/vm/run-vm.sh "$topo" "$suite" "$out/$topo" >"$out/$topo.run" 2>&1; then
-    cat "$out/$topo.run" >&2
+  if ! tests/vm/run-vm.sh "$topo" "$suite" "$work/$topo" >"$work/$topo.run" 2>&1; then
+    cat "$work/$topo.run" >&2
     echo "demo: the VM run failed (see above)" >&2
     exit 1
   fi
   banner "VM '$topo': loci info"
-  cat "$out/$topo/info.log"
+  cat "$work/$topo/info.log"
   banner "VM '$topo': placing 64 MiB by intent (move_pages reports where the kernel put each page)"
-  cat "$out/$topo/place.log"
+  cat "$work/$topo/place.log"
 done
+
+# ---- the job-wide half ----
+banner "The job: a throw-away Ceph cluster and two compute nodes"
+proves "loci's aggregate store (kind=store, docs/STORE.md) is a Ceph pool that every node of a job" \
+  "reaches. Here: a MON, a MGR and one OSD on a benefactor host, and compute nodes a and b — each a" \
+  "network namespace of this machine with an address of its own and a local SSD of its own (a" \
+  "directory). a and b share nothing but the network and the store."
+if [ "$(id -u)" -ne 0 ]; then
+  echo "demo: the job-wide half needs root (its nodes are network namespaces): sudo $0 ${1:-build}" >&2
+  exit 1
+fi
+if ! scripts/store-cluster.sh start "$cluster" --osds 1 --hosts 1 --osd-size 2G 2>"$work/cluster.log"; then
+  cat "$work/cluster.log" >&2
+  echo "demo: the Ceph cluster did not start (see above); scripts/install-deps.sh installs Ceph's packages" >&2
+  exit 1
+fi
+tail -1 "$work/cluster.log"
+for node in a b; do
+  scripts/store-cluster.sh client "$cluster" "$node" >/dev/null
+  mkdir -m 700 "$work/node-$node"
+done
+# The cluster's [target agg0], and checkpoints drained to it (docs/CHECKPOINT.md, level 2).
+{ cat "$cluster/loci.conf"; printf '\n[checkpoint]\ndrain = agg0\n'; } >"$work/job.conf"
+# on NODE CMD...: run CMD on compute node NODE, its local SSD (ssd0, and the checkpoint
+# directory in it) its own directory.
+on() {
+  local node=$1; shift
+  local ns; ns=$(scripts/store-cluster.sh netns "$cluster" "$node")
+  echo "[node $node, $(ip -n "$ns" -4 -o addr show eth0 | awk '{ sub("/.*", "", $4); print $4 }')] $*" | sed "s|$build/||g"
+  ip netns exec "$ns" \
+    env LOCI_CONFIG="$work/job.conf" LOCI_STORE_DIR="$work/node-$node" "$@"
+}
+# What reached the pool: its objects by kind, and the bytes the OSD took from clients.
+pool() {
+  echo "pool 'loci' of the cluster (rados ls):"
+  timeout 30 rados -c "$cluster/ceph.conf" -p loci ls |
+    sed -E 's#^(loci-region/[^/]+|loci-ckpt/chunks)/.*#\1/<chunk>#' | sort | uniq -c |
+    awk '{ if ($2 ~ /^loci-region\/.*\/<chunk>$/) what = "256 KiB chunks of a region"
+           else if ($2 ~ /^loci-region\//) what = "a region: its size, its lock"
+           else if ($2 ~ /^loci-ckpt\/chunks\//) what = "drained chunks of checkpoint variables"
+           else if ($2 ~ /^loci-ckpt\//) what = "a checkpoint manifest (put last: it is whole)"
+           else if ($2 == "loci-ckpt-gc") what = "the lock drains and gc share"
+           else what = ""
+           printf "  %4d  %-28s %s\n", $1, $2, what }'
+  local bytes
+  bytes=$(timeout 20 ceph --admin-daemon "$cluster/run/ceph-osd.0.asok" perf dump |
+    sed -n 's/.*"op_w_in_bytes": \([0-9]*\).*/\1/p')
+  echo "bytes written to the OSD by clients so far: $(numfmt --to=iec-i --suffix=B "$bytes")"
+}
+
+on a "$loci" resolve access=job
+
+banner "A region with access=job: written on node a, read on node b"
+proves "access=job resolves to agg0, the store, on every node. Node a fills a 16 MiB region and syncs" \
+  "it: its pages go to the pool as 256 KiB objects. Node b, another host on the network, opens the" \
+  "region by name and finds every value a wrote, bit for bit."
+on a "$job" write field
+on b "$job" read field
+echo
+pool
+
+banner "A checkpoint drained to the store, node a lost, restored on node b"
+proves "Node a registers a 1 MiB DRAM array, opens region 'state' on the store, and saves checkpoint c1:" \
+  "level 1 in a's local checkpoint directory, drained by loci in the background to the store (level 2:" \
+  "[checkpoint] drain = agg0; the region's part is a snapshot of its objects, nothing copied). Then a" \
+  "goes on to step 2 and is lost: its local directory is wiped. Node b lists c1 (from the store) and" \
+  "restores it: the region and the DRAM array hold step 1 again, bit for bit."
+on a "$job" save state c1
+on a "$loci" ckpt ls
+echo
+pool
+echo
+echo "node a is lost: rm -rf its local SSD ($work/node-a), checkpoint level 1 with it"
+rm -rf "$work/node-a"
+echo
+on b "$loci" ckpt ls
+on b "$job" restore state c1
