@@ -230,13 +230,21 @@ void *loci_realloc(void *ptr, size_t size);
 
 /** Free any loci block, no allocator needed. NULL is fine. A pointer loci did
  *  not make, or one already freed, is reported (log and loci_last_error())
- *  and ignored: nothing is corrupted. */
+ *  and ignored: nothing is corrupted. Memory of an open persistent region is
+ *  not a block either: a region is closed (loci_region_close), never freed,
+ *  so loci_free (and loci_realloc) refuse it the same way, with a message
+ *  naming the region. */
 void loci_free(void *ptr);
 
-/** Usable bytes of a loci block (>= the size asked), 0 if ptr is not one. */
+/** Usable bytes of a loci block (>= the size asked), 0 if ptr is not one
+ *  (an address in a region too: loci_region_size tells its size). */
 size_t loci_usable_size(const void *ptr);
 
-/** The target a loci block lives on, NULL (errno ENOENT) if ptr is not loci's. */
+/** The target the memory at ptr lives on, for any address loci mapped: in
+ *  a block of an allocator or of an arena (private or shared; GPU memory
+ *  too), or in a persistent region open in this process (its file tier, or
+ *  the job's store for access=job). NULL (errno ENOENT, loci_last_error())
+ *  for memory loci did not map, or a region already closed. */
 const loci_target_t *loci_ptr_target(const void *ptr);
 
 /** Place memory that loci did not allocate (an MPI window, a shared segment)
@@ -467,7 +475,8 @@ enum {
  *  ENOENT: no such region without LOCI_REGION_CREATE; EBUSY: open elsewhere in a
  *  conflicting way; EPERM: a tier directory or file that is not safely yours,
  *  or one you may not write; ENOSPC; ENOTSUP) with loci_last_error() saying
- *  what to change. */
+ *  what to change. Every address in it names its target while it is open
+ *  (loci_ptr_target). */
 void *loci_region_open(const char *name, size_t size, const char *intent, unsigned flags);
 /** Deprecated alias of loci_region_open. */
 void *loci_persist_open(const char *name, size_t size, const char *intent, unsigned flags);
@@ -478,7 +487,8 @@ int loci_region_sync(void *addr);
 /** Deprecated alias of loci_region_sync. */
 int loci_persist_sync(void *addr);
 
-/** Sync (unless read-only) and unmap the region; its file (or directory) stays. */
+/** Sync (unless read-only) and unmap the region; its file (or directory)
+ *  stays. The one way to let go of a region: loci_free refuses its memory. */
 int loci_region_close(void *addr);
 /** Deprecated alias of loci_region_close. */
 int loci_persist_close(void *addr);

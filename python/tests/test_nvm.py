@@ -1,4 +1,4 @@
-"""Arrays on the SSD partition: flushed, evicted and read back from the tier, prefetched."""
+"""Arrays on the SSD partition: flushed, evicted and read back from the tier, prefetched; regions' arrays name their target."""
 import numpy as np
 import pytest
 
@@ -27,3 +27,16 @@ def test_region_flush_and_sync_then_reopen_paged():
     assert again.size == 1 << 18 and (again == np.arange(1 << 18, dtype="i4")).all()
     del again
     loci.remove_region("py-nvm", "mode=paged")
+
+
+
+@pytest.mark.parametrize("layout", ["mmap", "paged"])
+def test_region_array_names_its_target(layout):
+    name, mode = f"py-named-{layout}", f"mode={layout}"
+    r = loci.region(name, (1 << 16,), "u8", intent=mode, create=True)
+    try:
+        assert loci.target_of(r).name == "ssd0"
+        assert loci.target_of(r[1000:2000]).name == "ssd0"   # a view inside it
+    finally:
+        del r
+        loci.remove_region(name, mode)

@@ -2,13 +2,28 @@
  * The calls of loci.h that take any pointer loci handed out, whoever made
  * it: a block of an allocator (its heap in the pool), of a private arena
  * (its own heap, under the arena's max_bytes) or of a shared arena (its own
- * allocator in the segment every process maps). This is the one place that
- * knows all three, so that none of them has to know the others.
+ * allocator in the segment every process maps), or any address of a
+ * persistent region open here (src/nvm: mapped whole, closed, never freed).
+ * This is the one place that knows them all, so that none of them has to
+ * know the others.
  */
 #include "alloc/allocator.h"
 #include "arena/arena.h"
+#include "nvm/nvm.h"
 
 #include <errno.h>
+
+/* A region's memory is not a block: say so rather than "not loci's".
+ * LOCI_EINVAL when ptr is in an open region, else 0 and nothing said. */
+static int refuse_region(const void *ptr, const char *op)
+{
+    char name[NVM_NAME_MAX + 1];
+    const loci_target_t *t = nvm_region_may_hold(ptr) ? nvm_region_target(ptr, name) : NULL;
+    return t ? loci__fail(LOCI_EINVAL, "%s(%p): memory of region \"%s\" on %s, not a block: a region is "
+                                       "closed with loci_region_close, never freed or resized", op, ptr, name,
+                          t->name)
+             : 0;
+}
 
 void *loci_realloc(void *ptr, size_t size)
 {
@@ -22,8 +37,12 @@ void *loci_realloc(void *ptr, size_t size)
     if (ar)
         return arena_realloc(ar, ptr, size);
     pool_heap_t *h = pool_heap_of(ptr);
-    if (!h || pool_usable_size(ptr) == 0)
-        return loci__fail_null(LOCI_EINVAL, "loci_realloc(%p): not a live loci block", ptr);
+    if (!h || pool_usable_size(ptr) == 0) {
+        if (!refuse_region(ptr, "loci_realloc"))
+            loci__fail(LOCI_EINVAL, "loci_realloc(%p): not a live loci block", ptr);
+        errno = EINVAL;
+        return NULL;
+    }
     void *p = pool_realloc(ptr, size);
     if (p || errno != ENOMEM)
         return p;
@@ -36,11 +55,15 @@ void *loci_realloc(void *ptr, size_t size)
 }
 
 /* Shared arenas have an allocator of their own: looked up only while one
- * is attached in this process. */
+ * is attached in this process; regions only for an address in their span. */
 void loci_free(void *ptr)
 {
     if (LOCI_UNLIKELY(arena_shared_any()) && arena_shared_free(ptr))
         return;
+    if (LOCI_UNLIKELY(nvm_region_may_hold(ptr)) && refuse_region(ptr, "loci_free")) {
+        loci__log(LOCI_LOG_WARN, "%s; ignored", loci_last_error());
+        return;
+    }
     pool_free(ptr);
 }
 
@@ -58,5 +81,7 @@ const loci_target_t *loci_ptr_target(const void *ptr)
     loci_arena_t *ar = !t && ptr && arena_shared_any() ? arena_shared_of(ptr) : NULL;
     if (ar)
         t = loci_arena_target(ar);
-    return t ? t : loci__fail_null(LOCI_ENOENT, "%p is not memory loci allocated", ptr);
+    if (!t && ptr && nvm_region_may_hold(ptr))
+        t = nvm_region_target(ptr, NULL);
+    return t ? t : loci__fail_null(LOCI_ENOENT, "%p is not memory loci allocated, nor in a region open here", ptr);
 }

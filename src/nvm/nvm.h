@@ -12,11 +12,33 @@
 
 #include "provider/provider.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /** The open persistent region containing addr: its start, size and
  *  provider. false when addr is in none. */
 bool nvm_region_of(const void *addr, void **base, size_t *size, const provider_ops_t **ops);
+
+/** The target of the open persistent region containing addr (its tier, or
+ *  the job's store), and the region's name copied into name (NVM_NAME_MAX + 1
+ *  bytes; may be NULL). NULL when addr is in none. */
+const struct loci_target *nvm_region_target(const void *addr, char *name);
+
+/* From the lowest open region's start to the highest one's end (0, 0 when
+ * none), stored under persist.c's lock and read without it: the calls that
+ * take any pointer look a region up only for an address inside, so that a
+ * free of a block never takes the regions' lock. */
+extern _Atomic uintptr_t nvm__span_lo, nvm__span_hi;
+
+/** False when addr cannot be in an open region (one comparison). Read while
+ *  another region opens or closes, the span may be wider than the regions,
+ *  never narrower around one that stays open. */
+static inline bool nvm_region_may_hold(const void *addr)
+{
+    uintptr_t lo = atomic_load_explicit(&nvm__span_lo, memory_order_relaxed);
+    return (uintptr_t)addr - lo < atomic_load_explicit(&nvm__span_hi, memory_order_relaxed) - lo;
+}
 
 /** Longest name of a region, checkpoint or checkpointed variable. */
 #define NVM_NAME_MAX 128

@@ -5,8 +5,9 @@
  * only the paged provider opens (provider_for_region). Names are plain file
  * names, checked here before any path is made; the providers check the
  * directory and the files (tier.c, tier_chunks.c). The regions open in this
- * process are listed here, so that sync, close and the range calls find them
- * by any address inside.
+ * process are listed here, so that sync, close, the range calls and the
+ * calls that take any loci pointer (src/core/pointer.c) find them by any
+ * address inside.
  */
 #include "alloc/allocator.h"
 #include "nvm/nvm.h"
@@ -31,6 +32,20 @@ typedef struct region {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static addr_table_t open_regions; /* of region_t, by base */
+_Atomic uintptr_t nvm__span_lo, nvm__span_hi;
+
+/* After open_regions changed, under the lock. Its entries are sorted and
+ * apart: the first starts lowest, the last ends highest. A reader between
+ * the two stores gets one old bound and one new: still around every region
+ * open before and after, or (lo past hi) around everything. */
+static void update_span(void)
+{
+    size_t n = open_regions.n;
+    const addr_entry_t *last = n ? &open_regions.v[n - 1] : NULL;
+    uintptr_t lo = n ? open_regions.v[0].base : 0, hi = last ? last->base + last->size : 0;
+    atomic_store_explicit(&nvm__span_lo, lo, memory_order_relaxed);
+    atomic_store_explicit(&nvm__span_hi, hi, memory_order_relaxed);
+}
 
 /* File tiers and the job's store keep named regions. */
 static bool holds_regions(const struct loci_target *tg)
@@ -125,6 +140,7 @@ void *loci_region_open(const char *name, size_t size, const char *intent, unsign
         r->ops = ops;
         r->flags = flags;
         added = addr_table_add(&open_regions, (uintptr_t)r->base, size, r);
+        update_span();
     }
     pthread_mutex_unlock(&lock);
     void *p = r->base;
@@ -160,8 +176,10 @@ int loci_region_close(void *addr)
 {
     pthread_mutex_lock(&lock);
     region_t *r = containing(addr);
-    if (r)
+    if (r) {
         addr_table_remove(&open_regions, (uintptr_t)r->base);
+        update_span();
+    }
     pthread_mutex_unlock(&lock);
     if (!r)
         return loci__fail(LOCI_EINVAL, "loci_region_close: %p is in no open persistent region", addr);
@@ -213,6 +231,17 @@ bool nvm_region_of(const void *addr, void **base, size_t *size, const provider_o
     return r != NULL;
 }
 
+const struct loci_target *nvm_region_target(const void *addr, char *name)
+{
+    pthread_mutex_lock(&lock);
+    const region_t *r = containing(addr);
+    if (r && name)
+        memcpy(name, r->name, sizeof r->name);
+    const struct loci_target *t = r ? r->target : NULL;
+    pthread_mutex_unlock(&lock);
+    return t;
+}
+
 void nvm_foreach_region(void (*fn)(const char *name, void *base, size_t size, unsigned flags,
                                    const provider_ops_t *ops, void *arg),
                         void *arg)
@@ -230,6 +259,7 @@ void nvm_fini(void)
     pthread_mutex_lock(&lock);
     addr_table_t open = open_regions;
     open_regions = (addr_table_t)ADDR_TABLE_INIT;
+    update_span();
     pthread_mutex_unlock(&lock);
     for (size_t i = 0; i < open.n; i++)
         if (close_region(open.v[i].value) != 0)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# A region written and synced on client node a reads bit-exact on client node b; both
-# read it at once (LOCI_READONLY sharing); access=job resolves to agg0 on both; private
-# memory on the store round-trips through the OSDs; its objects go when freed.
+# A region written and synced on client node a (its memory names agg0: loci_ptr_target)
+# reads bit-exact on client node b; both read it at once (LOCI_READONLY sharing);
+# access=job resolves to agg0 on both; private memory on the store round-trips through the
+# OSDs; its objects go when freed.
 . "$(dirname "$0")/lib.sh"
 on a "$STORE_NODE" remove two >/dev/null 2>&1
 expect "access=job on a" 0 on a "$STORE_NODE" resolve access=job

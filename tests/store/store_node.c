@@ -6,7 +6,8 @@
  * the action did what was asked, 1 when it did not (with loci's message),
  * 2 on bad usage.
  *
- *   store_node write NAME SIZE SEED       create/open NAME writable, fill it from SEED, sync
+ *   store_node write NAME SIZE SEED       create/open NAME writable, fill it from SEED, sync;
+ *                                         its memory must name the job's store (loci_ptr_target)
  *   store_node patch NAME SIZE SEED N     write N random bytes (derived from SEED), sync
  *   store_node verify NAME SIZE SEED      open READONLY, compare every byte with the pattern
  *   store_node hold NAME MODE SECONDS     open (rw|ro), print "held", sleep, close
@@ -79,13 +80,22 @@ static int do_write(const char *name, size_t size, uint64_t seed)
     uint8_t *p = loci_persist_open(name, size, INTENT, LOCI_CREATE);
     if (!p)
         return fail("open");
+    const loci_target_t *t = loci_ptr_target(p + size - 1); /* a region's memory names its store */
+    loci_target_info_t info;
+    bool named = t && loci_target_info(t, &info) == 0;
+    if (!named || !(info.flags & LOCI_TARGET_JOB_WIDE)) {
+        printf("FAIL loci_ptr_target on region \"%s\": %s, not the job's store\n", name,
+               named ? info.name : loci_last_error());
+        loci_persist_close(p); /* its writer's lock goes with it */
+        return 1;
+    }
     for (size_t i = 0; i < size; i++)
         p[i] = pattern(seed, i);
     if (loci_persist_sync(p) != 0)
         return fail("sync");
     if (loci_persist_close(p) != 0)
         return fail("close");
-    printf("wrote %zu bytes\n", size);
+    printf("wrote %zu bytes on %s\n", size, info.name);
     return 0;
 }
 

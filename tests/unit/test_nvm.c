@@ -1,10 +1,13 @@
 /*
  * Persistent named regions and the NVM calls, within one process: regions
  * kept across close and reopen in both modes (the paged one a directory of
- * chunk files, never in the kernel's page cache; more in test_chunk_store.c), bad names, sizes and flags, unsafe tier directories
- * and planted files, locking, prefetch/flush/evict on every kind of loci
- * memory, mmap-mode allocations (own sparse reserved file, MAP_SHARED, small
- * ones pooled) and the statistics table. Several processes: test_nvm_proc.c.
+ * chunk files, never in the kernel's page cache; more in
+ * test_chunk_store.c), bad names, sizes and flags, unsafe tier directories
+ * and planted files, locking, the target every address of a region names
+ * (and loci_free refused on it) in both layouts and modes, prefetch/flush/
+ * evict on every kind of loci memory, mmap-mode allocations (own sparse
+ * reserved file, MAP_SHARED, small ones pooled) and the statistics table.
+ * Several processes: test_nvm_proc.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -328,6 +331,59 @@ static void range_calls(void **state)
     assert_int_equal(loci_persist_remove(unique_name("range"), PAGED), 0);
 }
 
+/* Every address of an open region names the region's target, as any loci
+ * memory does; a region is not an arena, nor a block: it is closed, never
+ * freed, and its memory names nothing once closed. */
+static void region_memory_names_its_target(void **state)
+{
+    const loci_target_t *ssd = loci_target_by_name("ssd0");
+    const char *name = unique_name("named");
+    struct {
+        const char *intent;
+        unsigned flags;
+    } opens[] = {
+        {PAGED, LOCI_CREATE},                                      /* chunk files, loci's cache */
+        {"persist,mode=mmap", LOCI_CREATE},                        /* a flat file, mapped */
+        {"persist,mode=mmap", LOCI_SHARED},                        /* the page cache's one copy */
+        {"persist,mode=paged!,cache=1MiB,chunk=64KiB", 0},         /* a flat file, loci's cache */
+        {"persist,mode=mmap", LOCI_READONLY},
+    };
+    for (int k = 0; k < 5; k++) {
+        if (k == 1) /* the flat layout from here on */
+            assert_int_equal(loci_persist_remove(name, PAGED), 0);
+        char *r = loci_persist_open(name, 2 * MB, opens[k].intent, opens[k].flags);
+        if (!r)
+            fail_msg("%s: %s", opens[k].intent, loci_last_error());
+        char *inside[] = {r, r + 12345, r + 2 * MB - 1};
+        for (int i = 0; i < 3; i++) {
+            const loci_target_t *t = loci_ptr_target(inside[i]);
+            if (t != ssd)
+                fail_msg("%s, byte %td: %s", opens[k].intent, inside[i] - r, t ? "another target" : loci_last_error());
+        }
+        errno = 0;
+        assert_null(loci_ptr_arena(r + 100));
+        assert_int_equal(errno, ENOENT);
+        assert_int_equal(loci_usable_size(r), 0); /* not a block */
+        if (!(opens[k].flags & LOCI_READONLY)) {
+            r[100] = 42;
+            loci_free(r); /* refused: the region stays open, its data intact */
+            if (!strstr(loci_last_error(), "loci_region_close"))
+                fail_msg("%s: loci_free said \"%s\"", opens[k].intent, loci_last_error());
+            assert_non_null(strstr(loci_last_error(), name));
+            assert_int_equal(loci_persist_size(r), 2 * MB);
+            assert_int_equal(r[100], 42);
+            assert_null(loci_realloc(r + 4096, 100));
+            assert_non_null(strstr(loci_last_error(), "loci_region_close"));
+        }
+        assert_int_equal(loci_persist_close(r), 0);
+        errno = 0;
+        assert_null(loci_ptr_target(r + 12345)); /* closed: gone */
+        assert_int_equal(errno, ENOENT);
+        assert_non_null(strstr(loci_last_error(), "not memory loci allocated"));
+    }
+    assert_int_equal(loci_persist_remove(name, NULL), 0);
+}
+
 /* The file behind a file-tier block, and its blocks on disk. */
 static void file_of(const void *p, char *path, size_t len, struct stat *st)
 {
@@ -406,6 +462,7 @@ int main(void)
         cmocka_unit_test(unsafe_tier_dirs_and_planted_files),
         cmocka_unit_test(locking),
         cmocka_unit_test(range_calls),
+        cmocka_unit_test(region_memory_names_its_target),
         cmocka_unit_test(mmap_mode_allocations),
         cmocka_unit_test(stats_table),
     };
