@@ -44,16 +44,16 @@ typedef struct {
     uint64_t *written;  /* anonymous: bit per chunk written once (removed at close); a writable
                          * region: bit per chunk written since last_snap */
     uint64_t last_snap; /* a writable region: the snapshot this store took last (0: none) */
-} rados_store_t;
+} rados_chunks_t;
 
-static rados_store_t *rs_of(chunkstore_t *s) { return (rados_store_t *)s; }
+static rados_chunks_t *rs_of(chunkstore_t *s) { return (rados_chunks_t *)s; }
 
-static void chunk_oid(const rados_store_t *r, uint64_t chunk, char *buf, size_t len)
+static void chunk_oid(const rados_chunks_t *r, uint64_t chunk, char *buf, size_t len)
 {
     snprintf(buf, len, "%s/%016llx", r->prefix, (unsigned long long)chunk);
 }
 
-static int fail(const rados_store_t *r, int err, const char *op, uint64_t chunk)
+static int fail(const rados_chunks_t *r, int err, const char *op, uint64_t chunk)
 {
     char what[400];
     snprintf(what, sizeof what, "%s chunk %llu of %s", op, (unsigned long long)chunk, r->what);
@@ -74,7 +74,7 @@ typedef struct {
  * READS_IN_FLIGHT): a readahead batch of 8 chunks costs one round trip, not 8. */
 static int rados_store_read(chunkstore_t *s, uint64_t off, void *buf, size_t len)
 {
-    rados_store_t *r = rs_of(s);
+    rados_chunks_t *r = rs_of(s);
     int rc = rados_pool_check(r->pool, r->what);
     while (rc == 0 && len) {
         read_op_t op[READS_IN_FLIGHT];
@@ -116,7 +116,7 @@ static int rados_store_read(chunkstore_t *s, uint64_t off, void *buf, size_t len
     return rc;
 }
 
-static void note_written(rados_store_t *r, uint64_t chunk)
+static void note_written(rados_chunks_t *r, uint64_t chunk)
 {
     if (!r->written)
         return;
@@ -127,7 +127,7 @@ static void note_written(rados_store_t *r, uint64_t chunk)
 
 static int rados_store_write_runs(chunkstore_t *s, const chunkstore_run_t *runs, unsigned n)
 {
-    rados_store_t *r = rs_of(s);
+    rados_chunks_t *r = rs_of(s);
     uint64_t chunk = runs[0].off / r->chunk;
     int rc = rados_pool_check(r->pool, r->what);
     if (rc)
@@ -151,7 +151,7 @@ static int rados_store_write_runs(chunkstore_t *s, const chunkstore_run_t *runs,
 
 static int rados_store_write(chunkstore_t *s, uint64_t off, const void *buf, size_t len)
 {
-    rados_store_t *r = rs_of(s);
+    rados_chunks_t *r = rs_of(s);
     while (len) { /* one op per chunk */
         size_t n = r->chunk - off % r->chunk < len ? r->chunk - off % r->chunk : len;
         chunkstore_run_t run = {off, buf, n};
@@ -174,7 +174,7 @@ static int rados_store_sync(chunkstore_t *s)
 
 static int rados_store_discard(chunkstore_t *s, uint64_t off, size_t len)
 {
-    rados_store_t *r = rs_of(s);
+    rados_chunks_t *r = rs_of(s);
     char oid[340];
     while (len) {
         uint64_t chunk = off / r->chunk, inner = off % r->chunk;
@@ -203,7 +203,7 @@ static int rados_store_discard(chunkstore_t *s, uint64_t off, size_t len)
 
 /* Remove objects prefix/i for the chunks i with bit set in `which` (NULL:
  * all of 0..nchunks-1), REMOVE_BATCH at a time in flight. */
-static int remove_chunks(rados_store_t *r, uint64_t nchunks, const uint64_t *which)
+static int remove_chunks(rados_chunks_t *r, uint64_t nchunks, const uint64_t *which)
 {
     rados_completion_t done[REMOVE_BATCH];
     int first_error = 0;
@@ -236,7 +236,7 @@ static int remove_chunks(rados_store_t *r, uint64_t nchunks, const uint64_t *whi
 
 static void rados_store_close(chunkstore_t *s)
 {
-    rados_store_t *r = rs_of(s);
+    rados_chunks_t *r = rs_of(s);
     if (r->anonymous) { /* freed memory: its objects go */
         int rc = remove_chunks(r, (s->size + r->chunk - 1) / r->chunk, r->written);
         if (rc)
@@ -262,9 +262,9 @@ static const chunkstore_ops_t rados_store_ops = {
 
 /* ---- making stores ----------------------------------------------------------- */
 
-static rados_store_t *store_new(rados_pool_t *rp, uint64_t size, size_t chunk, const char *what)
+static rados_chunks_t *store_new(rados_pool_t *rp, uint64_t size, size_t chunk, const char *what)
 {
-    rados_store_t *r = calloc(1, sizeof *r);
+    rados_chunks_t *r = calloc(1, sizeof *r);
     if (!r)
         return loci__fail_null(LOCI_ENOMEM, "out of memory opening %s", what);
     if (!(r->io = rados_pool_ioctx(rp))) {
@@ -283,7 +283,7 @@ chunkstore_t *chunkstore_rados_anonymous(rados_pool_t *rp, uint64_t size, size_t
 {
     char what[64], host[64] = "";
     snprintf(what, sizeof what, "%s paged memory", rados_pool_target(rp));
-    rados_store_t *r = store_new(rp, size, chunk, what);
+    rados_chunks_t *r = store_new(rp, size, chunk, what);
     if (!r)
         return NULL;
     uint64_t nchunks = (size + chunk - 1) / chunk;
@@ -369,7 +369,7 @@ chunkstore_t *chunkstore_rados_open_region(rados_pool_t *rp, const char *name, u
     char what[300];
     snprintf(what, sizeof what, "%s region \"%s\"", rados_pool_target(rp), name);
     size_t asked_chunk = *chunk;
-    rados_store_t *r = store_new(rp, 0, asked_chunk ? asked_chunk : STORE_RADOS_CHUNK, what);
+    rados_chunks_t *r = store_new(rp, 0, asked_chunk ? asked_chunk : STORE_RADOS_CHUNK, what);
     if (!r)
         return NULL;
     region_oid(name, r->meta_oid, sizeof r->meta_oid);
@@ -422,7 +422,7 @@ int chunkstore_rados_remove_region(rados_pool_t *rp, const char *name)
 {
     char what[300];
     snprintf(what, sizeof what, "%s region \"%s\"", rados_pool_target(rp), name);
-    rados_store_t *r = store_new(rp, 0, 4096, what);
+    rados_chunks_t *r = store_new(rp, 0, 4096, what);
     if (!r)
         return LOCI_EIO; /* store_new said why */
     region_oid(name, r->meta_oid, sizeof r->meta_oid);
@@ -455,15 +455,15 @@ int chunkstore_rados_remove_region(rados_pool_t *rp, const char *name)
 
 /* ---- snapshots of regions (checkpoints) -------------------------------------- */
 
-static rados_store_t *region_writer(chunkstore_t *s)
+static rados_chunks_t *region_writer(chunkstore_t *s)
 {
-    rados_store_t *r = s && s->ops == &rados_store_ops ? rs_of(s) : NULL;
+    rados_chunks_t *r = s && s->ops == &rados_store_ops ? rs_of(s) : NULL;
     return r && !r->anonymous && !r->readonly ? r : NULL;
 }
 
 rados_pool_t *chunkstore_rados_region_pool(chunkstore_t *s)
 {
-    rados_store_t *r = region_writer(s);
+    rados_chunks_t *r = region_writer(s);
     return r ? r->pool : NULL;
 }
 
@@ -471,7 +471,7 @@ size_t chunkstore_rados_chunk(chunkstore_t *s) { return rs_of(s)->chunk; }
 
 int chunkstore_rados_snapshot(chunkstore_t *s, uint64_t *snap)
 {
-    rados_store_t *r = region_writer(s);
+    rados_chunks_t *r = region_writer(s);
     if (!r)
         return loci__fail(LOCI_ENOTSUP, "only a store region open writable can be snapshotted");
     rados_snapc_t c;
@@ -488,7 +488,7 @@ int chunkstore_rados_snapshot(chunkstore_t *s, uint64_t *snap)
 
 bool chunkstore_rados_unchanged(chunkstore_t *s, uint64_t snap, uint64_t chunk)
 {
-    rados_store_t *r = region_writer(s);
+    rados_chunks_t *r = region_writer(s);
     if (!r || !snap)
         return false;
     pthread_mutex_lock(&r->lock);
