@@ -530,8 +530,9 @@ static void test_ssd(int n)
     loci_arena_destroy(ar);
 }
 
-/* Fill node n with bound memory until loci refuses (less than 64 MiB and the
- * node's safety margin free): the blocks in fill[], how many returned. */
+/* Fill node n (target=node:N, every block written) until loci refuses: less
+ * than 64 MiB and the node's safety margin free. The blocks in fill[], how
+ * many returned. */
 static int fill_node(int n, char **fill, int max)
 {
     char intent[48];
