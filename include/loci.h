@@ -299,7 +299,9 @@ void loci_stats_print(FILE *f);
  * docs/ARENAS.md. An arena has memory of its own: its blocks never share a
  * page with another arena's or an allocator's, so moving it moves exactly
  * its data. It lives on one target at a time (the best candidate of its
- * intent, bound there) and does not spill to another when that is full.
+ * intent, bound there) and, once it holds data, does not spill to another
+ * when that is full; only an empty arena follows its intent's fallback (see
+ * loci_arena_create).
  * loci_free, loci_realloc, loci_usable_size and loci_ptr_target work on
  * arena blocks; loci_realloc keeps a block in its arena.
  */
@@ -309,6 +311,16 @@ typedef struct loci_arena loci_arena_t;
 
 /** Create an arena on the target `intent` resolves to (as
  *  loci_allocator_create; NULL or "" = the calling thread's local DRAM).
+ *  The arena is empty until its first block: no block ever allocated from
+ *  it (loci_arena_stats: allocations == 0) and not moved by loci_arena_move.
+ *  When its target cannot take that first block (full), the block and the
+ *  whole arena go where the intent's fallback says, as an allocator's would:
+ *  fallback=next (the default) the next ranked candidate that takes it,
+ *  default the local DRAM, null NULL with ENOMEM (the arena stays), abort a
+ *  message and abort(); loci_arena_target then says where it is. Once it has
+ *  held a block it stays on its target (freeing every block does not make
+ *  it empty again): an allocation there fails with ENOMEM, and only
+ *  loci_arena_move moves it. docs/ARENAS.md.
  *  max_bytes caps the usable bytes of its live blocks (0 = unbounded): an
  *  allocation that would pass it returns NULL with ENOMEM. NULL + errno
  *  (EINVAL: malformed intent; ENOENT: unsatisfiable; ENOTSUP: the target
@@ -374,7 +386,8 @@ loci_arena_t *loci_ptr_arena(const void *ptr);
 /** Alias of loci_ptr_arena; both stay (the contract fixes loci_arena_of). */
 loci_arena_t *loci_arena_of(const void *ptr);
 
-/** The target arena ar lives on now. */
+/** The target arena ar lives on now (where an empty arena's fallback or
+ *  loci_arena_move took it, else where it was created). */
 const loci_target_t *loci_arena_target(const loci_arena_t *ar);
 
 /** Counters of arena ar (for a shared arena: of all its processes). */

@@ -21,20 +21,21 @@ static void *heap_alloc(pool_heap_t *h, const pool_request_t *req)
 
 /* What a fallback asks again, and where it got it. */
 struct retry {
-    const loci_allocator_t *a;
+    loci_allocator_t *a;
     const pool_request_t *req;
     void *p;
 };
 
-static bool retry_on(loci_allocator_t *owner, int i, void *arg)
+static bool retry_on(loci_allocator_t *local, int i, void *arg)
 {
     struct retry *t = arg;
-    if (owner == t->a && i == 0) /* fallback=default from the local allocator itself: its best said no */
+    if (local == t->a) /* fallback=default from the local allocator itself: its best said no */
         return false;
+    loci_allocator_t *owner = local ? local : t->a;
     pool_heap_t *h = allocator_heap(owner, i);
     if (!h || !(t->p = heap_alloc(h, t->req)))
         return false;
-    if (owner == t->a) /* fallback=next */
+    if (!local) /* fallback=next */
         loci__log(LOCI_LOG_INFO, "intent \"%s\": %s full, placed %zu bytes on %s", t->a->intent,
                   t->a->res.candidates[0]->name, t->req->size * t->req->n, owner->res.candidates[i]->name);
     return true;
@@ -51,20 +52,13 @@ void *allocator_on_fail(pool_heap_t *primary, const pool_request_t *req)
     loci_allocator_t *a = pool_heap_owner(primary);
     char reason[512]; /* why the best target said no: kept for the final message */
     snprintf(reason, sizeof reason, "%s", loci_last_error());
-    const resolution_t *r = &a->res;
     size_t size = req->size * req->n;
     char why[600];
     snprintf(why, sizeof why, "cannot allocate %zu bytes: %s", size, reason);
     struct retry retry = {a, req, NULL};
-    if (allocator_fallback(a, why, retry_on, &retry))
+    if (allocator_fallback(&a->res, a->intent, why, retry_on, &retry))
         return retry.p;
-    char candidates[512] = "";
-    for (int i = 0; i < r->ncandidates; i++) {
-        size_t used = strlen(candidates);
-        snprintf(candidates + used, sizeof candidates - used, "%s%s", i ? ", " : "", r->candidates[i]->name);
-    }
-    return loci__fail_null(code, "intent \"%s\": no room for %zu bytes on %s (fallback=%s): %s", a->intent, size,
-                           candidates, allocator_fallback_name(r->fallback), reason);
+    return allocator_fallback_failed("intent", a->intent, &a->res, code, size, reason);
 }
 
 static void *no_allocator(void)

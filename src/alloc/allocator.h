@@ -30,16 +30,25 @@ void *allocator_on_fail(pool_heap_t *primary, const pool_request_t *req);
 
 /* --- the intent's fallback (fallback.c) ------------------------------------- */
 
-/** Whether candidate i of `owner` takes what the caller asks (it records
- *  what it got in arg). */
-typedef bool (*allocator_try_fn)(loci_allocator_t *owner, int i, void *arg);
+/** Whether a candidate takes what the caller asks (it records what it got in
+ *  arg): candidate i of the caller's own resolution when local is NULL
+ *  (fallback=next), candidate 0 of the local allocator `local` when not
+ *  (fallback=default; it may be the caller's own allocator). */
+typedef bool (*allocator_try_fn)(loci_allocator_t *local, int i, void *arg);
 
-/** The best candidate of a's intent could not take it (`why`, for the
- *  message of fallback=abort): try what the intent's fallback allows —
- *  candidates 1... of a (next), candidate 0 of the local allocator
- *  allocator_get("") (default, which may be a itself) — until one takes it;
- *  print why and abort (abort); nothing (null). True when one took it. */
-bool allocator_fallback(loci_allocator_t *a, const char *why, allocator_try_fn try_on, void *arg);
+/** The best candidate of resolution r (of `intent`) could not take it
+ *  (`why`, for the message of fallback=abort): try what the intent's
+ *  fallback allows — r's candidates 1... (next), candidate 0 of the local
+ *  allocator allocator_get("") (default) — until one takes it; print why and
+ *  abort (abort); nothing (null). True when one took it. */
+bool allocator_fallback(const resolution_t *r, const char *intent, const char *why, allocator_try_fn try_on,
+                        void *arg);
+
+/** Nothing took `size` bytes: NULL + loci__fail(code), the message naming
+ *  `what` ("intent", "arena") of `intent`, r's candidates, its fallback and
+ *  why the best candidate said no (`reason`). */
+void *allocator_fallback_failed(const char *what, const char *intent, const resolution_t *r, int code, size_t size,
+                                const char *reason);
 
 /** "next", "default", "null" or "abort". */
 const char *allocator_fallback_name(intent_fallback_t f);

@@ -39,16 +39,18 @@ struct range {
     int rc; /* a candidate that cannot bind: stop with this */
 };
 
-static bool place_on(loci_allocator_t *owner, int i, void *arg)
+static bool place_on(loci_allocator_t *local, int i, void *arg)
 {
     struct range *g = arg;
-    if (owner != g->a) { /* fallback=default: the local allocator's best, room or not, as the kernel finds it */
-        allocator_place(&owner->res, 0, g->out);
+    if (local == g->a) /* fallback=default from the local allocator itself: its best has no room */
+        return false;
+    if (local) { /* fallback=default: the local allocator's best, room or not, as the kernel finds it */
+        allocator_place(&local->res, 0, g->out);
         return true;
     }
-    if ((g->rc = bindable(owner, i)) != 0)
+    if ((g->rc = bindable(g->a, i)) != 0)
         return true;
-    allocator_place(&owner->res, i, g->out);
+    allocator_place(&g->a->res, i, g->out);
     return has_room(g->out, g->len);
 }
 
@@ -65,7 +67,7 @@ static int choose(loci_allocator_t *a, size_t len, place_t *out)
     char why[300];
     snprintf(why, sizeof why, "no room to place %zu bytes on %s", len, r->candidates[0]->name);
     struct range g = {a, len, out, 0};
-    if (allocator_fallback(a, why, place_on, &g))
+    if (allocator_fallback(r, a->intent, why, place_on, &g))
         return g.rc;
     if (r->fallback == FALLBACK_NEXT) {
         /* No candidate has room for all of it. The memory exists already (an MPI

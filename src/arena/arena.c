@@ -1,12 +1,20 @@
 /*
- * Private arenas: creation, allocation under max_bytes, realloc, destroy,
- * and the list of every arena that loci_fini empties.
+ * Private arenas: creation, allocation under max_bytes, an empty arena's
+ * fallback, realloc, destroy, and the list of every arena that loci_fini
+ * empties.
  *
  * max_bytes caps the usable bytes of live blocks. Frees take no arena lock,
  * so they cannot subtract: `used` only grows, and when it would pass the cap
  * the arena recounts its live bytes from the pool with allocations stopped
  * (the write lock) and tries once more. Far from the cap that costs one
  * atomic add per allocation.
+ *
+ * An arena is bound to its target and never spills: its data travels
+ * together. But while it is empty (no block ever allocated from it, so none
+ * of its memory exists; not placed by loci_arena_move), a first block its
+ * target cannot take goes where the intent's fallback says, through the
+ * allocators' fallback code (allocator_fallback), and the whole arena with
+ * it: its heap is re-homed there, which moves nothing.
  */
 #include "alloc/allocator.h"
 #include "arena/arena.h"
@@ -86,41 +94,57 @@ void arena_place(const struct loci_target *t, bool pinned, bool shareable, place
     }
 }
 
+void arena_rehome(loci_arena_t *ar, const struct loci_target *t, const provider_ops_t *ops, const place_t *place)
+{
+    ar->ops = ops;
+    ar->place = *place;
+    ar->paged = provider_has(ops, PROVIDER_CHUNKED);
+    atomic_store_explicit(&ar->target, t, memory_order_release);
+}
+
+/* How an arena of `res` lives on t — bound there; on a file tier with
+ * mode=paged, in loci's chunk cache as for loci_alloc — and the provider
+ * that maps it. LOCI_ENOTSUP when t cannot hold an arena. */
+static int arena_home(const char *intent, const resolution_t *res, const struct loci_target *t, place_t *place,
+                      const provider_ops_t **ops)
+{
+    arena_place(t, res->pinned, res->access != ACCESS_PROCESS, place);
+    if (t->numa_node < 0)
+        allocator_file_mode(res, place);
+    place->managed = res->managed;
+    place->gpu_pinned = res->gpu_pinned;
+    *ops = provider_for_place(place);
+    bool gpu = *ops && (*ops)->device; /* GPU memory, zeroed and copied by the driver */
+    if (!*ops || !(gpu || (t->flags & LOCI_TARGET_CPU_ACCESSIBLE)))
+        return loci__fail(LOCI_ENOTSUP, "arena for intent \"%s\": its target %s cannot hold an arena "
+                                        "(arenas live on NUMA nodes, file tiers and GPUs)", intent, t->name);
+    return 0;
+}
+
 loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)
 {
     if (topo_ensure())
         return NULL;
     intent_t in;
     resolution_t res;
+    place_t place;
+    const provider_ops_t *ops;
     int rc = intent_parse(intent, &in);
     if (rc == 0)
         rc = intent_resolve(&in, &res);
+    if (rc == 0)
+        rc = arena_home(in.canonical, &res, res.candidates[0], &place, &ops);
     if (rc != 0) {
         errno = loci__errno_of(rc);
         return NULL;
     }
-    const struct loci_target *t = res.candidates[0];
-    bool shareable = res.access != ACCESS_PROCESS;
-    place_t place;
-    arena_place(t, res.pinned, shareable, &place);
-    if (t->numa_node < 0) /* a file tier: mode=paged gives loci's chunk cache, as for loci_alloc */
-        allocator_file_mode(&res, &place);
-    place.managed = res.managed;
-    place.gpu_pinned = res.gpu_pinned;
-    const provider_ops_t *ops = provider_for_place(&place);
-    bool gpu = ops && ops->device; /* GPU memory, zeroed and copied by the driver */
-    if (!ops || !(gpu || (t->flags & LOCI_TARGET_CPU_ACCESSIBLE)))
-        return loci__fail_null(LOCI_ENOTSUP, "arena for intent \"%s\": its target %s cannot hold an arena "
-                                             "(arenas live on NUMA nodes, file tiers and GPUs)", in.canonical,
-                               t->name);
-    loci_arena_t *ar = arena_new(in.canonical, t, max_bytes);
+    loci_arena_t *ar = arena_new(in.canonical, res.candidates[0], max_bytes);
     if (!ar)
         return NULL;
+    ar->res = res;
     ar->pinned = res.pinned;
-    ar->shareable = shareable;
-    ar->ops = ops;
-    ar->place = place;
-    ar->paged = provider_has(ops, PROVIDER_CHUNKED);
+    ar->shareable = res.access != ACCESS_PROCESS;
+    arena_rehome(ar, res.candidates[0], ops, &place);
     if (!(ar->heap = pool_heap_create(ops, &ar->place, ar))) {
         arena_free(ar);
         return NULL;
@@ -172,6 +196,88 @@ static __attribute__((noinline)) void *alloc_recount(loci_arena_t *ar, size_t al
                            units_format_size(used, inuse, sizeof inuse));
 }
 
+/* ---- an empty arena's first block: the intent's fallback ------------------- */
+
+/* Under the write lock. Empty: no block was ever allocated from it, so none
+ * of its memory exists (a failed try maps nothing: the pool charges a
+ * target before it maps), and no loci_arena_move chose its target. */
+static bool is_empty(loci_arena_t *ar)
+{
+    pool_stats_t st;
+    return !ar->moved && pool_stats_heap(ar->heap, &st) == 0 && st.allocs == 0 && st.extents_mapped == 0;
+}
+
+/* What the fallback asks of a candidate, and what it got. */
+struct first_block {
+    loci_arena_t *ar;
+    size_t align, size;
+    void *p;
+};
+
+/* The empty arena's heap goes to the candidate (an empty heap: no extent to
+ * move, so no move function) and the block is tried there; when it does not
+ * fit, the heap goes back. */
+static bool first_block_on(loci_allocator_t *local, int i, void *arg)
+{
+    struct first_block *f = arg;
+    loci_arena_t *ar = f->ar;
+    const struct loci_target *home = loci_arena_target(ar);
+    const struct loci_target *t = local ? local->res.candidates[0] : ar->res.candidates[i];
+    place_t place;
+    const provider_ops_t *ops;
+    if (t == home || arena_home(ar->intent, &ar->res, t, &place, &ops) != 0 ||
+        pool_heap_rebase(ar->heap, ops, &place, NULL, NULL) != 0)
+        return false;
+    if ((f->p = heap_alloc(ar, f->align, f->size))) {
+        loci__log(LOCI_LOG_INFO, "arena \"%s\": %s full, its first block (%zu bytes) and all its memory go to %s",
+                  ar->intent, home->name, f->size, t->name);
+        arena_rehome(ar, t, ops, &place);
+        return true;
+    }
+    /* should its own target refuse even an empty heap (a node below its
+     * safety margin), the record follows the heap: both name one target */
+    if (pool_heap_rebase(ar->heap, ar->ops, &ar->place, NULL, NULL) != 0)
+        arena_rehome(ar, t, ops, &place);
+    return false;
+}
+
+/* `err` and `reason`: why its target could not take the block. */
+static void *first_block_elsewhere(loci_arena_t *ar, size_t align, size_t size, int err, const char *reason)
+{
+    char why[600];
+    snprintf(why, sizeof why, "cannot allocate %zu bytes for an empty arena: %s", size, reason);
+    struct first_block f = {ar, align, size, NULL};
+    if (allocator_fallback(&ar->res, ar->intent, why, first_block_on, &f))
+        return f.p;
+    return allocator_fallback_failed("arena", ar->intent, &ar->res, err == ENOSPC ? LOCI_ENOSPC : LOCI_ENOMEM, size,
+                                     reason);
+}
+
+/* Slow path: the arena's target `tried` could not take the block. With
+ * other allocations stopped (the write lock): an arena another thread's
+ * fallback or move took elsewhere meanwhile tries there; an empty one goes
+ * where its fallback says; otherwise the failure stands. */
+static __attribute__((noinline)) void *alloc_elsewhere(loci_arena_t *ar, const struct loci_target *tried,
+                                                       size_t align, size_t size)
+{
+    int err = errno;
+    if (err != ENOMEM && err != ENOSPC) /* a full tier is full too; other errors stand */
+        return NULL;
+    char reason[512];
+    snprintf(reason, sizeof reason, "%s", loci_last_error());
+    pthread_rwlock_wrlock(&ar->lock);
+    void *p = NULL;
+    if (loci_arena_target(ar) != tried)
+        p = heap_alloc(ar, align, size);
+    else if (is_empty(ar))
+        p = first_block_elsewhere(ar, align, size, err, reason);
+    else
+        errno = err;
+    bool over = p && ar->max_bytes && !budget_take(ar, p);
+    pthread_rwlock_unlock(&ar->lock);
+    return LOCI_LIKELY(!over) ? p : alloc_recount(ar, align, size);
+}
+
 static void *arena_alloc_with(loci_arena_t *ar, size_t align, size_t size)
 {
     if (LOCI_UNLIKELY(!ar))
@@ -179,9 +285,12 @@ static void *arena_alloc_with(loci_arena_t *ar, size_t align, size_t size)
     if (ar->sh)
         return arena_shared_alloc(ar, align, size);
     pthread_rwlock_rdlock(&ar->lock);
+    const struct loci_target *tried = atomic_load_explicit(&ar->target, memory_order_relaxed);
     void *p = heap_alloc(ar, align, size);
     bool over = p && ar->max_bytes && !budget_take(ar, p);
     pthread_rwlock_unlock(&ar->lock);
+    if (LOCI_UNLIKELY(!p))
+        return alloc_elsewhere(ar, tried, align, size);
     return LOCI_LIKELY(!over) ? p : alloc_recount(ar, align, size);
 }
 

@@ -9,9 +9,14 @@
  * whose bookkeeping lives in a second, shared metadata segment (shared.c,
  * shared_heap.c).
  *
+ * An empty private arena (no block allocated from it yet, not moved) whose
+ * target cannot take its first block goes where its intent's fallback says
+ * (arena.c); once it has held a block, only loci_arena_move moves it.
+ *
  * Locking: an arena's rwlock is held for reading by allocations and for
- * writing by moves, max_bytes recounts and destroy, so an allocation waits
- * for a move and never sees half of one. Frees take no arena lock.
+ * writing by moves, max_bytes recounts, an empty arena's fallback and
+ * destroy, so an allocation waits for a move and never sees half of one.
+ * Frees take no arena lock.
  */
 #ifndef LOCI_ARENA_H
 #define LOCI_ARENA_H
@@ -34,8 +39,10 @@ struct loci_arena {
     pool_heap_t *heap;
     const provider_ops_t *ops; /* under lock */
     place_t place;             /* under lock */
+    resolution_t res;          /* its intent, resolved at creation: where its fallback goes */
     bool pinned, shareable;    /* from the intent: kept across moves */
     bool paged;                /* in loci's chunk cache (mode=paged): never moves */
+    bool moved;                /* loci_arena_move chose its target: no fallback takes it elsewhere */
     /* Usable bytes handed out since the last exact count: >= the live bytes,
      * since frees do not subtract (they take no arena lock). Recounted from
      * the pool when max_bytes would be passed. */
@@ -61,6 +68,9 @@ void arena_unregister(loci_arena_t *ar);
 /** How a private arena on t is placed: bound to t's node (an arena is where
  *  loci_arena_target says), pinned and shareable as its intent asked. */
 void arena_place(const struct loci_target *t, bool pinned, bool shareable, place_t *out);
+/** ar now lives on t (its record, under the write lock; the heap is the
+ *  caller's): t's provider `ops`, placed per `place`. */
+void arena_rehome(loci_arena_t *ar, const struct loci_target *t, const provider_ops_t *ops, const place_t *place);
 /** Resize a block of arena ar (loci_realloc), within ar and its max_bytes. */
 void *arena_realloc(loci_arena_t *ar, void *p, size_t size);
 /** Destroy every arena (loci_fini, before the pool goes). */

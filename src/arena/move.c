@@ -182,9 +182,8 @@ int arena_move(loci_arena_t *ar, const struct loci_target *dst)
     if (from != dst && (rc = check_room(ar, &m, dst)) == 0)
         rc = pool_heap_rebase(ar->heap, to_ops, &m.to, move_extent, &m);
     if (from != dst && rc == 0) {
-        ar->ops = to_ops;
-        ar->place = m.to;
-        atomic_store_explicit(&ar->target, dst, memory_order_release);
+        arena_rehome(ar, dst, to_ops, &m.to);
+        ar->moved = true; /* chosen by the caller: an empty arena's fallback no longer applies */
     }
     pthread_rwlock_unlock(&ar->lock);
     free(m.done);

@@ -1,7 +1,8 @@
 /*
  * Private arenas as a user sees them (docs/ARENAS.md): allocation, lookup,
- * isolation, max_bytes, bad input, moves and their refusals, asynchronous
- * moves, concurrency. Real page placement is checked in the VM
+ * isolation, max_bytes, bad input, the intent's fallback for an empty arena
+ * (a capped hbm0 makes "full" deterministic), moves and their refusals,
+ * asynchronous moves, concurrency. Real page placement is checked in the VM
  * (tests/vm/vm_arena.c); here NUMA moves run on a simulated KNL
  * (LOCI_TOPOLOGY: placement recorded, not applied), and moves between DRAM
  * and the ssd0 file tier run for real on this machine.
@@ -18,6 +19,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,6 +368,134 @@ static void move_refused_when_it_cannot_fit(void **state)
     loci_arena_destroy(ar);
 }
 
+/* An empty arena (no block allocated yet) takes its first block where its
+ * intent's fallback says when its best target cannot (hbm0 capped at 64 MiB),
+ * and loci_arena_target then names where it is. */
+static void empty_arena_follows_its_fallback(void **state)
+{
+    use_knl(true);
+    loci_arena_t *next = arena("bandwidth=high", 0); /* fallback=next by default */
+    assert_string_equal(name_of(loci_arena_target(next)), "hbm0");
+    char *big = loci_arena_alloc(next, 96 << 20);
+    if (!big)
+        fail_msg("first 96 MiB of an empty bandwidth=high arena: %s", loci_last_error());
+    assert_string_equal(name_of(loci_arena_target(next)), "dram0");
+    assert_string_equal(name_of(loci_ptr_target(big)), "dram0");
+    assert_ptr_equal(loci_arena_of(big + (50 << 20)), next);
+    char *small = loci_arena_alloc(next, 100); /* the rest follows: one arena, one target */
+    assert_string_equal(name_of(loci_ptr_target(small)), "dram0");
+    loci_stats_t hbm;
+    assert_int_equal(loci_target_stats(loci_target_by_name("hbm0"), &hbm), 0);
+    assert_int_equal(hbm.bytes_in_use, 0);
+
+    loci_arena_t *dflt = arena("kind=hbm!,fallback=default", 0); /* the local DRAM, though not a candidate */
+    char *d = loci_arena_alloc(dflt, 96 << 20);
+    if (!d)
+        fail_msg("first 96 MiB of an empty fallback=default arena: %s", loci_last_error());
+    assert_string_equal(name_of(loci_arena_target(dflt)), "dram0");
+    assert_string_equal(name_of(loci_ptr_target(d)), "dram0");
+
+    loci_arena_t *null = arena("bandwidth=high,fallback=null", 0);
+    errno = 0;
+    assert_null(loci_arena_alloc(null, 96 << 20));
+    assert_int_equal(errno, ENOMEM);
+    assert_non_null(strstr(loci_last_error(), "fallback=null"));
+    assert_non_null(strstr(loci_last_error(), "capacity cap of 64.0 MiB"));
+    assert_string_equal(name_of(loci_arena_target(null)), "hbm0"); /* nothing changed */
+    char *fits = loci_arena_alloc(null, 1 << 20);
+    assert_string_equal(name_of(loci_ptr_target(fits)), "hbm0");
+    loci_arena_destroy(next);
+    loci_arena_destroy(dflt);
+    loci_arena_destroy(null);
+}
+
+static void empty_arena_fallback_abort_says_why(void **state)
+{
+    use_knl(true);
+    int err[2];
+    assert_int_equal(pipe(err), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(err[1], 2);
+        loci_arena_alloc(loci_arena_create("kind=hbm!,fallback=abort", 0), 100 << 20);
+        _exit(0); /* not reached if abort works */
+    }
+    close(err[1]);
+    char msg[2048] = "";
+    ssize_t n, got = 0;
+    while ((n = read(err[0], msg + got, sizeof msg - 1 - (size_t)got)) > 0)
+        got += n;
+    close(err[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+    assert_non_null(strstr(msg, "intent \"kind=hbm!,fallback=abort\": cannot allocate 104857600 bytes"));
+    assert_non_null(strstr(msg, "(fallback=abort)"));
+}
+
+/* Once an arena has held a block it stays where that block went, emptied or
+ * not; and an arena loci_arena_move put somewhere stays there. */
+static void arena_that_held_data_never_spills(void **state)
+{
+    use_knl(true);
+    loci_arena_t *ar = arena("bandwidth=high", 0);
+    char *p = loci_arena_alloc(ar, 32 << 20);
+    assert_string_equal(name_of(loci_ptr_target(p)), "hbm0");
+    errno = 0;
+    assert_null(loci_arena_alloc(ar, 48 << 20)); /* 32 + 48 > the cap */
+    assert_int_equal(errno, ENOMEM);
+    assert_non_null(strstr(loci_last_error(), "capacity cap of 64.0 MiB"));
+    loci_free(p);
+    errno = 0;
+    assert_null(loci_arena_alloc(ar, 96 << 20)); /* emptied, but not empty: it stays */
+    assert_int_equal(errno, ENOMEM);
+    assert_string_equal(name_of(loci_arena_target(ar)), "hbm0");
+    loci_arena_destroy(ar);
+
+    loci_arena_t *moved = arena("kind=dram,fallback=default", 0);
+    assert_int_equal(loci_arena_move(moved, loci_target_by_name("hbm0")), 0);
+    errno = 0;
+    assert_null(loci_arena_alloc(moved, 96 << 20));
+    assert_int_equal(errno, ENOMEM);
+    assert_string_equal(name_of(loci_arena_target(moved)), "hbm0");
+    loci_arena_destroy(moved);
+}
+
+/* Threads that all miss on the full target at once: one takes the arena to
+ * the fallback, the others follow it there. */
+struct first_arg {
+    loci_arena_t *ar;
+    char *p;
+};
+
+static void *first_block(void *arg)
+{
+    struct first_arg *f = arg;
+    f->p = loci_arena_alloc(f->ar, 72 << 20);
+    return NULL;
+}
+
+static void empty_arena_fallback_across_threads(void **state)
+{
+    use_knl(true);
+    enum { THREADS = 4 };
+    loci_arena_t *ar = arena("bandwidth=high", 0);
+    pthread_t tid[THREADS];
+    struct first_arg args[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        args[i] = (struct first_arg){ar, NULL};
+        pthread_create(&tid[i], NULL, first_block, &args[i]);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(tid[i], NULL);
+        assert_non_null(args[i].p);
+        assert_string_equal(name_of(loci_ptr_target(args[i].p)), "dram0");
+    }
+    assert_string_equal(name_of(loci_arena_target(ar)), "dram0");
+    loci_arena_destroy(ar);
+}
+
 /* The arena's extents as files of the ssd0 tier, or not. */
 static int extents_in_files(const objects_t *o)
 {
@@ -595,6 +725,10 @@ int main(void)
         cmocka_unit_test(bad_input),
         cmocka_unit_test(move_between_numa_targets),
         cmocka_unit_test(move_refused_when_it_cannot_fit),
+        cmocka_unit_test(empty_arena_follows_its_fallback),
+        cmocka_unit_test(empty_arena_fallback_abort_says_why),
+        cmocka_unit_test(arena_that_held_data_never_spills),
+        cmocka_unit_test(empty_arena_fallback_across_threads),
         cmocka_unit_test(move_to_ssd_and_back_keeps_addresses),
         cmocka_unit_test(move_to_ssd_refused_while_in_use),
         cmocka_unit_test(paged_arena_stays_on_its_tier),

@@ -22,6 +22,10 @@
  *   vm_arena lookup NODE         loci_arena_of for interior pointers, and for others' pointers
  *   vm_arena ssd NODE            NODE -> ssd0 -> NODE: same addresses, same bytes, pages on NODE
  *   vm_arena async SRC DST       loci_arena_move_async, polled, waited for
+ *   vm_arena fallback HBM NEXT   node HBM filled until less than 96 MiB and the safety margin are
+ *                                free: an empty bandwidth=high arena (on HBM) takes its first
+ *                                96 MiB, and so all its memory, on NEXT (fallback=next, the next
+ *                                ranked candidate); with fallback=null: NULL, ENOMEM, still on HBM
  *
  * Nodes are NUMA node numbers (intent target=node:N). Exit 0 ok, 1 a check failed, 2 setup error.
  * LOCI_ARENA_MOVE (auto, copy, migrate) picks how loci moves the pages: every test holds for both.
@@ -526,6 +530,71 @@ static void test_ssd(int n)
     loci_arena_destroy(ar);
 }
 
+/* Fill node n (target=node:N, every block written) until loci refuses: less
+ * than 64 MiB and the node's safety margin free. The blocks in fill[], how
+ * many returned. */
+static int fill_node(int n, char **fill, int max)
+{
+    char intent[48];
+    snprintf(intent, sizeof intent, "target=node:%d,fallback=null", n);
+    loci_allocator_t *a = loci_allocator_create(intent);
+    if (!a) {
+        fprintf(stderr, "vm_arena: %s: %s\n", intent, loci_last_error());
+        exit(2);
+    }
+    int k = 0;
+    for (; k < max && (fill[k] = loci_alloc(a, 64 << 20)); k++)
+        memset(fill[k], k, 64 << 20);
+    if (k == max || errno != ENOMEM) {
+        fprintf(stderr, "vm_arena: filling node %d: %d blocks of 64 MiB, then: %s\n", n, k, loci_last_error());
+        exit(2);
+    }
+    printf("     node %d filled with %d MiB; then: %s\n", n, k * 64, loci_last_error());
+    return k;
+}
+
+static void test_fallback(int hbm, int next)
+{
+    static char *fill[64];
+    int nfill = fill_node(hbm, fill, 64);
+    const size_t size = 96 << 20;
+
+    loci_arena_t *ar = loci_arena_create("bandwidth=high", 0);
+    if (!ar || numa_of(loci_arena_target(ar)) != hbm) {
+        fprintf(stderr, "vm_arena: bandwidth=high is not node %d: %s\n", hbm, ar ? "" : loci_last_error());
+        exit(2);
+    }
+    char *p = loci_arena_alloc(ar, size);
+    CHECK(p != NULL, "first %zu bytes of an empty bandwidth=high arena: %s", size, loci_last_error());
+    if (p) {
+        memset(p, 7, size);
+        CHECK(pages_on_node("fallback=next", p, size, next), "the first block is not on node %d", next);
+        CHECK(numa_of(loci_arena_target(ar)) == next, "loci says the arena is on node %d, not %d",
+              numa_of(loci_arena_target(ar)), next);
+        CHECK(loci_arena_of(p + size / 2) == ar, "the block is not found in its arena");
+        char *more = loci_arena_alloc(ar, 1 << 20);
+        if (more)
+            memset(more, 1, 1 << 20);
+        CHECK(more && pages_on_node("the next block", more, 1 << 20, next), "the arena's next block is not on node %d",
+              next);
+        if (!failures)
+            printf("ok   empty bandwidth=high arena, node %d full: its memory is on node %d, and loci says so\n",
+                   hbm, next);
+    }
+    loci_arena_destroy(ar);
+
+    loci_arena_t *null = loci_arena_create("bandwidth=high,fallback=null", 0);
+    errno = 0;
+    p = null ? loci_arena_alloc(null, size) : NULL;
+    CHECK(null && !p && errno == ENOMEM, "fallback=null: %p, errno %d", (void *)p, errno);
+    CHECK(numa_of(loci_arena_target(null)) == hbm, "fallback=null: the arena left node %d", hbm);
+    if (!p && errno == ENOMEM)
+        printf("ok   fallback=null: NULL/ENOMEM: %s\n", loci_last_error());
+    loci_arena_destroy(null);
+    for (int i = 0; i < nfill; i++)
+        loci_free(fill[i]);
+}
+
 static void test_async(int src, int dst)
 {
     loci_arena_t *ar = arena_on(src, 0);
@@ -575,8 +644,10 @@ int main(int argc, char **argv)
         test_ssd(a);
     else if (!strcmp(t, "async") && argc == 4)
         test_async(a, b);
+    else if (!strcmp(t, "fallback") && argc == 4)
+        test_fallback(a, b);
     else {
-        fprintf(stderr, "usage: vm_arena move|concurrent|isolation|nofit|partial|forked|async SRC DST | "
+        fprintf(stderr, "usage: vm_arena move|concurrent|isolation|nofit|partial|forked|async|fallback SRC DST | "
                         "maxbytes|lookup|ssd NODE\n");
         return 2;
     }
