@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "loci.h"
+#include "support/child.h"
 #include "support/scratch.h"
 
 #include <errno.h>
@@ -206,28 +207,17 @@ static void fallback_null(void **state)
     loci_free(again);
 }
 
+static void alloc_aborting(void *arg)
+{
+    (void)arg;
+    loci_alloc(loci_allocator_create("kind=hbm!,fallback=abort"), 100 << 20);
+}
+
 static void fallback_abort_says_why(void **state)
 {
     use_capped_knl();
-    int err[2];
-    assert_int_equal(pipe(err), 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(err[1], 2);
-        loci_allocator_t *a = loci_allocator_create("kind=hbm!,fallback=abort");
-        loci_alloc(a, 100 << 20);
-        _exit(0); /* not reached if abort works */
-    }
-    close(err[1]);
-    char msg[2048] = "";
-    ssize_t n, got = 0;
-    while ((n = read(err[0], msg + got, sizeof msg - 1 - (size_t)got)) > 0)
-        got += n;
-    close(err[0]);
-    int status;
-    waitpid(pid, &status, 0);
-    assert_true(WIFSIGNALED(status));
-    assert_int_equal(WTERMSIG(status), SIGABRT);
+    char msg[2048];
+    assert_int_equal(child_fork_stderr(alloc_aborting, NULL, msg, sizeof msg), 128 + SIGABRT);
     assert_non_null(strstr(msg, "intent \"kind=hbm!,fallback=abort\": cannot allocate 104857600 bytes"));
 }
 

@@ -15,6 +15,7 @@
 
 #include "arena/arena.h"
 #include "loci.h"
+#include "support/child.h"
 #include "support/scratch.h"
 
 #include <errno.h>
@@ -409,27 +410,17 @@ static void empty_arena_follows_its_fallback(void **state)
     loci_arena_destroy(null);
 }
 
+static void alloc_in_aborting_arena(void *arg)
+{
+    (void)arg;
+    loci_arena_alloc(loci_arena_create("kind=hbm!,fallback=abort", 0), 100 << 20);
+}
+
 static void empty_arena_fallback_abort_says_why(void **state)
 {
     use_knl(true);
-    int err[2];
-    assert_int_equal(pipe(err), 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(err[1], 2);
-        loci_arena_alloc(loci_arena_create("kind=hbm!,fallback=abort", 0), 100 << 20);
-        _exit(0); /* not reached if abort works */
-    }
-    close(err[1]);
-    char msg[2048] = "";
-    ssize_t n, got = 0;
-    while ((n = read(err[0], msg + got, sizeof msg - 1 - (size_t)got)) > 0)
-        got += n;
-    close(err[0]);
-    int status;
-    waitpid(pid, &status, 0);
-    assert_true(WIFSIGNALED(status));
-    assert_int_equal(WTERMSIG(status), SIGABRT);
+    char msg[2048];
+    assert_int_equal(child_fork_stderr(alloc_in_aborting_arena, NULL, msg, sizeof msg), 128 + SIGABRT);
     assert_non_null(strstr(msg, "intent \"kind=hbm!,fallback=abort\": cannot allocate 104857600 bytes"));
     assert_non_null(strstr(msg, "(fallback=abort)"));
 }

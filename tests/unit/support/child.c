@@ -79,3 +79,26 @@ bool child_dispatch(int argc, char **argv, const child_role_t *roles, int *statu
     *status = 1;
     return true;
 }
+
+int child_fork_stderr(void (*body)(void *), void *arg, char *msg, size_t len)
+{
+    int err[2];
+    if (pipe(err) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(err[1], 2);
+        body(arg);
+        _exit(0);
+    }
+    close(err[1]);
+    size_t got = 0;
+    for (ssize_t n; got + 1 < len && (n = read(err[0], msg + got, len - 1 - got)) > 0;)
+        got += (size_t)n;
+    msg[got] = '\0';
+    close(err[0]);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return -1;
+    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}

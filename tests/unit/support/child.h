@@ -41,6 +41,11 @@ int child_run(const char *const *args);
         }                                                                     \
     } while (0)
 
+/** Run body(arg) in a forked child (no exec) with its stderr captured into
+ *  msg (NUL-terminated, at most len - 1 bytes): the child's exit status, or
+ *  128 + the signal that ended it (e.g. 128 + SIGABRT for fallback=abort). */
+int child_fork_stderr(void (*body)(void *), void *arg, char *msg, size_t len);
+
 /** A role a child can play: `name` with at least `nargs` arguments. */
 typedef struct {
     const char *name;
