@@ -229,6 +229,7 @@ int ckpt_snap_targets_each(const ckpt_manifest_t *m,
 /** The stores where level 2 is looked for: the [checkpoint] drain target's,
  *  or with none configured every reachable store target's (at most max, into
  *  out). How many, or LOCI_EIO when the drain target cannot be used (said why). */
+#define CKPT_LEVEL2_MAX 64
 int ckpt_level2_stores(struct rados_pool **out, int max);
 
 /** Manifest of checkpoint `name` in the store of rp, checked (LOCI_ENOENT: none). */
@@ -239,9 +240,9 @@ int ckpt_store_manifest_put_to(struct rados_pool *rp, const char *name, const ch
 
 /** Checkpoint `name` at level 2: in the drain target's store (or, with
  *  none configured, the first store target holding it): its manifest and
- *  that store (a warning when a newer one is whole only at some node's level
- *  1). LOCI_ENOENT saying where it looked, or where the checkpoint is when
- *  a store records it whole at another node's level 1 (ckpt_level1_elsewhere). */
+ *  that store. LOCI_ENOENT saying where it looked, or where the checkpoint
+ *  is when a store records it whole at another node's level 1
+ *  (ckpt_level1_elsewhere). */
 int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct rados_pool **rp);
 
 /** Call fn(name, arg) for each checkpoint whose manifest is in the store of rp. */
@@ -286,16 +287,9 @@ int ckpt_level1_each(struct rados_pool *rp, const char *name, bool strict, int (
 /** ckpt_level1_each, not strict, over every reachable store target. */
 int ckpt_level1_all(const char *name, int (*fn)(ckpt_level1_t *r, void *arg), void *arg);
 
-/** Where checkpoint r is and what to change to restart elsewhere, into buf. */
-void ckpt_level1_where(const ckpt_level1_t *r, char *buf, size_t len);
-
 /** LOCI_ENOENT saying where checkpoint `name` is (the newest record of it in
  *  any store), or 0 when no store records it. */
 int ckpt_level1_elsewhere(const char *name);
-
-/** Warn when a store records a newer checkpoint of m's name than m (found
- *  whole in `target`), whole only at some node's level 1. */
-void ckpt_level1_warn_newer(const ckpt_manifest_t *m, const char *target);
 
 /** Remove every record of checkpoint `name` from every reachable store
  *  (the nodes that held it are lost); *removed: how many. */

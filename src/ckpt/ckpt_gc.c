@@ -123,8 +123,8 @@ int loci_ckpt_list(loci_ckpt_info_t *out, int max)
     } else {
         rc = 0;
     }
-    struct rados_pool *stores[64];
-    int nstores = rc == 0 ? ckpt_level2_stores(stores, 64) : 0;
+    struct rados_pool *stores[CKPT_LEVEL2_MAX];
+    int nstores = rc == 0 ? ckpt_level2_stores(stores, CKPT_LEVEL2_MAX) : 0;
     if (nstores < 0) /* level 2 unreachable: level 1 is listed */
         loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
     for (int i = 0; rc == 0 && i < nstores; i++) {

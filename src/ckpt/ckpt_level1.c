@@ -266,16 +266,17 @@ static int keep_newest(ckpt_level1_t *r, void *newest)
     return 0;
 }
 
-/* The newest record of checkpoint `name` in any store into *r: whether there is one. */
+/* The newest record of checkpoint `name` in any store into *r (zeroed):
+ * whether there is one. */
 static bool find_newest(const char *name, ckpt_level1_t *r)
 {
-    *r = (ckpt_level1_t){0};
     if (ckpt_level1_all(name, keep_newest, r) != 0) /* what was found is said all the same */
         loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
     return r->rp != NULL;
 }
 
-void ckpt_level1_where(const ckpt_level1_t *r, char *buf, size_t len)
+/* Where checkpoint r is and what to change to restart elsewhere, into buf. */
+static void say_where(const ckpt_level1_t *r, char *buf, size_t len)
 {
     const char *target = rados_pool_target(r->rp);
     if (r->drain[0]) {
@@ -302,26 +303,11 @@ int ckpt_level1_elsewhere(const char *name)
         return loci__fail(LOCI_ENOMEM, "out of memory looking for checkpoint \"%s\"", name);
     int rc = 0;
     if (find_newest(name, r)) {
-        char msg[1024];
-        ckpt_level1_where(r, msg, sizeof msg);
+        char msg[sizeof r->node + sizeof r->dir + 3 * NVM_NAME_MAX + 512]; /* all of it: loci__fail cuts it */
+        say_where(r, msg, sizeof msg);
         rc = loci__fail(LOCI_ENOENT, "%s", msg);
     }
     ckpt_manifest_free(&r->m);
     free(r);
     return rc;
-}
-
-void ckpt_level1_warn_newer(const ckpt_manifest_t *m, const char *target)
-{
-    ckpt_level1_t *r = calloc(1, sizeof *r);
-    if (r && find_newest(m->name, r) && ckpt_manifest_newer(&r->m, m)) {
-        char msg[1024];
-        ckpt_level1_where(r, msg, sizeof msg);
-        loci__log(LOCI_LOG_WARN, "checkpoint \"%s\": using the one in %s (saved %lld); a newer one (saved %lld) is "
-                                 "not there: %s", m->name, target, (long long)m->saved_s, (long long)r->m.saved_s,
-                  msg);
-    }
-    if (r)
-        ckpt_manifest_free(&r->m);
-    free(r);
 }

@@ -145,8 +145,8 @@ int ckpt_level2_stores(struct rados_pool **out, int max)
 
 int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct rados_pool **out)
 {
-    struct rados_pool *stores[64];
-    int n = ckpt_level2_stores(stores, 64);
+    struct rados_pool *stores[CKPT_LEVEL2_MAX];
+    int n = ckpt_level2_stores(stores, CKPT_LEVEL2_MAX);
     if (n < 0)
         return n;
     for (int i = 0; i < n; i++) {
@@ -155,11 +155,10 @@ int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct rados_pool **ou
             continue;
         if (e != 0)
             return ckpt_fail_in(e, "checkpoint \"%s\" in %s", name, rados_pool_target(stores[i]));
-        ckpt_level1_warn_newer(m, rados_pool_target(stores[i]));
         *out = stores[i];
         return 0;
     }
-    int rc = ckpt_level1_elsewhere(name);
+    int rc = ckpt_level1_elsewhere(name); /* a listing of the stores: only when it is not there */
     return rc ? rc
               : loci__fail(LOCI_ENOENT, "no checkpoint \"%s\" here nor in a store%s", name,
                            ckpt_drain_target() ? "" : " (none configured: [checkpoint] drain = TARGET)");

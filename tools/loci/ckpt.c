@@ -204,7 +204,8 @@ static int ckpt_show(const char *name, bool chunks)
 static int usage(void)
 {
     fprintf(stderr, "usage: loci ckpt ls | show NAME [-v] | verify NAME | rm NAME | drain NAME [TARGET] | gc\n"
-                    "  ls      the checkpoints, oldest first, here (local) and in the drain target (store)\n"
+                    "  ls      the checkpoints, oldest first, here (local), in the store (the drain target, else\n"
+                    "          every store target), and those a store records at another node's level 1\n"
                     "  show    a checkpoint's variables (-v: and each chunk's pool file and checksum)\n"
                     "  verify  check every chunk and the manifest against their checksums\n"
                     "  rm      remove a checkpoint (its chunks go at the next gc)\n"
