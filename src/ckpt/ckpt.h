@@ -16,6 +16,7 @@
  *   ckpt_restore.c   loci_ckpt_restore, loci_ckpt_verify
  *   ckpt_gc.c        loci_ckpt_list, loci_ckpt_remove, loci_ckpt_gc
  *   ckpt_snap.c      regions in the job store: manifests there, GC of snapshots
+ *   ckpt_level1.c    the job store's records of checkpoints whole only at one node's level 1
  *   ckpt_store_gc.c  drained chunks in the job store: their guard and GC
  *   ckpt_drain.c     level 2: the drain to the job store, loci_ckpt_wait, loci_ckpt_drain
  *   ckpt_progress.c  progress of long operations, reported to the calling thread's hook
@@ -94,6 +95,12 @@ typedef struct {
     ckpt_var_t *vars;
     ckpt_sum_t sum;      /* of the manifest's text: set by ckpt_manifest_write and _read */
 } ckpt_manifest_t;
+
+/** Whether a was saved after b. */
+static inline bool ckpt_manifest_newer(const ckpt_manifest_t *a, const ckpt_manifest_t *b)
+{
+    return a->saved_s != b->saved_s ? a->saved_s > b->saved_s : a->saved_ns > b->saved_ns;
+}
 
 /** The variable (kind, name) of m, or NULL. */
 const ckpt_var_t *ckpt_manifest_find(const ckpt_manifest_t *m, ckpt_kind_t kind, const char *name);
@@ -207,10 +214,23 @@ struct rados_pool;
 /** The connection of store target `target` (named in a manifest), or NULL + loci__fail. */
 struct rados_pool *ckpt_target_pool(const char *target);
 
-/** Objects of checkpoints in a job store: "loci-ckpt/<name>" (manifests) and
- *  CKPT_STORE_CHUNKS "<pool id>" (drained chunks). */
+/** Objects of checkpoints in a job store: "loci-ckpt/<name>" (manifests of
+ *  checkpoints whole there), CKPT_STORE_CHUNKS "<pool id>" (drained chunks) and
+ *  CKPT_STORE_LEVEL1 "<name>/<node id>" (records of checkpoints whole only at
+ *  one node's level 1, ckpt_level1.c). */
 #define CKPT_STORE_MANIFESTS "loci-ckpt/"
 #define CKPT_STORE_CHUNKS "loci-ckpt/chunks/"
+#define CKPT_STORE_LEVEL1 "loci-ckpt/level1/"
+
+/** Call fn(target, m, arg) once per distinct store target of m's snapshots. */
+int ckpt_snap_targets_each(const ckpt_manifest_t *m,
+                           int (*fn)(const char *target, const ckpt_manifest_t *m, void *arg), void *arg);
+
+/** The stores where level 2 is looked for: the [checkpoint] drain target's,
+ *  or with none configured every reachable store target's (at most max, into
+ *  out). How many, or LOCI_EIO when the drain target cannot be used (said why). */
+#define CKPT_LEVEL2_MAX 64
+int ckpt_level2_stores(struct rados_pool **out, int max);
 
 /** Manifest of checkpoint `name` in the store of rp, checked (LOCI_ENOENT: none). */
 int ckpt_store_manifest_get(struct rados_pool *rp, const char *name, ckpt_manifest_t *m);
@@ -220,16 +240,60 @@ int ckpt_store_manifest_put_to(struct rados_pool *rp, const char *name, const ch
 
 /** Checkpoint `name` at level 2: in the drain target's store (or, with
  *  none configured, the first store target holding it): its manifest and
- *  that store. LOCI_ENOENT saying where it looked. */
+ *  that store. LOCI_ENOENT saying where it looked, or where the checkpoint
+ *  is when a store records it whole at another node's level 1
+ *  (ckpt_level1_elsewhere). */
 int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct rados_pool **rp);
 
 /** Call fn(name, arg) for each checkpoint whose manifest is in the store of rp. */
 int ckpt_store_manifest_each(struct rados_pool *rp, int (*fn)(const char *name, void *arg), void *arg);
 
-/** Call fn(manifest, arg) for each checkpoint whose manifest is in the
- *  store of rp, for a GC's mark: one that cannot be read stops it
- *  (LOCI_EIO: what it refers to cannot be told). */
+/** Call fn(manifest, arg) for each checkpoint whose manifest or level-1
+ *  record is in the store of rp, for a GC's mark: one that cannot be read
+ *  stops it (LOCI_EIO: what it refers to cannot be told). */
 int ckpt_store_manifest_mark(struct rados_pool *rp, int (*fn)(const ckpt_manifest_t *m, void *arg), void *arg);
+
+/* ------------- checkpoints whole only at one node's level 1, in the store (ckpt_level1.c) -- */
+
+#define CKPT_LEVEL1_OID 200 /* bytes of a record's object name, '\0' included */
+
+/** The store's record that one node holds checkpoint m whole at level 1. */
+typedef struct {
+    char node[256];           /* the node's host name */
+    char dir[4096];           /* its checkpoint directory there */
+    char drain[64];           /* the drain target when it was saved, "" for none */
+    ckpt_manifest_t m;
+    struct rados_pool *rp;    /* the store holding the record */
+    char oid[CKPT_LEVEL1_OID]; /* and its object there */
+} ckpt_level1_t;
+
+/** Record in each store of m's snapshots that checkpoint m (its manifest
+ *  text) is whole in directory d of this node only; `drain`: the drain
+ *  target that will make it whole in the store, or NULL. */
+int ckpt_level1_put(const ckpt_dir_t *d, const ckpt_manifest_t *m, const char *text, size_t len, const char *drain);
+
+/** Remove this node's record of checkpoint m->name (directory d): from rp
+ *  when it is m (the same checksum: m is whole there now), or, rp NULL, from
+ *  each store of m's snapshots whatever it holds. */
+int ckpt_level1_forget(const ckpt_dir_t *d, const ckpt_manifest_t *m, struct rados_pool *rp);
+
+/** Call fn(record, arg) for each record in the store of rp (of checkpoint
+ *  `name`, or NULL: of every one); fn may take r->m (leaving it zeroed). A
+ *  record that cannot be read stops it when `strict` (a GC's mark), else is
+ *  warned about and left out. */
+int ckpt_level1_each(struct rados_pool *rp, const char *name, bool strict, int (*fn)(ckpt_level1_t *r, void *arg),
+                     void *arg);
+
+/** ckpt_level1_each, not strict, over every reachable store target. */
+int ckpt_level1_all(const char *name, int (*fn)(ckpt_level1_t *r, void *arg), void *arg);
+
+/** LOCI_ENOENT saying where checkpoint `name` is (the newest record of it in
+ *  any store), or 0 when no store records it. */
+int ckpt_level1_elsewhere(const char *name);
+
+/** Remove every record of checkpoint `name` from every reachable store
+ *  (the nodes that held it are lost); *removed: how many. */
+int ckpt_level1_remove_all(const char *name, unsigned *removed);
 
 /* ------------------------------- level 2: drain to the job store (ckpt_drain.c) -- */
 
@@ -274,6 +338,9 @@ int ckpt_snap_refs_add(ckpt_snap_refs_t *refs, const ckpt_manifest_t *m);
  *  for writing anywhere (a save may be under way: skipped, said at level info). */
 int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_stats_t *out);
 void ckpt_snap_refs_free(ckpt_snap_refs_t *refs);
+
+/** What loci_ckpt_list says of checkpoint m, but its levels and drain (ckpt_gc.c). */
+void ckpt_info_of(const ckpt_manifest_t *m, loci_ckpt_info_t *out);
 
 /* ------------------------------------ chunks the manifests name (ckpt_gc.c) -- */
 

@@ -98,19 +98,13 @@ static int ckpt_drain_now(const char *name, const char *target, uint64_t *sent)
      * removes (its checkpoint replaced) ends this drain; the save that
      * replaced it queued its own. */
     flock(d.fd, LOCK_UN);
+    bool before = false; /* drained before (or whole there at its save) */
     if (rc == 0 && ckpt_store_manifest_get(rp, name, &there) == 0) {
-        bool same = ckpt_sum_equal(there.sum, m.sum);
+        before = ckpt_sum_equal(there.sum, m.sum);
         ckpt_manifest_free(&there);
-        if (same) { /* drained before */
-            ckpt_manifest_free(&m);
-            ckpt_dir_close(&d);
-            ckpt_store_unguard(guard);
-            free(buf);
-            return 0;
-        }
     }
     uint64_t total = rc == 0 ? ckpt_stored_bytes(&m, false) : 0, done = 0;
-    for (size_t k = 0; rc == 0 && k < m.nvars; k++) {
+    for (size_t k = 0; rc == 0 && !before && k < m.nvars; k++) {
         unsigned char *bigger = m.vars[k].chunk > CKPT_CHUNK ? realloc(buf, m.vars[k].chunk) : buf;
         if (!bigger)
             rc = loci__fail(LOCI_ENOMEM, "out of memory draining");
@@ -128,9 +122,14 @@ static int ckpt_drain_now(const char *name, const char *target, uint64_t *sent)
     }
     char *text = NULL;
     size_t len;
-    if (rc == 0 && (rc = ckpt_manifest_text(&m, &text, &len)) == 0) /* last: now it is whole at level 2 */
+    if (rc == 0 && !before && (rc = ckpt_manifest_text(&m, &text, &len)) == 0) /* last: whole at level 2 now */
         rc = ckpt_store_manifest_put_to(rp, name, text, len);
     free(text);
+    /* The store's record that this node held it at level 1 only goes, unless
+     * a save replaced it meanwhile: the directory's lock keeps saves out
+     * between the look at the record and its removal. */
+    if (rc == 0 && flock(d.fd, LOCK_SH) == 0)
+        rc = ckpt_level1_forget(&d, &m, rp);
     ckpt_manifest_free(&m);
     ckpt_dir_close(&d);
     ckpt_store_unguard(guard);

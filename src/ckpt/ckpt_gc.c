@@ -21,7 +21,7 @@
 
 typedef struct {
     const ckpt_dir_t *dir;      /* the directory, or NULL */
-    struct rados_pool *rp;      /* the drain target's store, or NULL */
+    struct rados_pool *rp;      /* the level-2 store being listed */
     loci_ckpt_info_t *v;
     ckpt_sum_t *sums;           /* of v's manifests */
     size_t n, cap;
@@ -46,20 +46,24 @@ static int add_manifest(infos_t *l, const ckpt_manifest_t *m, unsigned level)
     l->sums = sums, l->cap = cap;
     loci_ckpt_info_t *in = &l->v[l->n];
     l->sums[l->n++] = m->sum;
+    ckpt_info_of(m, in);
     bool pending = level == LOCI_CKPT_LOCAL && ckpt_drain_pending(m->name);
-    uint64_t store_bytes = ckpt_stored_bytes(m, false);
-    *in = (loci_ckpt_info_t){.seq = m->seq, .saved = m->saved_s, .vars = m->nvars, .levels = level,
-                             .drain_pending = pending, .store_bytes = store_bytes,
-                             .drained_bytes = level == LOCI_CKPT_STORE ? store_bytes
-                                              : pending               ? ckpt_drain_done(m->name)
-                                                                      : 0};
-    snprintf(in->name, sizeof in->name, "%s", m->name);
-    for (size_t k = 0; k < m->nvars; k++) {
-        in->bytes += m->vars[k].size;
-        for (uint64_t i = 0; i < m->vars[k].nchunks; i++)
-            in->chunks += m->vars[k].chunks[i].id != CKPT_ZERO;
-    }
+    in->levels = level;
+    in->drain_pending = pending;
+    in->drained_bytes = level == LOCI_CKPT_STORE ? in->store_bytes : pending ? ckpt_drain_done(m->name) : 0;
     return 0;
+}
+
+void ckpt_info_of(const ckpt_manifest_t *m, loci_ckpt_info_t *out)
+{
+    *out = (loci_ckpt_info_t){.seq = m->seq, .saved = m->saved_s, .vars = m->nvars,
+                              .store_bytes = ckpt_stored_bytes(m, false)};
+    snprintf(out->name, sizeof out->name, "%s", m->name);
+    for (size_t k = 0; k < m->nvars; k++) {
+        out->bytes += m->vars[k].size;
+        for (uint64_t i = 0; i < m->vars[k].nchunks; i++)
+            out->chunks += m->vars[k].chunks[i].id != CKPT_ZERO;
+    }
 }
 
 /* Manifest m of `level`, just read (rc: how that went), into the list; one
@@ -118,11 +122,14 @@ int loci_ckpt_list(loci_ckpt_info_t *out, int max)
     } else {
         rc = 0;
     }
-    const char *drain = ckpt_drain_target();
-    if (rc == 0 && drain && (l.rp = ckpt_target_pool(drain)) != NULL)
-        rc = ckpt_store_manifest_each(l.rp, add_stored_info, &l);
-    else if (rc == 0 && drain) /* level 2 unreachable: level 1 is listed */
+    struct rados_pool *stores[CKPT_LEVEL2_MAX];
+    int nstores = rc == 0 ? ckpt_level2_stores(stores, CKPT_LEVEL2_MAX) : 0;
+    if (nstores < 0) /* level 2 unreachable: level 1 is listed */
         loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
+    for (int i = 0; rc == 0 && i < nstores; i++) {
+        l.rp = stores[i];
+        rc = ckpt_store_manifest_each(l.rp, add_stored_info, &l);
+    }
     if (rc == 0) {
         if (l.n > 0)
             qsort(l.v, l.n, sizeof *l.v, by_seq);
@@ -137,17 +144,30 @@ int loci_ckpt_list(loci_ckpt_info_t *out, int max)
 
 /* ---- remove ---------------------------------------------------------------- */
 
-/* A checkpoint at level 2 only (saved on another node, or this node's
- * directory lost): its manifest in the store goes. */
+/* A checkpoint not in this node's directory: whole in the store (saved on
+ * another node, or this node's directory lost), its manifest there goes;
+ * else whole only at another node's level 1 (a node lost), the store's
+ * records of it go, so that their snapshots can be collected. */
 static int remove_stored(const char *ckpt)
 {
     ckpt_manifest_t m;
     struct rados_pool *rp;
     int rc = ckpt_store_find(ckpt, &m, &rp);
-    if (rc != 0)
+    if (rc == 0) {
+        ckpt_manifest_free(&m);
+        return ckpt_store_manifest_remove_from(rp, ckpt);
+    }
+    if (rc != LOCI_ENOENT)
         return rc;
-    ckpt_manifest_free(&m);
-    return ckpt_store_manifest_remove_from(rp, ckpt);
+    char why[1024];
+    snprintf(why, sizeof why, "%s", loci_last_error());
+    unsigned removed;
+    if ((rc = ckpt_level1_remove_all(ckpt, &removed)) != 0)
+        return rc;
+    if (removed == 0)
+        return loci__fail(LOCI_ENOENT, "%s", why);
+    loci__log(LOCI_LOG_INFO, "removed the store's record of checkpoint \"%s\" (%s)", ckpt, why);
+    return 0;
 }
 
 int loci_ckpt_remove(const char *ckpt)
@@ -170,6 +190,8 @@ int loci_ckpt_remove(const char *ckpt)
         rc = loci__fail(ckpt_code_of(errno), "cannot sync %s: %s", d.path, strerror(errno));
     if (rc == 0 && have) /* its copy in the store, if it is this one */
         rc = ckpt_store_manifest_remove(&m);
+    if (rc == 0 && have) /* or the store's record that this node holds it */
+        rc = ckpt_level1_forget(&d, &m, NULL);
     if (have)
         ckpt_manifest_free(&m);
     ckpt_dir_close(&d);

@@ -266,11 +266,6 @@ static int check_any(const source_t *src, chunkstore_rados_snap_t *sn, const cha
                      : check_chunk(&src->dir, ckpt, v, i, buf);
 }
 
-static bool later(const ckpt_manifest_t *a, const ckpt_manifest_t *b)
-{
-    return a->saved_s != b->saved_s ? a->saved_s > b->saved_s : a->saved_ns > b->saved_ns;
-}
-
 /* With a drain target, the same name may be at both levels with other
  * contents (saved again on another node): the newer one wins, said. */
 static int newer_in_store(const char *ckpt, source_t *src, ckpt_manifest_t *m)
@@ -280,7 +275,7 @@ static int newer_in_store(const char *ckpt, source_t *src, ckpt_manifest_t *m)
     ckpt_manifest_t there;
     if (!rp || ckpt_store_manifest_get(rp, ckpt, &there) != 0)
         return 0; /* not there, or unreachable: this node's */
-    if (ckpt_sum_equal(there.sum, m->sum) || !later(&there, m)) {
+    if (ckpt_sum_equal(there.sum, m->sum) || !ckpt_manifest_newer(&there, m)) {
         if (!ckpt_sum_equal(there.sum, m->sum))
             loci__log(LOCI_LOG_INFO, "checkpoint \"%s\": this node's is newer than the one in %s; using this node's",
                       ckpt, drain);
@@ -309,11 +304,12 @@ static int load(const char *ckpt, source_t *src, ckpt_manifest_t *m)
         return newer_in_store(ckpt, src, m);
     if (rc != LOCI_ENOENT)
         return rc;
-    char local[512];
+    char local[512], store[1024];
     snprintf(local, sizeof local, "%s", loci_last_error());
     rc = ckpt_store_find(ckpt, m, &src->rp);
-    if (rc == LOCI_ENOENT)
-        rc = loci__fail(rc, "%s; %s", local, loci_last_error());
+    snprintf(store, sizeof store, "%s", loci_last_error()); /* not formatted into itself */
+    if (rc == LOCI_ENOENT && !src->opened) /* where "here" is */
+        rc = loci__fail(rc, "%s; %s", local, store);
     return rc;
 }
 

@@ -43,7 +43,7 @@ typedef struct {
     ckpt_ids_t created;          /* pool files made by this save */
     int pending[SYNC_WINDOW];    /* ring of fds to fdatasync */
     size_t npending, head;
-    bool in_job_store;           /* a region was snapshotted: the manifest goes to the job store too */
+    bool in_job_store;           /* a region was snapshotted: the job store is told (tell_job_store) */
 } save_t;
 
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -408,6 +408,28 @@ static int find_latest(ckpt_dir_t *d, ckpt_manifest_t *m, bool *have, uint64_t *
     return 0;
 }
 
+/* A checkpoint naming store snapshots, told to the stores of its snapshots
+ * (so that every node finds it, and their GC keeps its snapshots): its
+ * manifest when every chunk is in the store already, whole at level 2 at no
+ * cost (and this node's record of an earlier one of that name goes); else
+ * the record that this node holds it whole at level 1 only. Its DRAM and
+ * file-tier chunks reach the store only by a drain: one that is not
+ * configured is not implied (docs/CHECKPOINT.md, "Two levels"). */
+static int tell_job_store(const ckpt_dir_t *d, ckpt_manifest_t *m, const char *drain)
+{
+    char *text;
+    size_t len;
+    int rc = ckpt_manifest_text(m, &text, &len);
+    if (rc != 0)
+        return rc;
+    bool whole = ckpt_stored_bytes(m, false) == 0;
+    rc = whole ? ckpt_store_manifest_put(m, text, len) : ckpt_level1_put(d, m, text, len, drain);
+    if (rc == 0 && whole)
+        rc = ckpt_level1_forget(d, m, NULL);
+    free(text);
+    return rc;
+}
+
 static int save(const char *name, ckpt_dir_t *d, const ckpt_item_t *items, size_t n)
 {
     double t0 = clock_mono_s();
@@ -438,14 +460,8 @@ static int save(const char *name, ckpt_dir_t *d, const ckpt_item_t *items, size_
         sv.st.bytes_written += bytes;
     }
     const char *drain = rc == 0 ? ckpt_drain_target() : NULL; /* (a lookup that fails sets the last error) */
-    if (rc == 0 && sv.in_job_store && !drain) { /* found by every node: the same text in the job store */
-        char *text;
-        size_t len;
-        if ((rc = ckpt_manifest_text(&cur, &text, &len)) == 0) {
-            rc = ckpt_store_manifest_put(&cur, text, len);
-            free(text);
-        }
-    }
+    if (rc == 0 && sv.in_job_store)
+        rc = tell_job_store(d, &cur, drain);
     if (rc != 0 && !published) { /* referenced by no manifest: give their space back now */
         char id[17];
         for (size_t i = 0; i < sv.created.n; i++) {

@@ -36,9 +36,8 @@ struct rados_pool *ckpt_target_pool(const char *target)
     return t->store;
 }
 
-/* Calls fn(target) once per distinct store target of m's snapshots. */
-static int each_target(const ckpt_manifest_t *m, int (*fn)(const char *target, const ckpt_manifest_t *m, void *arg),
-                       void *arg)
+int ckpt_snap_targets_each(const ckpt_manifest_t *m,
+                           int (*fn)(const char *target, const ckpt_manifest_t *m, void *arg), void *arg)
 {
     for (size_t i = 0; i < m->nvars; i++) {
         const ckpt_var_t *v = &m->vars[i];
@@ -75,7 +74,7 @@ static int put_one(const char *target, const ckpt_manifest_t *m, void *arg)
 int ckpt_store_manifest_put(const ckpt_manifest_t *m, const char *text, size_t len)
 {
     blob_t b = {text, len};
-    return each_target(m, put_one, &b);
+    return ckpt_snap_targets_each(m, put_one, &b);
 }
 
 int ckpt_store_manifest_get(struct rados_pool *rp, const char *name, ckpt_manifest_t *m)
@@ -111,7 +110,7 @@ static int remove_one(const char *target, const ckpt_manifest_t *m, void *arg)
 
 int ckpt_store_manifest_remove(const ckpt_manifest_t *m)
 {
-    int rc = each_target(m, remove_one, NULL);
+    int rc = ckpt_snap_targets_each(m, remove_one, NULL);
     const char *drain = ckpt_drain_target();
     bool named = false; /* the drain target is one of the snapshots' stores */
     for (size_t i = 0; drain && i < m->nvars && !named; i++)
@@ -126,24 +125,44 @@ int ckpt_store_manifest_remove_from(struct rados_pool *rp, const char *name)
     return rados_object_remove(rp, oid);
 }
 
-int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct rados_pool **out)
+int ckpt_level2_stores(struct rados_pool **out, int max)
 {
     const char *drain = ckpt_drain_target();
-    int rc = loci__fail(LOCI_ENOENT, "no checkpoint \"%s\" here nor in a store%s", name,
-                        drain ? "" : " (none configured: [checkpoint] drain = TARGET)");
-    for (int i = 0; i < loci_target_count(); i++) {
+    if (drain) {
+        struct rados_pool *rp = ckpt_target_pool(drain);
+        if (!rp)
+            return ckpt_fail_in(LOCI_EIO, "level 2 of checkpoints ([checkpoint] drain = %s) cannot be read", drain);
+        out[0] = rp;
+        return 1;
+    }
+    int n = 0;
+    for (int i = 0; i < loci_target_count() && n < max; i++) {
         const loci_target_t *t = loci_target_at(i);
-        if (t->kind != KIND_STORE || !t->store || (drain && strcmp(t->name, drain) != 0))
-            continue;
-        int e = ckpt_store_manifest_get(t->store, name, m);
+        if (t->kind == KIND_STORE && t->store)
+            out[n++] = t->store;
+    }
+    return n;
+}
+
+int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct rados_pool **out)
+{
+    struct rados_pool *stores[CKPT_LEVEL2_MAX];
+    int n = ckpt_level2_stores(stores, CKPT_LEVEL2_MAX);
+    if (n < 0)
+        return n;
+    for (int i = 0; i < n; i++) {
+        int e = ckpt_store_manifest_get(stores[i], name, m);
         if (e == LOCI_ENOENT)
             continue;
         if (e != 0)
-            return ckpt_fail_in(e, "checkpoint \"%s\" in %s", name, t->name);
-        *out = t->store;
+            return ckpt_fail_in(e, "checkpoint \"%s\" in %s", name, rados_pool_target(stores[i]));
+        *out = stores[i];
         return 0;
     }
-    return rc;
+    int rc = ckpt_level1_elsewhere(name); /* a listing of the stores: only when it is not there */
+    return rc ? rc
+              : loci__fail(LOCI_ENOENT, "no checkpoint \"%s\" here nor in a store%s", name,
+                           ckpt_drain_target() ? "" : " (none configured: [checkpoint] drain = TARGET)");
 }
 
 typedef struct {
@@ -214,10 +233,18 @@ static int mark_one(const char *name, void *arg)
     return rc;
 }
 
+/* A record of a checkpoint whole at some node's level 1: what it refers to stays too. */
+static int mark_record(ckpt_level1_t *r, void *arg)
+{
+    const marking_t *k = arg;
+    return k->fn(&r->m, k->arg);
+}
+
 int ckpt_store_manifest_mark(struct rados_pool *rp, int (*fn)(const ckpt_manifest_t *m, void *arg), void *arg)
 {
     marking_t k = {rp, fn, arg};
-    return ckpt_store_manifest_each(rp, mark_one, &k);
+    int rc = ckpt_store_manifest_each(rp, mark_one, &k);
+    return rc ? rc : ckpt_level1_each(rp, NULL, true, mark_record, &k);
 }
 
 /* A checkpoint kept in the store (another node's too): its snapshots stay. */

@@ -49,7 +49,9 @@ expect "verify latest on a" 0 at a "$cka" "$LOCI_TOOL" ckpt verify latest
 gc=$(at a "$cka" "$LOCI_TOOL" ckpt gc)
 expect_text "gc removes the snapshots of killed saves and replaced checkpoints" 'store snapshots: [12] kept, [1-9][0-9]* removed' "$gc"
 expect "latest still restores after gc" 0 at b "$ckb" "$STORE_NODE" ckpt-check kr $size latest
-rados_cmd -p loci rm loci-ckpt/latest 2>/dev/null
+expect "rm latest on a (and the store's record of a's level 1, if its last drain was killed)" 0 \
+    at a "$cka" "$LOCI_TOOL" ckpt rm latest
+rados_cmd -p loci rm loci-ckpt/latest 2>/dev/null # level 2's, an older one
 expect "remove region kr" 0 on a "$STORE_NODE" remove kr
 rm -rf "$cka" "$ckb" "$log"
 finish

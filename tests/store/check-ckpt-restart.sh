@@ -69,6 +69,8 @@ expect "b saves n1 (seed 66) and drains it" 0 at b "$ckb" "$STORE_NODE" ckpt-sav
 out=$(at a "$ckc" "$STORE_NODE" ckpt-restore rs $size n1 66 2>&1)
 expect_text "restore n1 on a says the store holds a newer one" 'n1.*agg0 holds a newer one' "$out"
 expect_text "... and restores that one bit-exact (seed 66)" '^restored n1' "$out"
+expect "rm n1 on a (its level 1, and the store's record of it; b's n1 in the store stays)" 0 \
+    on a env LOCI_CKPT_DIR="$ckc" "$LOCI_TOOL" ckpt rm n1
 rm -rf "$ckc"
 
 # GC of the drained chunks (objects loci-ckpt/chunks/<id>): one a killed drain left and those

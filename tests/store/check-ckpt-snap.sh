@@ -3,7 +3,8 @@
 # copied. A second checkpoint of the unchanged region sends ~0 bytes of chunk data to the
 # OSDs; a write from ANOTHER client node after the checkpoint leaves its bytes intact (the
 # region's snapshot context lives with its metadata, and that node's writer applies it);
-# restoring brings back region and DRAM variable bit-exact; the manifest is in the store;
+# restoring brings back region and DRAM variable bit-exact; the store holds the manifest of a
+# checkpoint whose every chunk it has, and a record of one whose DRAM data is on a only;
 # gc removes the snapshots no checkpoint refers to.
 . "$(dirname "$0")/lib.sh"
 size=8M
@@ -23,8 +24,9 @@ expect_text "second checkpoint (another process, region unchanged) saved" '^save
 sent=$((after - before))
 echo "bytes the OSDs received for checkpoint c2 of an 8 MiB region: $sent"
 expect "c2 sent less than one 256 KiB chunk to the OSDs (not the 8 MiB a copy would)" 0 test "$sent" -lt 262144
-objects=$(rados_cmd -p loci ls | grep -c '^loci-ckpt/c[12]$' || true)
-expect_text "the manifests of c1 and c2 are objects of the store" '^2$' "$objects"
+objects=$(rados_cmd -p loci ls | grep -c '^loci-ckpt/c2$\|^loci-ckpt/level1/c1/' || true)
+expect_text "c2 (its DRAM variable all zeros) is whole in the store; c1 (DRAM data on a) a record of a's level 1" \
+    '^2$' "$objects"
 
 expect "client b overwrites the region (seed 22) after the checkpoints" 0 on b "$STORE_NODE" write ck $size 22
 expect "b reads its own bytes back" 0 on b "$STORE_NODE" verify ck $size 22
@@ -58,7 +60,7 @@ expect "rm c1" 0 ckpt_a "$LOCI_TOOL" ckpt rm c1
 expect "remove the region (its snapshots with it)" 0 on a "$STORE_NODE" remove ck
 # The OSDs trim the clones of removed snapshots in the background: wait for them (60 s at most).
 for i in $(seq 1 120); do
-    left=$(rados_cmd -p loci ls | grep -c '^loci-region/ck\|^loci-ckpt/c1$' || true)
+    left=$(rados_cmd -p loci ls | grep -c '^loci-region/ck\|^loci-ckpt/c1$\|^loci-ckpt/level1/c1/' || true)
     [ "$left" = 0 ] && break
     sleep 0.5
 done

@@ -18,12 +18,12 @@
  *   store_node timed-write NAME SIZE      write+sync on a region; prints code and seconds
  *   store_node late-write NAME SIZE DELAY open writable, print "open", sleep DELAY s, then
  *                                         write+sync; prints code and seconds of the write
- *   store_node ckpt-save NAME SIZE SEED CKPT [wait]
+ *   store_node ckpt-save NAME SIZE SEED CKPT [wait] [nodram]
  *                                         open NAME writable (NAME "-": no region; SEED "-": as
  *                                         it is, else filled from SEED), register DRAM variable
- *                                         "dram" (1 MiB from SEED, or 0), loci_ckpt_save(CKPT);
- *                                         prints its counters; wait: then loci_ckpt_wait(CKPT)
- *                                         (exit 4 when only the drain failed)
+ *                                         "dram" (1 MiB from SEED, or 0; nodram: none),
+ *                                         loci_ckpt_save(CKPT); prints its counters; wait: then
+ *                                         loci_ckpt_wait(CKPT) (exit 4 when only the drain failed)
  *   store_node ckpt-loop NAME SIZE CKPT FROM
  *                                         open NAME writable, register "dram"; for seed FROM,
  *                                         FROM+1, ...: fill both (seed in their first 8 bytes),
@@ -33,9 +33,10 @@
  *                                         open NAME writable (waiting out a dead writer's lock),
  *                                         register "dram", restore CKPT; both must be the
  *                                         pattern of the seed they start with: print "restored SEED"
- *   store_node ckpt-restore NAME SIZE CKPT SEED
- *                                         open NAME writable, register "dram" (zeroed),
- *                                         loci_ckpt_restore(CKPT), both compared with SEED's pattern
+ *   store_node ckpt-restore NAME SIZE CKPT SEED [nodram]
+ *                                         open NAME writable, register "dram" (zeroed; nodram:
+ *                                         none), loci_ckpt_restore(CKPT), both compared with
+ *                                         SEED's pattern
  */
 #include <loci.h>
 
@@ -247,7 +248,8 @@ static void print_listed(const char *ckpt)
                    (unsigned long long)v[i].drained_bytes, (unsigned long long)v[i].store_bytes);
 }
 
-static int do_ckpt_save(const char *name, size_t size, const char *seed_arg, const char *ckpt, bool wait)
+static int do_ckpt_save(const char *name, size_t size, const char *seed_arg, const char *ckpt, bool wait,
+                        bool with_dram)
 {
     bool fill = strcmp(seed_arg, "-") != 0;
     uint64_t seed = fill ? strtoull(seed_arg, NULL, 0) : 0;
@@ -262,7 +264,7 @@ static int do_ckpt_save(const char *name, size_t size, const char *seed_arg, con
     for (size_t i = 0; fill && i < DRAM_BYTES; i++)
         dram[i] = pattern(seed, i);
     loci_ckpt_stats_t st;
-    if (loci_ckpt_register("dram", dram, DRAM_BYTES) != 0)
+    if (with_dram && loci_ckpt_register("dram", dram, DRAM_BYTES) != 0)
         return fail("register");
     if (loci_ckpt_save(ckpt) != 0 || loci_ckpt_last_save(&st) != 0)
         return fail("save");
@@ -284,25 +286,26 @@ static int do_ckpt_save(const char *name, size_t size, const char *seed_arg, con
     return rc;
 }
 
-static int do_ckpt_restore(const char *name, size_t size, const char *ckpt, uint64_t seed)
+static int do_ckpt_restore(const char *name, size_t size, const char *ckpt, uint64_t seed, bool with_dram)
 {
     uint8_t *p = loci_persist_open(name, size, INTENT, 0);
     static uint8_t dram[DRAM_BYTES];
     if (!p)
         return fail("open");
-    if (loci_ckpt_register("dram", dram, DRAM_BYTES) != 0)
+    if (with_dram && loci_ckpt_register("dram", dram, DRAM_BYTES) != 0)
         return fail("register");
     if (loci_ckpt_restore(ckpt) != 0) {
         int rc = fail("restore");
         loci_persist_close(p); /* its lock released now, not after lock_ttl */
         return rc;
     }
-    int rc = compare("region", p, size, seed) | compare("dram", dram, DRAM_BYTES, seed);
+    int rc = compare("region", p, size, seed) | (with_dram ? compare("dram", dram, DRAM_BYTES, seed) : 0);
     if (loci_persist_sync(p) != 0)
         return fail("sync");
     loci_persist_close(p);
     if (rc == 0)
-        printf("restored %s: %zu bytes of region %s and %zu of dram as saved\n", ckpt, size, name, DRAM_BYTES);
+        printf("restored %s: %zu bytes of region %s and %zu of dram as saved\n", ckpt, size, name,
+               with_dram ? DRAM_BYTES : 0);
     return rc;
 }
 
@@ -363,6 +366,30 @@ static int do_ckpt_check(const char *name, size_t size, const char *ckpt)
     return rc;
 }
 
+/* Whether argv[from..] holds `word`. */
+static bool has_word(int argc, char **argv, int from, const char *word)
+{
+    for (int i = from; i < argc; i++)
+        if (strcmp(argv[i], word) == 0)
+            return true;
+    return false;
+}
+
+/* Whether argv[from..] holds only `a` and `b`, each at most once. */
+static bool has_only_words(int argc, char **argv, int from, const char *a, const char *b)
+{
+    int seen_a = 0, seen_b = 0;
+    for (int i = from; i < argc; i++) {
+        if (strcmp(argv[i], a) == 0)
+            seen_a++;
+        else if (strcmp(argv[i], b) == 0)
+            seen_b++;
+        else
+            return false;
+    }
+    return seen_a <= 1 && seen_b <= 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "";
@@ -393,14 +420,15 @@ int main(int argc, char **argv)
         return do_timed_write(argv[2], size_arg(argv[3]), -1);
     if (strcmp(cmd, "late-write") == 0 && argc == 5)
         return do_timed_write(argv[2], size_arg(argv[3]), atoi(argv[4]));
-    if (strcmp(cmd, "ckpt-save") == 0 && (argc == 6 || (argc == 7 && strcmp(argv[6], "wait") == 0)))
-        return do_ckpt_save(argv[2], size_arg(argv[3]), argv[4], argv[5], argc == 7);
+    if (strcmp(cmd, "ckpt-save") == 0 && argc >= 6 && has_only_words(argc, argv, 6, "wait", "nodram"))
+        return do_ckpt_save(argv[2], size_arg(argv[3]), argv[4], argv[5], has_word(argc, argv, 6, "wait"),
+                            !has_word(argc, argv, 6, "nodram"));
     if (strcmp(cmd, "ckpt-loop") == 0 && argc == 6)
         return do_ckpt_loop(argv[2], size_arg(argv[3]), argv[4], strtoull(argv[5], NULL, 0));
     if (strcmp(cmd, "ckpt-check") == 0 && argc == 5)
         return do_ckpt_check(argv[2], size_arg(argv[3]), argv[4]);
-    if (strcmp(cmd, "ckpt-restore") == 0 && argc == 6)
-        return do_ckpt_restore(argv[2], size_arg(argv[3]), argv[4], strtoull(argv[5], NULL, 0));
+    if (strcmp(cmd, "ckpt-restore") == 0 && (argc == 6 || (argc == 7 && strcmp(argv[6], "nodram") == 0)))
+        return do_ckpt_restore(argv[2], size_arg(argv[3]), argv[4], strtoull(argv[5], NULL, 0), argc == 6);
     fprintf(stderr, "usage: see the header of tests/store/store_node.c\n");
     return 2;
 }

@@ -52,6 +52,52 @@ static int verify(const char *name, const char *target)
     return loci_ckpt_verify(name);
 }
 
+/* One line of `loci ckpt ls`: a checkpoint loci_ckpt_list describes, or one
+ * that a store records as whole only at another node's level 1 (node set). */
+typedef struct {
+    loci_ckpt_info_t info;
+    char node[256];
+} row_t;
+
+typedef struct {
+    row_t *v;
+    size_t n;
+} rows_t;
+
+static int add_row(rows_t *rows, const loci_ckpt_info_t *info, const char *node)
+{
+    row_t *v = realloc(rows->v, (rows->n + 1) * sizeof *v);
+    if (!v)
+        return LOCI_ENOMEM;
+    rows->v = v;
+    v[rows->n].info = *info;
+    snprintf(v[rows->n].node, sizeof v[rows->n].node, "%s", node);
+    rows->n++;
+    return 0;
+}
+
+/* A store's record of a checkpoint whole at some node's level 1, unless that
+ * checkpoint is listed already (this node's own, or whole in a store too). */
+static int add_elsewhere(ckpt_level1_t *r, void *arg)
+{
+    rows_t *rows = arg;
+    for (size_t i = 0; i < rows->n; i++)
+        if (strcmp(rows->v[i].info.name, r->m.name) == 0 && rows->v[i].info.seq == r->m.seq &&
+            rows->v[i].info.saved == r->m.saved_s)
+            return 0;
+    loci_ckpt_info_t info;
+    ckpt_info_of(&r->m, &info);
+    return add_row(rows, &info, r->node);
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const loci_ckpt_info_t *x = &((const row_t *)a)->info, *y = &((const row_t *)b)->info;
+    if (x->saved != y->saved)
+        return x->saved < y->saved ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 static int ckpt_ls(void)
 {
     int n = loci_ckpt_list(NULL, 0);
@@ -61,23 +107,42 @@ static int ckpt_ls(void)
         return n < 0 ? fail() : 1;
     }
     n = loci_ckpt_list(v, n);
+    rows_t rows = {0};
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = add_row(&rows, &v[i], "");
+    free(v);
+    if (rc != 0) {
+        free(rows.v);
+        fprintf(stderr, "loci ckpt: out of memory listing checkpoints\n");
+        return 1;
+    }
+    if (ckpt_level1_all(NULL, add_elsewhere, &rows) != 0) /* those found are listed all the same */
+        fprintf(stderr, "loci ckpt: %s\n", loci_last_error());
+    if (rows.n > 0)
+        qsort(rows.v, rows.n, sizeof *rows.v, by_time);
     const char *origin, *drain = loci_config_intent("checkpoint", "drain", &origin);
     printf("%-24s %6s %-23s %6s %10s %8s  %s\n", "NAME", "SEQ", "SAVED", "VARS", "SIZE", "CHUNKS", "LEVELS");
-    for (int i = 0; i < n; i++) {
-        char t[64], sz[32], draining[48];
-        unsigned lv = v[i].levels;
-        snprintf(draining, sizeof draining, "local, draining %.0f%%",
-                 v[i].store_bytes ? 100.0 * (double)v[i].drained_bytes / (double)v[i].store_bytes : 0.0);
-        const char *levels = lv == (LOCI_CKPT_LOCAL | LOCI_CKPT_STORE) ? "local+store"
-                             : lv == LOCI_CKPT_STORE                  ? "store"
-                             : v[i].drain_pending                     ? draining
-                             : drain                                  ? "local, store pending"
-                                                                      : "local";
-        printf("%-24s %6" PRIu64 " %-23s %6" PRIu64 " %10s %8" PRIu64 "  %s\n", v[i].name, v[i].seq,
-               when(v[i].saved, t, sizeof t), v[i].vars, units_format_size(v[i].bytes, sz, sizeof sz), v[i].chunks,
+    for (size_t i = 0; i < rows.n; i++) {
+        const loci_ckpt_info_t *in = &rows.v[i].info;
+        char t[64], sz[32], levels[320];
+        unsigned lv = in->levels;
+        if (rows.v[i].node[0])
+            snprintf(levels, sizeof levels, "level 1 on node %s only", rows.v[i].node);
+        else if (lv == LOCI_CKPT_LOCAL && in->drain_pending)
+            snprintf(levels, sizeof levels, "local, draining %.0f%%",
+                     in->store_bytes ? 100.0 * (double)in->drained_bytes / (double)in->store_bytes : 0.0);
+        else
+            snprintf(levels, sizeof levels, "%s",
+                     lv == (LOCI_CKPT_LOCAL | LOCI_CKPT_STORE) ? "local+store"
+                     : lv == LOCI_CKPT_STORE                  ? "store"
+                     : drain                                  ? "local, store pending"
+                                                              : "local");
+        printf("%-24s %6" PRIu64 " %-23s %6" PRIu64 " %10s %8" PRIu64 "  %s\n", in->name, in->seq,
+               when(in->saved, t, sizeof t), in->vars, units_format_size(in->bytes, sz, sizeof sz), in->chunks,
                levels);
     }
-    free(v);
+    free(rows.v);
     return 0;
 }
 
@@ -139,7 +204,8 @@ static int ckpt_show(const char *name, bool chunks)
 static int usage(void)
 {
     fprintf(stderr, "usage: loci ckpt ls | show NAME [-v] | verify NAME | rm NAME | drain NAME [TARGET] | gc\n"
-                    "  ls      the checkpoints, oldest first, here (local) and in the drain target (store)\n"
+                    "  ls      the checkpoints, oldest first, here (local), in the store (the drain target, else\n"
+                    "          every store target), and those a store records at another node's level 1\n"
                     "  show    a checkpoint's variables (-v: and each chunk's pool file and checksum)\n"
                     "  verify  check every chunk and the manifest against their checksums\n"
                     "  rm      remove a checkpoint (its chunks go at the next gc)\n"
