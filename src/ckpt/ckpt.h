@@ -10,6 +10,8 @@
  *                    or restore works on: them plus the regions open here
  *   ckpt_dir.c       the checkpoint directory: where, its lock, its manifests,
  *                    the chunk pool (ids, files, links, checksums)
+ *   ckpt_file.c      file work every step shares: error codes, whole writes,
+ *                    copies, checksums, a region directory's chunk inodes
  *   ckpt_manifest.c  one checkpoint's manifest: written atomically, read back
  *                    with its checksum checked
  *   ckpt_save.c      loci_ckpt_save and its counters
@@ -178,14 +180,16 @@ int ckpt_pool_create(ckpt_dir_t *d, uint64_t *id);
  *  LOCI_ENOTSUP when they are on different file systems, or LOCI_E*. */
 int ckpt_pool_link(ckpt_dir_t *d, int dirfd, const char *name, uint64_t *id);
 
-/** Checksum the whole file fd (from offset 0), reading it through buf
- *  (buflen bytes); its length goes to *bytes. `what` names it in errors. */
-int ckpt_sum_fd(int fd, void *buf, size_t buflen, ckpt_sum_t *sum, uint64_t *bytes, const char *what);
-
 /** Checksum and length of pool file `id`: LOCI_EIO (naming `what`) when it
  *  is missing or unreadable. */
 int ckpt_sum_pool(const ckpt_dir_t *d, uint64_t id, void *buf, size_t buflen, ckpt_sum_t *sum, uint64_t *bytes,
                   const char *what);
+
+/* ------------------------------------------ file work every step shares (ckpt_file.c) -- */
+
+/** Checksum the whole file fd (from offset 0), reading it through buf
+ *  (buflen bytes); its length goes to *bytes. `what` names it in errors. */
+int ckpt_sum_fd(int fd, void *buf, size_t buflen, ckpt_sum_t *sum, uint64_t *bytes, const char *what);
 
 /** Copy file `from` of dirfd `src` into the new, empty file `out` through
  *  buf, where no hard link can be made; *bytes: its size. Not synced. */
