@@ -55,16 +55,16 @@ void *loci_realloc(void *ptr, size_t size)
 }
 
 /* Shared arenas have an allocator of their own: looked up only while one
- * is attached in this process; regions only for an address in their span. */
+ * is attached in this process. Regions only for an address the pool never
+ * handed out, so that no block's free pays for them. */
 void loci_free(void *ptr)
 {
     if (LOCI_UNLIKELY(arena_shared_any()) && arena_shared_free(ptr))
         return;
-    if (LOCI_UNLIKELY(nvm_region_may_hold(ptr)) && refuse_region(ptr, "loci_free")) {
-        loci__log(LOCI_LOG_WARN, "%s; ignored", loci_last_error());
+    if (LOCI_LIKELY(pool_free(ptr) != LOCI_ENOENT))
         return;
-    }
-    pool_free(ptr);
+    refuse_region(ptr, "loci_free"); /* else the pool's "not a pointer loci allocated" stands */
+    loci__log(LOCI_LOG_WARN, "%s; ignored", loci_last_error());
 }
 
 size_t loci_usable_size(const void *ptr)

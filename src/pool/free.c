@@ -29,8 +29,9 @@ static __attribute__((noinline)) int free_other(void *p, uintptr_t e)
         return pool__free_large(d, p);
     }
     slab_t *s = pm_slab(e);
-    if (!s)
-        return bad_free(p, "not a pointer loci allocated (or its memory was already given back)");
+    if (!s) /* not the pool's: the caller, who may know other memory, says what it is */
+        return loci__fail(LOCI_ENOENT, "free(%p): not a pointer loci allocated (or its memory was already given back)",
+                          p);
     uintptr_t off = (uintptr_t)p - s->base;
     if (off % s->bsize || off / s->bsize >= s->nblocks)
         return bad_free(p, "points inside a block, not at its start");

@@ -174,9 +174,11 @@ int pool_copy(void *dst, const void *src, size_t n);
  *  released, src kept: NULL with errno set. */
 void *pool_realloc_into(void *dst, void *src, size_t n, int (*release)(void *));
 
-/** Free a block of any heap. NULL is fine (0). A pointer loci did not make,
- *  one inside a block, or a block already freed returns LOCI_EINVAL: it is
- *  logged as a warning and reported in loci_last_error(), and nothing changes. */
+/** Free a block of any heap. NULL is fine (0). A pointer inside a block or a
+ *  block already freed returns LOCI_EINVAL: logged as a warning and reported
+ *  in loci_last_error(), and nothing changes. An address the pool never
+ *  handed out returns LOCI_ENOENT, reported in loci_last_error() but not
+ *  logged: the caller may know it as other memory (core: a region's). */
 int pool_free(void *p);
 
 /* -------------------------------------------------------------- lookups -- */

@@ -211,7 +211,7 @@ static void large_blocks(void **state)
         assert_null(pool_heap_of(blocks[i]));
         assert_null(pool_target_of(blocks[i]));
         assert_int_equal(pool_usable_size(blocks[i]), 0);
-        assert_int_equal(pool_free(blocks[i]), LOCI_EINVAL);
+        assert_int_equal(pool_free(blocks[i]), LOCI_ENOENT); /* no block there any more */
     }
     pool_stats_heap(h, &st);
     assert_int_equal(st.extents_mapped, 3); /* dirty slices, and the extent cache */
@@ -310,7 +310,7 @@ static void carved_blocks_reuse_resident_slices(void **state)
     assert_int_equal(st.bytes_in_use, pool_usable_size(q) + mib);
     assert_int_equal(pool_free(q), 0);
     assert_int_equal(pool_free(r), 0);
-    assert_int_equal(pool_free(r), LOCI_EINVAL);
+    assert_int_equal(pool_free(r), LOCI_ENOENT); /* no block there any more */
     unsigned char *z = pool_calloc(h, 1, 2 * mib);
     assert_ptr_equal(z, p);
     for (size_t i = 0; i < 2 * mib; i += 512)
@@ -437,11 +437,11 @@ static void bad_frees_change_nothing(void **state)
 
     int local = 0;
     void *m = malloc(32);
-    assert_int_equal(pool_free(&local), LOCI_EINVAL); /* stack */
+    assert_int_equal(pool_free(&local), LOCI_ENOENT); /* stack: not the pool's */
     assert_non_null(strstr(loci_last_error(), "not a pointer loci allocated"));
-    assert_int_equal(pool_free(m), LOCI_EINVAL); /* libc heap */
-    assert_int_equal(pool_free((void *)(uintptr_t)0xdead0000beefull), LOCI_EINVAL);
-    assert_int_equal(pool_free((void *)~(uintptr_t)0xfff), LOCI_EINVAL); /* beyond 48 bits */
+    assert_int_equal(pool_free(m), LOCI_ENOENT); /* libc heap */
+    assert_int_equal(pool_free((void *)(uintptr_t)0xdead0000beefull), LOCI_ENOENT);
+    assert_int_equal(pool_free((void *)~(uintptr_t)0xfff), LOCI_ENOENT); /* beyond 48 bits */
     free(m);
     assert_int_equal(pool_free(a + 8), LOCI_EINVAL); /* interior */
     assert_non_null(strstr(loci_last_error(), "inside a block"));
@@ -450,7 +450,7 @@ static void bad_frees_change_nothing(void **state)
     assert_int_equal(pool_free(b), LOCI_EINVAL); /* double free, block in the cache */
     assert_non_null(strstr(loci_last_error(), "double free"));
     assert_int_equal(pool_free(big), 0);
-    assert_int_equal(pool_free(big), LOCI_EINVAL); /* double free of a gone extent */
+    assert_int_equal(pool_free(big), LOCI_ENOENT); /* double free of a gone extent: the pool knows it no more */
 
     /* state intact: a is still live with its bytes; b's block comes back once */
     for (int i = 0; i < 48; i++)
@@ -908,7 +908,7 @@ static void destroy_frees_everything(void **state)
     assert_int_equal(t.bytes_committed, 0);
     assert_int_equal(t.bytes_in_use, 0);
     /* a later free of such a pointer is a foreign pointer, detected */
-    assert_int_equal(pool_free(keep[1]), LOCI_EINVAL);
+    assert_int_equal(pool_free(keep[1]), LOCI_ENOENT);
 }
 
 static void many_heaps(void **state)
