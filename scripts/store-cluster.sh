@@ -40,6 +40,23 @@ bridge() { echo "lcbr$(tag)"; }
 # One /24 per cluster in 10.213.0.0/16, from the same tag: only addresses this script makes.
 subnet() { echo "10.213.$(( 0x$(tag) % 250 + 1 ))"; }
 
+# What an earlier cluster in this same DIR left behind when it was killed before its stop (its
+# DIR since removed): daemons still reading DIR/ceph.conf, namespaces and a bridge of this DIR's
+# names. Those names are this cluster's own, so they are cleared instead of failing on "File exists".
+clear_leftovers() {
+    local ns
+    pkill -KILL -f -- "-c $dir/ceph.conf" 2>/dev/null || true
+    for ns in $(ip netns list 2>/dev/null | awk -v p="$(netns_of '')" 'index($1, p) == 1 { print $1 }'); do
+        ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
+        ip netns del "$ns" 2>/dev/null || true
+        echo "store-cluster: removed namespace $ns left by an earlier cluster in $dir" >&2
+    done
+    if ip link show "$(bridge)" >/dev/null 2>&1; then
+        ip link del "$(bridge)" 2>/dev/null || true
+        echo "store-cluster: removed bridge $(bridge) left by an earlier cluster in $dir" >&2
+    fi
+}
+
 host_ip() { # HOST: h1.. are 11.., clients from DIR/clients
     case $1 in
     h[0-9]*) echo "$(subnet).$(( 10 + ${1#h} ))" ;;
@@ -102,6 +119,7 @@ start() {
     mkdir -p "$dir"
     chmod 700 "$dir"
     dir=$(readlink -f "$dir")
+    clear_leftovers
 
     local mon_ip=127.0.0.1 port
     port=$(( 20000 + 0x$(tag) % 20000 ))
