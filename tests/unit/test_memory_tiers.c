@@ -189,7 +189,8 @@ static bool sysfs_tier_has(int tier, int node, char *list, size_t len)
     return ok;
 }
 
-/* The public call on this machine agrees with its sysfs; a file tier, and
+/* The public call on this machine agrees with its sysfs (a node in no tier
+ * there has none here either); a file tier, and
  * every node of a simulated topology, has none (LOCI_ENOENT). */
 static void public_call(void **state)
 {
@@ -205,6 +206,17 @@ static void public_call(void **state)
         int tier = loci_target_memory_tier(tg, nodes, sizeof nodes, &source);
         if (info.numa_node < 0 || !d) {
             assert_int_equal(tier, LOCI_ENOENT);
+            continue;
+        }
+        if (tier == LOCI_ENOENT) { /* then no tier lists it (a memoryless node) */
+            for (struct dirent *e; (e = readdir(d));) {
+                int n;
+                if (sscanf(e->d_name, "memory_tier%d", &n) == 1 &&
+                    sysfs_tier_has(n, info.numa_node, list, sizeof list))
+                    fail_msg("%s: loci knows no tier, sysfs lists node %d in memory_tier%d", info.name,
+                             info.numa_node, n);
+            }
+            rewinddir(d);
             continue;
         }
         assert_true(tier >= 0);
