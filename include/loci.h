@@ -183,6 +183,15 @@ int loci_target_near_devices(const loci_target_t *t, const char *device_kind, ch
 /** CPUs local to target t as a Linux cpulist string ("0-3,8"), "" if none. */
 int loci_target_cpus(const loci_target_t *t, char *buf, size_t buflen);
 
+/** The kernel memory tier target t's NUMA node is in (Linux 6.1+,
+ *  /sys/devices/virtual/memory_tiering/memory_tierN: a larger N is slower
+ *  memory, toward which the kernel demotes pages): returns N >= 0, writes the
+ *  nodes of that tier as a Linux nodelist ("0-1,3") into nodes (when not
+ *  NULL, truncated to len) and where that came from ("os": sysfs) into
+ *  *source (when not NULL). LOCI_ENOENT when none is known: not a NUMA node,
+ *  a kernel without memory tiers, an injected LOCI_TOPOLOGY. */
+int loci_target_memory_tier(const loci_target_t *t, char *nodes, size_t len, const char **source);
+
 /* ------------------------------------------------------------ allocators -- */
 
 /** An allocator object (SharP): an intent resolved on this machine, ready to

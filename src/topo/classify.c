@@ -2,7 +2,8 @@
  * Kinds and names. A kind comes from (most trusted first) the config, an
  * hwloc subtype, or the target's figures relative to the DRAM of its nearest
  * CPUs (DESIGN.md §4): hbm when bandwidth >= 1.5x, cxl when CPU-less and
- * latency >= 1.5x or in a slower kernel memory tier. Names are kind+ordinal
+ * latency >= 1.5x or, with no latency from HMAT, measurement or config, in a
+ * slower kernel memory tier than that DRAM. Names are kind+ordinal
  * in NUMA node order, so they are stable across runs on one machine.
  */
 #include "topo/topo_internal.h"
@@ -45,6 +46,14 @@ static int reference_node(topo_t *t, const struct loci_target *tg)
 
 static topo_source_t weaker(topo_source_t a, topo_source_t b) { return a < b ? a : b; }
 
+/* The kernel put node `self` in a slower memory tier than DRAM node `dram`'s
+ * (a kmem-onlined device, a CXL expander): evidence of slow memory. The same
+ * tier is none: the kernel's default tier holds every node it knows nothing of. */
+static bool in_slower_tier(const topo_node_t *self, const topo_node_t *dram)
+{
+    return self->memtier >= 0 && dram->memtier >= 0 && self->memtier > dram->memtier;
+}
+
 static void kind_from_figures(topo_t *t, struct loci_target *tg)
 {
     int r = reference_node(t, tg);
@@ -56,16 +65,18 @@ static void kind_from_figures(topo_t *t, struct loci_target *tg)
         return;
     const topo_attr_t *bw = &tg->bandwidth[r], *dbw = &dram->bandwidth[r];
     const topo_attr_t *lat = &tg->latency[r], *dlat = &dram->latency[r];
+    /* latencies estimated from NUMA distance or defaults are less trusted
+     * than the kernel's tiers; HMAT, measured and config ones more */
+    topo_source_t lat_source = weaker(lat->source, dlat->source);
     if (bw->value && dbw->value && bw->value * 2 >= dbw->value * 3) {
         tg->kind = KIND_HBM;
         tg->kind_source = weaker(bw->source, dbw->source);
+    } else if (!self->has_cpus && lat_source < SRC_OS && in_slower_tier(self, rn)) {
+        tg->kind = KIND_CXL;
+        tg->kind_source = self->memtier_source;
     } else if (!self->has_cpus && lat->value && dlat->value && lat->value * 2 >= dlat->value * 3) {
         tg->kind = KIND_CXL;
-        tg->kind_source = weaker(lat->source, dlat->source);
-    } else if (!self->has_cpus && self->memtier >= 0 && rn->memtier >= 0 &&
-               self->memtier > rn->memtier) {
-        tg->kind = KIND_CXL;
-        tg->kind_source = SRC_OS;
+        tg->kind_source = lat_source;
     }
 }
 

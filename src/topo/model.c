@@ -71,8 +71,10 @@ void topo_free(topo_t *t)
         free(t->targets[i].unreachable);
         rados_pool_disconnect(t->targets[i].store);
     }
-    for (int i = 0; i < t->nnodes; i++)
+    for (int i = 0; i < t->nnodes; i++) {
         hwloc_bitmap_free(t->nodes[i].cpuset);
+        hwloc_bitmap_free(t->nodes[i].memtier_nodes);
+    }
     for (int i = 0; i < t->ndevices; i++)
         hwloc_bitmap_free(t->devices[i].locality);
     free(t->targets);

@@ -37,24 +37,6 @@ static bool read_u64(const char *path, uint64_t *v)
     return end != buf;
 }
 
-/* Visit each number of a Linux list ("0-3,8,10-11"). */
-static void for_each_in_list(const char *list, void (*fn)(int, void *), void *arg)
-{
-    const char *p = list;
-    while (*p) {
-        char *end;
-        long a = strtol(p, &end, 10);
-        if (end == p)
-            break;
-        long b = a;
-        if (*end == '-')
-            b = strtol(end + 1, &end, 10);
-        for (long i = a; i <= b && i - a < 65536; i++)
-            fn((int)i, arg);
-        p = *end == ',' ? end + 1 : end;
-    }
-}
-
 static void mark_has_cpus(topo_t *t, const char *root)
 {
     for (int i = 0; i < t->nnodes; i++) {
@@ -84,19 +66,6 @@ static void read_free_memory(topo_t *t, const char *root)
     }
 }
 
-struct tier_arg {
-    topo_t *t;
-    int tier;
-};
-
-static void set_tier(int node, void *arg)
-{
-    struct tier_arg *a = arg;
-    topo_node_t *n = topo_node(a->t, node);
-    if (n)
-        n->memtier = a->tier;
-}
-
 /* fn for each entry of the sysfs directory `dir`; none where it is missing
  * (no such kernel feature, or no such device). */
 static void each_entry(const char *dir, int (*fn)(int dirfd, const char *path, const char *entry, void *arg),
@@ -109,16 +78,29 @@ static void each_entry(const char *dir, int (*fn)(int dirfd, const char *path, c
     close(fd);
 }
 
+/* memory_tierN/nodelist: each node listed is in tier N (a larger N is slower
+ * memory: the kernel demotes pages toward it) along with the others listed. */
 static int read_memory_tier(int dirfd, const char *dir, const char *entry, void *arg)
 {
     (void)dirfd;
+    topo_t *t = arg;
     int tier;
-    if (sscanf(entry, "memory_tier%d", &tier) != 1)
+    if (sscanf(entry, "memory_tier%d", &tier) != 1 || tier < 0)
         return 0;
     char path[800], list[4096];
     snprintf(path, sizeof path, "%s/%s/nodelist", dir, entry);
-    if (read_line(path, list, sizeof list))
-        for_each_in_list(list, set_tier, &(struct tier_arg){arg, tier});
+    hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
+    if (nodes && read_line(path, list, sizeof list) && hwloc_bitmap_list_sscanf(nodes, list) == 0) {
+        int node;
+        hwloc_bitmap_foreach_begin(node, nodes)
+            topo_node_t *n = topo_node(t, node);
+            if (n && !n->memtier_nodes && (n->memtier_nodes = hwloc_bitmap_dup(nodes))) {
+                n->memtier = tier;
+                n->memtier_source = SRC_OS;
+            }
+        hwloc_bitmap_foreach_end();
+    }
+    hwloc_bitmap_free(nodes);
     return 0;
 }
 

@@ -149,3 +149,24 @@ int loci_target_cpus(const loci_target_t *tg, char *buf, size_t buflen)
         hwloc_bitmap_list_snprintf(buf, buflen, n->cpuset);
     return 0;
 }
+
+int loci_target_memory_tier(const loci_target_t *tg, char *nodes, size_t len, const char **source)
+{
+    int rc = check_target(tg);
+    if (rc)
+        return rc;
+    if (nodes && len == 0)
+        return loci__fail(LOCI_EINVAL, "loci_target_memory_tier: empty buffer");
+    const topo_node_t *n = topo_node(topo_get(), tg->numa_node);
+    if (!n || n->memtier < 0)
+        return loci__fail(LOCI_ENOENT, "%s: no kernel memory tier known (%s)", tg->name,
+                          tg->numa_node < 0 ? "not a NUMA node"
+                          : topo_get()->simulated
+                              ? "a simulated topology"
+                              : "the kernel has no /sys/devices/virtual/memory_tiering: Linux 6.1 or later");
+    if (nodes)
+        hwloc_bitmap_list_snprintf(nodes, len, n->memtier_nodes);
+    if (source)
+        *source = topo_source_name(n->memtier_source);
+    return n->memtier;
+}

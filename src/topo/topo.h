@@ -61,7 +61,12 @@ typedef struct {
     int os_index;
     bool has_cpus;       /* from sysfs cpulist (live) or PU locality (XML) */
     hwloc_bitmap_t cpuset; /* locality: the CPUs near this node (not "its" CPUs) */
-    int memtier;         /* kernel memory tier index, -1 if unknown */
+    /* The kernel memory tier it is in (sysfs memory_tiering/memory_tierN:
+     * a larger N is slower memory), the nodes of that tier, and where that
+     * came from: -1, NULL and SRC_NONE if unknown. */
+    int memtier;
+    hwloc_bitmap_t memtier_nodes;
+    topo_source_t memtier_source;
 } topo_node_t;
 
 struct loci_target {

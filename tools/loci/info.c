@@ -13,6 +13,9 @@ typedef struct {
     loci_target_info_t info;
     const char *capacity_src, *bandwidth_src, *latency_src, *kind_src, *path, *unreachable;
     char cpus[256], nics[256], gpus[256];
+    int memtier;              /* the kernel's memory tier of its node, < 0 if unknown */
+    const char *memtier_src;
+    char memtier_nodes[256];
 } row_t;
 
 static int read_row(const loci_target_t *t, row_t *r)
@@ -25,6 +28,7 @@ static int read_row(const loci_target_t *t, row_t *r)
     loci_target_cpus(t, r->cpus, sizeof r->cpus);
     loci_target_near_devices(t, "nic", r->nics, sizeof r->nics);
     loci_target_near_devices(t, "gpu", r->gpus, sizeof r->gpus);
+    r->memtier = loci_target_memory_tier(t, r->memtier_nodes, sizeof r->memtier_nodes, &r->memtier_src);
     return 0;
 }
 
@@ -85,17 +89,18 @@ static void print_table(int n)
     topo_t *topo = topo_get();
     printf("Memory targets of %s, seen from NUMA node %d%s\n\n", topo->origin, loci_initiator(),
            topo->simulated ? " (simulated: placement is recorded, not applied)" : "");
-    printf("%-8s %-5s %4s %10s %10s %10s %8s  %-17s %-10s %-12s %s\n", "NAME", "KIND", "NODE",
+    printf("%-8s %-5s %4s %4s %10s %10s %10s %8s  %-17s %-10s %-12s %s\n", "NAME", "KIND", "NODE", "TIER",
            "CAPACITY", "AVAILABLE", "BANDWIDTH", "LATENCY", "SOURCE (bw/lat)", "NEAR CPUS", "NICS",
            "GPUS");
     for (int i = 0; i < n; i++) {
         row_t r;
         if (read_row(loci_target_at(i), &r))
             continue;
-        char cap[32], avail[32], bw[32], lat[32], node[8], src[40];
+        char cap[32], avail[32], bw[32], lat[32], node[8], tier[8], src[40];
         snprintf(node, sizeof node, r.info.numa_node >= 0 ? "%d" : "-", r.info.numa_node);
-        printf("%-8s %-5s %4s %10s %10s %10s %8s  %-17s %-10s %-12s %s\n", r.info.name, r.info.kind,
-               node, units_format_size(r.info.capacity, cap, sizeof cap),
+        snprintf(tier, sizeof tier, r.memtier >= 0 ? "%d" : "-", r.memtier);
+        printf("%-8s %-5s %4s %4s %10s %10s %10s %8s  %-17s %-10s %-12s %s\n", r.info.name, r.info.kind,
+               node, tier, units_format_size(r.info.capacity, cap, sizeof cap),
                units_format_size(r.info.available, avail, sizeof avail),
                format_bandwidth(r.info.bandwidth_mbps, bw, sizeof bw),
                format_latency(r.info.latency_ns, lat, sizeof lat),
@@ -111,6 +116,8 @@ static void print_table(int n)
     }
     print_gpus(topo);
     printf("\nSources: config > measured (loci bench --save) > hmat > hwloc > os > distance > default.\n");
+    printf("TIER: the kernel's memory tier of the node (os: /sys/devices/virtual/memory_tiering/memory_tierN; "
+           "higher is slower).\n");
 }
 
 static void print_json(int n)
@@ -135,8 +142,13 @@ static void print_json(int n)
         if (read_row(loci_target_at(i), &r))
             continue;
         printf("    {\"name\": \"%s\", \"kind\": \"%s\", \"kind_source\": \"%s\", \"numa_node\": %d, "
-               "\"cuda_device\": %d,\n",
+               "\"cuda_device\": %d, ",
                r.info.name, r.info.kind, r.kind_src, r.info.numa_node, topo->targets[i].cuda_device);
+        if (r.memtier >= 0)
+            printf("\"memory_tier\": %d, \"memory_tier_nodes\": \"%s\", \"memory_tier_source\": \"%s\",\n",
+                   r.memtier, r.memtier_nodes, r.memtier_src);
+        else
+            printf("\"memory_tier\": null, \"memory_tier_nodes\": null, \"memory_tier_source\": null,\n");
         printf("     \"capacity\": %" PRIu64 ", \"capacity_source\": \"%s\", \"available\": %" PRIu64 ",\n",
                r.info.capacity, r.capacity_src, r.info.available);
         printf("     \"bandwidth_mbps\": %" PRIu64 ", \"bandwidth_source\": \"%s\", \"latency_ns\": %" PRIu64
