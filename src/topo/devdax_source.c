@@ -46,18 +46,24 @@ static bool read_attr(const char *dir, const char *attr, uint64_t *v)
     return ok;
 }
 
-/* The sysfs directory `dir` of a dax device, if bound to device_dax (the
- * mappable driver): its size, align, node and persistence. */
-static bool read_info(const char *dir, devdax_info_t *out)
+bool topo_dax_bound_to(const char *dir, const char *driver)
 {
-    char path[PATH_MAX], link[PATH_MAX], real[PATH_MAX];
+    char path[PATH_MAX], link[PATH_MAX];
     snprintf(path, sizeof path, "%s/driver", dir);
     ssize_t n = readlink(path, link, sizeof link - 1);
     if (n <= 0)
         return false;
     link[n] = '\0';
-    const char *driver = strrchr(link, '/');
-    if (strcmp(driver ? driver + 1 : link, "device_dax") != 0)
+    const char *name = strrchr(link, '/');
+    return strcmp(name ? name + 1 : link, driver) == 0;
+}
+
+/* The sysfs directory `dir` of a dax device, if bound to device_dax (the
+ * mappable driver): its size, align, node and persistence. */
+static bool read_info(const char *dir, devdax_info_t *out)
+{
+    char real[PATH_MAX];
+    if (!topo_dax_bound_to(dir, "device_dax"))
         return false;
     uint64_t node;
     if (!read_attr(dir, "size", &out->size) || out->size == 0)

@@ -129,7 +129,9 @@ static void read_memory_tiers(topo_t *t, const char *root)
     each_entry(dir, read_memory_tier, t);
 }
 
-/* A node onlined from a DAX device (kmem) is persistent memory. */
+/* A node onlined from a DAX device (kmem) is persistent memory. A device
+ * bound to device_dax is no node's memory (devdax_source.c): its
+ * target_node may be a DRAM node's proximity domain. */
 static int mark_dax_node(int dirfd, const char *dir, const char *entry, void *arg)
 {
     (void)dirfd;
@@ -137,6 +139,9 @@ static int mark_dax_node(int dirfd, const char *dir, const char *entry, void *ar
         return 0;
     char path[800];
     uint64_t node;
+    snprintf(path, sizeof path, "%s/%s", dir, entry);
+    if (!topo_dax_bound_to(path, "kmem"))
+        return 0;
     snprintf(path, sizeof path, "%s/%s/target_node", dir, entry);
     struct loci_target *tg = read_u64(path, &node) ? topo_target_of_node(arg, (int)node) : NULL;
     if (tg && !tg->subtype[0])

@@ -64,6 +64,9 @@ int topo_source_devdax(topo_t *t, const char *sysfs_root, const char *dev_root);
  *  refused (LOCI_ECONFIG, `where` = "file:line"). */
 int topo_config_devdax(topo_t *t, const char *where, const char *name, topo_kind_t kind, const char *path,
                        const char *sysfs_root, topo_source_t source);
+/** devdax_source.c: whether the dax device at sysfs directory `dir` is bound
+ *  to `driver` ("device_dax": mappable; "kmem": onlined as a NUMA node). */
+bool topo_dax_bound_to(const char *dir, const char *driver);
 /** devdax_source.c: LOCI_ECONFIG unless a configured capacity of device-DAX
  *  target tg is whole align units and fits the device. */
 int topo_devdax_check_capacity(const struct loci_target *tg, uint64_t capacity, const char *where);
