@@ -8,7 +8,10 @@
  * refuses a device-DAX mapping whose start or length is not a multiple of
  * the device's align, so extents are carved from that one mapping instead,
  * first fit in align units, and given back to it when freed. They are
- * zeroed by hand: the device keeps what its last user wrote.
+ * zeroed by hand: the device keeps what its last user wrote. A fork child
+ * shares the parent's mapping and a copy of its free spans: carving from
+ * them would hand both processes the same memory, so a child carves
+ * nothing from a device its parent had mapped.
  */
 #include "provider/provider_impl.h"
 #include "os/vm.h"
@@ -34,6 +37,7 @@ typedef struct {
     size_t size;   /* of the mapping: whole align units */
     span_t *free;  /* sorted by offset, never adjacent */
     size_t nfree, cap;
+    bool parents;  /* mapped before this process was forked: the parent carves it */
 } device_t;
 
 enum { MAX_DEVICES = 16 };
@@ -174,7 +178,10 @@ static void *devdax_alloc(const place_t *place, size_t size, size_t alignment)
     device_t *d = NULL;
     pthread_mutex_lock(&lock);
     int rc = device_of(tg, &d);
-    if (rc == 0 && len > d->size)
+    if (rc == 0 && d->parents)
+        rc = loci__fail(LOCI_ENOMEM, "%s: %s was mapped by the parent before this process was forked: its free "
+                                     "space is the parent's to carve", tg->name, tg->path);
+    else if (rc == 0 && len > d->size)
         rc = loci__fail(LOCI_ENOMEM, "%s: %s asked, but %s holds only %s", tg->name,
                         units_format_size(len, want, sizeof want), tg->path, units_format_size(d->size, have, sizeof have));
     else if (rc == 0 && !carve(d, len, alignment > tg->dax_align ? alignment : tg->dax_align, &off))
@@ -199,7 +206,7 @@ static int devdax_free(void *addr, size_t size)
         if ((char *)addr < d->base || (char *)addr >= d->base + d->size)
             continue;
         size_t off = (size_t)((char *)addr - d->base);
-        rc = give_back(d, off, round_up(size, d->target->dax_align))
+        rc = d->parents || give_back(d, off, round_up(size, d->target->dax_align))
                  ? 0
                  : loci__fail(LOCI_ENOMEM, "devdax: out of memory freeing %p: its space is lost until exit", addr);
         break;
@@ -221,7 +228,13 @@ static int devdax_available(const place_t *place, uint64_t *bytes)
     return 0;
 }
 
-static void devdax_fork(loci_fork_phase_t phase) { loci__fork_mutex(&lock, phase); }
+static void devdax_fork(loci_fork_phase_t phase)
+{
+    if (phase == LOCI_FORK_CHILD)
+        for (int i = 0; i < ndevices; i++)
+            devices[i].parents = true;
+    loci__fork_mutex(&lock, phase);
+}
 
 const provider_ops_t provider_devdax = {
     .name = "devdax",

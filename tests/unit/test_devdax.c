@@ -2,7 +2,8 @@
  * (an NVDIMM instance is pmem, a soft-reserved one cxl, a kmem one none),
  * config paths that are no device refused, and the devdax provider carving
  * align units from one mapping of a file standing in for the device. The
- * VM suite devdax (tests/vm) runs the same on an emulated NVDIMM. */
+ * VM suite devdax (tests/vm) runs the same on an emulated NVDIMM. A fork
+ * child carves nothing from its parent's mapping. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define MB (1u << 20)
@@ -196,6 +198,20 @@ static void test_provider_carves(void **state)
     assert_int_equal(provider_devdax.available(&place, &avail), 0);
     assert_int_equal(avail, 8 * MB);
     char *whole = provider_devdax.alloc(&place, 8 * MB, 4096); /* the spans merged again */
+    assert_non_null(whole);
+    assert_int_equal(provider_devdax.free(whole, 8 * MB), 0);
+
+    /* a fork child shares the mapping: it carves nothing, lest both hand out the same memory */
+    pid_t pid = fork(); /* loci's fork handlers (core/fork.c) run the providers' */
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        void *p = provider_devdax.alloc(&place, 2 * MB, 4096);
+        _exit(p == NULL && strstr(loci_last_error(), "the parent's to carve") ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    whole = provider_devdax.alloc(&place, 8 * MB, 4096); /* the parent still carves */
     assert_non_null(whole);
     assert_int_equal(provider_devdax.free(whole, 8 * MB), 0);
     assert_int_equal(provider_devdax.free(&avail, 4096), LOCI_EINVAL);
