@@ -13,6 +13,8 @@ packages=(
   libxxhash-dev
   # tests: unit tests, fuzzing runtime, the VM test bed
   libcmocka-dev qemu-system-x86 busybox-static cpio
+  # the VM test bed's emulated NVDIMM made device-DAX (tests/vm, suite devdax): ndctl in the guest
+  ndctl
   # OpenMP front end: clang's OpenMP runtime (libomp), to test it beside GCC's libgomp
   libomp-dev
   # benchmark competitors and plots

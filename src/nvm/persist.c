@@ -47,10 +47,11 @@ static void update_span(void)
     atomic_store_explicit(&nvm__span_hi, hi, memory_order_relaxed);
 }
 
-/* File tiers and the job's store keep named regions. */
+/* File tiers and the job's store keep named regions (device-DAX targets
+ * not yet: no file system names them). */
 static bool holds_regions(const struct loci_target *tg)
 {
-    return (tg->flags & LOCI_TARGET_PERSISTENT) && (tg->path || tg->kind == KIND_STORE);
+    return (tg->flags & LOCI_TARGET_PERSISTENT) && ((tg->path && !tg->dax_align) || tg->kind == KIND_STORE);
 }
 
 /* The file tier or store the intent places on, how, and its provider. */

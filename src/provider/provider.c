@@ -11,6 +11,8 @@ const provider_ops_t *provider_for(const struct loci_target *t, bool shared)
         return NULL;
     if (t->kind == KIND_STORE) /* objects, no file to map: always loci's chunk cache */
         return &provider_paged;
+    if (t->dax_align) /* one mapping per process: nothing another process could map */
+        return shared ? NULL : &provider_devdax;
     if (t->path && t->path[0])
         return &provider_file;
     if (t->cuda_device >= 0 && t->numa_node < 0)
@@ -22,7 +24,8 @@ const provider_ops_t *provider_for(const struct loci_target *t, bool shared)
 
 void provider_fork(loci_fork_phase_t phase)
 {
-    static const provider_ops_t *const all[] = {&provider_numa, &provider_file, &provider_shm, &provider_paged};
+    static const provider_ops_t *const all[] = {&provider_numa, &provider_file, &provider_shm, &provider_paged,
+                                                &provider_devdax};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         if (all[i]->fork)
             all[i]->fork(phase);
@@ -35,7 +38,7 @@ const provider_ops_t *provider_for_place(const place_t *place)
         return &provider_cuda_managed;
     if (t && t->numa_node >= 0 && place->gpu_pinned && !place->shared)
         return &provider_cuda_host;
-    if (!t || !t->path || !t->path[0] || place->file_mode == FILE_MMAP) /* stores: paged all the same */
+    if (!t || !t->path || !t->path[0] || t->dax_align || place->file_mode == FILE_MMAP) /* stores: paged all the same */
         return provider_for(t, place->shared);
     if (place->file_mode == FILE_PAGED_ONLY)
         return &provider_paged; /* it fails with the reason if it cannot run */
@@ -61,7 +64,7 @@ const provider_ops_t *provider_for_move(const provider_ops_t *from, const struct
 
 int provider_for_region(place_t *place, const char *name, unsigned flags, const provider_ops_t **ops)
 {
-    if (!place->target || !place->target->path || tier_region_layout(place, name) != REGION_CHUNKS)
+    if (!place->target || !place->target->path || place->target->dax_align || tier_region_layout(place, name) != REGION_CHUNKS)
         return 0;
     if ((flags & LOCI_SHARED) || place->shared)
         return loci__fail(LOCI_ENOTSUP, "region \"%s\" was created with mode=paged (a directory of chunk files): it "

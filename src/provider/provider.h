@@ -158,12 +158,14 @@ extern const provider_ops_t provider_numa;
 extern const provider_ops_t provider_file;
 extern const provider_ops_t provider_shm;
 extern const provider_ops_t provider_paged;
+extern const provider_ops_t provider_devdax;       /* device-DAX targets: carved from one mapping of the device */
 extern const provider_ops_t provider_cuda_device;  /* use=gpu: device memory (cuMemAlloc) */
 extern const provider_ops_t provider_cuda_managed; /* use=cpu+gpu: managed memory (cuMemAllocManaged) */
 extern const provider_ops_t provider_cuda_host;    /* near=gpu,pinned: NUMA memory registered with the driver */
 
 /** The provider serving a target and access mode (numa for NUMA targets,
- *  shm for shareable NUMA memory, file for file tiers, cuda_device for a
+ *  shm for shareable NUMA memory, file for file tiers, devdax for
+ *  device-DAX targets (not shareable), cuda_device for a
  *  GPU's device memory). NULL if none can. */
 const provider_ops_t *provider_for(const struct loci_target *t, bool shared);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 /* The node whose view figures are given from when `initiator` is not set:
  * the node itself if it has CPUs, else the nearest one that has. */
@@ -104,6 +105,25 @@ static void list_names(topo_t *t, char *buf, size_t len)
     }
 }
 
+/* A path that exists and is no directory: meant as a device-DAX node (a
+ * missing directory stays a file tier the admin has yet to create). */
+static bool is_device_path(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+static int apply_devdax(const topo_config_t *c, const topo_config_target_t *e, topo_t *t)
+{
+    char where[600];
+    snprintf(where, sizeof where, "%s:%d", c->path, e->line);
+    int rc = topo_config_devdax(t, where, e->name, e->kind, e->path, "/sys", c->source);
+    struct loci_target *tg = rc ? NULL : find_named(t, e->name);
+    if (tg && e->capacity && (rc = topo_devdax_check_capacity(tg, e->capacity, where)) == 0)
+        topo_attr_offer(&tg->capacity, e->capacity, c->source);
+    return rc;
+}
+
 int topo_config_apply_named(const topo_config_t *c, topo_t *t)
 {
     for (int i = 0; i < c->ntargets; i++) {
@@ -119,13 +139,20 @@ int topo_config_apply_named(const topo_config_t *c, topo_t *t)
                                   "choose another name",
                                   c->path, e->line, e->name, named->numa_node);
             snprintf(tg->name, sizeof tg->name, "%s", e->name);
+        } else if (e->path && is_device_path(e->path)) {
+            int rc = apply_devdax(c, e, t);
+            if (rc)
+                return rc;
         } else if (e->path) {
             topo_kind_t kind = e->kind != KIND_COUNT ? e->kind : KIND_SSD;
             if (kind != KIND_SSD && kind != KIND_PMEM)
                 return loci__fail(LOCI_ECONFIG,
                                   "%s:%d: [target %s]: a path tier is kind ssd or pmem, not %s", c->path,
                                   e->line, e->name, topo_kind_name(kind));
-            if (named && named->path) { /* e.g. moving ssd0 elsewhere */
+            if (named && named->dax_align) {
+                return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: that name is device-DAX %s's", c->path,
+                                  e->line, e->name, named->path);
+            } else if (named && named->path) { /* e.g. moving ssd0 elsewhere */
                 free(named->path);
                 named->path = strdup(e->path);
                 named->kind = kind;

@@ -62,6 +62,8 @@ static int build(topo_t *t, const topo_config_t *config, const topo_config_t *me
     topo_name(t);
     if ((rc = topo_add_default_store(t)))
         return rc;
+    if (!t->simulated && (rc = topo_source_devdax(t, "/sys", "/dev")))
+        return rc;
     topo_source_gpus(t);
     if (config && (rc = topo_config_add_stores(config, t)))
         return rc;

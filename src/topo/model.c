@@ -31,6 +31,7 @@ struct loci_target *topo_add_target(topo_t *t, topo_kind_t kind, int numa_node)
     tg->kind_source = SRC_DEFAULT;
     tg->numa_node = numa_node;
     tg->cuda_device = -1;
+    tg->dax_node = -1;
     tg->bandwidth = calloc((size_t)t->node_span, sizeof *tg->bandwidth);
     tg->latency = calloc((size_t)t->node_span, sizeof *tg->latency);
     if (!tg->bandwidth || !tg->latency)

@@ -111,7 +111,9 @@ static void read_memory_tiers(topo_t *t, const char *root)
     each_entry(dir, read_memory_tier, t);
 }
 
-/* A node onlined from a DAX device (kmem) is persistent memory. */
+/* A node onlined from a DAX device (kmem) is persistent memory. A device
+ * bound to device_dax is no node's memory (devdax_source.c): its
+ * target_node may be a DRAM node's proximity domain. */
 static int mark_dax_node(int dirfd, const char *dir, const char *entry, void *arg)
 {
     (void)dirfd;
@@ -119,6 +121,9 @@ static int mark_dax_node(int dirfd, const char *dir, const char *entry, void *ar
         return 0;
     char path[800];
     uint64_t node;
+    snprintf(path, sizeof path, "%s/%s", dir, entry);
+    if (!topo_dax_bound_to(path, "kmem"))
+        return 0;
     snprintf(path, sizeof path, "%s/%s/target_node", dir, entry);
     struct loci_target *tg = read_u64(path, &node) ? topo_target_of_node(arg, (int)node) : NULL;
     if (tg && !tg->subtype[0])
@@ -161,24 +166,25 @@ static int offer_initiator(int dirfd, const char *dir, const char *entry, void *
     return 0;
 }
 
-void topo_source_sysfs_hmat(topo_t *t, const char *root)
+void topo_sysfs_hmat_target(topo_t *t, struct loci_target *tg, int node, const char *root)
 {
     /* access1 (CPU initiators only) last, so it wins over access0 */
     static const char *const classes[] = {"access0", "access1"};
-    for (int i = 0; i < t->ntargets; i++) {
-        struct loci_target *tg = &t->targets[i];
-        if (tg->numa_node < 0)
-            continue;
-        for (int c = 0; c < 2; c++) {
-            char dir[256], path[300];
-            snprintf(dir, sizeof dir, "%s/devices/system/node/node%d/%s/initiators", root,
-                     tg->numa_node, classes[c]);
-            uint64_t bw = 0, lat = 0;
-            snprintf(path, sizeof path, "%s/read_bandwidth", dir);
-            read_u64(path, &bw);
-            snprintf(path, sizeof path, "%s/read_latency", dir);
-            read_u64(path, &lat);
-            each_entry(dir, offer_initiator, &(struct initiators){t, tg, bw, lat});
-        }
+    for (int c = 0; c < 2; c++) {
+        char dir[256], path[300];
+        snprintf(dir, sizeof dir, "%s/devices/system/node/node%d/%s/initiators", root, node, classes[c]);
+        uint64_t bw = 0, lat = 0;
+        snprintf(path, sizeof path, "%s/read_bandwidth", dir);
+        read_u64(path, &bw);
+        snprintf(path, sizeof path, "%s/read_latency", dir);
+        read_u64(path, &lat);
+        each_entry(dir, offer_initiator, &(struct initiators){t, tg, bw, lat});
     }
+}
+
+void topo_source_sysfs_hmat(topo_t *t, const char *root)
+{
+    for (int i = 0; i < t->ntargets; i++)
+        if (t->targets[i].numa_node >= 0)
+            topo_sysfs_hmat_target(t, &t->targets[i], t->targets[i].numa_node, root);
 }

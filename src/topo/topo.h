@@ -81,7 +81,9 @@ struct loci_target {
     /* Per initiator node, indexed by NUMA node number (0 .. node_span-1). */
     topo_attr_t *bandwidth;    /* MB/s */
     topo_attr_t *latency;      /* ns */
-    char *path;                /* file tier directory, else NULL */
+    char *path;                /* file tier directory, device-DAX node (/dev/daxX.Y), else NULL */
+    uint64_t dax_align;        /* device-DAX: what mmap's start and length must be multiples of; else 0 */
+    int dax_node;              /* device-DAX: its proximity domain (HMAT figures), -1 unknown */
     uint64_t near_devices;     /* bit i set: topo->devices[i] is local to this target */
     int cuda_device;           /* CUDA device ordinal of a GPU's memory (gpu_source.c), else -1 */
     struct rados_pool *store;  /* kind store: the connection to its pool, else NULL */

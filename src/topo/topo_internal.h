@@ -48,6 +48,28 @@ void topo_source_hwloc_attrs(topo_t *t, hwloc_topology_t h);
  *  access0/access1 figures, kernel memory tiers, free memory, DAX nodes. */
 void topo_source_sysfs(topo_t *t, const char *sysfs_root);
 void topo_source_sysfs_hmat(topo_t *t, const char *sysfs_root);
+/** sysfs_source.c: the HMAT figures of proximity domain `node` for tg. */
+void topo_sysfs_hmat_target(topo_t *t, struct loci_target *tg, int node, const char *sysfs_root);
+
+/** devdax_source.c (live machine only, after naming): a target per
+ *  device-DAX instance bound to device_dax, pmemN (its region is an
+ *  NVDIMM's: persistent) or cxlN (volatile), path the node under dev_root,
+ *  with its HMAT figures; unreachable, with the reason, when this process
+ *  may not read and write the node. */
+int topo_source_devdax(topo_t *t, const char *sysfs_root, const char *dev_root);
+/** devdax_source.c: a config's `path =` that is no directory: the
+ *  device-DAX node `path` as target `name` (renaming the discovered one),
+ *  kind pmem or cxl (KIND_COUNT: from its region). A regular file, a
+ *  symbolic link out of /dev, or a device that is no device-DAX instance is
+ *  refused (LOCI_ECONFIG, `where` = "file:line"). */
+int topo_config_devdax(topo_t *t, const char *where, const char *name, topo_kind_t kind, const char *path,
+                       const char *sysfs_root, topo_source_t source);
+/** devdax_source.c: whether the dax device at sysfs directory `dir` is bound
+ *  to `driver` ("device_dax": mappable; "kmem": onlined as a NUMA node). */
+bool topo_dax_bound_to(const char *dir, const char *driver);
+/** devdax_source.c: LOCI_ECONFIG unless a configured capacity of device-DAX
+ *  target tg is whole align units and fits the device. */
+int topo_devdax_check_capacity(const struct loci_target *tg, uint64_t capacity, const char *where);
 
 /** estimate.c: fill pairs without a figure from NUMA distance, then defaults. */
 void topo_estimate(topo_t *t);

@@ -28,6 +28,11 @@ mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 # the balancer stays off unless a test turns it on itself (vm_selfcheck proves it is off).
 echo 0 >/proc/sys/kernel/numa_balancing 2>/dev/null
 
+# Modules the topology asked for (run-vm.sh: /lib/modules/NN-name.ko), in their order.
+for m in /lib/modules/*.ko; do
+    [ -e "$m" ] && { insmod "$m" || echo "loci-vm: insmod $m failed" >/dev/console; }
+done
+
 results=/dev/ttyS1
 log() { echo "loci-vm: $*" >/dev/console; }
 uptime_s() { cut -d' ' -f1 /proc/uptime; }

@@ -107,6 +107,19 @@ for i in "${!names[@]}"; do
     echo "${names[$i]} ${timeouts[$i]} ${commands[$i]}"
     total=$((total + timeouts[i]))
 done >"$work/plan"
+# Kernel modules the topology needs (qemu_modules, in load order), from the kernel's own
+# modules/ (scripts/fetch-vm-kernel.sh), uncompressed for busybox insmod: /lib/modules/NN-name.ko,
+# loaded by guest-init.sh in that order.
+for i in "${!qemu_modules[@]}"; do
+    mod=$(find "$(dirname "$kernel")/modules" -name "${qemu_modules[$i]}.ko*" | head -n1)
+    [[ -n $mod ]] || need_deps "module ${qemu_modules[$i]} not found under $(dirname "$kernel")/modules"
+    dest=$work/$(printf %02d "$i")-${qemu_modules[$i]}.ko
+    case $mod in
+    *.xz) xz -dc "$mod" >"$dest" ;;
+    *) cp "$mod" "$dest" ;;
+    esac
+    files+=("$dest=/lib/modules/${dest##*/}")
+done
 "$here/mkinitramfs.sh" "$outdir/initramfs.cpio.gz" "$here/guest-init.sh" \
     "$work/plan=/etc/loci-vm/plan" "${files[@]}" || exit 2
 

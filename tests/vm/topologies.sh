@@ -7,7 +7,10 @@
 # /sys/devices/system/node/nodeT/access0/initiators/{read,write}_{latency,bandwidth}
 # (ns and MB/s). Distances only need to agree with the latency order.
 
-topology_names="tiers3 nic0 nic1"
+topology_names="tiers3 nic0 nic1 devdax"
+
+# topology_args also sets qemu_modules: the guest kernel's modules the topology needs, in load
+# order (run-vm.sh puts them in the initramfs, guest-init.sh loads them).
 
 # -numa hmat-lb pair of entries (latency and bandwidth) for one initiator -> target.
 hmat() {
@@ -42,6 +45,7 @@ nic_topology() {
 }
 
 topology_args() {
+    qemu_modules=()
     case $1 in
     tiers3)
         # node 0: DRAM with both CPUs. node 1: CPU-less, 4x the bandwidth at about DRAM latency
@@ -62,6 +66,19 @@ topology_args() {
         hmat 0 0 100 20G
         hmat 0 1 110 80G
         hmat 0 2 300 10G
+        ;;
+    devdax)
+        # One node of DRAM and a label-less 512 MiB NVDIMM (ACPI NFIT), which devdax-setup.sh
+        # turns into /dev/dax0.0 (ndctl create-namespace -m devdax). nvdimm=on and the memory
+        # slots are what QEMU needs to plug it.
+        qemu_topology=(
+            -machine pc,nvdimm=on -smp 2 -m 1G,slots=2,maxmem=3G
+            -object memory-backend-ram,id=m0,size=1G
+            -numa node,nodeid=0,memdev=m0,cpus=0-1
+            -object memory-backend-ram,id=nv0,size=512M
+            -device nvdimm,memdev=nv0,id=nvdimm0,node=0
+        )
+        qemu_modules=(libnvdimm nfit device_dax dax_pmem)
         ;;
     nic0) nic_topology 0 ;;
     nic1) nic_topology 1 ;;

@@ -12,6 +12,7 @@
 typedef struct {
     loci_target_info_t info;
     const char *capacity_src, *bandwidth_src, *latency_src, *kind_src, *path, *unreachable;
+    uint64_t dax_align; /* a device-DAX target's: path is its device node */
     char cpus[256], nics[256], gpus[256];
     int memtier;              /* the kernel's memory tier of its node, < 0 if unknown */
     const char *memtier_src;
@@ -24,6 +25,7 @@ static int read_row(const loci_target_t *t, row_t *r)
                                                              &r->latency_src, &r->kind_src))
         return -1;
     r->path = loci_target_path(t);
+    r->dax_align = t->dax_align;
     r->unreachable = loci_target_unreachable(t);
     loci_target_cpus(t, r->cpus, sizeof r->cpus);
     loci_target_near_devices(t, "nic", r->nics, sizeof r->nics);
@@ -106,7 +108,9 @@ static void print_table(int n)
                format_latency(r.info.latency_ns, lat, sizeof lat),
                format_sources(r.bandwidth_src, r.latency_src, src, sizeof src), or_dash(r.cpus), or_dash(r.nics),
                or_dash(r.gpus));
-        if (r.path)
+        if (r.path && r.dax_align)
+            printf("%8s device-DAX %s, align %s\n", "", r.path, units_format_size(r.dax_align, cap, sizeof cap));
+        else if (r.path)
             printf("%8s directory %s\n", "", r.path);
         if (r.info.flags & LOCI_TARGET_JOB_WIDE)
             printf("%8s reached by every node of the job%s\n", "",
