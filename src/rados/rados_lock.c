@@ -64,8 +64,12 @@ static void *renewer(void *arg)
         until.tv_sec += period;
         if (pthread_cond_timedwait(&wake, &lock, &until) != ETIMEDOUT)
             continue;
+        /* MUST_RENEW: a renewal never takes the lock anew. One that reaches the OSD
+         * late — queued in the kernel while this node was cut off, delivered once the
+         * link is back, perhaps after this process died — must not bring back a lock
+         * that expired meanwhile. */
         for (held_t *h = held; h; h = h->next) {
-            int rc = take(h, LIBRADOS_LOCK_FLAG_RENEW);
+            int rc = take(h, LIBRADOS_LOCK_FLAG_MUST_RENEW);
             if (rc < 0) /* it may be someone else's by now: say so, loudly */
                 loci__log(LOCI_LOG_ERROR, "%s: renewing its %s lock failed (%s): another process may take it",
                           h->what, h->exclusive ? "writer" : "reader", strerror(-rc));

@@ -31,11 +31,11 @@ secs=$(echo "$out" | sed -n 's/.* after \([0-9]*\)\..*/\1/p')
 expect "...in bounded time (op timeout 5 s; took ${secs} s)" 0 test "${secs:-99}" -lt 30
 "$STORE_CLUSTER" up "$STORE_DIR" a
 # The writer could not release its lock while the cluster was away: it expires lock_ttl (6 s)
-# after the last renewal that reaches the OSD. The renewals the writer sent while host a was
-# cut off stay queued in a's kernel after the writer exits (an orphaned TCP socket keeps
-# retransmitting), and reach the OSD once the link is up again, after TCP's backed-off retry
-# (seconds to tens of seconds): they renew the dead writer's lock one last time. So wait for the
-# lock to go, up to 60 s (the run that failed on a loaded machine waited only 15 s).
+# after the last renewal that reached the OSD. Renewals the writer sent while host a was cut off
+# stay queued in a's kernel after the writer exits (an orphaned TCP socket keeps retransmitting)
+# and reach the OSD once the link is up; they used to take the expired lock anew (a renewal now
+# must find the lock still held: LIBRADOS_LOCK_FLAG_MUST_RENEW). Wait for the lock to go, up to
+# 60 s (a run on a loaded machine failed after 15 s, before MUST_RENEW).
 for i in $(seq 1 120); do on b "$STORE_NODE" open unr ro >/dev/null 2>&1 && break; sleep 0.5; done
 expect "what was synced before is intact when it comes back" 0 on b "$STORE_NODE" verify unr 2M 21
 on a "$STORE_NODE" remove unr >/dev/null 2>&1
