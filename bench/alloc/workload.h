@@ -47,7 +47,7 @@ int bench_touch_parse(const char *s, bench_touch_t *out);
                          void **live, size_t *nlive_out, size_t *failed_at)                   \
     {                                                                                         \
         size_t nlive = 0;                                                                     \
-        uint64_t t0 = bench_now_ns();                                                         \
+        uint64_t t0 = clock_mono_ns();                                                         \
         for (size_t i = 0; i < n; i++) {                                                      \
             int32_t op = ops[i];                                                              \
             if (op == BENCH_OP_ALLOC) {                                                       \
@@ -70,7 +70,7 @@ int bench_touch_parse(const char *s, bench_touch_t *out);
                 FREE_STMT;                                                                    \
             }                                                                                 \
         }                                                                                     \
-        uint64_t t1 = bench_now_ns();                                                         \
+        uint64_t t1 = clock_mono_ns();                                                         \
         *nlive_out = nlive;                                                                   \
         return t1 - t0 ? t1 - t0 : 1;                                                         \
     }

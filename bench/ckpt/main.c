@@ -22,7 +22,7 @@
 #include "counters.h" /* bench/common: bench_io */
 #include "median.h"
 #include "report.h" /* bench_progress, bench_json_row */
-#include "timing.h" /* bench_now */
+#include "timing.h" /* clock_mono_s */
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -75,9 +75,9 @@ static void loci_step(cell_t *c, const char *name, bool restore, const vars_t *v
     if (restore)
         drop_cached(ckdir);
     uint64_t w0 = dev_written();
-    double t = bench_now();
+    double t = clock_mono_s();
     check(restore ? loci_ckpt_restore(name) : loci_ckpt_save(name), name);
-    c->seconds[c->n++] = bench_now() - t;
+    c->seconds[c->n++] = clock_mono_s() - t;
     c->dev_written = dev_written() - w0;
     loci_ckpt_stats_t st;
     if (!restore) {
@@ -99,9 +99,9 @@ static void copy_step(cell_t *c, bool restore, const vars_t *v, const char *path
         close(fd);
     }
     uint64_t w0 = dev_written();
-    double t = bench_now();
+    double t = clock_mono_s();
     (restore ? copy_restore : copy_save)(v, path);
-    c->seconds[c->n++] = bench_now() - t;
+    c->seconds[c->n++] = clock_mono_s() - t;
     c->dev_written = dev_written() - w0;
     c->written = restore ? 0 : v->dram_size + v->ssd_size;
 }

@@ -26,7 +26,7 @@
 #include "counters.h" /* bench/common: bench_cmd_number, bench_store_target */
 #include "median.h"
 #include "report.h" /* bench_progress, bench_json_row */
-#include "timing.h" /* bench_now */
+#include "timing.h" /* clock_mono_s */
 
 #include <math.h>
 #include <stdbool.h>
@@ -93,9 +93,9 @@ static void save_step(const sopts_t *o, samples_t *c, const char *name, void *re
 {
     check(loci_region_sync(region), "sync");
     uint64_t b0 = osd_bytes(o);
-    double t = bench_now();
+    double t = clock_mono_s();
     check(loci_ckpt_save(name), name);
-    c->s[c->n] = bench_now() - t;
+    c->s[c->n] = clock_mono_s() - t;
     c->osd[c->n] = osd_bytes(o) - b0;
     loci_ckpt_stats_t st;
     check(loci_ckpt_last_save(&st), "stats");
@@ -111,11 +111,11 @@ static void copy_step(const sopts_t *o, samples_t *c, const char *intent, const 
     if (!to)
         check(-1, "open the copy region");
     uint64_t b0 = osd_bytes(o);
-    double t = bench_now();
+    double t = clock_mono_s();
     memcpy(to, v->dram, v->dram_size);
     memcpy(to + v->dram_size, v->ssd, v->ssd_size);
     check(loci_region_sync(to), "sync of the copy");
-    c->s[c->n] = bench_now() - t;
+    c->s[c->n] = clock_mono_s() - t;
     c->osd[c->n] = osd_bytes(o) - b0;
     c->written[c->n++] = v->dram_size + v->ssd_size;
     check(loci_region_close(to), "close the copy");
@@ -222,25 +222,25 @@ static int loop(const sopts_t *o, const char *mode)
     double saves = 0, excluded = 0;
     uint64_t sum = 0;
     int nsaves = 0;
-    double t0 = bench_now();
+    double t0 = clock_mono_s();
     for (int it = 1; it <= o->iters; it++) {
         compute(x, n);
         if (save && it % o->every == 0 && it < o->iters) {
-            double ts = bench_now();
+            double ts = clock_mono_s();
             check(loci_ckpt_save("loop"), "save");
-            saves += bench_now() - ts;
+            saves += clock_mono_s() - ts;
             nsaves++;
-            ts = bench_now(); /* the checksum for the restart check is no cost of the loop */
+            ts = clock_mono_s(); /* the checksum for the restart check is no cost of the loop */
             sum = digest((const char *)x, o->dram);
-            excluded += bench_now() - ts;
+            excluded += clock_mono_s() - ts;
             bench_progress("loop %s: iteration %d, checkpoint %d saved", mode, it, nsaves);
         }
     }
-    double secs = bench_now() - t0 - excluded, wait = 0;
+    double secs = clock_mono_s() - t0 - excluded, wait = 0;
     if (drain) {
-        double tw = bench_now();
+        double tw = clock_mono_s();
         check(loci_ckpt_wait("loop"), "wait for the drain");
-        wait = bench_now() - tw;
+        wait = clock_mono_s() - tw;
     }
     printf("(L) loop %-5s %zu MiB state, %d iterations, %d checkpoint(s): %.3f s (saves %.3f s), then waiting for the "
            "last drain %.3f s; state at the last save %016llx\n", mode, o->dram / MiB, o->iters, nsaves, secs, saves,
@@ -264,9 +264,9 @@ static int restart(const sopts_t *o)
     if (!x)
         return 1;
     check(loci_ckpt_register("state", x, o->dram), "register");
-    double t = bench_now();
+    double t = clock_mono_s();
     check(loci_ckpt_restore(o->name), "restore");
-    t = bench_now() - t;
+    t = clock_mono_s() - t;
     uint64_t sum = digest(x, o->dram);
     printf("(R) restart of %s (%zu MiB) from level 2: %.3f s, %.0f MB/s; state %016llx\n", o->name, o->dram / MiB, t,
            (double)o->dram / t / 1e6, (unsigned long long)sum);

@@ -9,10 +9,10 @@ void bench_progress(const char *fmt, ...)
 {
     static double start;
     if (start == 0)
-        start = bench_now();
+        start = clock_mono_s();
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "[%7.1f s] ", bench_now() - start);
+    fprintf(stderr, "[%7.1f s] ", clock_mono_s() - start);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);

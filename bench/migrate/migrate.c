@@ -70,10 +70,10 @@ static double time_move(int src, const loci_target_t *dst, size_t size, const ch
             die("filling the arena");
         memset(p, (int)(done >> 12), n);
     }
-    double t0 = bench_now();
+    double t0 = clock_mono_s();
     if (loci_arena_move(ar, dst) != 0)
         die("loci_arena_move");
-    double t = bench_now() - t0;
+    double t = clock_mono_s() - t0;
     loci_arena_destroy(ar);
     return t;
 }
@@ -96,9 +96,9 @@ static double time_memmove(int src, int dst, size_t size)
     char *from = bound(src, size), *to = bound(dst, size);
     memset(from, 1, size);
     memset(to, 2, size); /* both faulted in: memmove measures the copy */
-    double t0 = bench_now();
+    double t0 = clock_mono_s();
     memmove(to, from, size);
-    double t = bench_now() - t0;
+    double t = clock_mono_s() - t0;
     if (to[size - 1] != 1)
         die("memmove check");
     munmap(from, size);
@@ -112,12 +112,12 @@ static double time_memmove(int src, int dst, size_t size)
 static double time_fresh(int dst, size_t size)
 {
     char *p = bound(dst, size);
-    double t0 = bench_now();
+    double t0 = clock_mono_s();
     if (madvise(p, size, 23 /* MADV_POPULATE_WRITE */) != 0) {
         perror("bench_migrate: madvise(MADV_POPULATE_WRITE)");
         exit(2);
     }
-    double t = bench_now() - t0;
+    double t = clock_mono_s() - t0;
     munmap(p, size);
     return t;
 }
@@ -128,12 +128,12 @@ static double time_mbind(int src, int dst, size_t size)
     char *p = bound(src, size);
     unsigned long to = 1ul << dst;
     memset(p, 3, size);
-    double t0 = bench_now();
+    double t0 = clock_mono_s();
     if (mbind(p, size, MPOL_BIND, &to, 64, MPOL_MF_MOVE | MPOL_MF_STRICT) != 0) {
         perror("bench_migrate: mbind(MPOL_MF_MOVE)");
         exit(2);
     }
-    double t = bench_now() - t0;
+    double t = clock_mono_s() - t0;
     munmap(p, size);
     return t;
 }

@@ -11,7 +11,7 @@
 #include "counters.h" /* bench/common: bench_io, bench_cmd_number, bench_store_target */
 #include "median.h"
 #include "report.h"   /* bench_progress, bench_json_row */
-#include "timing.h"   /* bench_now, bench_cpu */
+#include "timing.h"   /* clock_mono_s, bench_cpu */
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -82,15 +82,15 @@ int bench_matmul(const bench_opts_t *o)
             uint64_t rd = 0;
             double want = 0, got = 0;
             for (int rep = 0; rep < o->repeats; rep++) {
-                double t0 = bench_now();
+                double t0 = clock_mono_s();
                 multiply(A, Bd, C, r, n, t, col);
-                td[rep] = bench_now() - t0;
+                td[rep] = clock_mono_s() - t0;
                 want = checksum(C, r * n);
                 loci_range_evict(Bs, bbytes);
                 loci_cache_stats_t s0 = bench_nvm();
-                t0 = bench_now();
+                t0 = clock_mono_s();
                 multiply(A, Bs, C, r, n, t, col);
-                ts[rep] = bench_now() - t0;
+                ts[rep] = clock_mono_s() - t0;
                 got = checksum(C, r * n);
                 rd = bench_nvm().bytes_read - s0.bytes_read;
             }
@@ -122,12 +122,12 @@ int bench_matmul_shared(const bench_opts_t *o)
     char intent[128];
     snprintf(intent, sizeof intent, "target=%s!,cache=%zu,chunk=256KiB", o->store, cache);
     if (o->make_b) { /* what a copy of B costs: written and synced */
-        double t0 = bench_now();
+        double t0 = clock_mono_s();
         double *B = bench_check(loci_region_open(o->b_region, bbytes, intent, LOCI_CREATE), o->b_region);
         fill_b(B, n * n);
         if (loci_region_sync(B) != 0 || loci_region_close(B) != 0)
             bench_check(NULL, "writing B to the store");
-        double secs = bench_now() - t0;
+        double secs = clock_mono_s() - t0;
         printf("(m) B = region %s on %s: %zu x %zu doubles, %zu MiB, written and synced in %.3f s\n", o->b_region,
                o->store, n, n, bbytes / MiB, secs);
         bench_json_row(o->json, "\"bench\": \"matmul_make_b\", \"region\": \"%s\", \"n\": %zu, \"seconds\": %.4f",
@@ -142,18 +142,18 @@ int bench_matmul_shared(const bench_opts_t *o)
     fill_a(A, r * n);
     const double *B = bench_check(loci_region_open(o->b_region, 0, intent, LOCI_READONLY), o->b_region);
     loci_cache_stats_t s0 = bench_nvm();
-    double t0 = bench_now();
+    double t0 = clock_mono_s();
     multiply(A, B, C, r, n, t, column);
-    double secs = bench_now() - t0;
+    double secs = clock_mono_s() - t0;
     uint64_t rd = bench_nvm().bytes_read - s0.bytes_read;
     double got = checksum(C, r * n);
     loci_region_close((void *)B);
     /* the same multiply with B in DRAM: the result to check, and the time without the store */
     double *Bd = bench_check(loci_alloc(dram, bbytes), "B in DRAM");
     fill_b(Bd, n * n);
-    t0 = bench_now();
+    t0 = clock_mono_s();
     multiply(A, Bd, C, r, n, t, column);
-    double dsecs = bench_now() - t0;
+    double dsecs = clock_mono_s() - t0;
     if (fabs(checksum(C, r * n) - got) > 1e-6 * fabs(got)) {
         fprintf(stderr, "bench_nvm: matmul: result differs with B in region %s\n", o->b_region);
         exit(1);

@@ -128,7 +128,7 @@ int bench_stream(const bench_opts_t *o, bool read, bool write)
                 cold(arr);
                 raw[r] = raw_mbps(o, arr);
                 double *A = arr[0].v, *B = arr[1].v, *C = arr[2].v;
-                double t0 = bench_now(), c0 = bench_cpu();
+                double t0 = clock_mono_s(), c0 = bench_cpu();
                 for (size_t i = 0; i < n; i++)
                     A[i] = B[i] + 3.0 * C[i];
                 size_t res = 0;
@@ -137,7 +137,7 @@ int bench_stream(const bench_opts_t *o, bool read, bool write)
                         res += bench_resident(arr[k].v, bytes);
                         loci_range_flush(arr[k].v, bytes);
                     }
-                t[r] = bench_now() - t0;
+                t[r] = clock_mono_s() - t0;
                 cpu[r] = (bench_cpu() - c0) / (nssd ? nssd * (double)bytes / 1e9 : 1);
                 ratio[r] = raw[r] > 0 ? nssd * (double)bytes / t[r] / 1e6 / raw[r] : 0;
                 held = res > held ? res : held;

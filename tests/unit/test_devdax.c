@@ -147,6 +147,21 @@ static void test_discovery(void **state)
 }
 
 /* A file stands in for the device: the carving is the same. */
+/* A pmem target over `path` (a file standing in for the device), align
+ * 2 MiB, and a placement on it, as discovery and the allocators make them. */
+static void fake_devdax(struct loci_target *tg, place_t *place, const char *name, const char *path, uint64_t capacity)
+{
+    memset(tg, 0, sizeof *tg);
+    snprintf(tg->name, sizeof tg->name, "%s", name);
+    tg->kind = KIND_PMEM;
+    tg->numa_node = -1;
+    tg->path = (char *)path;
+    tg->dax_align = 2 * MB;
+    tg->capacity.value = capacity;
+    memset(place, 0, sizeof *place);
+    place->target = tg;
+}
+
 static void test_provider_carves(void **state)
 {
     (void)state;
@@ -158,16 +173,8 @@ static void test_provider_carves(void **state)
     assert_int_equal(ftruncate(fd, 8 * MB), 0);
     close(fd);
     struct loci_target tg;
-    memset(&tg, 0, sizeof tg);
-    strcpy(tg.name, "pmem0");
-    tg.kind = KIND_PMEM;
-    tg.numa_node = -1;
-    tg.path = path;
-    tg.dax_align = 2 * MB;
-    tg.capacity.value = 8 * MB;
     place_t place;
-    memset(&place, 0, sizeof place);
-    place.target = &tg;
+    fake_devdax(&tg, &place, "pmem0", path, 8 * MB);
     assert_ptr_equal(provider_for(&tg, false), &provider_devdax);
     assert_null(provider_for(&tg, true));
 
@@ -221,8 +228,10 @@ static void test_provider_carves(void **state)
 static void test_provider_no_permission(void **state)
 {
     (void)state;
-    if (geteuid() == 0)
-        skip(); /* root opens anything; the VM suite drops privileges instead */
+    if (geteuid() == 0) { /* root opens anything; the VM suite drops privileges instead */
+        printf("skipped: as root every device opens (vm.devdax.no_permission runs this as nobody)\n");
+        skip();
+    }
     char path[600];
     snprintf(root, sizeof root, "%s", scratch_dir);
     snprintf(path, sizeof path, "%s/dax-locked", root);
@@ -230,14 +239,8 @@ static void test_provider_no_permission(void **state)
     assert_true(fd >= 0);
     close(fd);
     struct loci_target tg;
-    memset(&tg, 0, sizeof tg);
-    strcpy(tg.name, "pmem1");
-    tg.path = path;
-    tg.dax_align = 2 * MB;
-    tg.capacity.value = 2 * MB;
     place_t place;
-    memset(&place, 0, sizeof place);
-    place.target = &tg;
+    fake_devdax(&tg, &place, "pmem1", path, 2 * MB);
     assert_null(provider_devdax.alloc(&place, 4096, 4096));
     assert_non_null(strstr(loci_last_error(), "cannot open"));
     assert_non_null(strstr(loci_last_error(), "loci never changes them"));
