@@ -159,6 +159,8 @@ extern const provider_ops_t provider_file;
 extern const provider_ops_t provider_shm;
 extern const provider_ops_t provider_paged;
 extern const provider_ops_t provider_devdax;       /* device-DAX targets: carved from one mapping of the device */
+extern const provider_ops_t provider_devdax_region; /* persistent regions on device-DAX: the file group and free
+                                                      * (= close) only; the pool never gets it */
 extern const provider_ops_t provider_cuda_device;  /* use=gpu: device memory (cuMemAlloc) */
 extern const provider_ops_t provider_cuda_managed; /* use=cpu+gpu: managed memory (cuMemAllocManaged) */
 extern const provider_ops_t provider_cuda_host;    /* near=gpu,pinned: NUMA memory registered with the driver */
@@ -198,6 +200,11 @@ int provider_shm_fd(const void *addr, size_t *offset);
 /** The file behind a file-tier extent containing `addr` (into buf) and the
  *  offset of `addr` in it. LOCI_ENOENT when addr is in no file extent. */
 int provider_file_path(const void *addr, char *buf, size_t buflen, size_t *offset);
+
+/** The provider of persistent regions on place->target: provider_for_place,
+ *  except on device-DAX targets, whose regions sit in the device's region
+ *  directory (provider_devdax_region). */
+const provider_ops_t *provider_for_persistent(const place_t *place);
 
 /** The provider that opens the persistent region `name` of place->target
  *  with `flags` (LOCI_CREATE, LOCI_READONLY, LOCI_SHARED): *ops is the one
