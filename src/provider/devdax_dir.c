@@ -85,7 +85,7 @@ static int corrupt(const daxdir_dev_t *dev, const char *what)
 {
     return loci__fail(LOCI_EIO, "%s: the region directory at the start of %s %s: loci neither trusts nor overwrites "
                                 "it. If nothing on the device is needed any more, wipe it with `loci devdax wipe "
-                                "%s` (every region on it is lost)",
+                                "%s --yes` (every region on it is lost)",
                       dev->name, dev->path, what, dev->path);
 }
 

@@ -275,3 +275,37 @@ const provider_ops_t provider_devdax_region = {
     .free = region_close,
     .file = &region_files, /* its lock is devdax.c's, which provider_devdax's fork takes */
 };
+
+int provider_devdax_regions(const struct loci_target *tg, provider_devdax_region_fn fn, void *arg)
+{
+    devdax_device_t *d;
+    pthread_mutex_lock(&devdax_lock);
+    int rc = lock_dir(&(place_t){.target = tg}, false, &d);
+    if (rc == 0) {
+        for (size_t i = 0; i < d->dir->n; i++) {
+            const daxdir_entry_t *e = &d->dir->entries[i];
+            fn(e->name, e->offset, e->length, e->uid, e->generation, arg);
+        }
+        unlock_dir(d);
+    }
+    pthread_mutex_unlock(&devdax_lock);
+    return rc;
+}
+
+/* Not through lock_dir: a directory failing its checks is what is wiped. */
+int provider_devdax_wipe(const struct loci_target *tg)
+{
+    devdax_device_t *d;
+    pthread_mutex_lock(&devdax_lock);
+    int rc = devdax_device_of(tg, &d);
+    if (rc == 0 && d->nopens)
+        rc = loci__fail(LOCI_EBUSY, "%s: this process has regions of %s open", tg->name, tg->path);
+    if (rc == 0 && (rc = devdax_lock_byte(d, DEVDAX_DIR_LOCK_BYTE, F_WRLCK, true)) == 0) {
+        rc = daxdir_wipe(&d->dev);
+        if (rc == 0)
+            rc = devdax_sync_directory(d);
+        unlock_dir(d);
+    }
+    pthread_mutex_unlock(&devdax_lock);
+    return rc;
+}

@@ -168,60 +168,66 @@ static void fake_devdax(struct loci_target *tg, place_t *place, const char *name
     place->target = tg;
 }
 
-/* A file of `bytes` in the scratch directory standing in for the device
- * (path: 600 bytes), and a pmem target `name` over it. Each test has its
- * own: the provider keeps a device mapped until the process exits. */
-static void stand_in(struct loci_target *tg, place_t *place, const char *name, uint64_t bytes, char *path)
+/* A file of `bytes` in the scratch directory standing in for the device,
+ * and a placement on a pmem target `name` over it. Each test has its own:
+ * the provider knows a device by its target and keeps it mapped until the
+ * process exits. */
+static const place_t *stand_in(const char *name, uint64_t bytes)
 {
-    snprintf(path, 600, "%s/dax-%s", scratch_dir, name);
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+    static struct {
+        struct loci_target tg;
+        place_t place;
+        char path[600];
+    } devs[8];
+    static int n;
+    assert_true(n < 8);
+    snprintf(devs[n].path, sizeof devs[n].path, "%s/dax-%s", scratch_dir, name);
+    int fd = open(devs[n].path, O_RDWR | O_CREAT | O_EXCL, 0600);
     assert_true(fd >= 0);
     assert_int_equal(ftruncate(fd, (off_t)bytes), 0);
     close(fd);
-    fake_devdax(tg, place, name, path, bytes);
+    fake_devdax(&devs[n].tg, &devs[n].place, name, devs[n].path, bytes);
+    return &devs[n++].place;
 }
 
 /* A file stands in for the device: the carving is the same. */
 static void test_provider_carves(void **state)
 {
     (void)state;
-    char path[600];
-    static struct loci_target tg; /* the provider knows a device by its target: one each */
-    place_t place;
-    stand_in(&tg, &place, "pmem0", 8 * MB, path);
-    assert_ptr_equal(provider_for(&tg, false), &provider_devdax);
-    assert_null(provider_for(&tg, true));
+    const place_t *pl = stand_in("pmem0", 8 * MB);
+    assert_ptr_equal(provider_for(pl->target, false), &provider_devdax);
+    assert_null(provider_for(pl->target, true));
 
     uint64_t avail;
-    assert_int_equal(provider_devdax.available(&place, &avail), 0);
+    assert_int_equal(provider_devdax.available(pl, &avail), 0);
     assert_int_equal(avail, 6 * MB); /* the first align unit is the region directory's, always */
-    char *a = provider_devdax.alloc(&place, 4096, 4096);
+    char *a = provider_devdax.alloc(pl, 4096, 4096);
     assert_non_null(a);
     assert_int_equal((uintptr_t)a % (2 * MB), 0);
     memset(a, 0xab, 2 * MB);
-    char *b = provider_devdax.alloc(&place, 2 * MB, 4096);
-    char *c = provider_devdax.alloc(&place, 2 * MB, 4096);
+    char *b = provider_devdax.alloc(pl, 2 * MB, 4096);
+    char *c = provider_devdax.alloc(pl, 2 * MB, 4096);
     assert_non_null(b);
     assert_non_null(c);
     assert_true(b - a == 2 * MB && c - b == 2 * MB); /* first fit */
-    assert_int_equal(provider_devdax.available(&place, &avail), 0);
+    assert_int_equal(provider_devdax.available(pl, &avail), 0);
     assert_int_equal(avail, 0);
-    assert_null(provider_devdax.alloc(&place, 2 * MB, 4096));
+    assert_null(provider_devdax.alloc(pl, 2 * MB, 4096));
     assert_non_null(strstr(loci_last_error(), "no free 2.0 MiB"));
-    assert_null(provider_devdax.alloc(&place, 16 * MB, 4096));
+    assert_null(provider_devdax.alloc(pl, 16 * MB, 4096));
     assert_non_null(strstr(loci_last_error(), "holds only 8.0 MiB"));
 
     assert_int_equal(provider_devdax.free(a, 4096), 0);
-    char *again = provider_devdax.alloc(&place, 2 * MB, 4096);
+    char *again = provider_devdax.alloc(pl, 2 * MB, 4096);
     assert_ptr_equal(again, a);
     for (size_t i = 0; i < 2 * MB; i += 4096)
         assert_int_equal(again[i], 0); /* zeroed: the device keeps old contents */
     assert_int_equal(provider_devdax.free(again, 2 * MB), 0);
     assert_int_equal(provider_devdax.free(b, 2 * MB), 0);
     assert_int_equal(provider_devdax.free(c, 2 * MB), 0);
-    assert_int_equal(provider_devdax.available(&place, &avail), 0);
+    assert_int_equal(provider_devdax.available(pl, &avail), 0);
     assert_int_equal(avail, 6 * MB);
-    char *whole = provider_devdax.alloc(&place, 6 * MB, 4096); /* the spans merged again */
+    char *whole = provider_devdax.alloc(pl, 6 * MB, 4096); /* the spans merged again */
     assert_non_null(whole);
     assert_int_equal(provider_devdax.free(whole, 6 * MB), 0);
 
@@ -229,13 +235,13 @@ static void test_provider_carves(void **state)
     pid_t pid = fork(); /* loci's fork handlers (core/fork.c) run the providers' */
     assert_true(pid >= 0);
     if (pid == 0) {
-        void *p = provider_devdax.alloc(&place, 2 * MB, 4096);
+        void *p = provider_devdax.alloc(pl, 2 * MB, 4096);
         _exit(p == NULL && strstr(loci_last_error(), "the parent's to carve") ? 0 : 1);
     }
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    whole = provider_devdax.alloc(&place, 6 * MB, 4096); /* the parent still carves */
+    whole = provider_devdax.alloc(pl, 6 * MB, 4096); /* the parent still carves */
     assert_non_null(whole);
     assert_int_equal(provider_devdax.free(whole, 6 * MB), 0);
     assert_int_equal(provider_devdax.free(&avail, 4096), LOCI_EINVAL);
@@ -315,31 +321,28 @@ static int write_matrix(const place_t *place)
 static void test_region_survives_process(void **state)
 {
     (void)state;
-    char path[600];
-    static struct loci_target tg; /* the provider knows a device by its target: one each */
-    place_t place;
-    stand_in(&tg, &place, "pmem2", 16 * MB, path);
-    in_child(write_matrix, &place);
+    const place_t *pl = stand_in("pmem2", 16 * MB);
+    in_child(write_matrix, pl);
 
     size_t size = 0;
-    unsigned char *p = regions()->open(&place, "matrix", &size, 0);
+    unsigned char *p = regions()->open(pl, "matrix", &size, 0);
     assert_non_null(p);
     assert_int_equal(size, REGION_BYTES);
     assert_int_equal(wrong(p, size, 7), 0);
     assert_int_equal((uintptr_t)p % (2 * MB), 0);
     size_t again = 0;
-    assert_null(regions()->open(&place, "matrix", &again, 0));
+    assert_null(regions()->open(pl, "matrix", &again, 0));
     assert_non_null(strstr(loci_last_error(), "open in this process already"));
     size_t other = 4 * MB;
-    assert_null(regions()->open(&place, "matrix", &other, 0));
+    assert_null(regions()->open(pl, "matrix", &other, 0));
     assert_non_null(strstr(loci_last_error(), "not the 4.0 MiB asked"));
 
     uint64_t avail;
-    assert_int_equal(provider_devdax.available(&place, &avail), 0);
+    assert_int_equal(provider_devdax.available(pl, &avail), 0);
     assert_int_equal(avail, 10 * MB); /* 16 MiB less the directory's unit and the region's two */
     char *blocks[8];
     int n = 0;
-    while (n < 8 && (blocks[n] = provider_devdax.alloc(&place, 2 * MB, 4096)))
+    while (n < 8 && (blocks[n] = provider_devdax.alloc(pl, 2 * MB, 4096)))
         n++;
     assert_int_equal(n, 5);
     for (int i = 0; i < n; i++) {
@@ -350,13 +353,13 @@ static void test_region_survives_process(void **state)
     for (int i = 0; i < n; i++)
         assert_int_equal(provider_devdax.free(blocks[i], 2 * MB), 0);
 
-    assert_int_equal(regions()->remove(&place, "matrix"), LOCI_EBUSY); /* still open here */
+    assert_int_equal(regions()->remove(pl, "matrix"), LOCI_EBUSY); /* still open here */
     assert_int_equal(provider_devdax_region.free(p, size), 0);
-    assert_int_equal(regions()->remove(&place, "matrix"), 0);
-    assert_int_equal(provider_devdax.available(&place, &avail), 0);
+    assert_int_equal(regions()->remove(pl, "matrix"), 0);
+    assert_int_equal(provider_devdax.available(pl, &avail), 0);
     assert_int_equal(avail, 14 * MB);
     size = 0;
-    assert_null(regions()->open(&place, "matrix", &size, 0));
+    assert_null(regions()->open(pl, "matrix", &size, 0));
     assert_int_equal(errno, ENOENT);
     assert_non_null(strstr(loci_last_error(), "does not exist on pmem2"));
 }
@@ -397,13 +400,10 @@ static int kept_only(const place_t *place)
 static void test_torn_update_reads_old(void **state)
 {
     (void)state;
-    char path[600];
-    static struct loci_target tg; /* the provider knows a device by its target: one each */
-    place_t place;
-    stand_in(&tg, &place, "pmem3", 16 * MB, path);
-    in_child(write_kept, &place); /* this process never maps it: its children are new processes to it */
+    const place_t *pl = stand_in("pmem3", 16 * MB);
+    in_child(write_kept, pl); /* this process never maps it: its children are new processes to it */
 
-    daxdir_dev_t dev = map_directory(path, "pmem3", 16 * MB);
+    daxdir_dev_t dev = map_directory(pl->target->path, "pmem3", 16 * MB);
     daxdir_t *dir = malloc(sizeof *dir), *next = malloc(sizeof *next);
     assert_int_equal(daxdir_read(&dev, dir), 0);
     assert_int_equal(dir->n, 1);
@@ -415,14 +415,14 @@ static void test_torn_update_reads_old(void **state)
     assert_int_equal(daxdir_read(&dev, dir), 0);
     assert_int_equal(dir->generation, next->generation - 1);
     assert_int_equal(daxdir_find(dir, "torn"), -1);
-    in_child(kept_only, &place);
+    in_child(kept_only, pl);
 
     /* torn: half the staged table written over */
     assert_int_equal(daxdir_stage(&dev, next), 0);
     memset(dev.base + 4096 + (next->generation & 1) * 45056 + 64, 0xee, 100);
     assert_int_equal(daxdir_read(&dev, dir), 0);
     assert_int_equal(daxdir_find(dir, "torn"), -1);
-    in_child(kept_only, &place);
+    in_child(kept_only, pl);
 
     /* the same update, staged whole and committed, is the new directory */
     assert_int_equal(daxdir_write(&dev, next), 0);
@@ -456,28 +456,25 @@ static int creates(const place_t *place)
 static void test_corrupt_directory_refused(void **state)
 {
     (void)state;
-    char path[600];
-    static struct loci_target tg; /* the provider knows a device by its target: one each */
-    place_t place;
-    stand_in(&tg, &place, "pmem4", 16 * MB, path);
-    in_child(creates, &place); /* a directory, made by another process */
-    daxdir_dev_t dev = map_directory(path, "pmem4", 16 * MB);
+    const place_t *pl = stand_in("pmem4", 16 * MB);
+    in_child(creates, pl); /* a directory, made by another process */
+    daxdir_dev_t dev = map_directory(pl->target->path, "pmem4", 16 * MB);
     size_t area = daxdir_area(2 * MB);
     char *before = malloc(area);
     dev.base[24] ^= 1; /* a bit of the superblock */
     memcpy(before, dev.base, area);
-    in_child(refused_as_corrupt, &place);
+    in_child(refused_as_corrupt, pl);
     assert_memory_equal(before, dev.base, area);
     dev.base[24] ^= 1;
     dev.base[128 + 1] ^= 1; /* the commit word's check */
     memcpy(before, dev.base, area);
-    in_child(refused_as_corrupt, &place);
+    in_child(refused_as_corrupt, pl);
     assert_memory_equal(before, dev.base, area);
     assert_int_equal(daxdir_wipe(&dev), 0);
     daxdir_t *dir = malloc(sizeof *dir);
     assert_int_equal(daxdir_read(&dev, dir), 0);
     assert_int_equal(dir->generation, 0); /* no directory: the next region formats it */
-    in_child(creates, &place);
+    in_child(creates, pl);
     assert_int_equal(daxdir_read(&dev, dir), 0);
     assert_int_equal(dir->n, 1);
     free(dir);
@@ -490,22 +487,19 @@ static void test_corrupt_directory_refused(void **state)
 static void test_region_refusals(void **state)
 {
     (void)state;
-    char path[600];
-    static struct loci_target tg; /* the provider knows a device by its target: one each */
-    place_t place;
-    stand_in(&tg, &place, "pmem5", 16 * MB, path);
+    const place_t *pl = stand_in("pmem5", 16 * MB);
     size_t size = 15 * MB;
-    assert_null(regions()->open(&place, "big", &size, LOCI_CREATE));
+    assert_null(regions()->open(pl, "big", &size, LOCI_CREATE));
     assert_int_equal(errno, ENOSPC);
     assert_non_null(strstr(loci_last_error(), "has 14.0 MiB free"));
     size = 8 * MB;
-    void *a = regions()->open(&place, "a", &size, LOCI_CREATE);
+    void *a = regions()->open(pl, "a", &size, LOCI_CREATE);
     assert_non_null(a);
-    assert_null(regions()->open(&place, "b", &size, LOCI_CREATE));
+    assert_null(regions()->open(pl, "b", &size, LOCI_CREATE));
     assert_non_null(strstr(loci_last_error(), "has 6.0 MiB free"));
     assert_int_equal(provider_devdax_region.free(a, size), 0);
 
-    daxdir_dev_t dev = map_directory(path, "pmem5", 16 * MB);
+    daxdir_dev_t dev = map_directory(pl->target->path, "pmem5", 16 * MB);
     daxdir_t *dir = malloc(sizeof *dir);
     assert_int_equal(daxdir_read(&dev, dir), 0);
     dir->generation++;
@@ -513,10 +507,10 @@ static void test_region_refusals(void **state)
                                               .generation = dir->generation, .uid = (uint32_t)geteuid() + 1};
     assert_int_equal(daxdir_write(&dev, dir), 0);
     size = 0;
-    assert_null(regions()->open(&place, "theirs", &size, 0));
+    assert_null(regions()->open(pl, "theirs", &size, 0));
     assert_int_equal(errno, EPERM);
     assert_non_null(strstr(loci_last_error(), "belongs to uid"));
-    assert_int_equal(regions()->remove(&place, "theirs"), LOCI_EPERM);
+    assert_int_equal(regions()->remove(pl, "theirs"), LOCI_EPERM);
     free(dir);
     munmap(dev.base, dev.size);
 }
