@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { MAX_DEVICES = 16 };
@@ -77,8 +78,13 @@ static int open_device(const struct loci_target *tg, devdax_device_t *d)
                           units_format_size(size, sz, sizeof sz), units_format_size(tg->dax_align, al, sizeof al),
                           strerror(e));
     }
+    /* A device node has no page cache (msync has nothing to do there, and
+     * device-DAX has no fsync to call): written back is durable, MAP_SYNC
+     * or not. A file standing in for one (tests) needs msync without it. */
+    struct stat st;
+    bool no_page_cache = map_sync || (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode));
     *d = (devdax_device_t){.target = tg, .fd = fd,
-                           .dev = {.base = p, .size = size, .align = tg->dax_align, .map_sync = map_sync,
+                           .dev = {.base = p, .size = size, .align = tg->dax_align, .map_sync = no_page_cache,
                                    .name = tg->name, .path = tg->path}};
     if (!(d->free = malloc(sizeof *d->free))) {
         vm_unmap(p, size);

@@ -38,7 +38,8 @@ typedef struct {
     char *base;        /* the mapping of the whole device */
     size_t size;       /* of the mapping: whole align units */
     size_t align;
-    bool map_sync;     /* mapped MAP_SYNC: a cache write-back makes stores durable */
+    bool map_sync;     /* a cache write-back makes stores durable (MAP_SYNC, or a device node: no
+                        * page cache); false: msync too (a file standing in for a device) */
     const char *name;  /* "pmem0", for messages */
     const char *path;  /* "/dev/dax0.0" */
 } daxdir_dev_t;

@@ -64,8 +64,8 @@ static int create(devdax_device_t *d, const char *name, size_t size, int *index)
                                        "one or choose another target", name, tg->path, DAXDIR_ENTRIES);
     size_t taken = devdax_taken(d, size), off;
     if (!devdax_carve(d, taken, d->dev.align, true, &off))
-        return loci__fail(LOCI_ENOSPC, "region \"%s\": %s asked (in %s units), but %s has %s free (in pieces: the "
-                                       "largest piece counts); remove regions or choose another target", name,
+        return loci__fail(LOCI_ENOSPC, "region \"%s\": %s asked (in %s units, in one piece), but %s has %s free; "
+                                       "remove regions or choose another target", name,
                           units_format_size(size, want, sizeof want),
                           units_format_size(d->dev.align, unit, sizeof unit), tg->path,
                           units_format_size(devdax_free_bytes(d), have, sizeof have));

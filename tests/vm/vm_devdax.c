@@ -14,7 +14,8 @@
  *                             /dev (link) or a capacity that is no multiple of align (align):
  *                             loci_init refuses it with a clear message
  *   vm_devdax region_write DEV     a persistent region made with kind=pmem lies in DEV's
- *                             mapping, names the pmem target; a pattern written, synced, closed
+ *                             mapping (made MAP_SYNC), names the pmem target; a pattern
+ *                             written, synced, closed
  *   vm_devdax region_check DEV     (a new process) the region reopened by name: in DEV's
  *                             mapping, the pattern bit-exact; a checkpoint of it saved, the
  *                             region scribbled on, the checkpoint restored: bit-exact again
@@ -238,6 +239,25 @@ static size_t wrong(const unsigned char *p, size_t n)
     return bad;
 }
 
+/* True when the mapping holding p was made MAP_SYNC (VmFlags "sf" in /proc/self/smaps). */
+static int map_sync(const void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    int inside = 0, sync = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        uintptr_t lo, hi;
+        char dash;
+        if (sscanf(line, "%" SCNxPTR "%c%" SCNxPTR, &lo, &dash, &hi) == 3 && dash == '-')
+            inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+        else if (inside && strncmp(line, "VmFlags:", 8) == 0)
+            sync = strstr(line, " sf") != NULL;
+    }
+    if (f)
+        fclose(f);
+    return sync;
+}
+
 /* The region, open, inside DEV's mapping and named as the pmem target's. */
 static int placed(const unsigned char *p, size_t size, const char *dev)
 {
@@ -248,7 +268,9 @@ static int placed(const unsigned char *p, size_t size, const char *dev)
         return fail("region's pointer names another target than %s%s", dev, "");
     if (loci_region_size(p) != size)
         return fail("loci_region_size disagrees with the size asked%s%s", "", "");
-    printf("ok   region of %zu B at %p inside %s's mapping\n", size, (const void *)p, dev);
+    if (!map_sync(p))
+        return fail("%s is not mapped MAP_SYNC (VmFlags without sf)%s", dev, "");
+    printf("ok   region of %zu B at %p inside %s's mapping, MAP_SYNC\n", size, (const void *)p, dev);
     return 0;
 }
 
