@@ -16,6 +16,10 @@ void vm_advise_no_fork_no_huge(void *addr, size_t size)
 
 int vm_protect_readonly(void *addr, size_t size) { return mprotect(addr, size, PROT_READ); }
 
+int vm_protect_readwrite(void *addr, size_t size) { return mprotect(addr, size, PROT_READ | PROT_WRITE); }
+
+int vm_protect_none(void *addr, size_t size) { return mprotect(addr, size, PROT_NONE); }
+
 bool vm_page_absent(const void *page)
 {
     unsigned char resident = 0;

@@ -111,6 +111,13 @@ void vm_advise_no_fork_no_huge(void *addr, size_t size);
 /** Make the range read-only (mprotect PROT_READ). */
 int vm_protect_readonly(void *addr, size_t size);
 
+/** Make the range readable and writable again (mprotect PROT_READ|PROT_WRITE). */
+int vm_protect_readwrite(void *addr, size_t size);
+
+/** Make the range inaccessible, kept mapped (mprotect PROT_NONE): a closed
+ *  region inside a mapping that stays, whose stale pointers should fault. */
+int vm_protect_none(void *addr, size_t size);
+
 /** Is the page at `page` (page-aligned) absent from memory (mincore)?
  *  False when it is there or mincore cannot tell. */
 bool vm_page_absent(const void *page);

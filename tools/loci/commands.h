@@ -13,6 +13,7 @@ int cmd_resolve(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_ckpt(int argc, char **argv);
 int cmd_weights(int argc, char **argv);
+int cmd_devdax(int argc, char **argv);
 
 /** bench.c: monotonic seconds, and a qsort comparison of doubles (for medians). */
 double bench_now_s(void);
