@@ -563,6 +563,10 @@ typedef struct {
     uint64_t bytes_written;  /**< written to the store */
     uint64_t writebacks;     /**< store writes (runs of adjacent dirty pages) */
     uint64_t evictions;      /**< chunks dropped from DRAM */
+    uint64_t dirty_bytes;    /**< chunks with dirty pages now (or being written back) */
+    uint64_t dirty_peak;     /**< high-water mark of dirty_bytes */
+    uint64_t written_behind; /**< of bytes_written, written by the background write-behind */
+    uint64_t throttled;      /**< write faults that waited at the dirty limit */
 } loci_cache_stats_t;
 /** Deprecated alias of loci_cache_stats_t (named after no object). */
 typedef loci_cache_stats_t loci_nvm_stats_t;
