@@ -1054,6 +1054,8 @@ int cache_reload(paged_region_t *r)
     pthread_mutex_lock(&c->lock);
     r->epoch++; /* readaheads queued before would bring the old contents back */
     drop_all(c, r);
+    if (r->fresh) /* the new contents may have data anywhere */
+        memset(r->fresh, 0, (r->nchunks + 63) / 64 * sizeof *r->fresh);
     /* Under the lock: no fill of r installs a page between. */
     int rc = vm_drop((void *)r->base, r->size) == 0
                  ? 0

@@ -195,10 +195,12 @@ static void region_free(paged_region_t *r)
 }
 
 /* A region of `size` bytes over `store` (taken over), unmapped yet.
- * `named`: a persistent region, whose chunks all hold data. */
+ * `named`: a persistent region, whose chunks may hold data (unless its
+ * store was created by this opening). */
 static paged_region_t *region_new(chunkstore_t *store, size_t size, size_t chunk, bool named, bool readonly)
 {
     uint64_t nchunks = (size + chunk - 1) / chunk, words = (nchunks + 63) / 64;
+    named = named && !store->created;
     paged_region_t *r = calloc(1, sizeof *r);
     uint64_t *fresh = named || !r ? NULL : malloc(words * sizeof *fresh);
     if (!r || (!named && !fresh)) {
