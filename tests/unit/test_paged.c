@@ -398,6 +398,30 @@ static int count_lines(const char *path, const char *what)
     return n;
 }
 
+/* stderr into a fresh log file (log_path) until log_end, a hang failing
+ * the test after 60 s instead of stalling the suite. */
+static int log_start(void)
+{
+    strcpy(log_path, "/tmp/loci-test-paged-log-XXXXXX");
+    int fd = mkstemp(log_path);
+    saved_stderr = dup(2);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    dup2(fd, 2);
+    signal(SIGALRM, hung);
+    alarm(60);
+    return fd;
+}
+
+static void log_end(int fd)
+{
+    alarm(0);
+    fflush(stderr);
+    dup2(saved_stderr, 2);
+    close(saved_stderr);
+    close(fd);
+}
+
 /* A region 4x its cache whose store fills up: every write still completes,
  * the failure comes back from flush, the log says so a few times (not once
  * per retry), and once space is back nothing that reached the store before
@@ -421,22 +445,12 @@ static void full_store_neither_hangs_nor_floods(void **state)
         memset(p + k * chunk, (int)k, chunk);
     assert_int_equal(provider_paged.file->flush(p, size), 0);
 
-    int log_fd = mkstemp(log_path);
-    saved_stderr = dup(2);
-    assert_true(log_fd >= 0);
-    fflush(stderr);
-    dup2(log_fd, 2);
-    signal(SIGALRM, hung);
-    alarm(60); /* a hang fails the test instead of stalling the suite */
+    int log_fd = log_start();
     atomic_store(&store_full, true);
     for (size_t k = 0; k < nchunks; k++)
         memset(p + k * chunk, (int)(100 + k), chunk);
     int full_rc = provider_paged.file->flush(p, size);
-    alarm(0);
-    fflush(stderr);
-    dup2(saved_stderr, 2);
-    close(saved_stderr);
-    close(log_fd);
+    log_end(log_fd);
     int lines = count_lines(log_path, "mode=paged");
     unlink(log_path);
 
@@ -552,9 +566,16 @@ static int slow_write(chunkstore_t *s, uint64_t off, const void *buf, size_t len
     return slow_real->write(s, off, buf, len);
 }
 
-static unsigned char *slow_region(place_t *pl, size_t size)
+/* 4x the cache of 16 chunks of 64 KiB, dirty limit 50 %, over a store
+ * whose writes take `delay_us`. */
+static unsigned char *slow_region(unsigned background, unsigned delay_us, size_t *size)
 {
-    unsigned char *p = provider_paged.alloc(pl, size, page);
+    place_t pl = paged_place(16 * 64 * KB, 64 * KB);
+    pl.dirty_limit = 50;
+    pl.dirty_background = background;
+    atomic_store(&store_delay_us, delay_us);
+    *size = 4 * pl.cache;
+    unsigned char *p = provider_paged.alloc(&pl, *size, page);
     assert_non_null(p);
     paged_region_t *r = paged_region_get((uintptr_t)p);
     assert_non_null(r);
@@ -572,12 +593,8 @@ static unsigned char *slow_region(place_t *pl, size_t size)
  * fault threads), the writer was throttled there, and the data is intact. */
 static void write_behind_streams_under_the_limit(void **state)
 {
-    size_t chunk = 64 * KB, cache = 16 * chunk, size = 4 * cache;
-    place_t pl = paged_place(cache, chunk);
-    pl.dirty_limit = 50;
-    pl.dirty_background = 10;
-    atomic_store(&store_delay_us, 3000);
-    unsigned char *p = slow_region(&pl, size);
+    size_t chunk = 64 * KB, cache = 16 * chunk, size;
+    unsigned char *p = slow_region(10, 3000, &size);
     for (size_t i = 0; i < size; i += sizeof(uint64_t))
         *(uint64_t *)(p + i) = mix(i);
     loci_cache_stats_t st = stats_of(p);
@@ -640,23 +657,12 @@ static void *stream_writer(void *arg)
  * the writer goes on and every byte arrives. */
 static void store_away_keeps_data_dirty(void **state)
 {
-    size_t chunk = 64 * KB, cache = 16 * chunk, size = 4 * cache;
-    place_t pl = paged_place(cache, chunk);
-    pl.dirty_limit = 50;
-    pl.dirty_background = 20;
-    atomic_store(&store_delay_us, 2000);
-    unsigned char *p = slow_region(&pl, size);
+    size_t chunk = 64 * KB, cache = 16 * chunk, size;
+    unsigned char *p = slow_region(20, 2000, &size);
     atomic_store(&store_away, true);
     atomic_store(&writes_while_away, 0);
 
-    strcpy(log_path, "/tmp/loci-test-paged-log-XXXXXX"); /* a template again after the test above */
-    int log_fd = mkstemp(log_path);
-    saved_stderr = dup(2);
-    assert_true(log_fd >= 0);
-    fflush(stderr);
-    dup2(log_fd, 2);
-    signal(SIGALRM, hung);
-    alarm(60);
+    int log_fd = log_start();
     stream_t w = {p, size, false};
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, stream_writer, &w), 0);
@@ -673,11 +679,7 @@ static void store_away_keeps_data_dirty(void **state)
     loci_cache_stats_t st = stats_of(p);
     atomic_store(&store_away, false);
     pthread_join(t, NULL);
-    alarm(0);
-    fflush(stderr);
-    dup2(saved_stderr, 2);
-    close(saved_stderr);
-    close(log_fd);
+    log_end(log_fd);
     int failed = count_lines(log_path, "a write-back failed"), back = count_lines(log_path, "takes writes again");
     unlink(log_path);
 
