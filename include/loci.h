@@ -449,8 +449,11 @@ int loci_arena_unlink_shared(const char *name);
  *    256 KiB), filled on page faults (userfaultfd); evicting a chunk writes
  *    back only its dirty pages. The store file is read and written with
  *    O_DIRECT, so DRAM held stays within the cache size plus a few chunks.
- *    Paged memory (blocks and regions) with the same target, cache and chunk
- *    shares one cache. Needs userfaultfd: without the permission, mode=paged
+ *    Dirty chunks are written back in the background once more than
+ *    dirty_background=PCT (default 10%) of the cache is dirty; a writer
+ *    waits while dirty_limit=PCT (default 50%) is (both also in [target X]).
+ *    Paged memory (blocks and regions) with the same target, cache, chunk
+ *    and dirty limits shares one cache. Needs userfaultfd: without the permission, mode=paged
  *    falls back to mode=mmap with a warning naming what to allow; mode=paged!
  *    does not fall back (see docs/NVM.md). Paged memory is private to the
  *    process and is not inherited by fork().
