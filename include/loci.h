@@ -449,8 +449,11 @@ int loci_arena_unlink_shared(const char *name);
  *    256 KiB), filled on page faults (userfaultfd); evicting a chunk writes
  *    back only its dirty pages. The store file is read and written with
  *    O_DIRECT, so DRAM held stays within the cache size plus a few chunks.
- *    Paged memory (blocks and regions) with the same target, cache and chunk
- *    shares one cache. Needs userfaultfd: without the permission, mode=paged
+ *    Dirty chunks are written back in the background once more than
+ *    dirty_background=PCT (default 10%) of the cache is dirty; a writer
+ *    waits while dirty_limit=PCT (default 50%) is (both also in [target X]).
+ *    Paged memory (blocks and regions) with the same target, cache, chunk
+ *    and dirty limits shares one cache. Needs userfaultfd: without the permission, mode=paged
  *    falls back to mode=mmap with a warning naming what to allow; mode=paged!
  *    does not fall back (see docs/NVM.md). Paged memory is private to the
  *    process and is not inherited by fork().
@@ -574,6 +577,10 @@ typedef struct {
     uint64_t bytes_written;  /**< written to the store */
     uint64_t writebacks;     /**< store writes (runs of adjacent dirty pages) */
     uint64_t evictions;      /**< chunks dropped from DRAM */
+    uint64_t dirty_bytes;    /**< chunks with dirty pages now (or being written back) */
+    uint64_t dirty_peak;     /**< high-water mark of dirty_bytes */
+    uint64_t written_behind; /**< of bytes_written, written by the background write-behind */
+    uint64_t throttled;      /**< write faults that waited at the dirty limit */
 } loci_cache_stats_t;
 /** Deprecated alias of loci_cache_stats_t (named after no object). */
 typedef loci_cache_stats_t loci_nvm_stats_t;

@@ -64,5 +64,8 @@ int bench_matmul(const bench_opts_t *o);
  *  region o->b_region, opened LOCI_READONLY (or, make_b, that region made). */
 int bench_matmul_shared(const bench_opts_t *o);
 int bench_sort(const bench_opts_t *o);
+/** (s) one sequential writer (16x and 4x the cache) and reader (16x) of a paged region: MB/s
+ *  and CPU s/GB of the process; on ssd0 beside the raw O_DIRECT file. */
+int bench_seqio(const bench_opts_t *o);
 
 #endif

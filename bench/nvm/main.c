@@ -1,5 +1,5 @@
 /*
- * bench_nvm [--quick] [--repeats N] [--only abcdmw] [--json FILE] [--placements LIST]
+ * bench_nvm [--quick] [--repeats N] [--only abcdmsw] [--json FILE] [--placements LIST]
  *           [--store [--osd-bytes CMD] [--raw-read CMD] [--writes N]
  *                    [--b-region NAME [--make-b | --order row|column]]]
  * The NVMalloc §IV evaluation on this machine's ssd0 tier (bench.h). The
@@ -11,6 +11,8 @@
  * sequential paged write (A alone on the store). Part m (--only m, on the
  * store only) is one client node's share of NVMalloc Fig. 4: a multiply
  * with B in store region NAME, opened read-only (--make-b: make that region).
+ * Part s (--only s, ssd0 or the store) is a sequential writer and reader of
+ * a region 16x its cache, MB/s and CPU s/GB (seqio.c).
  */
 #include "bench.h"
 
@@ -49,7 +51,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--placements") == 0 && i + 1 < argc)
             o.placements = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--quick] [--repeats N (1-16)] [--only abcdmw] [--json FILE] [--placements "
+            fprintf(stderr, "usage: %s [--quick] [--repeats N (1-16)] [--only abcdmsw] [--json FILE] [--placements "
                             "B,C,BC...] [--store [--osd-bytes CMD] [--raw-read CMD] [--writes N] [--b-region NAME "
                             "[--make-b | --order row|column]]]\n", argv[0]);
             return 2;
@@ -101,6 +103,8 @@ int main(int argc, char **argv)
         rc |= bench_matmul_shared(&o);
     if (strchr(only, 'd'))
         rc |= bench_sort(&o);
+    if (strchr(only, 's'))
+        rc |= bench_seqio(&o);
     if (o.json) {
         fprintf(o.json, "\n]}\n");
         fclose(o.json);

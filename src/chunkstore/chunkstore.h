@@ -46,6 +46,7 @@ typedef struct chunkstore_ops {
 struct chunkstore {
     const chunkstore_ops_t *ops;
     uint64_t size; /* bytes */
+    bool created;  /* made by this opening: every chunk reads as zeros until written (none to read) */
 };
 
 /** A store over an open file of a tier (taken over: closed with the store,

@@ -271,7 +271,7 @@ static rados_chunks_t *store_new(rados_pool_t *rp, uint64_t size, size_t chunk, 
         free(r);
         return NULL;
     }
-    r->base = (chunkstore_t){&rados_store_ops, size};
+    r->base = (chunkstore_t){&rados_store_ops, size, false};
     r->pool = rp;
     r->chunk = chunk;
     pthread_mutex_init(&r->lock, NULL);
@@ -378,8 +378,10 @@ chunkstore_t *chunkstore_rados_open_region(rados_pool_t *rp, const char *name, u
     uint64_t has = 0;
     size_t has_chunk = 0;
     int rc = read_meta(rp, r->io, r->meta_oid, name, &has, &has_chunk);
+    bool created = false;
     if (rc == LOCI_ENOENT && (flags & LOCI_CREATE)) {
         rc = create_meta(rp, r->io, r->meta_oid, what, *size, r->chunk);
+        created = rc == 0;
         if (rc == LOCI_EEXIST) /* created meanwhile elsewhere: open it */
             rc = 0;
         if (rc == 0)
@@ -412,6 +414,7 @@ chunkstore_t *chunkstore_rados_open_region(rados_pool_t *rp, const char *name, u
         return NULL;
     }
     r->base.size = has;
+    r->base.created = created; /* no chunk object of it exists: the cache reads none */
     r->chunk = has_chunk;
     *size = has;
     *chunk = has_chunk;

@@ -30,6 +30,8 @@ typedef enum {
     TERM_MODE,        /* mode=mmap|paged */
     TERM_CACHE,       /* cache=SIZE */
     TERM_CHUNK,       /* chunk=SIZE */
+    TERM_DIRTY_LIMIT, /* dirty_limit=PCT */
+    TERM_DIRTY_BACKGROUND, /* dirty_background=PCT */
     TERM_KEY_COUNT
 } intent_key_t;
 
@@ -54,7 +56,7 @@ typedef struct {
         int mode;       /* intent_mode_t */
     } v;
     int index;          /* near=nic:N / gpu:N / numa:N, use=gpu:N; -1 = any */
-    uint64_t size;      /* align / cache / chunk in bytes */
+    uint64_t size;      /* align / cache / chunk in bytes; dirty_limit / dirty_background in % */
     char name[32];      /* target=NAME, lower-cased */
 } intent_term_t;
 
@@ -92,6 +94,7 @@ typedef struct {
     bool managed;       /* use=cpu+gpu: GPU targets give managed memory, not device memory */
     bool gpu_pinned;    /* pinned near=gpu: host memory registered with the GPU driver */
     uint64_t align, cache, chunk; /* 0 = default */
+    unsigned dirty_limit, dirty_background; /* % of a paged cache, 0 = the target's or the default */
 } resolution_t;
 
 /** Resolve a parsed intent for the calling thread's initiator. On failure

@@ -10,7 +10,8 @@
  *    INTENT_MAX_TEXT (raw text, whitespace included) and INTENT_MAX_TERMS (terms counted
  *    by commas) are checked on the raw text before any term is parsed.
  *  - One '!' at the very end of a term makes it a constraint; a '!' elsewhere is an error.
- *  - Traits (fallback, align, partition, pinned, cache, chunk) configure the
+ *  - Traits (fallback, align, partition, pinned, cache, chunk, dirty_limit,
+ *    dirty_background) configure the
  *    allocation and rank nothing: a '!' on them is accepted and means the same, so it is
  *    dropped (constraint = false, no '!' in the canonical text). The other keys keep it.
  *    What a term does to resolution is the resolver's business (resolve.c): there,
@@ -21,6 +22,9 @@
  *    more than 2^64-1 bytes is an error. align: a power of two (>= 1); chunk: a non-zero
  *    multiple of 4096 (the provider rounds to a larger page size); cache: non-zero
  *    (cache >= chunk is for the resolver to check).
+ *  - Percentages (dirty_limit, dirty_background): a whole number 1..100 with an
+ *    optional '%' ("50%", "50"); canonical "50%". Whether the background one is
+ *    below the limit is for the paged provider to check (the target may give one).
  *  - Numbers after ':' (near=nic:N, near=gpu:N, near=numa:N, use=gpu:N) are decimal,
  *    0..INT_MAX. near=numa needs one; near=pe and use=cpu take none; nic and gpu without
  *    one mean any (index -1). use=cpu+gpu[:N] (synonym gpu+cpu) is memory both compute on.
@@ -53,7 +57,7 @@
 
 /* --- the key table --------------------------------------------------------- */
 
-typedef enum { ARG_NONE, ARG_WORD, ARG_NAME, ARG_SIZE } arg_kind_t;
+typedef enum { ARG_NONE, ARG_WORD, ARG_NAME, ARG_SIZE, ARG_PERCENT } arg_kind_t;
 typedef enum { NUM_NONE, NUM_OPTIONAL, NUM_REQUIRED } num_rule_t;
 
 /** One accepted value word of a key, e.g. "nic" of near=, with its ":N" rule. */
@@ -147,6 +151,10 @@ static const struct key_spec keys[TERM_KEY_COUNT] = {
                     "cache=SIZE, more than 0 bytes, e.g. 256MiB, 4GiB"},
     [TERM_CHUNK] = {"chunk", ARG_SIZE, true, NULL, 0,
                     "chunk=SIZE, a multiple of 4096 bytes, e.g. 64KiB, 2MiB"},
+    [TERM_DIRTY_LIMIT] = {"dirty_limit", ARG_PERCENT, true, NULL, 0,
+                          "dirty_limit=PCT, 1% to 100% of the paged cache, e.g. 50%"},
+    [TERM_DIRTY_BACKGROUND] = {"dirty_background", ARG_PERCENT, true, NULL, 0,
+                               "dirty_background=PCT, 1% to 100% of the paged cache, below dirty_limit, e.g. 10%"},
 };
 
 /* --- text helpers ----------------------------------------------------------- */
@@ -487,6 +495,25 @@ static int parse_size_term(struct parser *ps, const struct key_spec *spec, const
     return LOCI_OK;
 }
 
+static int parse_percent_term(struct parser *ps, const struct key_spec *spec, const char *value,
+                              intent_term_t *t)
+{
+    char vshown[SHOW_MAX + 8];
+    unsigned v = 0;
+    size_t n = 0;
+    while (is_digit(value[n]) && v <= 1000)
+        v = v * 10 + (unsigned)(value[n++] - '0');
+    if (n == 0 || (value[n] && strcmp(value + n, "%") != 0))
+        return fail(ps, "bad percentage '%s' in '%s' at %d (%s)", show(value, vshown, sizeof vshown),
+                    ps->term_shown, ps->pos, spec->help);
+    if (v == 0 || v > 100)
+        return fail(ps, "%s=%s in '%s' at %d is %s (%s)", spec->name, show(value, vshown, sizeof vshown),
+                    ps->term_shown, ps->pos, v == 0 ? "0%: nothing could ever be dirty" : "over 100% of the cache",
+                    spec->help);
+    t->size = v;
+    return LOCI_OK;
+}
+
 static int append(struct parser *ps, const char *s)
 {
     size_t n = strlen(s);
@@ -565,6 +592,9 @@ static int parse_term(struct parser *ps)
     } else if (spec->arg == ARG_NAME) {
         rc = parse_name(ps, spec, value, t);
         snprintf(canon, sizeof canon, "%s", t->name);
+    } else if (spec->arg == ARG_PERCENT) {
+        rc = parse_percent_term(ps, spec, value, t);
+        snprintf(canon, sizeof canon, "%" PRIu64 "%%", t->size);
     } else {
         rc = parse_size_term(ps, spec, value, t);
         snprintf(canon, sizeof canon, "%" PRIu64, t->size);

@@ -42,6 +42,7 @@ typedef struct {
     bool simulated;                          /* injected topology: record, do not mbind */
     file_mode_t file_mode;                   /* file tiers: page cache or chunk cache */
     uint64_t cache, chunk;                   /* paged: DRAM budget, chunk size (0 = 64 MiB, 256 KiB) */
+    unsigned dirty_limit, dirty_background;  /* paged: % of the cache (0 = the target's, else 50 %, 10 %) */
     bool managed;                            /* GPU memory: managed memory, not device memory */
     int cuda_device;                         /* managed memory placed on the host: the GPU whose
                                               * driver context allocates it (an arena moved there) */

@@ -13,9 +13,25 @@
  *  - The first write to a clean page faults again: the page is marked dirty
  *    and unprotected (the rest of the chunk too for a sequential writer, the
  *    whole chunk with whole_chunks).
- *  - Eviction write-protects the chunk (writers wait), writes only the dirty
- *    pages, merged into runs, and drops the chunk (MADV_DONTNEED) so that
- *    the next access faults again.
+ *  - Write-behind: once more than dirty_background of the slots hold dirty
+ *    pages, the cache's write-behind threads (WB_THREADS, so that as many
+ *    writes are in flight) write the oldest dirty chunks back, their dirty
+ *    runs write-protected first, so that a later store dirties them again.
+ *    A writer about to dirty one more chunk while dirty_limit of the slots
+ *    are dirty waits for them (throttled); under the limit it never waits
+ *    for the store. A flush has them write its region's dirty chunks too.
+ *  - Eviction takes the least recently faulted clean chunk (a dirty one,
+ *    written back synchronously, only when no clean one is left): it
+ *    write-protects the chunk (writers wait), writes only the dirty pages,
+ *    merged into runs, and drops the chunk (MADV_DONTNEED) so that the next
+ *    access faults again.
+ *  - A store that refuses writes: the chunks stay dirty in DRAM and the
+ *    write-behind retries at a growing interval (WB_RETRY_*), one message
+ *    when it starts failing and one when it recovers; writers wait at the
+ *    limit until it takes writes again (or, when it is full, ENOSPC, go on:
+ *    then a chunk that no slot can be written for is dropped, its unflushed
+ *    pages lost and reported by the next flush). A flush writes itself and
+ *    returns the store's error (bounded by the store's timeout).
  *  - A fault right after the two chunks before it (a sequential reader)
  *    queues the next chunks for the readahead threads, a batch at a time:
  *    consecutive chunks are read with one store request (one larger read
@@ -29,9 +45,12 @@
  */
 #include "paged/paged_internal.h"
 #include "os/vm.h"
+#include "topo/topo.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +61,10 @@
 #define BATCH_BYTES ((size_t)1 << 20) /* a readahead batch reads this much at most (at least a chunk): 2 MiB was slower */
 #define NIL (-1)
 #define NGONE 256    /* chunks that left the cache lately, remembered to tell stale fault messages */
+#define WB_THREADS 16 /* write-behinds in flight per cache, at most (rados bench's default -t) */
+#define WB_RETRY_MIN_MS 50    /* after a failed write, the write-behind waits this long before it tries again, */
+#define WB_RETRY_MAX_MS 5000  /* doubled per failure up to this: a bounded rate while the store is away */
+#define FAULT_SLACK 4 /* slots the fault threads may be filling for writers beyond the dirty limit */
 
 typedef enum { SLOT_FREE, SLOT_FILLING, SLOT_RESIDENT, SLOT_WRITING, SLOT_EVICTING } slot_state_t;
 
@@ -53,6 +76,7 @@ typedef struct {
     int hnext;              /* hash chain */
     uint64_t *dirty;        /* a bit per page of the chunk */
     uint64_t installed;     /* the number of the install that filled it */
+    bool counted;           /* in ndirty: dirty pages, a write-back of them running, or filling for a writer */
 } slot_t;
 
 /* A chunk that left the cache: which, and the number of its last install. */
@@ -65,6 +89,7 @@ struct chunk_cache {
     pthread_mutex_t lock;
     pthread_cond_t changed; /* a slot changed state, a bounce buffer came back */
     const struct loci_target *target;
+    cache_shape_t shape;    /* as made */
     size_t budget, chunk, page;
     unsigned pages;         /* per chunk */
     unsigned words;         /* of a dirty bitmap */
@@ -86,7 +111,22 @@ struct chunk_cache {
     unsigned gone_next;
     uint64_t gone_lost;     /* the latest install number the ring has forgotten */
     loci_cache_stats_t st;    /* counters; resident_bytes follows the slots */
-    _Atomic uint64_t write_failures, read_failures, dropped; /* for the log: a failing store is reported, not once per retry */
+    _Atomic uint64_t read_failures, dropped; /* for the log: a failing store is reported, not once per retry */
+    /* write-behind (all under the lock) */
+    unsigned dirty_max;     /* slots counted dirty at most: a writer dirtying one more waits */
+    unsigned dirty_bg;      /* the write-behind runs while more than this are dirty */
+    unsigned ndirty;        /* slots counted dirty (slot_t.counted) */
+    unsigned nwriting;      /* write-behinds in flight */
+    const slot_t *newest;   /* the chunk a write dirtied last: a writer may still be in it */
+    unsigned throttled;     /* writers waiting at the limit now */
+    unsigned flushes;       /* flushes running: their regions' dirty chunks are written behind too */
+    pthread_cond_t wb_work; /* the write-behind threads wait on it (CLOCK_MONOTONIC) */
+    pthread_t wb[WB_THREADS];
+    unsigned nwb;           /* write-behind threads started */
+    bool closing;
+    int store_error;        /* the last store write failed with it (0: the last one worked) */
+    unsigned backoff_ms;    /* the write-behind's wait before its next try while store_error */
+    uint64_t retry_ns;      /* ... until then (clock_mono_ns) */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -200,16 +240,15 @@ static bool worth_logging(_Atomic uint64_t *count)
     return (n & (n - 1)) == 0;
 }
 
-/* The first failure of r's store since the last flush, kept with its
- * message (this thread's) for the flush to report (lock not held). */
-static void record_error(chunk_cache_t *c, paged_region_t *r, int rc)
+/* The first failure since the last flush that cost r data (a read that
+ * gave zeros, pages dropped unwritten, a flush's own write), kept with its
+ * message (this thread's) for the flush to report (lock held). */
+static void record_error(paged_region_t *r, int rc)
 {
-    pthread_mutex_lock(&c->lock);
     if (r->error == 0) {
         r->error = rc;
         snprintf(r->error_msg, sizeof r->error_msg, "%s", loci_last_error());
     }
-    pthread_mutex_unlock(&c->lock);
 }
 
 /* ---- dirty pages and write-back ------------------------------------------ */
@@ -240,6 +279,8 @@ static void dirty_span(chunk_cache_t *c, const slot_t *s, uintptr_t addr, unsign
         *n = npages - *first;
 }
 
+static void set_counted(chunk_cache_t *c, slot_t *s, bool dirty);
+
 static void set_dirty(chunk_cache_t *c, slot_t *s, unsigned first, unsigned n)
 {
     for (unsigned p = first; p < first + n; p++)
@@ -247,6 +288,10 @@ static void set_dirty(chunk_cache_t *c, slot_t *s, unsigned first, unsigned n)
             bit_set(s->dirty, p);
             c->st.pages_dirtied++;
         }
+    if (n) {
+        set_counted(c, s, true);
+        c->newest = s;
+    }
 }
 
 /* A write to the page at addr: dirty it (or its chunk) and let the writer
@@ -315,13 +360,72 @@ static bool gone_since(const chunk_cache_t *c, const paged_region_t *r, uint64_t
     return false;
 }
 
+/* ---- the dirty share and the store's health -------------------------------- */
+
+static void wb_start(chunk_cache_t *c);
+
+/* s counts as dirty (or no longer): ndirty follows, and the write-behind
+ * wakes once more than dirty_bg are (lock held). */
+static void set_counted(chunk_cache_t *c, slot_t *s, bool dirty)
+{
+    if (dirty == s->counted)
+        return;
+    s->counted = dirty;
+    if (!dirty) {
+        c->ndirty--;
+        return;
+    }
+    if (++c->ndirty * c->chunk > c->st.dirty_peak)
+        c->st.dirty_peak = c->ndirty * c->chunk;
+    if (c->ndirty > c->dirty_bg) {
+        wb_start(c);
+        pthread_cond_signal(&c->wb_work);
+    }
+}
+
+/* Count s as it is now: dirty while it has dirty pages or a write-back of
+ * them runs (its pages are not the store's yet) (lock held). */
+static void recount(chunk_cache_t *c, slot_t *s)
+{
+    set_counted(c, s, s->region && (s->state == SLOT_WRITING || s->state == SLOT_EVICTING || any_dirty(c, s)));
+}
+
+/* A store write ended with rc (lock held): the first failure after writes
+ * that worked says so once, with its message, and starts the write-behind's
+ * back-off; the first success after failures says so once and ends it. */
+static void store_answered(chunk_cache_t *c, int rc)
+{
+    if (rc == 0 && c->store_error == 0)
+        return;
+    if (rc == 0) {
+        loci__log(LOCI_LOG_WARN, "mode=paged: the store of a %s cache takes writes again; writing back its %u dirty "
+                                 "chunk(s)", c->target->name, c->ndirty);
+        c->store_error = 0;
+        c->backoff_ms = 0;
+        pthread_cond_broadcast(&c->wb_work);
+        pthread_cond_broadcast(&c->changed);
+        return;
+    }
+    if (c->store_error == 0)
+        loci__log(LOCI_LOG_ERROR, "mode=paged: a write-back failed; the dirty chunks stay in DRAM and are tried again "
+                                  "every %d s at most%s (the next flush reports it): %s", WB_RETRY_MAX_MS / 1000,
+                  rc == LOCI_ENOSPC ? "" : "; writers wait at the dirty limit meanwhile", loci_last_error());
+    c->store_error = rc;
+    c->backoff_ms = c->backoff_ms ? c->backoff_ms * 2 : WB_RETRY_MIN_MS;
+    if (c->backoff_ms > WB_RETRY_MAX_MS)
+        c->backoff_ms = WB_RETRY_MAX_MS;
+    c->retry_ns = clock_mono_ns() + (uint64_t)c->backoff_ms * 1000000u;
+    pthread_cond_broadcast(&c->changed); /* a full store lifts the limit: throttled writers go on */
+}
+
 /* Write the dirty pages of s back in runs (lock held; dropped during the
  * I/O, s being busy). Evicting: the whole chunk is write-protected first so
  * that no store can slip in before it is dropped (a clean one is already).
- * Flushing: the runs are, so that the next store to them dirties them again. A run the store refuses
- * (full, I/O error) stays dirty, and an eviction then keeps the chunk in
- * DRAM: false. The error is recorded for the next flush either way. */
-static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
+ * Otherwise the runs are, so that the next store to them dirties them again.
+ * A run the store refuses (full, I/O error) stays dirty, and an eviction
+ * then keeps the chunk in DRAM. Returns 0 or the store's error (its message
+ * in loci_last_error()); *bytes: what reached the store. */
+static int write_back(chunk_cache_t *c, slot_t *s, bool evict, uint64_t *bytes)
 {
     paged_region_t *r = s->region;
     uintptr_t base = chunk_addr(r, s->chunk);
@@ -342,7 +446,7 @@ static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
     pthread_mutex_unlock(&c->lock);
 
     uint64_t written = 0, runs = 0;
-    bool kept = false;
+    int error = 0;
     chunkstore_run_t run[npages / 2 + 1]; /* runs alternate with clean pages */
     unsigned nrun = 0;
     for (p = 0; next_run(snap, npages, &p, &first);) {
@@ -355,66 +459,75 @@ static bool write_back(chunk_cache_t *c, slot_t *s, bool evict)
         unsigned n = ops->write_runs ? nrun : 1;
         int w = ops->write_runs ? ops->write_runs(r->store, &run[i], n)
                                 : ops->write(r->store, run[i].off, run[i].buf, run[i].len);
-        size_t bytes = 0;
+        size_t done = 0;
         for (unsigned k = i; k < i + n; k++)
-            bytes += run[k].len;
+            done += run[k].len;
         if (w != 0) {
-            record_error(c, r, w);
-            if (worth_logging(&c->write_failures))
-                loci__log(LOCI_LOG_ERROR, "mode=paged: write-back of %zu bytes failed, they stay dirty in DRAM "
-                                          "(%llu failed write-backs so far): %s",
-                          bytes, (unsigned long long)atomic_load(&c->write_failures), loci_last_error());
+            error = error ? error : w;
             for (unsigned k = i; k < i + n; k++)
                 for (size_t q = (run[k].off - (base - r->base)) / c->page; q < (run[k].off - (base - r->base) + run[k].len) / c->page; q++)
                     bit_set(failed, (unsigned)q);
-            kept = true;
         } else {
-            written += bytes;
+            written += done;
             runs += n;
         }
     }
-    if (evict && !kept && vm_drop((void *)base, len) != 0)
+    if (evict && !error && vm_drop((void *)base, len) != 0)
         loci__log(LOCI_LOG_ERROR, "mode=paged: madvise(DONTNEED) of a chunk: %s", strerror(errno));
 
     pthread_mutex_lock(&c->lock);
-    for (unsigned w = 0; kept && w < c->words; w++)
+    for (unsigned w = 0; error && w < c->words; w++)
         s->dirty[w] |= failed[w];
     if (written && r->fresh) /* the store holds data for it now */
         bit_clear(r->fresh, s->chunk);
     c->st.bytes_written += written;
     c->st.writebacks += runs;
-    return !kept;
+    *bytes = written;
+    if (nrun)
+        store_answered(c, error);
+    return error;
+}
+
+/* The chunk of s leaves the cache (lock held): its slot is free, unlinked
+ * from the LRU and the hash (the caller puts it on the free list). */
+static void unslot(chunk_cache_t *c, slot_t *s)
+{
+    remember_gone(c, s);
+    hash_remove(c, s);
+    set_counted(c, s, false);
+    s->region = NULL;
+    s->state = SLOT_FREE;
+    c->st.resident_bytes -= c->chunk;
 }
 
 /* Evict s (lock held, s resident): written back, dropped, out of the hash;
  * true: the caller owns the free slot afterwards. When its write-back
- * fails, s stays resident and dirty (most recently used) unless `force`,
- * which drops it anyway, its unwritten pages lost (reported, and recorded
- * for the next flush): the slot is freed then too. */
-static bool evict(chunk_cache_t *c, slot_t *s, bool force)
+ * fails (*rc: why), s stays resident and dirty (most recently used) unless
+ * `force`, which drops it anyway, its unwritten pages lost (reported, and
+ * recorded for the next flush): the slot is freed then too. */
+static bool evict(chunk_cache_t *c, slot_t *s, bool force, int *rc_out)
 {
     s->state = SLOT_EVICTING;
     lru_unlink(c, s);
-    bool ok = write_back(c, s, true);
-    if (!ok && !force) {
+    uint64_t bytes;
+    int rc = *rc_out = write_back(c, s, true, &bytes);
+    if (rc != 0 && !force) {
         s->state = SLOT_RESIDENT;
         lru_push(c, s);
+        recount(c, s);
         pthread_cond_broadcast(&c->changed);
         return false;
     }
-    if (!ok) {
+    if (rc != 0) {
+        record_error(s->region, rc);
         if (worth_logging(&c->dropped))
             loci__log(LOCI_LOG_ERROR, "mode=paged: no chunk of the cache can be written back; dropping one, its "
                                       "unwritten pages are lost (%llu so far): %s",
                       (unsigned long long)atomic_load(&c->dropped), loci_last_error());
         vm_drop((void *)chunk_addr(s->region, s->chunk), chunk_len(s->region, s->chunk));
     }
-    remember_gone(c, s);
-    hash_remove(c, s);
-    s->region = NULL;
-    s->state = SLOT_FREE;
+    unslot(c, s);
     c->st.evictions++;
-    c->st.resident_bytes -= c->chunk;
     pthread_cond_broadcast(&c->changed);
     return true;
 }
@@ -427,13 +540,19 @@ static void push_free(chunk_cache_t *c, slot_t *s)
 
 /* ---- filling -------------------------------------------------------------- */
 
-/* The least recently used resident slot, or NULL when all are busy. */
+/* The slot to evict for a new chunk: the least recently faulted clean one
+ * (nothing to write), else the least recently faulted dirty one (written
+ * back now), NULL when all are busy. */
 static slot_t *victim(chunk_cache_t *c)
 {
+    slot_t *dirty = NULL;
     for (int i = node(c, c->lru)->prev; i != c->lru; i = c->slots[i].prev)
-        if (c->slots[i].state == SLOT_RESIDENT)
-            return &c->slots[i];
-    return NULL;
+        if (c->slots[i].state == SLOT_RESIDENT) {
+            if (!c->slots[i].counted)
+                return &c->slots[i];
+            dirty = dirty ? dirty : &c->slots[i];
+        }
+    return dirty;
 }
 
 /* A slot for chunk `chunk` of r, hashed and FILLING (lock held). NULL when
@@ -455,11 +574,13 @@ static slot_t *claim(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, const 
                 wait_change(c);
             return NULL;
         }
-        /* A chunk whose write-back fails stays, most recent: try the others
-         * before dropping one (the store is full or failing), whose slot is
-         * then this one. */
-        for (int tries = 1; !evict(c, s, tries >= c->nslots); tries++)
-            if (!(s = victim(c))) {
+        /* A chunk whose write-back fails stays, most recent: try the others.
+         * When none can be written and the store is full, one is dropped (its
+         * unflushed pages lost, reported), whose slot is then this one; while
+         * the store fails otherwise (away) the caller waits for it instead. */
+        int e;
+        for (int tries = 1; !evict(c, s, tries >= c->nslots && c->store_error == LOCI_ENOSPC, &e); tries++)
+            if (tries >= c->nslots || !(s = victim(c))) {
                 if (wait)
                     wait_change(c);
                 return NULL;
@@ -494,7 +615,9 @@ static uint64_t read_chunks(chunk_cache_t *c, paged_region_t *r, uint64_t first,
         size_t at = (size_t)i * c->chunk, n = (j < m ? (size_t)j * c->chunk : len) - at;
         int rc = fresh[i] ? 0 : r->store->ops->read(r->store, (first + i) * c->chunk, buf + at, n);
         if (rc != 0) {
-            record_error(c, r, rc);
+            pthread_mutex_lock(&c->lock);
+            record_error(r, rc);
+            pthread_mutex_unlock(&c->lock);
             if (worth_logging(&c->read_failures))
                 loci__log(LOCI_LOG_ERROR, "mode=paged: reading %u chunk(s) failed, they read as zeros (%llu failed "
                                           "reads so far): %s", j - i,
@@ -539,6 +662,8 @@ static void fill(chunk_cache_t *c, slot_t *const *run, unsigned m, const uffd_fa
     unsigned dfirst = 0, dn = 0; /* the pages the faulting write dirties */
     if (f && f->write && !r->readonly)
         dirty_span(c, run[0], f->addr, &dfirst, &dn);
+    if (dn) /* the writer was let through the dirty limit for it */
+        set_counted(c, run[0], true);
     char *buf = take_bounce(c);
     pthread_mutex_unlock(&c->lock);
 
@@ -551,6 +676,7 @@ static void fill(chunk_cache_t *c, slot_t *const *run, unsigned m, const uffd_fa
         slot_t *s = run[i];
         if (rc != 0) { /* the faulting threads will fault again and retry */
             hash_remove(c, s);
+            set_counted(c, s, false);
             s->region = NULL;
             s->state = SLOT_FREE;
             c->st.resident_bytes -= c->chunk;
@@ -583,6 +709,7 @@ static void refault_page(chunk_cache_t *c, slot_t *s, const uffd_fault_t *f)
     uintptr_t page = f->addr & ~(uintptr_t)(c->page - 1);
     if (vm_page_absent((void *)page)) {
         bit_clear(s->dirty, (page - chunk_addr(r, s->chunk)) / c->page); /* its data is gone */
+        recount(c, s);
         void *buf = aligned_alloc(c->page, c->page); /* rare: I/O under the lock keeps s as it is */
         int rc = buf ? r->store->ops->read(r->store, page - r->base, buf, c->page) : LOCI_ENOMEM;
         if (rc == 0 && (rc = uffd_copy(c->uffd, (void *)page, buf, c->page, !r->readonly)) == 0)
@@ -615,11 +742,29 @@ static void plan_readahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk)
     r->ahead = end;
 }
 
+/* A writer about to dirty one more chunk while dirty_max are dirty waits
+ * for the write-behind (lock held): true when it waited (the caller looks
+ * again). A full store lifts the limit (waiting would not end: see claim). */
+static bool throttled(chunk_cache_t *c, bool *counted)
+{
+    if (c->ndirty < c->dirty_max || c->store_error == LOCI_ENOSPC)
+        return false;
+    if (!*counted)
+        c->st.throttled++;
+    *counted = true;
+    wb_start(c);
+    c->throttled++;
+    pthread_cond_signal(&c->wb_work);
+    wait_change(c);
+    c->throttled--;
+    return true;
+}
+
 void cache_fault(paged_region_t *r, const uffd_fault_t *f, uint64_t stamp)
 {
     chunk_cache_t *c = r->cache;
     uint64_t chunk = (f->addr - r->base) / c->chunk;
-    bool planned = false;
+    bool planned = false, waited = false;
     pthread_mutex_lock(&c->lock);
     if (!f->wp)
         c->st.faults++;
@@ -630,6 +775,8 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f, uint64_t stamp)
                 uffd_wake(c->uffd, (void *)(f->addr & ~(uintptr_t)(c->page - 1)), c->page);
                 break;
             }
+            if (f->write && !r->readonly && throttled(c, &waited))
+                continue;
             if ((s = claim(c, r, chunk, NULL, true))) {
                 if (chunk < r->ahead) /* asked but dropped (evicted, or the queue was full): ask again */
                     r->ahead = chunk + 1;
@@ -648,6 +795,8 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f, uint64_t stamp)
             continue;
         }
         touch(c, s);
+        if (f->wp && !s->counted && throttled(c, &waited))
+            continue;
         if (f->wp) {
             mark_dirty(c, s, f->addr, false);
             break;
@@ -663,7 +812,84 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f, uint64_t stamp)
     pthread_mutex_unlock(&c->lock);
 }
 
+/* ---- write-behind --------------------------------------------------------- */
+
+/* The next chunk to write behind (lock held): the least recently faulted
+ * resident dirty one while more than dirty_bg are dirty and not being written
+ * already, but the one a write dirtied last (written now, the rest of the
+ * writer's stores there would dirty it again: its pages would go twice)
+ * unless writers wait for it, or
+ * one of a region being flushed; NULL when there is none or the
+ * store failed lately: then one thread alone tries again once the back-off
+ * has passed. */
+static slot_t *behind_pick(chunk_cache_t *c)
+{
+    if (c->store_error && (c->nwriting > 0 || clock_mono_ns() < c->retry_ns))
+        return NULL;
+    bool over = c->ndirty - c->nwriting > c->dirty_bg;
+    if (!over && !c->flushes)
+        return NULL;
+    for (int i = node(c, c->lru)->prev; i != c->lru; i = c->slots[i].prev) {
+        slot_t *s = &c->slots[i];
+        if (s->state == SLOT_RESIDENT && (s->region->flushing || (over && (s != c->newest || c->throttled))) && any_dirty(c, s))
+            return s;
+    }
+    return NULL;
+}
+
+static void *write_behind(void *arg)
+{
+    chunk_cache_t *c = arg;
+    pthread_mutex_lock(&c->lock);
+    while (!c->closing) {
+        slot_t *s = behind_pick(c);
+        if (!s) {
+            if (c->store_error && c->nwriting == 0) {
+                struct timespec at = {(time_t)(c->retry_ns / 1000000000u), (long)(c->retry_ns % 1000000000u)};
+                pthread_cond_timedwait(&c->wb_work, &c->lock, &at);
+            } else {
+                pthread_cond_wait(&c->wb_work, &c->lock);
+            }
+            continue;
+        }
+        s->state = SLOT_WRITING;
+        c->nwriting++;
+        uint64_t bytes;
+        write_back(c, s, false, &bytes); /* a failure: the pages stay dirty, store_answered backs off */
+        c->nwriting--;
+        c->st.written_behind += bytes;
+        s->state = SLOT_RESIDENT;
+        recount(c, s);
+        pthread_cond_broadcast(&c->changed);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+}
+
+/* The write-behind threads, started on first need (lock held). Fewer than
+ * asked, or none: the others write behind, or evictions write synchronously. */
+static void wb_start(chunk_cache_t *c)
+{
+    if (c->nwb == WB_THREADS || c->closing)
+        return;
+    sigset_t all, old; /* signals go to the application's threads, never to these */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    while (c->nwb < WB_THREADS && pthread_create(&c->wb[c->nwb], NULL, write_behind, c) == 0)
+        c->nwb++;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /* ---- ranges ----------------------------------------------------------------- */
+
+/* A slot a readahead may take: free, or clean to evict. A readahead never
+ * writes a dirty chunk back to make room (it would wait for the store for a
+ * guess, and could take the chunk a writer is still writing). */
+static bool room_ahead(chunk_cache_t *c)
+{
+    slot_t *v = c->free != NIL ? NULL : victim(c);
+    return c->free != NIL || (v && !v->counted);
+}
 
 /* Chunks [first, first+n) of r in the cache, those missing filled now, a
  * batch of consecutive ones at a time (lock held) — unless `epoch` (a
@@ -681,9 +907,11 @@ static void fill_range(chunk_cache_t *c, paged_region_t *r, uint64_t first, uint
             continue;
         }
         unsigned m = 0;
-        while (m < c->batch && k + m < first + n && !lookup(c, r, k + m) &&
+        while (m < c->batch && k + m < first + n && !lookup(c, r, k + m) && (!epoch || room_ahead(c)) &&
                (run[m] = claim(c, r, k + m, epoch, m == 0)))
             m++;
+        if (m == 0 && epoch && !room_ahead(c))
+            return;
         if (m == 0)
             continue; /* it waited, or the chunk was taken meanwhile: look again */
         fill(c, run, m, NULL);
@@ -718,22 +946,37 @@ int cache_writeback(paged_region_t *r, uintptr_t addr, size_t len, bool drop)
     pthread_mutex_lock(&c->lock);
     if (drop) /* what was queued to read ahead before must not come back after */
         r->epoch++;
+    if (!r->readonly) { /* the write-behind threads write r's dirty chunks alongside: many in flight */
+        r->flushing++;
+        c->flushes++;
+        wb_start(c);
+        pthread_cond_broadcast(&c->wb_work);
+    }
     for (uint64_t k = first; k <= last;) {
         slot_t *s = lookup(c, r, k);
         if (s && busy(s)) {
             wait_change(c);
             continue;
         }
+        int e = 0;
         if (s && drop) {
-            if (evict(c, s, false)) /* else it stays, dirty: the error is returned below */
+            if (evict(c, s, false, &e)) /* else it stays, dirty: the error is returned below */
                 push_free(c, s);
         } else if (s && any_dirty(c, s)) {
+            uint64_t bytes;
             s->state = SLOT_WRITING;
-            write_back(c, s, false);
+            e = write_back(c, s, false, &bytes);
             s->state = SLOT_RESIDENT;
+            recount(c, s);
             pthread_cond_broadcast(&c->changed);
         }
+        if (e != 0)
+            record_error(r, e);
         k++;
+    }
+    if (!r->readonly) {
+        r->flushing--;
+        c->flushes--;
     }
     int rc = r->error;
     if (rc != 0) /* reported once, here, with what failed */
@@ -761,7 +1004,8 @@ int cache_purge(paged_region_t *r, uintptr_t addr, size_t len)
         if (s) { /* the purged pages are not written back; the others are */
             for (uintptr_t p = from; p < to; p += c->page)
                 bit_clear(s->dirty, (p - cb) / c->page);
-            evict(c, s, true); /* whatever fails to reach the store is reported */
+            int e;
+            evict(c, s, true, &e); /* whatever fails to reach the store is reported */
             push_free(c, s);
         }
         /* Under the lock: nobody refills the chunk from the old data meanwhile. */
@@ -788,12 +1032,8 @@ static void drop_all(chunk_cache_t *c, paged_region_t *r)
             continue;
         }
         if (s->region == r) {
-            remember_gone(c, s);
             lru_unlink(c, s);
-            hash_remove(c, s);
-            s->region = NULL;
-            s->state = SLOT_FREE;
-            c->st.resident_bytes -= c->chunk;
+            unslot(c, s);
             push_free(c, s);
         }
         i++;
@@ -814,6 +1054,8 @@ int cache_reload(paged_region_t *r)
     pthread_mutex_lock(&c->lock);
     r->epoch++; /* readaheads queued before would bring the old contents back */
     drop_all(c, r);
+    if (r->fresh) /* the new contents may have data anywhere */
+        memset(r->fresh, 0, (r->nchunks + 63) / 64 * sizeof *r->fresh);
     /* Under the lock: no fill of r installs a page between. */
     int rc = vm_drop((void *)r->base, r->size) == 0
                  ? 0
@@ -824,13 +1066,19 @@ int cache_reload(paged_region_t *r)
 
 /* ---- life and counters ---------------------------------------------------- */
 
-chunk_cache_t *cache_create(const struct loci_target *t, size_t budget, size_t chunk, int uffd, bool whole_chunks)
+chunk_cache_t *cache_create(const struct loci_target *t, const cache_shape_t *shape, int uffd, bool whole_chunks)
 {
+    size_t budget = shape->budget, chunk = shape->chunk;
     chunk_cache_t *c = calloc(1, sizeof *c);
     if (!c)
         return loci__fail_null(LOCI_ENOMEM, "out of memory creating a chunk cache");
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->changed, NULL);
+    pthread_condattr_t monotonic;
+    pthread_condattr_init(&monotonic);
+    pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+    pthread_cond_init(&c->wb_work, &monotonic);
+    pthread_condattr_destroy(&monotonic);
     c->target = t;
     c->budget = budget;
     c->chunk = chunk;
@@ -841,6 +1089,19 @@ chunk_cache_t *cache_create(const struct loci_target *t, size_t budget, size_t c
     c->whole_chunks = whole_chunks;
     c->move = paged_uffd_moves();
     c->nslots = (int)(budget / chunk);
+    c->shape = *shape;
+    /* The limit leaves room for the fills the fault threads may have let
+     * through at once, and the write-behind starts below it. */
+    c->dirty_max = (unsigned)((uint64_t)c->nslots * shape->dirty_limit / 100);
+    if (c->dirty_max > (unsigned)c->nslots - FAULT_SLACK)
+        c->dirty_max = (unsigned)c->nslots - FAULT_SLACK;
+    if (c->dirty_max == 0)
+        c->dirty_max = 1;
+    c->dirty_bg = (unsigned)((uint64_t)c->nslots * shape->dirty_background / 100);
+    if (c->dirty_bg == 0) /* one chunk at least: a single writer's own never goes before it is done */
+        c->dirty_bg = 1;
+    if (c->dirty_bg >= c->dirty_max)
+        c->dirty_bg = c->dirty_max - 1;
     c->window = (unsigned)(c->nslots / 4 < WINDOW ? c->nslots / 4 : WINDOW);
     /* Batches of a quarter of the window at most, so that several are in flight. */
     c->batch = (unsigned)(BATCH_BYTES / chunk);
@@ -885,6 +1146,13 @@ void cache_destroy(chunk_cache_t *c)
 {
     if (!c)
         return;
+    pthread_mutex_lock(&c->lock); /* no region is left: the write-behind threads are idle */
+    c->closing = true;
+    pthread_cond_broadcast(&c->wb_work);
+    pthread_mutex_unlock(&c->lock);
+    for (unsigned i = 0; i < c->nwb; i++)
+        pthread_join(c->wb[i], NULL);
+    pthread_cond_destroy(&c->wb_work);
     for (unsigned i = 0; i < NBOUNCE; i++)
         if (c->bounce[i] && c->bounce[i] != MAP_FAILED)
             vm_unmap(c->bounce[i], c->batch * c->chunk);
@@ -912,9 +1180,12 @@ void cache_stats(chunk_cache_t *c, loci_cache_stats_t *out)
     out->bytes_written += s->bytes_written;
     out->writebacks += s->writebacks;
     out->evictions += s->evictions;
+    out->dirty_bytes += (uint64_t)c->ndirty * c->chunk;
+    out->dirty_peak += s->dirty_peak;
+    out->written_behind += s->written_behind;
+    out->throttled += s->throttled;
     pthread_mutex_unlock(&c->lock);
 }
 
 const struct loci_target *cache_target(const chunk_cache_t *c) { return c->target; }
-size_t cache_chunk(const chunk_cache_t *c) { return c->chunk; }
-size_t cache_budget(const chunk_cache_t *c) { return c->budget; }
+const cache_shape_t *cache_shape(const chunk_cache_t *c) { return &c->shape; }

@@ -5,9 +5,9 @@
  * nameless O_DIRECT file in the tier directory, its space reserved at once so
  * that writing back never meets a full disk; a persistent region's store is
  * its directory of chunk files (chunkstore/chunk_files.c, paged/paged.h), or the flat file
- * of a region made by mode=mmap. Regions of the same target, cache size and
- * chunk size share one cache, made with the first of them and freed with the
- * last.
+ * of a region made by mode=mmap. Regions of the same target, cache size,
+ * chunk size and dirty limits (chunk_cache.c: write-behind) share one cache,
+ * made with the first of them and freed with the last.
  */
 #include "paged/paged.h"
 #include "paged/paged_internal.h"
@@ -29,6 +29,8 @@
 #define DEFAULT_CHUNK ((size_t)256 << 10) /* NVMalloc's chunk */
 #define MAX_CHUNK ((size_t)64 << 20)
 #define MIN_CHUNKS 8 /* one instruction may touch 4 pages (source and target across page ends), per thread */
+#define DEFAULT_DIRTY_LIMIT 50      /* % of a cache's chunks dirty at most: a writer dirtying one more waits */
+#define DEFAULT_DIRTY_BACKGROUND 10 /* % dirty above which the write-behind runs (the kernel's dirty_background_ratio) */
 
 typedef struct cache_ref {
     chunk_cache_t *cache;
@@ -98,37 +100,52 @@ static void withdraw(paged_region_t *r)
 
 /* ---- caches ---------------------------------------------------------------- */
 
-/* The cache sizes a place asks for, checked. */
-static int cache_sizes(const place_t *place, size_t *budget, size_t *chunk)
+/* The shape of cache a place asks for, checked: its sizes from the intent
+ * (or the defaults), its dirty limits from the intent, else the target's
+ * [target X] section, else the defaults (a background threshold not given
+ * stays below the limit). */
+static int cache_shape_of(const place_t *place, cache_shape_t *shape)
 {
     char b[32], c[32];
-    *chunk = place->chunk ? (size_t)place->chunk : DEFAULT_CHUNK;
-    *budget = place->cache ? (size_t)place->cache : DEFAULT_CACHE;
-    if (*chunk % vm_page_size() != 0 || *chunk > MAX_CHUNK)
+    size_t chunk = place->chunk ? (size_t)place->chunk : DEFAULT_CHUNK;
+    size_t budget = place->cache ? (size_t)place->cache : DEFAULT_CACHE;
+    if (chunk % vm_page_size() != 0 || chunk > MAX_CHUNK)
         return loci__fail(LOCI_EINVAL, "mode=paged: chunk=%s must be a multiple of the page size (%zu) and at "
-                                       "most %s", units_format_size(*chunk, c, sizeof c), vm_page_size(),
+                                       "most %s", units_format_size(chunk, c, sizeof c), vm_page_size(),
                           units_format_size(MAX_CHUNK, b, sizeof b));
-    *budget -= *budget % *chunk;
-    if (*budget / *chunk < MIN_CHUNKS)
+    budget -= budget % chunk;
+    if (budget / chunk < MIN_CHUNKS)
         return loci__fail(LOCI_EINVAL, "mode=paged: cache=%s holds %zu chunks of %s; give it at least %d "
                                        "(cache >= %d x chunk)", units_format_size(place->cache ? place->cache : DEFAULT_CACHE, b, sizeof b),
-                          *budget / *chunk, units_format_size(*chunk, c, sizeof c), MIN_CHUNKS, MIN_CHUNKS);
+                          budget / chunk, units_format_size(chunk, c, sizeof c), MIN_CHUNKS, MIN_CHUNKS);
+    const struct loci_target *t = place->target;
+    unsigned limit = place->dirty_limit ? place->dirty_limit : t->dirty_limit ? t->dirty_limit : DEFAULT_DIRTY_LIMIT;
+    unsigned bg = place->dirty_background ? place->dirty_background : t->dirty_background;
+    if (limit == 0 || limit > 100 || bg > 100)
+        return loci__fail(LOCI_EINVAL, "mode=paged: dirty_limit=%u%%, dirty_background=%u%%: each must be 1%% to 100%% "
+                                       "of the cache", limit, bg);
+    if (bg == 0)
+        bg = DEFAULT_DIRTY_BACKGROUND < limit / 2 ? DEFAULT_DIRTY_BACKGROUND : (limit / 2 ? limit / 2 : 1);
+    else if (bg >= limit)
+        return loci__fail(LOCI_EINVAL, "mode=paged: dirty_background=%u%% must be below dirty_limit=%u%% (write-behind "
+                                       "starts at the first, writers wait at the second), e.g. %u%%", bg, limit,
+                          limit / 4 ? limit / 4 : 1);
+    *shape = (cache_shape_t){budget, chunk, limit, bg};
     return 0;
 }
 
-/* The cache for (target, budget, chunk), made when missing (lock held). */
-static chunk_cache_t *cache_get(const place_t *place, size_t budget, size_t chunk, int uffd)
+/* The cache of that shape for the place's target, made when missing (lock held). */
+static chunk_cache_t *cache_get(const place_t *place, const cache_shape_t *shape, int uffd)
 {
     for (cache_ref_t *c = caches; c; c = c->next)
-        if (cache_target(c->cache) == place->target && cache_budget(c->cache) == budget &&
-            cache_chunk(c->cache) == chunk) {
+        if (cache_target(c->cache) == place->target && memcmp(cache_shape(c->cache), shape, sizeof *shape) == 0) {
             c->regions++;
             return c->cache;
         }
     cache_ref_t *c = malloc(sizeof *c);
     if (!c)
         return loci__fail_null(LOCI_ENOMEM, "out of memory creating a chunk cache");
-    c->cache = cache_create(place->target, budget, chunk, uffd, atomic_load(&whole_chunks));
+    c->cache = cache_create(place->target, shape, uffd, atomic_load(&whole_chunks));
     if (!c->cache) {
         free(c);
         return NULL;
@@ -148,7 +165,7 @@ static void cache_put(chunk_cache_t *cache)
             cache_ref_t *c = *p;
             *p = c->next;
             cache_stats(cache, &retired); /* its history stays in the totals */
-            retired.cache_bytes -= cache_budget(cache);
+            retired.cache_bytes -= cache_shape(cache)->budget;
             cache_destroy(cache);
             free(c);
             return;
@@ -178,10 +195,12 @@ static void region_free(paged_region_t *r)
 }
 
 /* A region of `size` bytes over `store` (taken over), unmapped yet.
- * `named`: a persistent region, whose chunks all hold data. */
+ * `named`: a persistent region, whose chunks may hold data (unless its
+ * store was created by this opening). */
 static paged_region_t *region_new(chunkstore_t *store, size_t size, size_t chunk, bool named, bool readonly)
 {
     uint64_t nchunks = (size + chunk - 1) / chunk, words = (nchunks + 63) / 64;
+    named = named && !store->created;
     paged_region_t *r = calloc(1, sizeof *r);
     uint64_t *fresh = named || !r ? NULL : malloc(words * sizeof *fresh);
     if (!r || (!named && !fresh)) {
@@ -205,10 +224,10 @@ static void *map_region(const place_t *place, chunkstore_t *store, size_t size, 
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, watch_forks);
-    size_t budget, chunk;
-    int rc = !store ? LOCI_ENOMEM : cache_sizes(place, &budget, &chunk);
+    cache_shape_t shape;
+    int rc = !store ? LOCI_ENOMEM : cache_shape_of(place, &shape);
     int uffd = rc ? rc : paged_uffd(place->file_mode == FILE_PAGED_ONLY);
-    paged_region_t *r = uffd < 0 ? NULL : region_new(store, size, chunk, named, readonly);
+    paged_region_t *r = uffd < 0 ? NULL : region_new(store, size, shape.chunk, named, readonly);
     if (!r) {
         if (uffd < 0 && store)
             store->ops->close(store);
@@ -228,7 +247,7 @@ static void *map_region(const place_t *place, chunkstore_t *store, size_t size, 
         rc = uffd_register(uffd, p, size, !readonly);
     if (rc == 0) {
         pthread_mutex_lock(&table_lock);
-        r->cache = cache_get(place, budget, chunk, uffd);
+        r->cache = cache_get(place, &shape, uffd);
         rc = !r->cache ? LOCI_ENOMEM : insert(r);
         if (rc != 0 && r->cache)
             cache_put(r->cache);
@@ -263,14 +282,14 @@ static void *store_alloc(const place_t *place, size_t size, size_t alignment)
     if (place->pinned)
         return loci__fail_null(LOCI_EINVAL, "%s: pinned memory cannot live in the store (it leaves DRAM when "
                                             "evicted); drop pinned or choose DRAM", place->target->name);
-    size_t budget, chunk;
-    int rc = cache_sizes(place, &budget, &chunk);
+    cache_shape_t shape;
+    int rc = cache_shape_of(place, &shape);
     rados_pool_t *rp = rc ? NULL : store_of(place);
     if (!rp) {
         errno = loci__errno_of(rc ? rc : LOCI_EIO);
         return NULL;
     }
-    return map_region(place, chunkstore_rados_anonymous(rp, size, chunk), size, alignment, false, false);
+    return map_region(place, chunkstore_rados_anonymous(rp, size, shape.chunk), size, alignment, false, false);
 }
 
 void *paged_alloc(const place_t *place, size_t size, size_t alignment)
@@ -300,8 +319,9 @@ void *paged_alloc(const place_t *place, size_t size, size_t alignment)
  * and the place with the region's own chunk size. */
 static chunkstore_t *open_chunked(place_t *place, const char *name, uint64_t *size, unsigned flags)
 {
-    size_t budget, chunk;
-    int rc = cache_sizes(place, &budget, &chunk); /* the chunk size asked, checked before a region is made */
+    cache_shape_t shape;
+    int rc = cache_shape_of(place, &shape); /* the chunk size asked, checked before a region is made */
+    size_t chunk = shape.chunk;
     char path[4096];
     int fd = rc ? rc : tier_open_chunked(place, name, flags, size, &chunk, path, sizeof path);
     if (fd < 0) {
@@ -459,7 +479,7 @@ void paged_foreach_cache(void (*fn)(const struct loci_target *t, size_t budget, 
     for (cache_ref_t *c = caches; c; c = c->next) {
         loci_cache_stats_t st = {0};
         cache_stats(c->cache, &st);
-        fn(cache_target(c->cache), cache_budget(c->cache), cache_chunk(c->cache), &st, arg);
+        fn(cache_target(c->cache), cache_shape(c->cache)->budget, cache_shape(c->cache)->chunk, &st, arg);
     }
     pthread_mutex_unlock(&table_lock);
 }
@@ -482,7 +502,7 @@ int paged_chunks(void *base, region_chunks_t *out)
     int dirfd = chunkstore_chunks_dir(r->store), fd = dirfd < 0 ? -1 : fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
     if (dirfd >= 0 && fd < 0)
         return loci__fail(LOCI_EIO, "paged_chunks: dup of a region's directory: %s", strerror(errno));
-    *out = (region_chunks_t){r->store, fd, cache_chunk(r->cache), r->nchunks,
+    *out = (region_chunks_t){r->store, fd, cache_shape(r->cache)->chunk, r->nchunks,
                              fd < 0 ? 0 : chunkstore_chunks_version(r->store)};
     return 0;
 }

@@ -38,15 +38,25 @@ typedef struct paged_region {
     _Atomic bool leaving; /* being freed: nothing more to read ahead */
     unsigned epoch;       /* bumped by evictions and purges (cache lock): older readaheads are void */
     uint64_t ahead;       /* chunks before it were asked to be read ahead (cache lock) */
+    unsigned flushing;    /* flushes of it running: written behind too (cache lock) */
 } paged_region_t;
 
 /* ------------------------------------------------------- chunk_cache.c -- */
 
-/** A cache of `budget` bytes of `chunk`-byte chunks (both page multiples,
- *  budget >= 8 chunks), installing pages through the userfaultfd `uffd`.
+/** What a cache is: `budget` bytes of `chunk`-byte chunks (both page
+ *  multiples, budget >= 8 chunks); a writer dirtying one more chunk waits
+ *  while dirty_limit % of them are dirty, and its write-behind threads write
+ *  dirty chunks back while more than dirty_background % are (1..100, the
+ *  background below the limit). */
+typedef struct {
+    size_t budget, chunk;
+    unsigned dirty_limit, dirty_background;
+} cache_shape_t;
+
+/** A cache of that shape, installing pages through the userfaultfd `uffd`.
  *  `whole_chunks`: a first write dirties its whole chunk (NVMalloc without its
  *  write optimisation) instead of its page. NULL + loci__fail. */
-chunk_cache_t *cache_create(const struct loci_target *t, size_t budget, size_t chunk, int uffd, bool whole_chunks);
+chunk_cache_t *cache_create(const struct loci_target *t, const cache_shape_t *shape, int uffd, bool whole_chunks);
 void cache_destroy(chunk_cache_t *c);
 
 /** Serve one fault in r: fill the chunk from the store (evicting the least
@@ -67,9 +77,12 @@ int cache_prefetch(paged_region_t *r, uintptr_t addr, size_t len);
  *  when r was evicted or purged since). */
 void cache_readahead(paged_region_t *r, uint64_t chunk, unsigned n, unsigned epoch);
 
-/** Write the dirty pages of the chunks of [addr, addr+len) back, in runs;
- *  `evict` also drops the chunks from DRAM. Returns the first store error
- *  since the last call (sticky per region), with its message, else 0. */
+/** Write the dirty pages of the chunks of [addr, addr+len) back, in runs
+ *  (the write-behind threads take r's dirty chunks meanwhile too), and
+ *  return once the store took them; `evict` also drops the chunks from DRAM.
+ *  Returns this call's first store error or the first one since the last
+ *  call that lost data (a failed read, pages dropped), with its message,
+ *  else 0. */
 int cache_writeback(paged_region_t *r, uintptr_t addr, size_t len, bool evict);
 
 /** Make [addr, addr+len) read as zeros and give its memory back. */
@@ -85,10 +98,9 @@ int cache_reload(paged_region_t *r);
 /** Add the cache's counters to *out. */
 void cache_stats(chunk_cache_t *c, loci_cache_stats_t *out);
 
-/** What the cache is for: its target, budget and chunk size. */
+/** What the cache is for: its target and shape. */
 const struct loci_target *cache_target(const chunk_cache_t *c);
-size_t cache_chunk(const chunk_cache_t *c);
-size_t cache_budget(const chunk_cache_t *c);
+const cache_shape_t *cache_shape(const chunk_cache_t *c);
 
 /* ------------------------------------------------------- paged_fault.c -- */
 

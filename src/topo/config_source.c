@@ -183,6 +183,10 @@ int topo_config_apply_named(const topo_config_t *c, topo_t *t)
             if (rc)
                 return rc;
         }
+        if ((named = find_named(t, e->name)) && e->dirty_limit) /* mode=paged's write-behind there */
+            named->dirty_limit = e->dirty_limit;
+        if (named && e->dirty_background)
+            named->dirty_background = e->dirty_background;
     }
     return 0;
 }

@@ -15,6 +15,9 @@
  *   user, namespace, keyring, timeout = 30s (bound on every cluster call),
  *   lock_ttl = 30s (a dead writer's region lock expires after it)
  *
+ *   dirty_limit = 50%       file tiers (path =) and stores: mode=paged's
+ *   dirty_background = 10%  write-behind (docs/NVM.md), % of the cache
+ *
  * Each key is checked as it is read, each target as a whole once the file
  * is read; config_source.c applies them to the machine's targets.
  */
@@ -29,11 +32,14 @@
 
 static const char *const keys[] = {"numa_node", "path",    "kind",      "capacity", "bandwidth", "latency",
                                    "initiator", "store",   "conf",      "pool",     "user",      "namespace",
-                                   "keyring",   "timeout", "lock_ttl"};
+                                   "keyring",   "timeout", "lock_ttl",  "dirty_limit", "dirty_background"};
 enum {
     K_NUMA, K_PATH, K_KIND, K_CAPACITY, K_BANDWIDTH, K_LATENCY, K_INITIATOR,
-    K_STORE, K_CONF, K_POOL, K_USER, K_NAMESPACE, K_KEYRING, K_TIMEOUT, K_LOCK_TTL, K_COUNT
+    K_STORE, K_CONF, K_POOL, K_USER, K_NAMESPACE, K_KEYRING, K_TIMEOUT, K_LOCK_TTL, K_DIRTY_LIMIT,
+    K_DIRTY_BACKGROUND, K_COUNT
 };
+/* The keys of mode=paged's caches, for file tiers and stores. */
+#define PAGED_KEYS ((1u << K_DIRTY_LIMIT) | (1u << K_DIRTY_BACKGROUND))
 /* The keys only a store target takes. */
 #define STORE_KEYS                                                                                             \
     ((1u << K_STORE) | (1u << K_CONF) | (1u << K_POOL) | (1u << K_USER) | (1u << K_NAMESPACE) | (1u << K_KEYRING) | \
@@ -118,6 +124,18 @@ static bool parse_seconds(const char *v, unsigned *out)
     return true;
 }
 
+/* A percentage of a cache, "50%" or "50", 1 to 100. */
+static bool parse_percent(const char *v, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long x = strtoul(v, &end, 10);
+    if (end == v || errno || v[0] == '-' || (*end && strcmp(end, "%") != 0) || x < 1 || x > 100)
+        return false;
+    *out = (unsigned)x;
+    return true;
+}
+
 static int set_text(topo_config_t *c, const char *key, const char *value, char *dst, size_t len)
 {
     if (!*value || strlen(value) >= len)
@@ -192,6 +210,12 @@ static int set_key(topo_config_t *c, topo_config_target_t *e, int key, const cha
         if (!units_parse_latency(value, &e->latency) || e->latency == 0)
             return topo_config_fail(c, "latency = %s: expected a latency such as 120ns or 1.5us", value);
         return 0;
+    case K_DIRTY_LIMIT:
+    case K_DIRTY_BACKGROUND:
+        if (!parse_percent(value, key == K_DIRTY_LIMIT ? &e->dirty_limit : &e->dirty_background))
+            return topo_config_fail(c, "%s = %s: expected a percentage of the paged cache from 1%% to 100%%, e.g. %s",
+                                    keys[key], value, key == K_DIRTY_LIMIT ? "50%" : "10%");
+        return 0;
     default:
         return set_store_key(c, e, key, value);
     }
@@ -218,8 +242,8 @@ void topo_config_target_key(topo_config_t *c, const char *section, const char *k
     }
     topo_config_fail(c,
                      "[target %s]: unknown key '%s'; expected numa_node, path, kind, capacity, "
-                     "bandwidth, latency or initiator (and for kind = store: store, conf, pool, user, "
-                     "namespace, keyring, timeout, lock_ttl)",
+                     "bandwidth, latency or initiator, dirty_limit, dirty_background (and for kind = store: "
+                     "store, conf, pool, user, namespace, keyring, timeout, lock_ttl)",
                      e->name, key);
 }
 
@@ -254,6 +278,15 @@ int topo_config_target_check(const topo_config_t *c)
         if (e->numa_node >= 0 && e->path)
             return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: give numa_node or path, not both", c->path, e->line,
                               e->name);
+        if ((e->seen & PAGED_KEYS) && e->numa_node >= 0)
+            return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: dirty_limit and dirty_background belong to a file tier "
+                                            "(path =) or a store (kind = store): memory paged through loci's cache",
+                              c->path, e->line, e->name);
+        if ((e->seen & (1u << K_DIRTY_LIMIT)) && (e->seen & (1u << K_DIRTY_BACKGROUND)) &&
+            e->dirty_background >= e->dirty_limit)
+            return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: dirty_background = %u%% must be below dirty_limit = "
+                                            "%u%% (write-behind starts at the first, writers wait at the second)",
+                              c->path, e->line, e->name, e->dirty_background, e->dirty_limit);
         int rc = check_store(c, e);
         if (rc)
             return rc;

@@ -88,6 +88,7 @@ struct loci_target {
     int cuda_device;           /* CUDA device ordinal of a GPU's memory (gpu_source.c), else -1 */
     struct rados_pool *store;  /* kind store: the connection to its pool, else NULL */
     char *unreachable;         /* kind store: why it cannot be used now (NULL: it can) */
+    unsigned dirty_limit, dirty_background; /* file tiers, stores: mode=paged's write-behind, % (0: default) */
 };
 
 typedef struct topo {

@@ -110,6 +110,7 @@ typedef struct {
     uint64_t capacity, bandwidth, latency;
     char store[16];    /* kind = store: the engine ("rados") */
     rados_params_t rados;
+    unsigned dirty_limit, dirty_background; /* %, 0: not given */
     unsigned seen;     /* bit per key, to refuse a key given twice */
 } topo_config_target_t;
 

@@ -414,7 +414,11 @@ static void regions_linked_and_copy_on_write(void **state)
     assert_int_equal(st.bytes_hashed, MB); /* only the flat region was read */
 
     fill_in(r, 10 * chunk, 11 * chunk, 52); /* one chunk */
+    loci_cache_stats_t before, after;
+    OK(loci_cache_stats(r, &before));
     OK(loci_ckpt_save("reg-3"));
+    OK(loci_cache_stats(r, &after));
+    assert_int_equal(after.bytes_written - before.bytes_written, chunk); /* written back once per save, not twice */
     st = last();
     assert_int_equal(st.chunks_linked, 1);
     assert_int_equal(st.chunks_shared, n);

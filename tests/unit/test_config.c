@@ -168,6 +168,49 @@ static void store_target_mistakes(void **state)
                         "[target ssd0]: that name is taken by another target");
 }
 
+/* mode=paged's dirty limits in a [target X] section: bad ones refused with
+ * what is right, good ones obeyed by memory paged on that tier (a writer
+ * dirtying 4x the cache never has more dirty than the limit and the fault
+ * threads' slack), and an intent's own limit wins. */
+static void dirty_limits_in_target_sections(void **state)
+{
+    char text[512];
+    const char *bad[][2] = {
+        {"dirty_limit = 0%", "dirty_limit = 0%: expected a percentage of the paged cache from 1% to 100%, e.g. 50%"},
+        {"dirty_limit = 120%", "dirty_limit = 120%: expected a percentage"},
+        {"dirty_background = lots", "dirty_background = lots: expected a percentage"},
+        {"dirty_limit = 20%\ndirty_background = 20%", "dirty_background = 20% must be below dirty_limit = 20%"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(text, sizeof text, "[target scratch]\npath = %s\n%s\n", scratch_dir, bad[i][0]);
+        expect_config_error(text, bad[i][1]);
+    }
+    expect_config_error("[target a]\nnuma_node = 0\ndirty_limit = 40%\n",
+                        "[target a]: dirty_limit and dirty_background belong to a file tier (path =) or a store");
+
+    snprintf(text, sizeof text, "[target scratch]\npath = %s\ndirty_limit = 25%%\ndirty_background = 5%%\n", scratch_dir);
+    assert_int_equal(init_with(write_file("dirty.ini", text)), 0);
+    const size_t chunk = 64 << 10, cache = 64 * chunk, size = 4 * cache;
+    const char *intents[] = {"target=scratch,mode=paged!,cache=4MiB,chunk=64KiB",
+                             "target=scratch,mode=paged!,cache=4MiB,chunk=64KiB,dirty_limit=10%"};
+    const size_t limit[] = {16 * chunk, 6 * chunk};
+    for (int i = 0; i < 2; i++) {
+        loci_allocator_t *a = loci_allocator_create(intents[i]);
+        assert_non_null(a);
+        unsigned char *p = loci_alloc(a, size);
+        assert_non_null(p);
+        for (size_t off = 0; off < size; off += 512)
+            p[off] = (unsigned char)(off >> 12);
+        loci_cache_stats_t st;
+        assert_int_equal(loci_cache_stats(p, &st), 0);
+        if (st.dirty_peak > limit[i] + 4 * chunk || st.written_behind == 0)
+            fail_msg("%s: dirty peak %llu KiB (limit %zu KiB), %llu written behind", intents[i],
+                     (unsigned long long)st.dirty_peak >> 10, limit[i] >> 10, (unsigned long long)st.written_behind);
+        loci_free(p);
+        loci_allocator_destroy(a);
+    }
+}
+
 /* On an injected machine a store target is listed (no cluster is asked) and
  * access=job / access=global resolve to it and nothing else. */
 static void store_target_on_injected_machine(void **state)
@@ -313,6 +356,7 @@ int main(void)
         cmocka_unit_test(measured_loses_to_config),
         cmocka_unit_test(malformed_configs),
         cmocka_unit_test(store_target_mistakes),
+        cmocka_unit_test(dirty_limits_in_target_sections),
         cmocka_unit_test(store_target_on_injected_machine),
         cmocka_unit_test(access_job_needs_a_store),
         cmocka_unit_test(careless_and_hostile_configs),

@@ -386,7 +386,8 @@ static void test_all_keys_once(void **state)
     (void)state;
     const intent_t *in = ok("bandwidth=high,latency=low,capacity=large,near=pe,use=cpu,"
                             "access=node,persist,kind=pmem,target=pmem0,fallback=next,align=8,"
-                            "partition=nearest,pinned,mode=mmap,cache=1M,chunk=4K");
+                            "partition=nearest,pinned,mode=mmap,cache=1M,chunk=4K,dirty_limit=40%,"
+                            "dirty_background=5");
     assert_int_equal(in->nterms, TERM_KEY_COUNT);
     for (int k = 0; k < TERM_KEY_COUNT; k++) {
         const intent_term_t *t = intent_find(in, (intent_key_t)k);
@@ -412,7 +413,7 @@ static void test_find(void **state)
 
 #define ALL_KEYS                                                                                   \
     "bandwidth, latency, capacity, near, use, access, persist, kind, target, fallback, align, "    \
-    "partition, pinned, mode, cache, chunk"
+    "partition, pinned, mode, cache, chunk, dirty_limit, dirty_background"
 
 static void test_error_unknown_key(void **state)
 {
@@ -513,6 +514,23 @@ static void test_error_sizes(void **state)
     err_has("chunk=0", "chunk size 0");
     err("cache=0", "intent \"cache=0\": cache size 0 in 'cache=0' at 1 "
                    "(cache=SIZE, more than 0 bytes, e.g. 256MiB, 4GiB)");
+}
+
+/* The dirty limits of a paged cache: 1% to 100%, said so when not. */
+static void test_error_percentages(void **state)
+{
+    (void)state;
+    const intent_t *in = ok("mode=paged,dirty_limit=60%,dirty_background=15");
+    assert_int_equal(intent_find(in, TERM_DIRTY_LIMIT)->size, 60);
+    assert_int_equal(intent_find(in, TERM_DIRTY_BACKGROUND)->size, 15);
+    assert_string_equal(in->canonical, "mode=paged,dirty_limit=60%,dirty_background=15%");
+    err("dirty_limit=0%", "intent \"dirty_limit=0%\": dirty_limit=0% in 'dirty_limit=0%' at 1 is 0%: nothing "
+                          "could ever be dirty (dirty_limit=PCT, 1% to 100% of the paged cache, e.g. 50%)");
+    err_has("dirty_limit=101%", "dirty_limit=101% in 'dirty_limit=101%' at 1 is over 100% of the cache");
+    err_has("dirty_background=250", "is over 100% of the cache");
+    err_has("dirty_limit=50%%", "bad percentage '50%%'");
+    err_has("dirty_limit=half", "bad percentage 'half'");
+    err_has("dirty_limit=-5%", "bad percentage '-5%'");
 }
 
 static void test_error_size_overflow(void **state)
@@ -669,6 +687,7 @@ int main(void)
         cmocka_unit_test(test_error_unknown_value),
         cmocka_unit_test(test_error_numbers),
         cmocka_unit_test(test_error_sizes),
+        cmocka_unit_test(test_error_percentages),
         cmocka_unit_test(test_error_size_overflow),
         cmocka_unit_test(test_error_values),
         cmocka_unit_test(test_error_structure),

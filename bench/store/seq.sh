@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Issue 30's store figures, one line: a sequential writer and reader of a store region far larger
+# than its cache (bench_nvm --store --only s: 1 GiB region, 64 MiB cache, 256 KiB chunks; --quick
+# 256 MiB / 16 MiB) beside `rados bench write` / `seq` with the same object size and the same
+# number in flight as loci keeps (16: its write-behind threads; its readahead's 4 batches of 4),
+# on one throw-away loopback cluster (scripts/store-cluster.sh), rounds interleaved, medians.
+# CPU s/GB: loci's is its process' (getrusage, all threads); rados bench's is the child's user +
+# sys as time(1) reports them, per GB it moved.
+#   bench/store/seq.sh [--quick] [--osds N] [--rounds N]
+# Prints a table and writes bench/results/store-seq.{json,txt}. Needs root and Ceph; builds
+# nothing (BUILD_DIR, default build).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${BUILD_DIR:-build}
+[[ $build = /* ]] || build=$root/$build
+exe=$build/bench/bench_nvm cluster=$root/scripts/store-cluster.sh
+[[ -x $exe ]] || { echo "seq.sh: $exe not found; build with -DLOCI_BUILD_BENCH=ON first" >&2; exit 2; }
+quick=() osds=3 rounds=3 secs=20
+while [[ $# -gt 0 ]]; do
+    case $1 in
+    --quick) quick=(--quick); rounds=1; secs=5; shift ;;
+    --osds) osds=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    *) echo "usage: $0 [--quick] [--osds N] [--rounds N]" >&2; exit 2 ;;
+    esac
+done
+scratch=${SCRATCH:-/var/tmp/loci-bench-seq.$$}
+mkdir -p "$scratch" "$root/bench/results"
+chmod 700 "$scratch"
+dir=$scratch/cluster running=
+cleanup() { [[ -z $running ]] || "$cluster" stop "$dir" >/dev/null 2>&1 || true; rm -rf "$scratch"; }
+trap cleanup EXIT
+say() { echo "seq.sh: $*" >&2; }
+
+# rados bench MODE, 16 in flight (write: of 256 KiB objects, which seq reads), under time(1):
+# "MB/s CPU_s_per_GB"
+rados_bench() {
+    local out cpu size=()
+    [[ $1 != write ]] || size=(-b 262144)
+    out=$(/usr/bin/time -f '%U %S' -o "$scratch/time" timeout 300 rados -c "$dir/ceph.conf" -p loci \
+          bench "$secs" "$1" "${size[@]}" -t 16 "${@:2}" 2>&1) || { echo "$out" >&2; say "rados bench $1 failed"; exit 1; }
+    cpu=$(awk '{ print $1 + $2 }' "$scratch/time")
+    echo "$out" | awk -v cpu="$cpu" '
+        /^Total (writes|reads) made:/ { n = $4 }
+        /^Bandwidth \(MB\/sec\)/ { mbps = $3 * 1.048576 }
+        END { if (!n || !mbps) exit 1; printf "%.1f %.3f\n", mbps, cpu / (n * 262144 / 1e9) }'
+}
+
+say "cluster with $osds OSD(s) (loopback, replicas 1)"
+"$cluster" start "$dir" --osds "$osds" --replicas 1 --osd-size 12G
+running=$dir
+export LOCI_CONFIG=$dir/loci.conf LOCI_STORE_DIR=$scratch/ssd LOCI_TOPOLOGY= LOCI_MEASURED=
+txt=$root/bench/results/store-seq.txt json=$root/bench/results/store-seq.json
+: >"$txt"
+rows=()
+for r in $(seq 1 "$rounds"); do
+    say "round $r/$rounds (load $(cut -d' ' -f1-3 /proc/loadavg))"
+    w=$(rados_bench write --no-cleanup)
+    s=$(rados_bench seq)
+    timeout 300 rados -c "$dir/ceph.conf" -p loci cleanup >/dev/null
+    "$exe" --store "${quick[@]}" --only s --repeats 1 --json "$scratch/s$r.json" >"$scratch/s$r.txt"
+    grep -E '^\(s\)|^  (write|read)' "$scratch/s$r.txt" | sed "s/^/round $r: /" | tee -a "$txt"
+    echo "round $r: rados bench write $w, seq $s (MB/s CPU-s/GB; 256 KiB objects, 16 in flight)" | tee -a "$txt"
+    rows+=("{\"round\": $r, \"loadavg\": \"$(cut -d' ' -f1-3 /proc/loadavg)\", \"rados_write\": [${w/ /, }], \"rados_seq\": [${s/ /, }], \"loci\": $(cat "$scratch/s$r.json")}")
+done
+{ echo "{\"osds\": $osds, \"quick\": $([[ ${#quick[@]} -gt 0 ]] && echo true || echo false), \"cpus\": $(nproc), \"rounds\": ["
+  (IFS=,; echo "${rows[*]}")
+  echo "]}"; } >"$json"
+python3 - "$json" <<'EOF' | tee -a "$txt"
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+med = lambda xs: statistics.median(xs)
+def loci(row, key):
+    return med([next(x[key] for x in r["loci"]["rows"] if x["row"] == row) for r in d["rounds"]])
+rw = [r["rados_write"] for r in d["rounds"]]; rs = [r["rados_seq"] for r in d["rounds"]]
+rwm, rwc = med([x[0] for x in rw]), med([x[1] for x in rw])
+rsm, rsc = med([x[0] for x in rs]), med([x[1] for x in rs])
+print(f"medians of {len(d['rounds'])} round(s), {d['osds']} OSD(s), {d['cpus']} CPUs:")
+print(f"  {'':18} {'MB/s':>8} {'CPU s/GB':>9} {'x rados MB/s':>13} {'x rados CPU':>12}")
+print(f"  {'rados bench write':18} {rwm:8.1f} {rwc:9.3f}")
+print(f"  {'rados bench seq':18} {rsm:8.1f} {rsc:9.3f}")
+for row, ref, refc in (("write 16x cache", rwm, rwc), ("write 4x cache", rwm, rwc), ("read 16x cache", rsm, rsc)):
+    m, c = loci(row, "mbps"), loci(row, "cpu_s_per_gb")
+    print(f"  {'loci ' + row:18} {m:8.1f} {c:9.3f} {m / ref:13.2f} {c / refc:12.2f}")
+EOF
