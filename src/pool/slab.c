@@ -399,8 +399,27 @@ void *pool__slab_refill(pool_heap_t *h, tcache_t *tc, tbin_t *b, unsigned c)
     if (fresh) /* an empty or new slab came into use */
         pool__note_in_use(h);
     pool__maybe_decay(h);
-    uint32_t n = bin_count(b);
-    return n ? pool__bin_pop(b, n) : pool__run_take(b, run_count(b));
+    if (!bin_count(b))
+        pool__run_fill(b, c);
+    return pool__bin_pop(b, bin_count(b));
+}
+
+void pool__run_fill(tbin_t *b, unsigned c)
+{
+    uint32_t r = run_count(b), n = pool_class_batch[c] < r ? pool_class_batch[c] : r;
+    uintptr_t p = b->run_p, step = b->run_bsize;
+    _Atomic uint8_t *st = b->run_st;
+    uint32_t st_step = b->run_step;
+    tentry_t *slots = b->slots;
+    /* the stack pops from its top: the lowest address goes there */
+    for (uint32_t i = n; i-- > 0; p += step, st += st_step)
+        slots[i] = (tentry_t){(void *)p, st};
+    for (uintptr_t a = b->run_p; a < p; a += step > 64 ? step : 64)
+        __builtin_prefetch((const void *)a, 1);
+    b->run_p = p;
+    b->run_st = st;
+    atomic_store_explicit(&b->run_n, r - n, memory_order_relaxed);
+    bin_set_count(b, n);
 }
 
 /* --- heap destruction ------------------------------------------------------------ */

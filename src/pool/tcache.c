@@ -144,11 +144,11 @@ void *pool__alloc_small_slow(pool_heap_t *h, unsigned c)
     tbin_t *b = tc ? &tc->bins[c] : NULL;
     if (!b || !bin_ready(b, c))
         return pool__slab_alloc_one(h, c);
-    uint32_t n = bin_count(b), r = run_count(b);
-    if (n) /* the cache was not the thread's last one */
+    if (!bin_count(b) && run_count(b))
+        pool__run_fill(b, c);
+    uint32_t n = bin_count(b);
+    if (n) /* from the run, or the cache was not the thread's last one */
         return pool__bin_pop(b, n);
-    if (r)
-        return pool__run_take(b, r);
     return pool__slab_refill(h, tc, b, c);
 }
 
