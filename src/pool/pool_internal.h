@@ -161,26 +161,44 @@ typedef struct {
  * at a time (pool__run_fill), so the allocation fast path only pops. The
  * counts are written by the owning thread only (and read by stats). */
 typedef struct {
-    _Atomic uint32_t count;   /* blocks on the stack */
-    uint32_t cap;             /* 0: slots not allocated yet */
-    tentry_t *slots;          /* stack: slots[count-1] is the next block given */
+    /* The stack: slots[0] .. top[-1], top[-1] the next block given; end =
+     * slots + capacity. Pointers, not counts, so that a push or a pop is
+     * one compare and no index arithmetic. All NULL until first used. */
+    _Atomic(tentry_t *) top;
+    tentry_t *end;
+    _Atomic(tentry_t *) slots;
     _Atomic uint32_t run_n;   /* blocks left in the run */
     uint32_t run_step;        /* state bytes from one block of the run to the next */
     uintptr_t run_p;          /* next block of the run */
     _Atomic uint8_t *run_st;  /* its state byte */
-    uintptr_t run_bsize;
     counter_t nfree;          /* blocks freed into this cache (stats) */
     struct slab *own;         /* the slab this cache refills from (class lock) */
 } tbin_t;
 
+static inline tentry_t *bin_top(const tbin_t *b)
+{
+    return atomic_load_explicit((_Atomic(tentry_t *) *)&b->top, memory_order_relaxed);
+}
+
+static inline tentry_t *bin_slots(const tbin_t *b)
+{
+    return atomic_load_explicit((_Atomic(tentry_t *) *)&b->slots, memory_order_relaxed);
+}
+
+/* Blocks on the stack (any thread: stats reads other threads' caches and
+ * may see the two pointers of different moments, hence the clamp). */
 static inline uint32_t bin_count(const tbin_t *b)
 {
-    return atomic_load_explicit((_Atomic uint32_t *)&b->count, memory_order_relaxed);
+    tentry_t *top = bin_top(b), *slots = bin_slots(b);
+    return slots && top > slots ? (uint32_t)(top - slots) : 0;
 }
+
+static inline uint32_t bin_cap(const tbin_t *b) { return (uint32_t)(b->end - bin_slots(b)); }
 
 static inline void bin_set_count(tbin_t *b, uint32_t n)
 {
-    atomic_store_explicit(&b->count, n, memory_order_relaxed);
+    tentry_t *slots = bin_slots(b);
+    atomic_store_explicit(&b->top, slots ? slots + n : NULL, memory_order_relaxed);
 }
 
 static inline uint32_t run_count(const tbin_t *b)
@@ -623,11 +641,11 @@ static inline tcache_t *pool__tcache_of(pool_heap_t *h)
     return pool__tcache_find(h);
 }
 
-/* Pop a block from the stack (which has n > 0). */
-static inline void *pool__bin_pop(tbin_t *b, uint32_t n)
+/* Pop a block from the stack, whose top is top (> slots). */
+static inline void *pool__bin_pop(tbin_t *b, tentry_t *top)
 {
-    tentry_t e = b->slots[n - 1];
-    bin_set_count(b, n - 1);
+    tentry_t e = *--top;
+    atomic_store_explicit(&b->top, top, memory_order_relaxed);
     atomic_store_explicit(e.state, BLOCK_LIVE, memory_order_relaxed);
     if (!e.p) /* never: no block is at address 0; lets the callers' NULL tests vanish */
         __builtin_unreachable();
@@ -649,14 +667,14 @@ void pool__run_fill(tbin_t *b, unsigned cls);
 /* A block of class c from the calling thread's cache for h, or NULL when
  * the cache is another heap's or its stack is empty (then the caller takes
  * a slow path). */
-static inline void *pool__tcache_take(pool_heap_t *h, unsigned c)
+static inline void *pool__tcache_take(pool_heap_t *h, size_t c)
 {
     tcache_t *tc = pool__tl.last;
     if (LOCI_LIKELY(atomic_load_explicit(&tc->heap, memory_order_relaxed) == h)) {
         tbin_t *b = &tc->bins[c];
-        uint32_t n = bin_count(b);
-        if (LOCI_LIKELY(n > 0))
-            return pool__bin_pop(b, n);
+        tentry_t *top = bin_top(b);
+        if (LOCI_LIKELY(top != bin_slots(b)))
+            return pool__bin_pop(b, top);
     }
     return NULL;
 }
@@ -676,9 +694,9 @@ void *pool__alloc_slow(pool_heap_t *h, size_t size);
 static inline __attribute__((always_inline)) void *pool__alloc_fast(pool_heap_t *h, size_t size)
 {
     size_t s1 = size - 1; /* size 0 wraps around: the slow path serves it */
-    unsigned c;
+    size_t c;
     if (LOCI_LIKELY(s1 < 128))
-        c = (unsigned)(s1 >> 3);
+        c = s1 >> 3;
     else if (LOCI_LIKELY(s1 < POOL_SMALL_MAX))
         c = pool_size_class_big(s1);
     else
@@ -723,10 +741,10 @@ static inline __attribute__((always_inline)) int pool__free_block(void *p, uintp
     uintptr_t cls = aux ^ (uintptr_t)atomic_load_explicit(&tc->heap, memory_order_relaxed);
     if (LOCI_LIKELY(cls <= PM_CLS_MASK)) {
         tbin_t *b = &tc->bins[cls];
-        uint32_t n = bin_count(b);
-        if (LOCI_LIKELY(n < b->cap)) {
-            b->slots[n] = (tentry_t){p, st};
-            bin_set_count(b, n + 1);
+        tentry_t *top = bin_top(b);
+        if (LOCI_LIKELY(top != b->end)) {
+            *top = (tentry_t){p, st};
+            atomic_store_explicit(&b->top, top + 1, memory_order_relaxed);
             counter_inc(&b->nfree);
             return 0;
         }
