@@ -45,11 +45,7 @@ int pool__free_foreign(void *p)
 /* Any pointer: look it up through the page map's root. */
 __attribute__((noinline)) int pool__free_lookup(void *p, pool_foreign_fn foreign)
 {
-    const pm_entry_t *x = pool__pagemap_slot_slow((uintptr_t)p);
-    uintptr_t e = atomic_load_explicit(&x->e, memory_order_acquire);
-    if (LOCI_LIKELY((e & PM_TAG_MASK) == DESC_SLAB))
-        return pool__free_block(p, e, atomic_load_explicit(&x->aux, memory_order_relaxed), foreign);
-    return pool__free_other(p, e, foreign);
+    return pool__free_at(p, pool__pagemap_slot_slow((uintptr_t)p), foreign);
 }
 
 int pool_free(void *p) { return pool__free_fast(p, pool__free_foreign); }

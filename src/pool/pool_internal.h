@@ -756,16 +756,20 @@ static inline __attribute__((always_inline)) int pool__free_block(void *p, uintp
  * last) gives the slab, the block's state byte says it is live, the block
  * goes on the calling thread's cache for its heap — whichever thread
  * allocated it. Every slow path is a tail call. */
+static inline __attribute__((always_inline)) int pool__free_at(void *p, const pm_entry_t *x, pool_foreign_fn foreign)
+{
+    uintptr_t e = atomic_load_explicit(&x->e, memory_order_acquire);
+    if (LOCI_LIKELY((e & PM_TAG_MASK) == DESC_SLAB))
+        return pool__free_block(p, e, atomic_load_explicit(&x->aux, memory_order_relaxed), foreign);
+    return pool__free_other(p, e, foreign);
+}
+
 static inline __attribute__((always_inline)) int pool__free_fast(void *p, pool_foreign_fn foreign)
 {
     uintptr_t a = (uintptr_t)p;
     if (LOCI_UNLIKELY(a >> (SLICE_SHIFT + PM_LEAF_BITS) != pool__tl.leaf_key))
         return pool__free_lookup(p, foreign);
-    const pm_entry_t *x = &pool__tl.leaf[pm_index(a)];
-    uintptr_t e = atomic_load_explicit(&x->e, memory_order_acquire);
-    if (LOCI_LIKELY((e & PM_TAG_MASK) == DESC_SLAB))
-        return pool__free_block(p, e, atomic_load_explicit(&x->aux, memory_order_relaxed), foreign);
-    return pool__free_other(p, e, foreign);
+    return pool__free_at(p, &pool__tl.leaf[pm_index(a)], foreign);
 }
 
 /* Index of the block containing address p of slab s (exact for offsets
