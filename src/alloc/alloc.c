@@ -1,9 +1,10 @@
 /*
- * The allocation functions of loci.h. The fast path is one call into the
- * pool on the allocator's best heap; everything else (a full target, the
+ * The allocation functions of loci.h. The fast path is the pool's, inline,
+ * on the allocator's best heap; everything else (a full target, the
  * intent's fallback) is in allocator_on_fail(), which the pool calls.
  */
 #include "alloc/allocator.h"
+#include "pool/pool_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -66,11 +67,12 @@ static void *no_allocator(void)
     return loci__fail_null(LOCI_EINVAL, "NULL allocator; create one with loci_allocator_create(intent)");
 }
 
-/* Fast paths: one call into the pool on the best heap; a full target comes
- * back through allocator_on_fail. */
+/* Fast paths: the pool's on the best heap; a full target comes back
+ * through allocator_on_fail. loci_alloc carries the pool's fast path
+ * inline: no call per block. */
 void *loci_alloc(loci_allocator_t *a, size_t size)
 {
-    return LOCI_LIKELY(a != NULL) ? pool_alloc(a->primary, size) : no_allocator();
+    return LOCI_LIKELY(a != NULL) ? pool__alloc_fast(a->primary, size) : no_allocator();
 }
 
 void *loci_calloc(loci_allocator_t *a, size_t n, size_t size)

@@ -10,6 +10,7 @@
 #include "alloc/allocator.h"
 #include "arena/arena.h"
 #include "nvm/nvm.h"
+#include "pool/pool_internal.h"
 
 #include <errno.h>
 
@@ -54,17 +55,25 @@ void *loci_realloc(void *ptr, size_t size)
     return pool_realloc_into(p, ptr, old < size ? old : size, pool_free);
 }
 
-/* Shared arenas have an allocator of their own: looked up only while one
- * is attached in this process. Regions only for an address the pool never
- * handed out, so that no block's free pays for them. */
-void loci_free(void *ptr)
+/* A free of an address the pool never handed out: a shared arena's block
+ * (they have an allocator of their own; looked up only while one is
+ * attached in this process), a region's memory, or nothing of loci's. */
+static int free_foreign(void *ptr)
 {
-    if (LOCI_UNLIKELY(arena_shared_any()) && arena_shared_free(ptr))
-        return;
-    if (LOCI_LIKELY(pool_free(ptr) != LOCI_ENOENT))
-        return;
+    if (arena_shared_any() && arena_shared_free(ptr))
+        return 0;
+    pool__free_foreign(ptr);
     refuse_region(ptr, "loci_free"); /* else the pool's "not a pointer loci allocated" stands */
     loci__log(LOCI_LOG_WARN, "%s; ignored", loci_last_error());
+    return LOCI_ENOENT;
+}
+
+/* The pool's fast path, inline: no call per block, and none of the other
+ * kinds of memory looked at before the pool has said the address is not
+ * its. */
+void loci_free(void *ptr)
+{
+    pool__free_fast(ptr, free_foreign);
 }
 
 size_t loci_usable_size(const void *ptr)

@@ -1,8 +1,8 @@
 /*
- * Allocation fast path: size → class, the thread's cache for the heap, pop
- * (or bump through a run of fresh blocks). No lock, no atomic
- * read-modify-write, no look at the block's memory. Everything else
- * (refill, big blocks, alignment, calloc, realloc, failure) calls out.
+ * Allocation: pool_alloc (its fast path, pool__alloc_fast, is inline in
+ * pool_internal.h: size → class, pop from the thread's cache for the heap)
+ * and what leaves it — refill, big blocks, failure — and alignment, calloc,
+ * realloc.
  */
 #include "pool/pool_internal.h"
 
@@ -20,27 +20,14 @@ static __attribute__((noinline)) void *failed(pool_heap_t *h, pool_req_kind_t ki
     return fn(h, &req);
 }
 
-/* pool_alloc off its fast path: a refill, a big block, a failure. */
-static __attribute__((noinline)) void *alloc_slow(pool_heap_t *h, size_t size)
+__attribute__((noinline)) void *pool__alloc_slow(pool_heap_t *h, size_t size)
 {
     void *p = size <= POOL_SMALL_MAX ? pool__alloc_small_slow(h, pool_size_class(size))
                                      : pool__alloc_large(h, size, 0, false);
     return LOCI_LIKELY(p != NULL) ? p : failed(h, POOL_REQ_ALLOC, 1, size, 0);
 }
 
-void *pool_alloc(pool_heap_t *h, size_t size)
-{
-    size_t s1 = size - 1; /* size 0 wraps around: the slow path serves it */
-    unsigned c;
-    if (LOCI_LIKELY(s1 < 128))
-        c = (unsigned)(s1 >> 3);
-    else if (LOCI_LIKELY(s1 < POOL_SMALL_MAX))
-        c = pool_size_class_big(s1);
-    else
-        return alloc_slow(h, size);
-    void *p = pool__tcache_take(h, c);
-    return LOCI_LIKELY(p != NULL) ? p : alloc_slow(h, size);
-}
+void *pool_alloc(pool_heap_t *h, size_t size) { return pool__alloc_fast(h, size); }
 
 void *pool_calloc(pool_heap_t *h, size_t n, size_t size)
 {

@@ -3,7 +3,8 @@
  * 256 KiB (a block is at most 12.5 % larger than the size asked above 128 B).
  * Each class has a slab size (runs of 64 KiB slices holding >= 32 blocks and,
  * from 256 B blocks up, >= 256 KiB; or 2 MiB with >= 8 blocks; with <= 12.5 %
- * left over at the end) and a thread-cache capacity.
+ * left over at the end), a thread-cache capacity and how many fresh blocks
+ * at a time a run puts on the cache's stack.
  */
 #include "pool/pool_internal.h"
 
@@ -12,6 +13,7 @@
 uint32_t pool_class_size[NCLASSES];
 uint16_t pool_class_slices[NCLASSES];
 uint16_t pool_class_cap[NCLASSES];
+uint16_t pool_class_batch[NCLASSES];
 size_t pool_page_size = 4096;
 
 void pool__classes_init(void)
@@ -43,5 +45,11 @@ void pool__classes_init(void)
         /* up to 128 blocks, up to 512 KiB, at least 8 blocks */
         uint32_t cap = (512u * 1024) / size;
         pool_class_cap[c] = (uint16_t)(cap > 128 ? 128 : cap < 8 ? 8 : cap);
+        /* A run's batch: half a stack, at most 4 KiB (their first lines are
+         * prefetched and must stay cached until handed out), at least 8
+         * blocks (a call off the fast path per 8 blocks at most). */
+        uint32_t batch = 4096 / size;
+        batch = batch > pool_class_cap[c] / 2u ? pool_class_cap[c] / 2u : batch;
+        pool_class_batch[c] = (uint16_t)(batch < 8 ? 8 : batch);
     }
 }

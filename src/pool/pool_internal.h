@@ -1,7 +1,10 @@
 /*
  * What crosses files inside the pool: the out-of-band metadata structures,
  * the page map, size classes and the per-thread caches. Only src/pool/ sees
- * this; other layers use pool.h.
+ * this; other layers use pool.h, except the two per-block entry points of
+ * loci.h (loci_alloc in src/alloc, loci_free in src/core), which carry the
+ * pool's fast paths inline (pool__alloc_fast, pool__free_fast, at the end)
+ * so that a block costs no call between the layers.
  *
  *   heap ──┬─ class[c]: lock, partial slabs, empty slabs (retained, oldest at the tail)
  *          ├─ segments (4 MiB extents of 64 KiB slices; slabs are runs of slices)
@@ -9,8 +12,9 @@
  *          └─ extent cache: freed large extents kept mapped for reuse (heap lock)
  *   page map: slice (64 KiB) → tagged slab or large descriptor, 2-level radix
  *   thread cache (per thread, per heap), per class: a stack of freed
- *          {block, its state byte}, a run of consecutive fresh blocks, and
- *          the slab it refills from; pop/push/bump without locks or atomics.
+ *          {block, its state byte}, a run of consecutive fresh blocks that
+ *          refills the stack a batch at a time, and the slab it refills
+ *          from; pop/push without locks or atomics.
  *
  * Block state lives in a byte array beside the slab (BLOCK_LIVE / BLOCK_FREE):
  * free checks and clears it (double free detection), alloc sets it. Which
@@ -52,6 +56,7 @@ typedef _Atomic uint64_t counter_t;
 extern uint32_t pool_class_size[NCLASSES];
 extern uint16_t pool_class_slices[NCLASSES]; /* slab size in slices */
 extern uint16_t pool_class_cap[NCLASSES];    /* thread cache capacity */
+extern uint16_t pool_class_batch[NCLASSES];  /* fresh blocks a run puts on the stack at a time */
 extern size_t pool_page_size;
 
 /* Class of a size above 128 B and at most POOL_SMALL_MAX; s1 = size - 1. */
@@ -151,30 +156,49 @@ typedef struct {
 } tentry_t;
 
 /* One size class in a thread's cache: a stack of freed blocks, and a run
- * of consecutive blocks claimed from a slab in one go (handed out by
- * bumping, so fresh memory costs one lock per slab, not per batch). The
+ * of consecutive blocks claimed from a slab in one go (fresh memory costs
+ * one lock per slab, not per batch). The run moves onto the stack a batch
+ * at a time (pool__run_fill), so the allocation fast path only pops. The
  * counts are written by the owning thread only (and read by stats). */
 typedef struct {
-    _Atomic uint32_t count;   /* blocks on the stack */
-    uint32_t cap;             /* 0: slots not allocated yet */
-    tentry_t *slots;          /* stack: slots[count-1] is the next block given */
+    /* The stack: slots[0] .. top[-1], top[-1] the next block given; end =
+     * slots + capacity. Pointers, not counts, so that a push or a pop is
+     * one compare and no index arithmetic. All NULL until first used. */
+    _Atomic(tentry_t *) top;
+    tentry_t *end;
+    _Atomic(tentry_t *) slots;
     _Atomic uint32_t run_n;   /* blocks left in the run */
     uint32_t run_step;        /* state bytes from one block of the run to the next */
     uintptr_t run_p;          /* next block of the run */
     _Atomic uint8_t *run_st;  /* its state byte */
-    uintptr_t run_bsize;
     counter_t nfree;          /* blocks freed into this cache (stats) */
     struct slab *own;         /* the slab this cache refills from (class lock) */
 } tbin_t;
 
+static inline tentry_t *bin_top(const tbin_t *b)
+{
+    return atomic_load_explicit((_Atomic(tentry_t *) *)&b->top, memory_order_relaxed);
+}
+
+static inline tentry_t *bin_slots(const tbin_t *b)
+{
+    return atomic_load_explicit((_Atomic(tentry_t *) *)&b->slots, memory_order_relaxed);
+}
+
+/* Blocks on the stack (any thread: stats reads other threads' caches and
+ * may see the two pointers of different moments, hence the clamp). */
 static inline uint32_t bin_count(const tbin_t *b)
 {
-    return atomic_load_explicit((_Atomic uint32_t *)&b->count, memory_order_relaxed);
+    tentry_t *top = bin_top(b), *slots = bin_slots(b);
+    return slots && top > slots ? (uint32_t)(top - slots) : 0;
 }
+
+static inline uint32_t bin_cap(const tbin_t *b) { return (uint32_t)(b->end - bin_slots(b)); }
 
 static inline void bin_set_count(tbin_t *b, uint32_t n)
 {
-    atomic_store_explicit(&b->count, n, memory_order_relaxed);
+    tentry_t *slots = bin_slots(b);
+    atomic_store_explicit(&b->top, slots ? slots + n : NULL, memory_order_relaxed);
 }
 
 static inline uint32_t run_count(const tbin_t *b)
@@ -617,55 +641,40 @@ static inline tcache_t *pool__tcache_of(pool_heap_t *h)
     return pool__tcache_find(h);
 }
 
-/* Pop a block from the stack (which has n > 0). */
-static inline void *pool__bin_pop(tbin_t *b, uint32_t n)
+/* Pop a block from the stack, whose top is top (> slots). */
+static inline void *pool__bin_pop(tbin_t *b, tentry_t *top)
 {
-    tentry_t e = b->slots[n - 1];
-    bin_set_count(b, n - 1);
+    tentry_t e = *--top;
+    atomic_store_explicit(&b->top, top, memory_order_relaxed);
     atomic_store_explicit(e.state, BLOCK_LIVE, memory_order_relaxed);
     if (!e.p) /* never: no block is at address 0; lets the callers' NULL tests vanish */
         __builtin_unreachable();
     return e.p;
 }
 
-/* How many blocks ahead of the one handed out the run's memory is
- * prefetched (see pool__run_take). */
-#define RUN_PREFETCH_AHEAD 4
-
-/* Take the next block of the run (which has r > 0). The run's blocks are
- * fresh to the cache: no allocator code touches a block's memory (the
- * metadata lives beside the blocks), so the program's first write into each
- * one would wait for memory. A prefetch for writing a few blocks ahead
+/* Move the next batch of the run (which has blocks) onto bin b's stack,
+ * which is empty (slab.c). The run's blocks are fresh to the cache: no
+ * allocator code touches a block's memory (the metadata lives beside the
+ * blocks), so the program's first write into each one would wait for
+ * memory. The batch's first lines are prefetched for writing here, which
  * hides that wait (bench/alloc: 192 B - 4 KiB blocks with one byte written
- * went from 12-27 to 8.5-22 ns/op). A prefetch never faults, so one past
- * the slab's end or into memory the CPU cannot touch (a GPU's) is dropped. */
-static inline void *pool__run_take(tbin_t *b, uint32_t r)
-{
-    uintptr_t p = b->run_p;
-    _Atomic uint8_t *st = b->run_st;
-    b->run_p = p + b->run_bsize;
-    b->run_st = st + b->run_step;
-    __builtin_prefetch((const void *)(p + RUN_PREFETCH_AHEAD * (uintptr_t)b->run_bsize), 1);
-    atomic_store_explicit(&b->run_n, r - 1, memory_order_relaxed);
-    atomic_store_explicit(st, BLOCK_LIVE, memory_order_relaxed);
-    if (!p) /* never, as in pool__bin_pop */
-        __builtin_unreachable();
-    return (void *)p;
-}
+ * went from 12-27 to 8.5-22 ns/op); a batch is at most a few KiB so that
+ * they are still in the cache when the blocks are handed out. A prefetch
+ * never faults, so one into memory the CPU cannot touch (a GPU's) is
+ * dropped. */
+void pool__run_fill(tbin_t *b, unsigned cls);
 
 /* A block of class c from the calling thread's cache for h, or NULL when
- * the cache is another heap's or empty (then the caller takes a slow path). */
-static inline void *pool__tcache_take(pool_heap_t *h, unsigned c)
+ * the cache is another heap's or its stack is empty (then the caller takes
+ * a slow path). */
+static inline void *pool__tcache_take(pool_heap_t *h, size_t c)
 {
     tcache_t *tc = pool__tl.last;
     if (LOCI_LIKELY(atomic_load_explicit(&tc->heap, memory_order_relaxed) == h)) {
         tbin_t *b = &tc->bins[c];
-        uint32_t n = bin_count(b);
-        if (LOCI_LIKELY(n > 0))
-            return pool__bin_pop(b, n);
-        uint32_t r = run_count(b);
-        if (LOCI_LIKELY(r > 0))
-            return pool__run_take(b, r);
+        tentry_t *top = bin_top(b);
+        if (LOCI_LIKELY(top != bin_slots(b)))
+            return pool__bin_pop(b, top);
     }
     return NULL;
 }
@@ -674,6 +683,93 @@ static inline void *pool__alloc_class(pool_heap_t *h, unsigned c)
 {
     void *p = pool__tcache_take(h, c);
     return LOCI_LIKELY(p != NULL) ? p : pool__alloc_small_slow(h, c);
+}
+
+/* pool_alloc off its fast path: a refill, a big block, a failure (alloc.c). */
+void *pool__alloc_slow(pool_heap_t *h, size_t size);
+
+/* pool_alloc's fast path: size to class, pop from the calling thread's
+ * cache. No lock, no atomic read-modify-write, no look at the block's
+ * memory. */
+static inline __attribute__((always_inline)) void *pool__alloc_fast(pool_heap_t *h, size_t size)
+{
+    size_t s1 = size - 1; /* size 0 wraps around: the slow path serves it */
+    size_t c;
+    if (LOCI_LIKELY(s1 < 128))
+        c = s1 >> 3;
+    else if (LOCI_LIKELY(s1 < POOL_SMALL_MAX))
+        c = pool_size_class_big(s1);
+    else
+        return pool__alloc_slow(h, size);
+    void *p = pool__tcache_take(h, c);
+    return LOCI_LIKELY(p != NULL) ? p : pool__alloc_slow(h, size);
+}
+
+/* What a free does with an address the pool never handed out (the caller
+ * may know it as other memory): pool_free's is pool__free_foreign, which
+ * says so in loci_last_error() and returns LOCI_ENOENT. */
+typedef int (*pool_foreign_fn)(void *p);
+int pool__free_foreign(void *p);
+
+/* pool_free off its fast path (free.c). Other: big blocks and everything
+ * wrong, with e the page-map entry of p. Lookup: a pointer outside the page
+ * map leaf the thread used last. Both return what pool_free returns, or
+ * foreign's answer for an address the pool never handed out. */
+int pool__free_other(void *p, uintptr_t e, pool_foreign_fn foreign);
+int pool__free_lookup(void *p, pool_foreign_fn foreign);
+
+/* A small block: mark it free if it was live, cache it. Only a block's
+ * start has a live state byte, so interior pointers fail the same test.
+ * The heap and class come with the page-map entry: the slab descriptor is
+ * not read. */
+static inline __attribute__((always_inline)) int pool__free_block(void *p, uintptr_t e, uintptr_t aux,
+                                                                  pool_foreign_fn foreign)
+{
+    uintptr_t off = (uintptr_t)p & (SLICE_SIZE - 1); /* in the slice */
+    unsigned shift = pm_shift(e);
+    uintptr_t unit = off >> shift;
+    _Atomic uint8_t *st = (_Atomic uint8_t *)(e & PM_PTR_MASK) + unit;
+    if (LOCI_UNLIKELY(unit << shift != off)) /* not where a block can start */
+        return pool__free_other(p, e, foreign);
+    /* One atomic step: of two threads freeing the block at once, exactly
+     * one sees it live (a load, then a store, let both cache it). Writing
+     * FREE over a byte that was not LIVE changes nothing. */
+    if (LOCI_UNLIKELY(atomic_exchange_explicit(st, BLOCK_FREE, memory_order_relaxed) != BLOCK_LIVE))
+        return pool__free_other(p, e, foreign);
+    tcache_t *tc = pool__tl.last;
+    /* aux = heap | class: the class when tc is the heap's cache, else more */
+    uintptr_t cls = aux ^ (uintptr_t)atomic_load_explicit(&tc->heap, memory_order_relaxed);
+    if (LOCI_LIKELY(cls <= PM_CLS_MASK)) {
+        tbin_t *b = &tc->bins[cls];
+        tentry_t *top = bin_top(b);
+        if (LOCI_LIKELY(top != b->end)) {
+            *top = (tentry_t){p, st};
+            atomic_store_explicit(&b->top, top + 1, memory_order_relaxed);
+            counter_inc(&b->nfree);
+            return 0;
+        }
+    }
+    return pool__free_small_slow(aux, p, st);
+}
+
+/* pool_free's fast path: the page map (through the leaf the thread used
+ * last) gives the slab, the block's state byte says it is live, the block
+ * goes on the calling thread's cache for its heap — whichever thread
+ * allocated it. Every slow path is a tail call. */
+static inline __attribute__((always_inline)) int pool__free_at(void *p, const pm_entry_t *x, pool_foreign_fn foreign)
+{
+    uintptr_t e = atomic_load_explicit(&x->e, memory_order_acquire);
+    if (LOCI_LIKELY((e & PM_TAG_MASK) == DESC_SLAB))
+        return pool__free_block(p, e, atomic_load_explicit(&x->aux, memory_order_relaxed), foreign);
+    return pool__free_other(p, e, foreign);
+}
+
+static inline __attribute__((always_inline)) int pool__free_fast(void *p, pool_foreign_fn foreign)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (LOCI_UNLIKELY(a >> (SLICE_SHIFT + PM_LEAF_BITS) != pool__tl.leaf_key))
+        return pool__free_lookup(p, foreign);
+    return pool__free_at(p, &pool__tl.leaf[pm_index(a)], foreign);
 }
 
 /* Index of the block containing address p of slab s (exact for offsets

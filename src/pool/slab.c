@@ -366,27 +366,27 @@ void *pool__slab_refill(pool_heap_t *h, tcache_t *tc, tbin_t *b, unsigned c)
         uint32_t first, min = 16;
         if (min > s->nblocks / 2)
             min = s->nblocks / 2;
-        if (min > b->cap / 2)
-            min = b->cap / 2;
+        if (min > bin_cap(b) / 2)
+            min = bin_cap(b) / 2;
         uint32_t n = slab_take_run(s, s->nblocks, &first);
         uintptr_t off = (uintptr_t)first * s->bsize;
         if (n >= min) {
             b->run_p = s->base + off;
             b->run_st = &s->state[off >> s->shift];
-            b->run_bsize = s->bsize;
             b->run_step = s->bsize >> s->shift;
             atomic_store_explicit(&b->run_n, n, memory_order_relaxed);
             got = n;
         } else { /* a short run (n < cap / 2): onto the stack, with more of the slab */
-            uint32_t want = b->cap / 2;
+            uint32_t want = bin_cap(b) / 2;
+            tentry_t *slots = bin_slots(b);
             for (uint32_t i = 0; i < n; i++, off += s->bsize) {
-                b->slots[want - 1 - i].p = (void *)(s->base + off);
-                b->slots[want - 1 - i].state = &s->state[off >> s->shift];
+                slots[want - 1 - i].p = (void *)(s->base + off);
+                slots[want - 1 - i].state = &s->state[off >> s->shift];
             }
-            uint32_t more = s->navail ? slab_take(s, b->slots, want - n) : 0;
+            uint32_t more = s->navail ? slab_take(s, slots, want - n) : 0;
             if (more < want - n) { /* close the gap */
-                memmove(b->slots, b->slots + (want - n - more), more * sizeof *b->slots);
-                memmove(b->slots + more, b->slots + (want - n), n * sizeof *b->slots);
+                memmove(slots, slots + (want - n - more), more * sizeof *slots);
+                memmove(slots + more, slots + (want - n), n * sizeof *slots);
             }
             got = more + n;
             bin_set_count(b, got);
@@ -399,8 +399,29 @@ void *pool__slab_refill(pool_heap_t *h, tcache_t *tc, tbin_t *b, unsigned c)
     if (fresh) /* an empty or new slab came into use */
         pool__note_in_use(h);
     pool__maybe_decay(h);
-    uint32_t n = bin_count(b);
-    return n ? pool__bin_pop(b, n) : pool__run_take(b, run_count(b));
+    if (!bin_count(b))
+        pool__run_fill(b, c);
+    return pool__bin_pop(b, bin_top(b));
+}
+
+void pool__run_fill(tbin_t *b, unsigned c)
+{
+    uint32_t r = run_count(b), n = pool_class_batch[c] < r ? pool_class_batch[c] : r;
+    uintptr_t first = b->run_p, step = pool_class_size[c];
+    /* {block, state byte} pairs, both advancing by a fixed step: one vector
+     * add and one 16-byte store per entry. The stack pops from its top: the
+     * lowest address goes there. */
+    typedef uintptr_t pair_t __attribute__((vector_size(sizeof(tentry_t))));
+    pair_t e = {first, (uintptr_t)b->run_st}, d = {step, b->run_step};
+    tentry_t *slots = bin_slots(b);
+    for (uint32_t i = n; i-- > 0; e += d)
+        memcpy(&slots[i], &e, sizeof e);
+    b->run_p = (uintptr_t)e[0];
+    b->run_st = (_Atomic uint8_t *)e[1];
+    for (uintptr_t a = first; a < b->run_p; a += step > 64 ? step : 64)
+        __builtin_prefetch((const void *)a, 1);
+    atomic_store_explicit(&b->run_n, r - n, memory_order_relaxed);
+    bin_set_count(b, n);
 }
 
 /* --- heap destruction ------------------------------------------------------------ */

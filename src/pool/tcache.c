@@ -118,7 +118,7 @@ void pool__tcache_flush(tcache_t *tc)
         tbin_t *b = &tc->bins[c];
         uint32_t n = bin_count(b);
         if (n)
-            pool__flush_entries(h, tc, c, b->slots, n);
+            pool__flush_entries(h, tc, c, bin_slots(b), n);
         bin_set_count(b, 0);
         pool__bin_release(h, tc, c, b);
     }
@@ -129,12 +129,14 @@ void pool__tcache_flush(tcache_t *tc)
 
 static bool bin_ready(tbin_t *b, unsigned c)
 {
-    if (b->slots)
+    if (bin_slots(b))
         return true;
-    b->slots = malloc(pool_class_cap[c] * sizeof *b->slots);
-    if (!b->slots)
+    tentry_t *slots = malloc(pool_class_cap[c] * sizeof *slots);
+    if (!slots)
         return false;
-    b->cap = pool_class_cap[c];
+    b->end = slots + pool_class_cap[c];
+    atomic_store_explicit(&b->top, slots, memory_order_relaxed);
+    atomic_store_explicit(&b->slots, slots, memory_order_relaxed);
     return true;
 }
 
@@ -144,11 +146,10 @@ void *pool__alloc_small_slow(pool_heap_t *h, unsigned c)
     tbin_t *b = tc ? &tc->bins[c] : NULL;
     if (!b || !bin_ready(b, c))
         return pool__slab_alloc_one(h, c);
-    uint32_t n = bin_count(b), r = run_count(b);
-    if (n) /* the cache was not the thread's last one */
-        return pool__bin_pop(b, n);
-    if (r)
-        return pool__run_take(b, r);
+    if (!bin_count(b) && run_count(b))
+        pool__run_fill(b, c);
+    if (bin_count(b)) /* from the run, or the cache was not the thread's last one */
+        return pool__bin_pop(b, bin_top(b));
     return pool__slab_refill(h, tc, b, c);
 }
 
@@ -164,15 +165,16 @@ int pool__free_small_slow(uintptr_t aux, void *p, _Atomic uint8_t *state)
         atomic_fetch_add_explicit(&h->frees, 1, memory_order_relaxed);
         return 0;
     }
-    uint32_t count = bin_count(b);
-    if (count == b->cap) { /* full: the older half goes back to the slabs */
-        unsigned n = b->cap / 2 ? b->cap / 2 : 1;
-        pool__flush_entries(h, tc, c, b->slots, n);
-        memmove(b->slots, b->slots + n, (count - n) * sizeof *b->slots);
+    uint32_t count = bin_count(b), cap = bin_cap(b);
+    tentry_t *slots = bin_slots(b);
+    if (count == cap) { /* full: the older half goes back to the slabs */
+        unsigned n = cap / 2 ? cap / 2 : 1;
+        pool__flush_entries(h, tc, c, slots, n);
+        memmove(slots, slots + n, (count - n) * sizeof *slots);
         count -= n;
         pool__maybe_decay(h);
     }
-    b->slots[count] = (tentry_t){p, state};
+    slots[count] = (tentry_t){p, state};
     bin_set_count(b, count + 1);
     counter_inc(&b->nfree);
     return 0;
@@ -256,7 +258,7 @@ static void thread_exit(void *arg)
             continue;
         pool__tcache_release(tc);
         for (unsigned c = 0; c < NCLASSES; c++)
-            free(tc->bins[c].slots);
+            free(bin_slots(&tc->bins[c]));
         free(tc);
     }
     pthread_mutex_unlock(&pool__registry);
