@@ -61,14 +61,15 @@ int nvm_resolve_tier(const char *intent, unsigned flags, place_t *place, const p
     loci_allocator_t *a = allocator_get(text);
     if (!a)
         return errno == EINVAL ? LOCI_EINVAL : errno == EIO ? LOCI_EIO : LOCI_ENOENT; /* the resolver said why */
+    const resolution_t *r = allocator_res(a);
     int i = 0;
-    while (i < a->res.ncandidates && !holds_regions(a->res.candidates[i]))
+    while (i < r->ncandidates && !holds_regions(r->candidates[i]))
         i++;
-    if (i == a->res.ncandidates)
+    if (i == r->ncandidates)
         return loci__fail(LOCI_EINVAL, "intent \"%s\" places nothing on a file tier or store (its best target is %s); "
                                        "a persistent region needs one: add persist, kind=ssd or access=job",
-                          text, a->res.candidates[0]->name);
-    allocator_place(&a->res, i, place);
+                          text, r->candidates[0]->name);
+    allocator_place(r, i, place);
     /* Shared and read-only openings map the single copy in the page cache;
      * only mode=paged! keeps a private cache (refused for LOCI_SHARED).
      * Regions in chunk layout are paged all the same (provider_for_region). */
