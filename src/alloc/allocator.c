@@ -216,6 +216,7 @@ static void replan(loci_allocator_t *a)
         loci__log(LOCI_LOG_WARN, "allocator \"%s\": %s; its allocations are refused", a->intent, loci_last_error());
         p->res = old->res;
         p->stranded = true;
+        snprintf(p->why, sizeof p->why, "%s", loci_last_error());
     }
     pool_heap_t *h = allocator_plan_heap(a, p, 0);
     if (!h) {
@@ -242,6 +243,16 @@ static void replan_all(void)
 
 static void listen(void) { topo_on_change(replan_all); }
 
+/* An allocator whose targets all went away is not handed out again: the
+ * caller gets the resolver's refusal, as for an intent never asked before. */
+static bool stranded(const loci_allocator_t *a)
+{
+    const allocator_plan_t *p = atomic_load_explicit(&((loci_allocator_t *)a)->plan, memory_order_acquire);
+    if (p->stranded)
+        loci__fail(LOCI_ENODEV, "%s", p->why);
+    return p->stranded;
+}
+
 loci_allocator_t *allocator_get(const char *text)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -254,7 +265,7 @@ loci_allocator_t *allocator_get(const char *text)
     loci_allocator_t *a = find_alias(text, initiator);
     pthread_rwlock_unlock(&cache_lock);
     if (a)
-        return a;
+        return stranded(a) ? NULL : a;
 
     intent_t in;
     if (intent_parse(text, &in) != 0) {
@@ -270,7 +281,7 @@ loci_allocator_t *allocator_get(const char *text)
     if (a && !find_alias(text, initiator) && add_alias(text, initiator, a) != 0)
         a = NULL;
     pthread_rwlock_unlock(&cache_lock);
-    return a;
+    return a && !stranded(a) ? a : NULL;
 }
 
 void allocator_foreach(void (*fn)(loci_allocator_t *a, void *arg), void *arg)

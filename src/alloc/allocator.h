@@ -22,6 +22,7 @@ typedef struct allocator_plan {
     _Atomic(pool_heap_t *) heaps[RESOLVE_MAX_CANDIDATES];
     bool stranded;                  /* nothing satisfies the intent any more: res is the last
                                      * that did, on targets that went away (allocations refused) */
+    char why[512];                  /* stranded: the resolver's message */
     struct allocator_plan *replaced; /* the plan before this one */
 } allocator_plan_t;
 

@@ -39,8 +39,7 @@ static struct loci_target *find(topo_t *t, int count, const struct loci_target *
     return NULL;
 }
 
-/* What happened to tg, for loci_target_gone() and every refusal. */
-static char *what_happened(const struct loci_target *tg)
+char *topo_what_happened(const struct loci_target *tg)
 {
     char *why = NULL;
     int n;
@@ -61,7 +60,7 @@ static char *what_happened(const struct loci_target *tg)
 
 static bool mark_gone(struct loci_target *tg)
 {
-    char *why = what_happened(tg);
+    char *why = topo_what_happened(tg);
     if (!why)
         return false;
     atomic_store_explicit(&tg->gone, why, memory_order_release);

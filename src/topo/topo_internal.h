@@ -88,14 +88,18 @@ int topo_devdax_check_capacity(const struct loci_target *tg, uint64_t capacity, 
  *  others are marked gone with what happened. What fresh gave live is no
  *  longer fresh's. Returns how many targets appeared, went or came back. */
 int topo_merge(topo_t *live, topo_t *fresh);
+/** merge.c: what happened to tg, which is not (or no longer) there, for
+ *  its `gone` (malloc'd; NULL when out of memory). */
+char *topo_what_happened(const struct loci_target *tg);
 
 /** watch.c: the thread that refreshes the process's topology by itself
  *  when the kernel says memory came or went (uevents of the memory, node,
- *  dax and cxl subsystems) or /sys/devices/system/node/has_memory changed
- *  (checked every 2 s where uevents do not arrive: a container's network
- *  namespace). Started on the first topo_ensure after a live discovery
+ *  dax and cxl subsystems) or /sys/devices/system/node/has_memory or a dax
+ *  device's driver changed (checked every 2 s, for where uevents do not
+ *  arrive: a container's network namespace). Started on the first topo_ensure after a live discovery
  *  (topo_watch_pending), not for LOCI_TOPOLOGY nor with
- *  LOCI_TOPOLOGY_WATCH=0; stopped (joined) by topo_watch_stop; after fork,
+ *  LOCI_TOPOLOGY_WATCH=0 (=sysfs: the sysfs check alone); stopped (joined)
+ *  by topo_watch_stop; after fork,
  *  topo_watch_forked forgets it in the child, which starts its own. */
 extern _Atomic bool topo_watch_pending;
 void topo_watch_start(void);

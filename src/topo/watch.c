@@ -9,18 +9,21 @@
  * device added or removed) and on an eventfd that stops it. Uevents do not
  * reach a process in another network namespace than the init one (most
  * containers), so every 2 s it also compares /sys/devices/system/node/
- * has_memory (the nodes with memory online) with what it last saw. A burst
+ * has_memory (the nodes with memory online) and the drivers of the dax
+ * devices (/sys/bus/dax/devices/<dev>/driver) with what it last saw. A burst
  * of events (one per 128 MiB block) is let settle for 250 ms, then one
  * refresh runs. Idle cost: one thread blocked in poll(), waking every 2 s
- * to read one sysfs file.
+ * to read one sysfs file and a link per dax device.
  *
  * Started lazily by topo_ensure after a live discovery; fork leaves the
  * child without it (topo_watch_forked), and the child's next topo_ensure
  * starts its own.
  */
 #include "topo/topo_internal.h"
+#include "dir.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/netlink.h>
 #include <poll.h>
 #include <pthread.h>
@@ -34,6 +37,7 @@
 
 #define CHECK_INTERVAL_MS 2000
 #define SETTLE_MS 250
+#define FINGERPRINT_MAX 2048
 
 _Atomic bool topo_watch_pending;
 
@@ -42,10 +46,12 @@ static _Atomic int state;
 static pthread_t thread;
 static int stop_fd = -1, uevent_fd = -1;
 
-static bool disabled_by_env(void)
+/* LOCI_TOPOLOGY_WATCH: 0 no thread; sysfs the sysfs check alone (as where
+ * uevents do not arrive); anything else both. */
+static const char *watch_mode(void)
 {
     const char *v = getenv("LOCI_TOPOLOGY_WATCH");
-    return v && strcmp(v, "0") == 0;
+    return v ? v : "";
 }
 
 /* The kernel's own uevents (group 1), not udev's rebroadcast. -1 where the
@@ -89,14 +95,37 @@ static bool drain_uevents(void)
     return relevant || (n < 0 && errno == ENOBUFS); /* events were lost: perhaps some about memory */
 }
 
-static void read_has_memory(char *buf, size_t len)
+/* One dax device and its driver ("dax0.0=kmem;"), appended. */
+static int add_dax_device(int dirfd, const char *dir, const char *entry, void *arg)
+{
+    char *buf = arg, link[256] = "";
+    size_t used = strlen(buf);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s/driver", dir, entry);
+    (void)dirfd;
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    link[n > 0 ? n : 0] = '\0';
+    const char *driver = strrchr(link, '/');
+    snprintf(buf + used, FINGERPRINT_MAX - used, "%s=%s;", entry, driver ? driver + 1 : "");
+    return 0;
+}
+
+/* What the sysfs check compares: the nodes with memory online, and each
+ * dax device with its driver (device_dax: mappable; kmem: a node's memory). */
+static void fingerprint(char *buf)
 {
     FILE *f = fopen("/sys/devices/system/node/has_memory", "re");
     buf[0] = '\0';
     if (f) {
-        if (!fgets(buf, (int)len, f))
+        if (!fgets(buf, FINGERPRINT_MAX, f))
             buf[0] = '\0';
         fclose(f);
+    }
+    const char *dax = "/sys/bus/dax/devices";
+    int fd = open(dax, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        dir_each_entry(fd, dax, add_dax_device, buf);
+        close(fd);
     }
 }
 
@@ -114,13 +143,13 @@ static bool wait_for(int timeout_ms, bool *event)
 static void *watch(void *arg)
 {
     (void)arg;
-    char seen[256], now[256];
-    read_has_memory(seen, sizeof seen);
+    char seen[FINGERPRINT_MAX], now[FINGERPRINT_MAX];
+    fingerprint(seen);
     for (;;) {
         bool event = false;
         if (!wait_for(CHECK_INTERVAL_MS, &event))
             return NULL;
-        read_has_memory(now, sizeof now);
+        fingerprint(now);
         if (!event && strcmp(now, seen) == 0)
             continue;
         for (bool more = true; more;) /* let a burst settle */
@@ -130,7 +159,7 @@ static void *watch(void *arg)
         if (rc < 0)
             loci__log(LOCI_LOG_WARN, "memory came or went, but discovering the machine again failed: %s",
                       loci_last_error());
-        read_has_memory(seen, sizeof seen);
+        fingerprint(seen);
     }
 }
 
@@ -140,10 +169,10 @@ void topo_watch_start(void)
     if (!atomic_compare_exchange_strong(&topo_watch_pending, &pending, false))
         return;
     int idle = IDLE;
-    if (disabled_by_env() || !atomic_compare_exchange_strong(&state, &idle, STARTING))
+    if (strcmp(watch_mode(), "0") == 0 || !atomic_compare_exchange_strong(&state, &idle, STARTING))
         return;
     stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    uevent_fd = open_uevents();
+    uevent_fd = strcmp(watch_mode(), "sysfs") == 0 ? -1 : open_uevents();
     /* no signal of the program's is ever delivered to loci's thread */
     sigset_t all, old;
     sigfillset(&all);
