@@ -15,6 +15,9 @@
  *                        system RAM: the kernel lets it (6.1 and 6.12), a load from the old
  *                        mapping gets SIGBUS; loci sees the target gone, refuses the next
  *                        allocation there with ENODEV naming DEV, frees the old block
+ *   vm_kmem cxl DEV      (topology cxl) DEV, the device-DAX instance of a CXL pmem region, is a
+ *                        persistent pmem target that takes allocations; made system RAM it is a
+ *                        node of kind cxl in a slower memory tier, where kind=cxl places
  *
  * Exit 0 ok, 1 a check failed, 2 setup error.
  */
@@ -321,16 +324,60 @@ static int mapped(const char *dev)
     return 0;
 }
 
+/* The CXL region's device-DAX instance (topology cxl, cxl-setup.sh): persistent memory of kind
+ * pmem that takes allocations; made system RAM, a node of kind cxl in a slower tier, where
+ * kind=cxl places. */
+static int cxl(const char *dev)
+{
+    const loci_target_t *devdax = target_of_path(dev);
+    loci_target_info_t info;
+    if (!devdax || loci_target_info(devdax, &info) != 0)
+        return fail("no device-DAX target %s", dev);
+    if (strcmp(info.kind, "pmem") != 0 || !(info.flags & LOCI_TARGET_PERSISTENT))
+        return fail("%s: kind %s%s, expected persistent pmem (a CXL pmem region)", dev, info.kind,
+                    info.flags & LOCI_TARGET_PERSISTENT ? "" : ", not persistent");
+    char strict[48];
+    snprintf(strict, sizeof strict, "target=%s!", info.name);
+    void *p = loci_alloc(loci_allocator_create(strict), MiB);
+    if (!p || loci_ptr_target(p) != devdax)
+        return fail("%s: %s", strict, loci_last_error());
+    memset(p, 0x42, MiB);
+    loci_free(p);
+    printf("%s: %s, kind pmem, persistent, takes allocations\n", dev, info.name);
+    if (run("daxctl reconfigure-device --mode=system-ram dax0.0") != 0)
+        return fail("daxctl could not make dax0.0 system RAM"), 2;
+    if (wait_for(node1_here, NULL) < 0)
+        return fail("node 1 not seen within %.0f s", WAIT_S);
+    const loci_target_t *node1 = target_of_node(1);
+    loci_target_info(node1, &info);
+    int tier = loci_target_memory_tier(node1, NULL, 0, NULL), dram_tier = loci_target_memory_tier(target_of_node(0),
+                                                                                                  NULL, 0, NULL);
+    printf("node 1: %s, kind %s, memory tier %d (DRAM's %d)\n", info.name, info.kind, tier, dram_tier);
+    if (strcmp(info.kind, "cxl") != 0 || tier <= dram_tier)
+        return fail("the CXL region onlined as node 1: expected kind cxl in a slower tier");
+    unsigned char *q = loci_alloc(loci_allocator_create("kind=cxl"), 16 * MiB);
+    if (!q)
+        return fail("kind=cxl: %s", loci_last_error());
+    memset(q, 0x24, 16 * MiB);
+    if (!pages_on_node("kind=cxl", q, 16 * MiB, 1))
+        return 1;
+    printf("kind=cxl: 16 MiB, every page on node 1\n");
+    loci_free(q);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc != 3)
-        return fail("usage: vm_kmem cycle|mapped DEV"), 2;
+        return fail("usage: vm_kmem cycle|mapped|cxl DEV"), 2;
     if (loci_init() != 0)
         return fail("loci_init: %s", loci_last_error()), 2;
     if (strcmp(argv[1], "cycle") == 0)
         return cycle(argv[2]);
     if (strcmp(argv[1], "mapped") == 0)
         return mapped(argv[2]);
+    if (strcmp(argv[1], "cxl") == 0)
+        return cxl(argv[2]);
     return fail("unknown mode %s", argv[1]), 2;
 }
