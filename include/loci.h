@@ -211,8 +211,8 @@ int loci_target_memory_tier(const loci_target_t *t, char *nodes, size_t len, con
  *  Thread-safe against allocations and resolutions in other threads. A live
  *  machine does this by itself within about 2 s of a change (a thread that
  *  listens to the kernel's uevents and checks
- *  /sys/devices/system/node/has_memory; LOCI_TOPOLOGY_WATCH=0 turns it off);
- *  this call is for doing it now. With LOCI_TOPOLOGY it reads the XML file
+ *  /sys/devices/system/node/has_memory; LOCI_TOPOLOGY_WATCH=0 turns it off;
+ *  a fork child has none); this call is for doing it now. With LOCI_TOPOLOGY it reads the XML file
  *  again. Returns the number of targets that appeared, went away or came
  *  back (0: nothing changed), or a negative LOCI_E* code (LOCI_ECONFIG for a
  *  config file that became malformed: the live topology stays as it was). */

@@ -50,7 +50,10 @@ int topo_ensure(void)
             topo_watch_start();
         return 0;
     }
-    return discover_once();
+    int rc = discover_once();
+    if (rc == 0)
+        topo_watch_start(); /* after the lock: the watcher takes none of it to start */
+    return rc;
 }
 
 unsigned topo_generation(void) { return atomic_load_explicit(&generation, memory_order_acquire); }

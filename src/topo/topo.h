@@ -157,8 +157,7 @@ static inline const char *topo_target_gone(const struct loci_target *tg)
 
 /** fork() handler (core/fork.c, first of all layers: a refresh's listeners
  *  take the locks of the layers above): the refresh lock; in the child, the
- *  watcher thread (watch.c) that is not there any more starts again on the
- *  next topo_ensure. */
+ *  watcher thread (watch.c) that stayed in the parent is forgotten. */
 void topo_fork(loci_fork_phase_t phase);
 
 /* --- LOCI_CONFIG's front-end sections (topo/config_query.c) -------------- */

@@ -100,7 +100,7 @@ char *topo_what_happened(const struct loci_target *tg);
  *  (topo_watch_pending), not for LOCI_TOPOLOGY nor with
  *  LOCI_TOPOLOGY_WATCH=0 (=sysfs: the sysfs check alone); stopped (joined)
  *  by topo_watch_stop; after fork,
- *  topo_watch_forked forgets it in the child, which starts its own. */
+ *  topo_watch_forked forgets it in the child, which starts none (watch.c). */
 extern _Atomic bool topo_watch_pending;
 void topo_watch_start(void);
 void topo_watch_stop(void);

@@ -15,9 +15,12 @@
  * refresh runs. Idle cost: one thread blocked in poll(), waking every 2 s
  * to read one sysfs file and a link per dax device.
  *
- * Started lazily by topo_ensure after a live discovery; fork leaves the
- * child without it (topo_watch_forked), and the child's next topo_ensure
- * starts its own.
+ * Started by the first topo_ensure, after a live discovery. A fork child
+ * has none (topo_watch_forked) and starts none: the child of a
+ * multithreaded process may start threads only after exec (POSIX; TSan
+ * enforces it), and loci does not decide that for it. The child sees
+ * changes through loci_topology_refresh(), or gets its own watcher after
+ * loci_fini and a new discovery.
  */
 #include "topo/topo_internal.h"
 #include "dir.h"
@@ -222,5 +225,4 @@ void topo_watch_forked(void)
         close(uevent_fd);
     stop_fd = uevent_fd = -1;
     atomic_store(&state, IDLE);
-    atomic_store(&topo_watch_pending, true);
 }
