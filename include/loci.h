@@ -213,8 +213,8 @@ int loci_target_memory_tier(const loci_target_t *t, char *nodes, size_t len, con
  *  listens to the kernel's uevents and checks
  *  /sys/devices/system/node/has_memory; LOCI_TOPOLOGY_WATCH=0 turns it off;
  *  a fork child has none); this call is for doing it now. With LOCI_TOPOLOGY it reads the XML file
- *  again. Returns the number of targets that appeared, went away or came
- *  back (0: nothing changed), or a negative LOCI_E* code (LOCI_ECONFIG for a
+ *  again. Returns the number of targets that appeared, went away, came back
+ *  or changed capacity (0: nothing changed), or a negative LOCI_E* code (LOCI_ECONFIG for a
  *  config file that became malformed: the live topology stays as it was). */
 int loci_topology_refresh(void);
 

@@ -86,7 +86,8 @@ int topo_devdax_check_capacity(const struct loci_target *tg, uint64_t capacity, 
  *  both keep live's object (gone ones come back, capacities follow),
  *  fresh's others are appended to live with names unique there, live's
  *  others are marked gone with what happened. What fresh gave live is no
- *  longer fresh's. Returns how many targets appeared, went or came back. */
+ *  longer fresh's. Returns how many targets appeared, went, came back or
+ *  changed capacity. */
 int topo_merge(topo_t *live, topo_t *fresh);
 /** merge.c: what happened to tg, which is not (or no longer) there, for
  *  its `gone` (malloc'd; NULL when out of memory). */
