@@ -19,9 +19,11 @@ module loci
   ! ---- status codes and flags (include/loci.h) ----
   integer(c_int), parameter, public :: LOCI_OK = 0, LOCI_EINVAL = -1, LOCI_ENOMEM = -2, &
        LOCI_ENOENT = -3, LOCI_ECONFIG = -4, LOCI_ETOPO = -5, LOCI_ENOTSUP = -6, LOCI_EPERM = -7, &
-       LOCI_EIO = -8, LOCI_EEXIST = -9, LOCI_EBUSY = -10, LOCI_ENOSPC = -11
+       LOCI_EIO = -8, LOCI_EEXIST = -9, LOCI_EBUSY = -10, LOCI_ENOSPC = -11, LOCI_ENODEV = -12
   integer(c_int), parameter, public :: LOCI_TARGET_PERSISTENT = 1, LOCI_TARGET_SHAREABLE = 2, &
        LOCI_TARGET_CPU_ACCESSIBLE = 4, LOCI_TARGET_GPU_ACCESSIBLE = 8, LOCI_TARGET_SIMULATED = 16
+  ! (LOCI_TARGET_GONE would be the function loci_target_gone for Fortran, whose names ignore case:
+  ! loci_target_gone(t) /= "" says it)
   integer(c_int), parameter, public :: LOCI_REGION_CREATE = 1, LOCI_REGION_READONLY = 2, LOCI_REGION_SHARED = 4
   integer(c_int), parameter, public :: LOCI_CREATE = LOCI_REGION_CREATE, LOCI_READONLY = LOCI_REGION_READONLY, &
        LOCI_SHARED = LOCI_REGION_SHARED  ! older names
@@ -47,6 +49,7 @@ module loci
        loci_persist_remove, loci_persist_size, loci_nvm_prefetch, loci_nvm_flush, loci_nvm_evict  ! older names
   public :: loci_ckpt_register, loci_ckpt_unregister, loci_ckpt_save, loci_ckpt_restore, &
        loci_ckpt_verify, loci_ckpt_remove
+  public :: loci_target_memory_tier, loci_topology_refresh, loci_target_gone
 
   ! ---- C functions taking no string: bound directly ----
   interface
@@ -146,6 +149,9 @@ module loci
        type(c_ptr), value :: addr
        integer(c_size_t), value :: len
      end function loci_range_evict
+     integer(c_int) function loci_topology_refresh() bind(c, name="loci_topology_refresh")
+       import :: c_int
+     end function loci_topology_refresh
   end interface
 
   ! ---- C functions taking or returning strings: wrapped below ----
@@ -190,6 +196,17 @@ module loci
        type(c_ptr), value :: ptr
        integer(c_size_t), value :: len
      end function c_ckpt_register
+     integer(c_int) function c_target_memory_tier(t, nodes, len, source) bind(c, name="loci_target_memory_tier")
+       import :: c_int, c_ptr, c_char, c_size_t
+       type(c_ptr), value :: t
+       character(kind=c_char) :: nodes(*)
+       integer(c_size_t), value :: len
+       type(c_ptr) :: source
+     end function c_target_memory_tier
+     type(c_ptr) function c_target_gone(t) bind(c, name="loci_target_gone")
+       import :: c_ptr
+       type(c_ptr), value :: t
+     end function c_target_gone
   end interface
 
   ! Checkpoint calls taking one name.
@@ -355,5 +372,27 @@ contains
     character(*), intent(in) :: ckpt
     loci_ckpt_remove = c_ckpt_remove(cstr(ckpt))
   end function loci_ckpt_remove
+
+  !> The kernel memory tier of target t's NUMA node (Linux 6.1+; larger is
+  !> slower) or LOCI_ENOENT where none is known; the tier's nodes as a
+  !> nodelist ("0-1") and where that came from ("os") when asked for.
+  integer(c_int) function loci_target_memory_tier(t, nodes, source)
+    type(c_ptr), intent(in) :: t
+    character(:), allocatable, intent(out), optional :: nodes, source
+    character(kind=c_char), target :: buf(256)
+    type(c_ptr) :: src
+    src = c_null_ptr
+    loci_target_memory_tier = c_target_memory_tier(t, buf, size(buf, kind=c_size_t), src)
+    if (present(nodes)) nodes = ""
+    if (present(source)) source = loci_string(src)
+    if (loci_target_memory_tier >= 0 .and. present(nodes)) nodes = loci_string(c_loc(buf))
+  end function loci_target_memory_tier
+
+  !> What happened to target t if it went away at run time, "" while it is here.
+  function loci_target_gone(t) result(s)
+    type(c_ptr), intent(in) :: t
+    character(:), allocatable :: s
+    s = loci_string(c_target_gone(t))
+  end function loci_target_gone
 
 end module loci

@@ -67,6 +67,7 @@ enum {
     LOCI_EEXIST = -9,   /**< the object already exists */
     LOCI_EBUSY = -10,   /**< the object is in use */
     LOCI_ENOSPC = -11,  /**< a file tier's file system is full */
+    LOCI_ENODEV = -12,  /**< the target went away at run time (memory offlined, device reconfigured or removed) */
 };
 
 /** Static English description of a LOCI_E* code (positive or negative). Never NULL. */
@@ -114,6 +115,9 @@ enum {
     LOCI_TARGET_JOB_WIDE = 1u << 5,       /**< every node of the job reaches it (the aggregate store, kind "store") */
     LOCI_TARGET_UNREACHABLE = 1u << 6,    /**< configured but not usable now (a store whose cluster did not answer at
                                                init; loci_target_unreachable() says why): never chosen */
+    LOCI_TARGET_GONE = 1u << 7,           /**< went away at run time (a NUMA node whose memory was offlined, a
+                                               device-DAX instance reconfigured or removed; loci_target_gone() says
+                                               what happened): still listed, never chosen, nothing placed there */
 };
 
 /** Number of targets on this machine (>= 1 after a successful init: at least
@@ -191,6 +195,32 @@ int loci_target_cpus(const loci_target_t *t, char *buf, size_t buflen);
  *  *source (when not NULL). LOCI_ENOENT when none is known: not a NUMA node,
  *  a kernel without memory tiers, an injected LOCI_TOPOLOGY. */
 int loci_target_memory_tier(const loci_target_t *t, char *nodes, size_t len, const char **source);
+
+/** Discover the machine again and merge what changed into the live topology
+ *  (docs/DISCOVERY.md, "Memory that appears at run time"): memory onlined
+ *  since (a device-DAX instance made system RAM by `daxctl
+ *  reconfigure-device --mode=system-ram`, a hot-added CXL region) becomes new
+ *  targets, appended (indexes and pointers already handed out stay valid;
+ *  names are never reused); targets no longer found (a node whose memory was
+ *  offlined, a device reconfigured or removed) stay listed, flagged
+ *  LOCI_TARGET_GONE: no intent resolves to them any more and allocations
+ *  there fail with LOCI_ENODEV naming the target and what happened. A target
+ *  found again is usable again. Allocator objects re-resolve their intents
+ *  (the pointers stay valid); an arena on a target that went away is moved to
+ *  the best remaining target of its intent, with a warning naming it.
+ *  Thread-safe against allocations and resolutions in other threads. A live
+ *  machine does this by itself within about 2 s of a change (a thread that
+ *  listens to the kernel's uevents and checks
+ *  /sys/devices/system/node/has_memory; LOCI_TOPOLOGY_WATCH=0 turns it off;
+ *  a fork child has none); this call is for doing it now. With LOCI_TOPOLOGY it reads the XML file
+ *  again. Returns the number of targets that appeared, went away, came back
+ *  or changed capacity (0: nothing changed), or a negative LOCI_E* code (LOCI_ECONFIG for a
+ *  config file that became malformed: the live topology stays as it was). */
+int loci_topology_refresh(void);
+
+/** What happened to target t when it went away at run time (e.g. "NUMA node
+ *  1 has no memory online any more (...)"), or NULL while it is here. */
+const char *loci_target_gone(const loci_target_t *t);
 
 /* ------------------------------------------------------------ allocators -- */
 

@@ -15,6 +15,8 @@ packages=(
   libcmocka-dev qemu-system-x86 busybox-static cpio
   # the VM test bed's emulated NVDIMM made device-DAX (tests/vm, suite devdax): ndctl in the guest
   ndctl
+  # ... and made system RAM at run time (tests/vm, suite kmem): daxctl in the guest
+  daxctl
   # OpenMP front end: clang's OpenMP runtime (libomp), to test it beside GCC's libgomp
   libomp-dev
   # benchmark competitors and plots

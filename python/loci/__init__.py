@@ -18,12 +18,12 @@ from ._dlpack import exported as dlpack_exported
 from ._lib import BusyError, ExistsError, InvalidError, LociError, NoMemoryError, NotFoundError
 from ._memory import Block, block_of
 from ._nvm import evict, flush, prefetch, region, remove_region, sync
-from ._targets import Target, init, initiator, resolve, target, target_of, targets
+from ._targets import Target, init, initiator, refresh, resolve, target, target_of, targets
 
 __version__ = "0.1.0"
 __all__ = [
     "Arena", "Block", "BusyError", "ExistsError", "InvalidError", "LociError", "NoMemoryError",
     "NotFoundError", "Target", "block_of", "checkpoint", "dlpack_exported", "empty", "evict",
-    "flush", "init", "initiator", "prefetch", "region", "remove_region", "resolve", "sync",
+    "flush", "init", "initiator", "prefetch", "refresh", "region", "remove_region", "resolve", "sync",
     "target", "target_of", "targets", "zeros",
 ]

@@ -83,6 +83,9 @@ _PROTOTYPES = {
     "loci_target_path": (c_str, [c_ptr]),
     "loci_target_cpus": (c_int, [c_ptr, ctypes.c_char_p, c_size]),
     "loci_target_stats": (c_int, [c_ptr, ctypes.POINTER(Stats)]),
+    "loci_target_memory_tier": (c_int, [c_ptr, ctypes.c_char_p, c_size, ctypes.POINTER(c_str)]),
+    "loci_target_gone": (c_str, [c_ptr]),
+    "loci_topology_refresh": (c_int, []),
     "loci_initiator": (c_int, []),
     "loci_allocator_create": (c_ptr, [c_str]),
     "loci_allocator_destroy": (None, [c_ptr]),
@@ -123,14 +126,15 @@ for _name, (_res, _args) in _PROTOTYPES.items():
 # Flags and codes of include/loci.h.
 TARGET_PERSISTENT, TARGET_SHAREABLE, TARGET_CPU_ACCESSIBLE, TARGET_GPU_ACCESSIBLE, TARGET_SIMULATED = (
     1 << 0, 1 << 1, 1 << 2, 1 << 3, 1 << 4)
+TARGET_GONE = 1 << 7
 REGION_CREATE, REGION_READONLY, REGION_SHARED = 1 << 0, 1 << 1, 1 << 2
-EINVAL, ENOMEM, ENOENT, ECONFIG, ETOPO, ENOTSUP, EPERM, EIO, EEXIST, EBUSY, ENOSPC = range(-1, -12, -1)
+EINVAL, ENOMEM, ENOENT, ECONFIG, ETOPO, ENOTSUP, EPERM, EIO, EEXIST, EBUSY, ENOSPC, ENODEV = range(-1, -13, -1)
 
 # errno set by pointer-returning functions -> LOCI_E* code
 _FROM_ERRNO = {
     errno.EINVAL: EINVAL, errno.ENOMEM: ENOMEM, errno.ENOENT: ENOENT, errno.ENOTSUP: ENOTSUP,
     errno.EPERM: EPERM, errno.EIO: EIO, errno.EEXIST: EEXIST, errno.EBUSY: EBUSY,
-    errno.ENOSPC: ENOSPC,
+    errno.ENOSPC: ENOSPC, errno.ENODEV: ENODEV,
 }
 
 

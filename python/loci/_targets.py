@@ -33,6 +33,25 @@ class Target:
     simulated = property(lambda self: bool(self.flags & _lib.TARGET_SIMULATED),
                          doc="from an injected LOCI_TOPOLOGY: placement is recorded, not applied")
 
+    @property
+    def gone(self):
+        """What happened to this target if it went away at run time (its memory
+        offlined, its device reconfigured or removed: nothing is placed there
+        any more), else None. Asked now, not when the Target was made."""
+        return _lib.text(lib.loci_target_gone(self._handle))
+
+    def memory_tier(self):
+        """The kernel memory tier of this target's NUMA node (Linux 6.1+; a
+        larger number is slower memory) as (tier, nodes of that tier as a
+        nodelist like "0-1", source "os"), or None where none is known (not a
+        NUMA node, an older kernel, an injected LOCI_TOPOLOGY)."""
+        nodes, source = ctypes.create_string_buffer(256), ctypes.c_char_p()
+        tier = lib.loci_target_memory_tier(self._handle, nodes, len(nodes), ctypes.byref(source))
+        if tier == _lib.ENOENT:
+            return None
+        _lib.check(tier, "loci_target_memory_tier")
+        return tier, nodes.value.decode(), _lib.text(source.value)
+
     def stats(self):
         """Counters of what loci placed here: bytes_in_use, bytes_peak, allocations, frees."""
         s = _lib.Stats()
@@ -54,6 +73,14 @@ def init():
     """Discover the machine now (every call does it lazily); raises for a bad
     LOCI_CONFIG or LOCI_TOPOLOGY with the file and line."""
     _lib.check(lib.loci_init(), "loci_init")
+
+
+def refresh():
+    """Discover the machine again now and merge what changed (memory onlined
+    or offlined since, a device reconfigured): new targets are appended, those
+    that went away stay listed with .gone set. A live machine does this by
+    itself within about 2 s; returns how many targets changed."""
+    return _lib.check(lib.loci_topology_refresh(), "loci_topology_refresh")
 
 
 def targets():

@@ -3,7 +3,9 @@
  * call re-resolving intents, so objects are cached: first by the exact text
  * and initiator (no parsing at all), then by the canonical text (equivalent
  * spellings share one object). Objects live until loci_fini: their memory
- * stays valid after loci_allocator_destroy.
+ * stays valid after loci_allocator_destroy. When targets appear or go away
+ * at run time (topo_refresh), every object resolves its intent again and
+ * takes the new plan (replan_all): callers keep their pointers.
  */
 #include "alloc/allocator.h"
 
@@ -97,16 +99,16 @@ void allocator_place(const resolution_t *res, int i, place_t *out)
     out->nodemask[tg->numa_node / 64] |= 1ull << (tg->numa_node % 64);
 }
 
-pool_heap_t *allocator_heap(loci_allocator_t *a, int i)
+pool_heap_t *allocator_plan_heap(loci_allocator_t *a, allocator_plan_t *p, int i)
 {
-    pool_heap_t *h = atomic_load_explicit(&a->heaps[i], memory_order_acquire);
+    pool_heap_t *h = atomic_load_explicit(&p->heaps[i], memory_order_acquire);
     if (h)
         return h;
     pthread_mutex_lock(&create_lock);
-    h = atomic_load_explicit(&a->heaps[i], memory_order_acquire);
+    h = atomic_load_explicit(&p->heaps[i], memory_order_acquire);
     if (!h) {
         place_t place;
-        allocator_place(&a->res, i, &place);
+        allocator_place(&p->res, i, &place);
         const provider_ops_t *ops = provider_for_place(&place);
         if (!ops)
             loci__fail(LOCI_ENOTSUP, "no provider can place memory on %s%s", place.target->name,
@@ -114,44 +116,149 @@ pool_heap_t *allocator_heap(loci_allocator_t *a, int i)
         else if ((h = pool_heap_create(ops, &place, a))) {
             if (i == 0)
                 pool_heap_set_on_fail(h, allocator_on_fail);
-            atomic_store_explicit(&a->heaps[i], h, memory_order_release);
+            atomic_store_explicit(&p->heaps[i], h, memory_order_release);
         }
     }
     pthread_mutex_unlock(&create_lock);
     return h;
 }
 
+pool_heap_t *allocator_heap(loci_allocator_t *a, int i)
+{
+    return allocator_plan_heap(a, atomic_load_explicit(&a->plan, memory_order_acquire), i);
+}
+
 static loci_allocator_t *make(const intent_t *in, int initiator)
 {
-    resolution_t res;
-    int rc = intent_resolve(in, &res);
-    if (rc != 0) {
-        errno = loci__errno_of(rc);
-        return NULL;
-    }
     loci_allocator_t *a = calloc(1, sizeof *a);
-    if (!a)
-        return loci__fail_null(LOCI_ENOMEM, "out of memory creating an allocator");
-    snprintf(a->intent, sizeof a->intent, "%s", in->canonical);
-    a->res = res;
-    a->res.initiator = initiator;
-    if (!(a->primary = allocator_heap(a, 0))) {
+    allocator_plan_t *p = calloc(1, sizeof *p);
+    if (!a || !p) {
         free(a);
+        free(p);
+        return loci__fail_null(LOCI_ENOMEM, "out of memory creating an allocator");
+    }
+    int rc = intent_resolve(in, &p->res);
+    pool_heap_t *h = NULL;
+    if (rc != 0)
+        errno = loci__errno_of(rc);
+    else {
+        snprintf(a->intent, sizeof a->intent, "%s", in->canonical);
+        a->initiator = p->res.initiator = initiator;
+        h = allocator_plan_heap(a, p, 0);
+    }
+    if (!h) {
+        free(a);
+        free(p);
         return NULL;
     }
+    atomic_init(&a->plan, p);
+    atomic_init(&a->primary, h);
     return a;
 }
 
 static loci_allocator_t *find_canonical(const char *canonical, int initiator)
 {
     for (loci_allocator_t *a = allocators; a; a = a->next)
-        if (a->res.initiator == initiator && strcmp(a->intent, canonical) == 0)
+        if (a->initiator == initiator && strcmp(a->intent, canonical) == 0)
             return a;
     return NULL;
 }
 
+/* ---- the topology changed: plans made again ------------------------------- */
+
+static bool same_candidates(const resolution_t *x, const resolution_t *y)
+{
+    return x->ncandidates == y->ncandidates &&
+           memcmp(x->candidates, y->candidates, (size_t)x->ncandidates * sizeof *x->candidates) == 0;
+}
+
+/* Heaps of the old plan that serve a candidate of the new one placed the
+ * same way, and in the same role (the best candidate's heap carries the
+ * fallback hook, the others must not), go over: their memory stays theirs. */
+static void keep_heaps(const allocator_plan_t *old, allocator_plan_t *p)
+{
+    for (int i = 0; i < p->res.ncandidates; i++)
+        for (int j = 0; j < old->res.ncandidates; j++) {
+            place_t now, before;
+            pool_heap_t *h = atomic_load_explicit(&((allocator_plan_t *)old)->heaps[j], memory_order_acquire);
+            if (!h || (i == 0) != (j == 0) || p->res.candidates[i] != old->res.candidates[j])
+                continue;
+            allocator_place(&p->res, i, &now);
+            allocator_place(&old->res, j, &before);
+            if (memcmp(&now, &before, sizeof now) == 0)
+                atomic_init(&p->heaps[i], h);
+        }
+}
+
+/* Resolve a's intent again. Nothing satisfying it any more (its only
+ * targets went away): it keeps its candidates with new, empty heaps, so
+ * that every allocation reaches the pool's charge, which refuses it naming
+ * the target and what happened, instead of blocks kept from before. */
+static void replan(loci_allocator_t *a)
+{
+    allocator_plan_t *old = atomic_load_explicit(&a->plan, memory_order_acquire);
+    allocator_plan_t *p = calloc(1, sizeof *p);
+    intent_t in;
+    if (!p) {
+        loci__log(LOCI_LOG_WARN, "intent \"%s\": out of memory resolving it again after the topology changed",
+                  a->intent);
+        return;
+    }
+    if (intent_parse(a->intent, &in) == 0 && intent_resolve_from(&in, a->initiator, &p->res) == 0) {
+        p->res.initiator = a->initiator;
+        if (!old->stranded && same_candidates(&old->res, &p->res)) {
+            free(p);
+            return;
+        }
+        keep_heaps(old, p);
+    } else if (old->stranded) {
+        free(p);
+        return;
+    } else {
+        loci__log(LOCI_LOG_WARN, "allocator \"%s\": %s; its allocations are refused", a->intent, loci_last_error());
+        p->res = old->res;
+        p->stranded = true;
+        snprintf(p->why, sizeof p->why, "%s", loci_last_error());
+    }
+    pool_heap_t *h = allocator_plan_heap(a, p, 0);
+    if (!h) {
+        loci__log(LOCI_LOG_WARN, "intent \"%s\": its new best target has no heap: %s", a->intent, loci_last_error());
+        free(p);
+        return;
+    }
+    p->replaced = old;
+    atomic_store_explicit(&a->plan, p, memory_order_release);
+    atomic_store_explicit(&a->primary, h, memory_order_release);
+    if (!p->stranded && p->res.candidates[0] != old->res.candidates[0])
+        loci__log(LOCI_LOG_INFO, "allocator \"%s\": now on %s (was %s)", a->intent, p->res.candidates[0]->name,
+                  old->res.candidates[0]->name);
+}
+
+/* topo_on_change's listener: every allocator made again, none made meanwhile. */
+static void replan_all(void)
+{
+    pthread_rwlock_wrlock(&cache_lock);
+    for (loci_allocator_t *a = allocators; a; a = a->next)
+        replan(a);
+    pthread_rwlock_unlock(&cache_lock);
+}
+
+static void listen(void) { topo_on_change(replan_all); }
+
+/* An allocator whose targets all went away is not handed out again: the
+ * caller gets the resolver's refusal, as for an intent never asked before. */
+static bool stranded(const loci_allocator_t *a)
+{
+    const allocator_plan_t *p = atomic_load_explicit(&((loci_allocator_t *)a)->plan, memory_order_acquire);
+    if (p->stranded)
+        loci__fail(LOCI_ENODEV, "%s", p->why);
+    return p->stranded;
+}
+
 loci_allocator_t *allocator_get(const char *text)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, listen);
     if (topo_ensure())
         return NULL;
     text = text ? text : "";
@@ -160,7 +267,7 @@ loci_allocator_t *allocator_get(const char *text)
     loci_allocator_t *a = find_alias(text, initiator);
     pthread_rwlock_unlock(&cache_lock);
     if (a)
-        return a;
+        return stranded(a) ? NULL : a;
 
     intent_t in;
     if (intent_parse(text, &in) != 0) {
@@ -176,7 +283,7 @@ loci_allocator_t *allocator_get(const char *text)
     if (a && !find_alias(text, initiator) && add_alias(text, initiator, a) != 0)
         a = NULL;
     pthread_rwlock_unlock(&cache_lock);
-    return a;
+    return a && !stranded(a) ? a : NULL;
 }
 
 void allocator_foreach(void (*fn)(loci_allocator_t *a, void *arg), void *arg)
@@ -205,6 +312,10 @@ void allocator_fini(void)
         }
     while (allocators) {
         loci_allocator_t *next = allocators->next;
+        for (allocator_plan_t *p = atomic_load(&allocators->plan), *older; p; p = older) {
+            older = p->replaced;
+            free(p);
+        }
         free(allocators);
         allocators = next;
     }
@@ -221,9 +332,10 @@ int loci_allocator_targets(const loci_allocator_t *a, const loci_target_t **out,
 {
     if (!a || (max > 0 && !out))
         return loci__fail(LOCI_EINVAL, "loci_allocator_targets: NULL argument");
-    for (int i = 0; i < a->res.ncandidates && i < max; i++)
-        out[i] = a->res.candidates[i];
-    return a->res.ncandidates;
+    const resolution_t *r = allocator_res(a);
+    for (int i = 0; i < r->ncandidates && i < max; i++)
+        out[i] = r->candidates[i];
+    return r->ncandidates;
 }
 
 const char *loci_allocator_intent(const loci_allocator_t *a) { return a ? a->intent : NULL; }

@@ -11,18 +11,41 @@
 
 #include <stdatomic.h>
 
+/* One resolution of an allocator's intent with the heaps of its candidates
+ * (made when first needed). A plan is never changed once published: when
+ * the topology changes (targets appear or go away at run time) a new plan
+ * replaces it whole (allocator.c), so a thread that loaded one sees one
+ * consistent list. Replaced plans stay until loci_fini: a thread may still
+ * read one. */
+typedef struct allocator_plan {
+    resolution_t res;
+    _Atomic(pool_heap_t *) heaps[RESOLVE_MAX_CANDIDATES];
+    bool stranded;                  /* nothing satisfies the intent any more: res is the last
+                                     * that did, on targets that went away (allocations refused) */
+    char why[512];                  /* stranded: the resolver's message */
+    struct allocator_plan *replaced; /* the plan before this one */
+} allocator_plan_t;
+
 struct loci_allocator {
     char intent[INTENT_MAX_TEXT]; /* canonical text */
-    resolution_t res;
-    pool_heap_t *primary;         /* heap of the best candidate: the fast path */
-    _Atomic(pool_heap_t *) heaps[RESOLVE_MAX_CANDIDATES];
+    int initiator;                /* the node it was resolved from */
+    _Atomic(pool_heap_t *) primary; /* heap of the plan's best candidate: the fast path */
+    _Atomic(allocator_plan_t *) plan;
     struct loci_allocator *next;  /* in the cache */
 };
+
+/** The allocator's current resolution (see allocator_plan_t). */
+static inline const resolution_t *allocator_res(const loci_allocator_t *a)
+{
+    return &atomic_load_explicit(&((loci_allocator_t *)a)->plan, memory_order_acquire)->res;
+}
 
 /** The cached allocator for `intent` from the calling thread's initiator. */
 loci_allocator_t *allocator_get(const char *intent);
 
-/** The heap of candidate i, created on first use; NULL + loci__fail. */
+/** The heap of candidate i of plan p of a, created on first use; NULL + loci__fail. */
+pool_heap_t *allocator_plan_heap(loci_allocator_t *a, allocator_plan_t *p, int i);
+/** The same in a's current plan. */
 pool_heap_t *allocator_heap(loci_allocator_t *a, int i);
 
 /** The pool's failure hook of an allocator's best heap: applies the fallback. */

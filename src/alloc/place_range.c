@@ -23,7 +23,7 @@ static bool has_room(const place_t *p, size_t len)
 /* Only NUMA nodes can bind memory mapped elsewhere. */
 static int bindable(const loci_allocator_t *a, int i)
 {
-    const struct loci_target *t = a->res.candidates[i];
+    const struct loci_target *t = allocator_res(a)->candidates[i];
     if (t->numa_node >= 0)
         return 0;
     return loci__fail(LOCI_ENOTSUP, "intent \"%s\" resolves to %s: memory mapped elsewhere can only be bound to NUMA "
@@ -45,19 +45,19 @@ static bool place_on(loci_allocator_t *local, int i, void *arg)
     if (local == g->a) /* fallback=default from the local allocator itself: its best has no room */
         return false;
     if (local) { /* fallback=default: the local allocator's best, room or not, as the kernel finds it */
-        allocator_place(&local->res, 0, g->out);
+        allocator_place(allocator_res(local), 0, g->out);
         return true;
     }
     if ((g->rc = bindable(g->a, i)) != 0)
         return true;
-    allocator_place(&g->a->res, i, g->out);
+    allocator_place(allocator_res(g->a), i, g->out);
     return has_room(g->out, g->len);
 }
 
 /* The place of the best candidate with room, else where the intent's fallback goes. */
 static int choose(loci_allocator_t *a, size_t len, place_t *out)
 {
-    const resolution_t *r = &a->res;
+    const resolution_t *r = allocator_res(a);
     int rc = bindable(a, 0);
     if (rc)
         return rc;

@@ -17,12 +17,19 @@ int loci_allocator_stats(const loci_allocator_t *a, loci_stats_t *out)
     if (!a || !out)
         return loci__fail(LOCI_EINVAL, "loci_allocator_stats: NULL argument");
     *out = (loci_stats_t){0};
-    for (int i = 0; i < a->res.ncandidates; i++) {
-        pool_heap_t *h = atomic_load_explicit(&((loci_allocator_t *)a)->heaps[i], memory_order_acquire);
-        pool_stats_t st;
-        if (h && pool_stats_heap(h, &st) == 0)
-            add(out, &st);
-    }
+    /* every plan it had: memory allocated under one replaced is still its */
+    const allocator_plan_t *plan = atomic_load_explicit(&((loci_allocator_t *)a)->plan, memory_order_acquire);
+    for (const allocator_plan_t *p = plan; p; p = p->replaced)
+        for (int i = 0; i < p->res.ncandidates; i++) {
+            pool_heap_t *h = atomic_load_explicit(&((allocator_plan_t *)p)->heaps[i], memory_order_acquire);
+            bool counted = false; /* a heap newer plans kept */
+            for (const allocator_plan_t *q = plan; q != p && !counted; q = q->replaced)
+                for (int k = 0; k < q->res.ncandidates && !counted; k++)
+                    counted = atomic_load_explicit(&((allocator_plan_t *)q)->heaps[k], memory_order_acquire) == h;
+            pool_stats_t st;
+            if (h && !counted && pool_stats_heap(h, &st) == 0)
+                add(out, &st);
+        }
     return 0;
 }
 

@@ -125,6 +125,7 @@ loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)
 {
     if (topo_ensure())
         return NULL;
+    arena_follow_topology();
     intent_t in;
     resolution_t res;
     place_t place;
@@ -222,7 +223,7 @@ static bool first_block_on(loci_allocator_t *local, int i, void *arg)
     struct first_block *f = arg;
     loci_arena_t *ar = f->ar;
     const struct loci_target *home = loci_arena_target(ar);
-    const struct loci_target *t = local ? local->res.candidates[0] : ar->res.candidates[i];
+    const struct loci_target *t = local ? allocator_res(local)->candidates[0] : ar->res.candidates[i];
     place_t place;
     const provider_ops_t *ops;
     if (t == home || arena_home(ar->intent, &ar->res, t, &place, &ops) != 0 ||
@@ -373,6 +374,14 @@ void arena_fork(loci_fork_phase_t phase)
     arena_shared_fork(phase);
     if (phase != LOCI_FORK_PREPARE)
         loci__fork_mutex(&registry_lock, phase);
+}
+
+void arena_foreach(void (*fn)(loci_arena_t *ar, void *arg), void *arg)
+{
+    pthread_mutex_lock(&registry_lock);
+    for (loci_arena_t *ar = arenas; ar; ar = ar->next)
+        fn(ar, arg);
+    pthread_mutex_unlock(&registry_lock);
 }
 
 void arena_fini(void)

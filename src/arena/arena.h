@@ -73,8 +73,16 @@ void arena_place(const struct loci_target *t, bool pinned, bool shareable, place
 void arena_rehome(loci_arena_t *ar, const struct loci_target *t, const provider_ops_t *ops, const place_t *place);
 /** Resize a block of arena ar (loci_realloc), within ar and its max_bytes. */
 void *arena_realloc(loci_arena_t *ar, void *p, size_t size);
+/** fn(ar, arg) for every arena, under the registry lock: none is created
+ *  or destroyed meanwhile. */
+void arena_foreach(void (*fn)(loci_arena_t *ar, void *arg), void *arg);
 /** Destroy every arena (loci_fini, before the pool goes). */
 void arena_fini(void);
+/* --- target_gone.c ------------------------------------------------------- */
+/** From the first arena on: after every topology refresh, arenas whose
+ *  target went away are moved to the best remaining target of their intent,
+ *  with a warning naming them. */
+void arena_follow_topology(void);
 /** fork() handler (core/fork.c): the registry, each arena's lock, the
  *  table of shared arenas. */
 void arena_fork(loci_fork_phase_t phase);

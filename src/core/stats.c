@@ -14,7 +14,7 @@ static void print_allocator(loci_allocator_t *a, void *arg)
     loci_stats_t st;
     loci_allocator_stats(a, &st);
     fprintf(arg, "  %-36s %-8s %14" PRIu64 " %14" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
-            a->intent[0] ? a->intent : "(local DRAM)", a->res.candidates[0]->name, st.bytes_in_use,
+            a->intent[0] ? a->intent : "(local DRAM)", allocator_res(a)->candidates[0]->name, st.bytes_in_use,
             st.bytes_peak, st.allocations, st.frees);
 }
 

@@ -101,6 +101,9 @@ typedef struct {
  *  (nothing satisfies the constraints) returns LOCI_ENOENT and names the
  *  constraint and this machine's targets in loci_last_error(). */
 int intent_resolve(const intent_t *in, resolution_t *out);
+/** The same from NUMA node `initiator`'s view (an allocator or arena
+ *  resolved again after the topology changed, on another thread). */
+int intent_resolve_from(const intent_t *in, int initiator, resolution_t *out);
 
 /** Why each dropped target was dropped (for `loci resolve`): writes one line
  *  per target not among the candidates into buf. */

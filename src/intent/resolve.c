@@ -5,7 +5,8 @@
  *     the intent asks for GPU memory, file tiers only when it asks for
  *     persistence, a file mode or one of them by kind or name, the job's
  *     aggregate store only for access=job/global or by kind or name; a store
- *     that did not answer at init never;
+ *     that did not answer at init never, nor a target that went away at run
+ *     time;
  *  2. filters: every constraint (`!`), and the terms that state requirements
  *     rather than preferences (use=, access=, persist, mode=) — data that must
  *     survive the job never silently lands in DRAM;
@@ -482,7 +483,7 @@ static int resolve_view(const view_t *v, const intent_t *original, resolution_t 
         const struct loci_target *tg = &v->topo->targets[i];
         if (!in_pool(&in, tg))
             continue;
-        if (tg->flags & LOCI_TARGET_UNREACHABLE) {
+        if ((tg->flags & LOCI_TARGET_UNREACHABLE) || topo_target_gone(tg)) {
             unreachable = tg;
             continue;
         }
@@ -496,6 +497,10 @@ static int resolve_view(const view_t *v, const intent_t *original, resolution_t 
         char names[1024];
         describe_targets(v, names, sizeof names);
         char text[64];
+        const char *gone = unreachable ? topo_target_gone(unreachable) : NULL;
+        if (gone)
+            return loci__fail(LOCI_ENODEV, "intent \"%s\": %s would hold it, but it went away at run time: %s",
+                              original->canonical, unreachable->name, gone);
         if (unreachable)
             return loci__fail(LOCI_EIO, "intent \"%s\": %s would hold it, but it is unreachable: %s",
                               original->canonical, unreachable->name, unreachable->unreachable);
@@ -523,13 +528,14 @@ static int resolve_view(const view_t *v, const intent_t *original, resolution_t 
     return check_pinned(original, out);
 }
 
-static int make_view(view_t *v)
+/* initiator -1: the calling thread's. */
+static int make_view(view_t *v, int initiator)
 {
     int rc = topo_ensure();
     if (rc)
         return rc;
     v->topo = topo_get();
-    v->initiator = topo_initiator(v->topo);
+    v->initiator = initiator >= 0 ? initiator : topo_initiator(v->topo);
     v->dram = topo_local_dram(v->topo, v->initiator);
     if (!v->dram)
         return loci__fail(LOCI_ETOPO, "NUMA node %d has no memory target", v->initiator);
@@ -539,14 +545,21 @@ static int make_view(view_t *v)
 int intent_resolve(const intent_t *in, resolution_t *out)
 {
     view_t v;
-    int rc = make_view(&v);
+    int rc = make_view(&v, -1);
+    return rc ? rc : resolve_view(&v, in, out);
+}
+
+int intent_resolve_from(const intent_t *in, int initiator, resolution_t *out)
+{
+    view_t v;
+    int rc = make_view(&v, initiator);
     return rc ? rc : resolve_view(&v, in, out);
 }
 
 int intent_explain(const intent_t *original, const resolution_t *res, char *buf, size_t len)
 {
     view_t v;
-    int rc = make_view(&v);
+    int rc = make_view(&v, -1);
     if (rc)
         return rc;
     intent_t in = *original;
@@ -562,7 +575,9 @@ int intent_explain(const intent_t *original, const resolution_t *res, char *buf,
         char why[256] = "ranked below the first 16 candidates";
         const intent_term_t *failed = NULL;
         const intent_term_t *use = intent_find(&in, TERM_USE);
-        if (tg->flags & LOCI_TARGET_UNREACHABLE)
+        if (topo_target_gone(tg))
+            snprintf(why, sizeof why, "went away at run time: %s", topo_target_gone(tg));
+        else if (tg->flags & LOCI_TARGET_UNREACHABLE)
             snprintf(why, sizeof why, "unreachable: %s", tg->unreachable);
         else if (!in_pool(&in, tg))
             snprintf(why, sizeof why, "%s", tg->kind == KIND_STORE ? "the job's aggregate store: ask with access=job, "

@@ -66,18 +66,19 @@ static int resolve(const char *intent, bool dirs_only, place_t *place)
     loci_allocator_t *a = allocator_get(text);
     if (!a)
         return errno == EINVAL ? LOCI_EINVAL : errno == EIO ? LOCI_EIO : LOCI_ENOENT; /* the resolver said why */
+    const resolution_t *r = allocator_res(a);
     int i = 0;
-    while (i < a->res.ncandidates && !holds_regions(a->res.candidates[i], dirs_only))
+    while (i < r->ncandidates && !holds_regions(r->candidates[i], dirs_only))
         i++;
-    if (i == a->res.ncandidates)
+    if (i == r->ncandidates)
         return dirs_only ? loci__fail(LOCI_EINVAL, "intent \"%s\" places nothing on a file tier (its best target is "
                                                    "%s); checkpoints need a directory: add kind=ssd or set "
-                                                   "LOCI_CKPT_DIR", text, a->res.candidates[0]->name)
+                                                   "LOCI_CKPT_DIR", text, r->candidates[0]->name)
                          : loci__fail(LOCI_EINVAL, "intent \"%s\" places nothing on a file tier, store or persistent "
                                                    "device (its best target is %s); a persistent region needs one: "
                                                    "add persist, kind=ssd, kind=pmem or access=job",
-                                      text, a->res.candidates[0]->name);
-    allocator_place(&a->res, i, place);
+                                      text, r->candidates[0]->name);
+    allocator_place(r, i, place);
     return 0;
 }
 

@@ -1,6 +1,8 @@
 /*
  * Per-target accounting: every byte a heap commits (slabs, dedicated extents)
- * is charged to its target first. A charge is refused when it would pass
+ * is charged to its target first. A charge is refused on a target that went
+ * away at run time (topo_refresh: LOCI_ENODEV, errno ENODEV), and when it
+ * would pass
  *  - the target's capacity cap, when the administrator set one (capacity
  *    from the config file, SRC_CONFIG), or
  *  - on real NUMA nodes placed on one target (bind or preferred), the node's
@@ -124,6 +126,11 @@ int pool__charge_to(account_t *a, const provider_ops_t *ops, const place_t *plac
     if (!a)
         return 0;
     const struct loci_target *t = a->target;
+    const char *gone = topo_target_gone(t);
+    if (LOCI_UNLIKELY(gone != NULL)) { /* nothing new is placed where memory went away */
+        errno = ENODEV;
+        return loci__fail(LOCI_ENODEV, "target %s went away at run time: %s", t->name, gone);
+    }
     uint64_t cap = t->capacity.source == SRC_CONFIG ? t->capacity.value : 0;
     uint64_t cur = atomic_load_explicit(&a->charged, memory_order_relaxed);
     do {

@@ -38,6 +38,16 @@ static int load_measured(const topo_t *t, topo_config_t **out)
     return path ? topo_config_load(path, SRC_MEASURED, out) : 0;
 }
 
+/* A node whose memory is all offline (offlined at run time, before this
+ * process started) is listed but holds nothing: gone, as a refresh would
+ * have marked it. */
+static void mark_nodes_without_memory(topo_t *t)
+{
+    for (int i = 0; i < t->ntargets; i++)
+        if (t->targets[i].numa_node >= 0 && t->targets[i].capacity.value == 0)
+            atomic_store(&t->targets[i].gone, topo_what_happened(&t->targets[i]));
+}
+
 static int build(topo_t *t, const topo_config_t *config, const topo_config_t *measured)
 {
     const char *xml = env("LOCI_TOPOLOGY");
@@ -72,6 +82,8 @@ static int build(topo_t *t, const topo_config_t *config, const topo_config_t *me
     if (config && (rc = topo_config_apply_named(config, t)))
         return rc;
     topo_estimate(t); /* again: named config entries may have brought figures */
+    if (!t->simulated)
+        mark_nodes_without_memory(t);
     return 0;
 }
 

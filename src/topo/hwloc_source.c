@@ -6,6 +6,7 @@
 #include "topo/topo_internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -48,20 +49,42 @@ static void mark_nodes_with_cpus(hwloc_topology_t h, topo_t *t)
     }
 }
 
+/* 1 + the largest node number that may exist while the process runs:
+ * memory comes at run time (hot-added, a device-DAX instance onlined by
+ * kmem) only on the kernel's possible nodes, which hwloc's complete nodeset
+ * holds where it knows them (an XML keeps it) and sysfs says on a live
+ * machine. Arrays indexed by node number are sized for them all, so that a
+ * refresh never reallocates one another thread reads. */
+static int possible_span(hwloc_topology_t h, const topo_t *t)
+{
+    int span = hwloc_bitmap_last(hwloc_topology_get_complete_nodeset(h)) + 1;
+    char list[4096];
+    FILE *f = t->simulated ? NULL : fopen("/sys/devices/system/node/possible", "re");
+    hwloc_bitmap_t possible = hwloc_bitmap_alloc();
+    if (f && possible && fgets(list, sizeof list, f) && hwloc_bitmap_list_sscanf(possible, list) == 0 &&
+        hwloc_bitmap_last(possible) + 1 > span)
+        span = hwloc_bitmap_last(possible) + 1;
+    hwloc_bitmap_free(possible);
+    if (f)
+        fclose(f);
+    return span < TOPO_MAX_NODE_SPAN ? span : TOPO_MAX_NODE_SPAN;
+}
+
 static int load_nodes(hwloc_topology_t h, topo_t *t)
 {
     int n = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_NUMANODE);
     if (n <= 0)
         return loci__fail(LOCI_ETOPO, "%s: the topology has no NUMA node", t->origin);
-    t->nodes = calloc((size_t)n, sizeof *t->nodes);
-    if (!t->nodes)
-        return loci__fail(LOCI_ENOMEM, "out of memory reading the topology");
-    t->node_span = 0;
+    t->node_span = possible_span(h, t);
     for (int i = 0; i < n; i++) {
         hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i);
         if ((int)o->os_index + 1 > t->node_span)
             t->node_span = (int)o->os_index + 1;
     }
+    t->cap_nodes = n > t->node_span ? n : t->node_span;
+    t->nodes = calloc((size_t)t->cap_nodes, sizeof *t->nodes);
+    if (!t->nodes)
+        return loci__fail(LOCI_ENOMEM, "out of memory reading the topology");
     /* hwloc orders NUMA nodes by logical index; keep them by OS number. */
     for (int i = 0; i < n; i++) {
         hwloc_obj_t o = hwloc_get_obj_by_type(h, HWLOC_OBJ_NUMANODE, (unsigned)i);
@@ -277,7 +300,8 @@ int topo_source_hwloc(topo_t *t, const char *xml, hwloc_topology_t *out)
     }
     int rc = load_nodes(h, t);
     if (rc == 0) {
-        t->targets = calloc((size_t)t->nnodes + TOPO_MAX_EXTRA_TARGETS, sizeof *t->targets);
+        t->cap_targets = t->nnodes + TOPO_MAX_EXTRA_TARGETS + TOPO_MAX_RUNTIME_TARGETS;
+        t->targets = calloc((size_t)t->cap_targets, sizeof *t->targets);
         t->distance = calloc((size_t)t->node_span * (size_t)t->node_span, sizeof *t->distance);
         if (!t->targets || !t->distance)
             rc = loci__fail(LOCI_ENOMEM, "out of memory reading the topology");

@@ -21,7 +21,8 @@ struct loci_target *topo_target_of_node(topo_t *t, int os_index)
 }
 
 /* Targets are kept in one array; pointers handed out stay valid because the
- * array is sized once (nodes + file tiers + GPUs) before any target is added. */
+ * array is sized once (nodes + file tiers + GPUs + those that may appear at
+ * run time) before any target is added. */
 struct loci_target *topo_add_target(topo_t *t, topo_kind_t kind, int numa_node)
 {
     struct loci_target *tg = &t->targets[t->ntargets];
@@ -61,15 +62,37 @@ const struct loci_target *topo_local_dram(const topo_t *t, int initiator)
     return topo_target_of_node((topo_t *)t, initiator);
 }
 
+struct topo_retired {
+    void *p;
+    void (*free_fn)(void *);
+    struct topo_retired *next;
+};
+
+void topo_free_later(topo_t *t, void *p, void (*fn)(void *))
+{
+    struct topo_retired *r = p ? malloc(sizeof *r) : NULL;
+    if (!r)
+        return; /* kept for good rather than freed under a reader */
+    *r = (struct topo_retired){p, fn, t->retired};
+    t->retired = r;
+}
+
 void topo_free(topo_t *t)
 {
     if (!t)
         return;
+    while (t->retired) {
+        struct topo_retired *next = t->retired->next;
+        t->retired->free_fn(t->retired->p);
+        free(t->retired);
+        t->retired = next;
+    }
     for (int i = 0; i < t->ntargets; i++) {
         free(t->targets[i].bandwidth);
         free(t->targets[i].latency);
         free(t->targets[i].path);
         free(t->targets[i].unreachable);
+        free((char *)atomic_load(&t->targets[i].gone));
         rados_pool_disconnect(t->targets[i].store);
     }
     for (int i = 0; i < t->nnodes; i++) {

@@ -10,6 +10,7 @@
 #include "dir.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,23 +112,30 @@ static void read_memory_tiers(topo_t *t, const char *root)
     each_entry(dir, read_memory_tier, t);
 }
 
-/* A node onlined from a DAX device (kmem) is persistent memory. A device
- * bound to device_dax is no node's memory (devdax_source.c): its
- * target_node may be a DRAM node's proximity domain. */
+/* A node onlined from a DAX device (kmem) is the memory of that device's
+ * region: a CXL memory device's when the region hangs under the CXL root
+ * (ACPI0017, cxl_acpi: a CXL region, volatile or persistent, made by `cxl
+ * create-region`), onlined as system RAM it is far memory (kind cxl);
+ * otherwise an NVDIMM's (persistent memory). A device bound to device_dax
+ * is no node's memory (devdax_source.c): its target_node may be a DRAM
+ * node's proximity domain. */
 static int mark_dax_node(int dirfd, const char *dir, const char *entry, void *arg)
 {
     (void)dirfd;
     if (entry[0] == '.')
         return 0;
-    char path[800];
+    char path[800], real[PATH_MAX];
     uint64_t node;
     snprintf(path, sizeof path, "%s/%s", dir, entry);
     if (!topo_dax_bound_to(path, "kmem"))
         return 0;
+    bool cxl = realpath(path, real) && strstr(real, "/ACPI0017:");
     snprintf(path, sizeof path, "%s/%s/target_node", dir, entry);
     struct loci_target *tg = read_u64(path, &node) ? topo_target_of_node(arg, (int)node) : NULL;
-    if (tg && !tg->subtype[0])
-        snprintf(tg->subtype, sizeof tg->subtype, "NVM");
+    /* hwloc says NVM for any dax node under an nvdimm bus, which a CXL pmem
+     * region's is too */
+    if (tg && (!tg->subtype[0] || (cxl && strcmp(tg->subtype, "NVM") == 0)))
+        snprintf(tg->subtype, sizeof tg->subtype, "%s", cxl ? "CXL" : "NVM");
     return 0;
 }
 

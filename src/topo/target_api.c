@@ -80,7 +80,7 @@ int loci_target_info(const loci_target_t *tg, loci_target_info_t *out)
         .latency_ns = lat->value,
         /* one field for both figures: name the less trusted of the two */
         .source = topo_source_name(bw->source < lat->source ? bw->source : lat->source),
-        .flags = tg->flags,
+        .flags = tg->flags | (topo_target_gone(tg) ? LOCI_TARGET_GONE : 0),
     };
     return 0;
 }
@@ -106,6 +106,8 @@ int loci_target_sources(const loci_target_t *tg, const char **capacity_src, cons
 const char *loci_target_path(const loci_target_t *tg) { return check_target(tg) ? NULL : tg->path; }
 
 const char *loci_target_unreachable(const loci_target_t *tg) { return check_target(tg) ? NULL : tg->unreachable; }
+
+const char *loci_target_gone(const loci_target_t *tg) { return check_target(tg) ? NULL : topo_target_gone(tg); }
 
 int loci_target_near_devices(const loci_target_t *tg, const char *device_kind, char *buf, size_t buflen)
 {

@@ -9,6 +9,7 @@
 #include "internal.h"
 
 #include <hwloc.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* Sources in increasing order of trust (DESIGN.md §4). An attribute keeps the
@@ -89,20 +90,30 @@ struct loci_target {
     struct rados_pool *store;  /* kind store: the connection to its pool, else NULL */
     char *unreachable;         /* kind store: why it cannot be used now (NULL: it can) */
     unsigned dirty_limit, dirty_background; /* file tiers, stores: mode=paged's write-behind, % (0: default) */
+    /* Why it went away at run time (topo_refresh: a node's memory offlined,
+     * a device reconfigured or removed), NULL while it is here. The target
+     * itself stays: layers above keep pointers to it. */
+    _Atomic(const char *) gone;
 };
 
 typedef struct topo {
+    /* Targets and nodes only grow, by topo_refresh appending what appeared at
+     * run time to arrays sized once (cap_*), so that pointers handed out stay
+     * valid; a reader that loaded the count sees every entry below it whole. */
     struct loci_target *targets;
-    int ntargets;
-    topo_node_t *nodes;        /* nodes[0..nnodes-1], sorted by os_index */
-    int nnodes;
-    int node_span;             /* 1 + largest NUMA node number */
+    _Atomic int ntargets;
+    int cap_targets;
+    topo_node_t *nodes;        /* nodes[0..nnodes-1], by os_index (those that came at run time last) */
+    _Atomic int nnodes;
+    int cap_nodes;
+    int node_span;             /* 1 + largest NUMA node number that can exist (the kernel's possible nodes) */
     int *distance;             /* node_span x node_span SLIT, 0 = unknown */
     topo_device_t *devices;
     int ndevices;
     bool simulated;            /* loaded from LOCI_TOPOLOGY */
     char origin[256];          /* "this machine" or the XML path */
     struct topo_config *config; /* LOCI_CONFIG as read (config.c), NULL without one */
+    struct topo_retired *retired; /* what refreshes replaced while others may read it: freed with the topology */
 } topo_t;
 
 /* --- the process's topology (topo/current.c), discovered by topo/discover.c */
@@ -120,6 +131,35 @@ topo_t *topo_get(void);
  *  `teardown` (the layers above let go of its targets) if there was one,
  *  and return it for topo_free. */
 topo_t *topo_retire(void (*teardown)(void));
+
+/* --- what changes at run time (topo/current.c, merge.c, watch.c) ---------- */
+
+/** Discover again and merge the result into the process's topology
+ *  (merge.c): new targets appended, those no longer found marked gone, those
+ *  found again back. When something changed, the generation goes up and the
+ *  listeners run (on the calling thread, one refresh at a time). The number
+ *  of targets that changed, or a LOCI_E* code (the topology unchanged). */
+int topo_refresh(void);
+
+/** Counts the refreshes that changed something: a layer that caches what it
+ *  derived from the targets compares it with the value it derived it at. */
+unsigned topo_generation(void);
+
+/** Run fn after every refresh that changed something (at most 8 listeners;
+ *  registering one twice registers it once). The layers above re-resolve
+ *  what they cached here: topo never calls them otherwise. */
+void topo_on_change(void (*fn)(void));
+
+/** Why target tg went away at run time, NULL while it is here. */
+static inline const char *topo_target_gone(const struct loci_target *tg)
+{
+    return atomic_load_explicit(&((struct loci_target *)tg)->gone, memory_order_acquire);
+}
+
+/** fork() handler (core/fork.c, first of all layers: a refresh's listeners
+ *  take the locks of the layers above): the refresh lock; in the child, the
+ *  watcher thread (watch.c) that stayed in the parent is forgotten. */
+void topo_fork(loci_fork_phase_t phase);
 
 /* --- LOCI_CONFIG's front-end sections (topo/config_query.c) -------------- */
 

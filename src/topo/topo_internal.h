@@ -16,6 +16,13 @@
 
 /* Room for targets beyond the NUMA nodes: file tiers and GPUs. */
 #define TOPO_MAX_EXTRA_TARGETS 32
+/* Room for targets that appear at run time (topo_refresh): each node or
+ * device-DAX instance that comes takes one slot for good (one that goes and
+ * comes back keeps its own). */
+#define TOPO_MAX_RUNTIME_TARGETS 32
+/* Node numbers that can exist beyond those found at discovery are sized
+ * for up to this span (arrays indexed by node number never grow). */
+#define TOPO_MAX_NODE_SPAN 256
 
 /* --- attributes and names (attr.c) --------------------------------------- */
 
@@ -29,6 +36,9 @@ topo_kind_t topo_kind_parse(const char *name);
 /* --- the container (model.c) --------------------------------------------- */
 
 struct loci_target *topo_add_target(topo_t *t, topo_kind_t kind, int numa_node);
+/** Free p with fn when t is freed, not before: a refresh replaced it while
+ *  other threads may still read it. p NULL: nothing. */
+void topo_free_later(topo_t *t, void *p, void (*fn)(void *));
 
 /* --- discovery (discover.c), run once by current.c ------------------------ */
 
@@ -70,6 +80,32 @@ bool topo_dax_bound_to(const char *dir, const char *driver);
 /** devdax_source.c: LOCI_ECONFIG unless a configured capacity of device-DAX
  *  target tg is whole align units and fits the device. */
 int topo_devdax_check_capacity(const struct loci_target *tg, uint64_t capacity, const char *where);
+
+/** merge.c: merge `fresh` (a discovery just made) into `live` (the
+ *  process's topology, read by other threads meanwhile): targets found in
+ *  both keep live's object (gone ones come back, capacities follow),
+ *  fresh's others are appended to live with names unique there, live's
+ *  others are marked gone with what happened. What fresh gave live is no
+ *  longer fresh's. Returns how many targets appeared, went, came back or
+ *  changed capacity. */
+int topo_merge(topo_t *live, topo_t *fresh);
+/** merge.c: what happened to tg, which is not (or no longer) there, for
+ *  its `gone` (malloc'd; NULL when out of memory). */
+char *topo_what_happened(const struct loci_target *tg);
+
+/** watch.c: the thread that refreshes the process's topology by itself
+ *  when the kernel says memory came or went (uevents of the memory, node,
+ *  dax and cxl subsystems) or /sys/devices/system/node/has_memory or a dax
+ *  device's driver changed (checked every 2 s, for where uevents do not
+ *  arrive: a container's network namespace). Started on the first topo_ensure after a live discovery
+ *  (topo_watch_pending), not for LOCI_TOPOLOGY nor with
+ *  LOCI_TOPOLOGY_WATCH=0 (=sysfs: the sysfs check alone); stopped (joined)
+ *  by topo_watch_stop; after fork,
+ *  topo_watch_forked forgets it in the child, which starts none (watch.c). */
+extern _Atomic bool topo_watch_pending;
+void topo_watch_start(void);
+void topo_watch_stop(void);
+void topo_watch_forked(void);
 
 /** estimate.c: fill pairs without a figure from NUMA distance, then defaults. */
 void topo_estimate(topo_t *t);

@@ -21,6 +21,7 @@ const char *loci_strerror(int code)
     case LOCI_EEXIST: return "already exists";
     case LOCI_EBUSY: return "in use";
     case LOCI_ENOSPC: return "file system full";
+    case LOCI_ENODEV: return "target went away";
     default: return "unknown loci error code";
     }
 }
@@ -38,6 +39,7 @@ int loci__errno_of(int code)
     case LOCI_EEXIST: return EEXIST;
     case LOCI_EBUSY: return EBUSY;
     case LOCI_ENOSPC: return ENOSPC;
+    case LOCI_ENODEV: return ENODEV;
     default: return EINVAL;
     }
 }

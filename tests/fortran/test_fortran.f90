@@ -1,6 +1,7 @@
 ! The Fortran module against the real library: arrays placed by intent (pages
 ! on the node the kernel reports), arenas moved with their addresses, regions
-! persisting, checkpoints restoring, and bad input as C status codes. Both
+! persisting, checkpoints restoring, bad input as C status codes, memory
+! tiers as sysfs says and a refresh that finds nothing changed. Both
 ! spellings of the renamed calls (include/loci.h, "Names") are used on the
 ! same memory and must agree.
 program test_fortran
@@ -25,6 +26,7 @@ program test_fortran
   call regions_persist()
   call checkpoints_restore()
   call bad_input()
+  call topology_now()
   if (failures > 0) then
      print '(i0, a)', failures, " check(s) failed"
      error stop 1
@@ -172,4 +174,36 @@ contains
     call check(.not. c_associated(loci_persist_open("fortran-none", 10_c_size_t, "", 0)), &
          "missing region without LOCI_CREATE")
   end subroutine bad_input
+
+  ! Each NUMA target's kernel memory tier is the one whose nodelist sysfs
+  ! shows (where the kernel has tiers), others have none; a refresh of an
+  ! unchanged machine changes nothing and leaves nothing gone.
+  subroutine topology_now()
+    character(:), allocatable :: nodes, source
+    character(256) :: sysfs
+    type(loci_target_info_t) :: info
+    type(c_ptr) :: t
+    integer :: i, tier, unit, ios
+    logical :: tiers
+    inquire(file="/sys/devices/virtual/memory_tiering/.", exist=tiers)
+    call check(loci_topology_refresh() == 0, "loci_topology_refresh: nothing changed")
+    do i = 0, loci_target_count() - 1
+       t = loci_target_at(i)
+       call check(loci_target_info(t, info) == LOCI_OK, "loci_target_info")
+       call check(loci_target_gone(t) == "", "no target gone")
+       tier = loci_target_memory_tier(t, nodes, source)
+       if (info%numa_node < 0 .or. .not. tiers) then
+          call check(tier == LOCI_ENOENT, "no memory tier: LOCI_ENOENT")
+          cycle
+       end if
+       call check(tier >= 0 .and. source == "os", "a NUMA node's memory tier, from the OS")
+       write (sysfs, '(a, i0, a)') "/sys/devices/virtual/memory_tiering/memory_tier", tier, "/nodelist"
+       open (newunit=unit, file=trim(sysfs), action="read", iostat=ios)
+       call check(ios == 0, "its tier's nodelist in sysfs")
+       if (ios /= 0) cycle
+       read (unit, '(a)') sysfs
+       close (unit)
+       call check(trim(sysfs) == nodes, "the tier's nodes as sysfs lists them")
+    end do
+  end subroutine topology_now
 end program test_fortran

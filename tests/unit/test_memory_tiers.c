@@ -5,7 +5,8 @@
  * tier's nodes and their source; a CPU-less node in a slower tier than its
  * DRAM is cxl when nothing more trusted gives its latency, never against
  * HMAT or measured figures. And loci_target_memory_tier() on this machine
- * says what its /sys says.
+ * says what its /sys says. A kmem-onlined node is cxl or pmem by the region
+ * its dax device belongs to.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -236,6 +237,33 @@ static void public_call(void **state)
     assert_non_null(strstr(loci_last_error(), "simulated"));
 }
 
+/* A node onlined from a DAX device (kmem): the memory of a CXL region
+ * (the dax device under the CXL root ACPI0017) is kind cxl, an NVDIMM's
+ * (under the NFIT's ACPI0012) pmem, from the sysfs source alone. */
+static void kmem_node_kind(const char *device_dir, const char *kind)
+{
+    const char *root = fake_sysfs((const char *[]){NULL});
+    char cmd[3000];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s && cd %s && mkdir -p devices/%s/dax0.0 bus/dax/devices bus/dax/drivers/kmem && "
+             "echo 1 >devices/%s/dax0.0/target_node && "
+             "ln -s ../../../bus/dax/drivers/kmem devices/%s/dax0.0/driver && "
+             "ln -s ../../../devices/%s/dax0.0 bus/dax/devices/dax0.0",
+             root, root, device_dir, device_dir, device_dir, device_dir);
+    assert_int_equal(system(cmd), 0);
+    topo_t *t = discover("cxl-expander", root, false);
+    classify(t);
+    assert_string_equal(topo_kind_name(topo_target_of_node(t, 1)->kind), kind);
+    topo_free(t);
+}
+
+static void kmem_nodes(void **state)
+{
+    (void)state;
+    kmem_node_kind("platform/ACPI0017:00/root0/nvdimm-bridge0/ndbus0/region0/dax0.0", "cxl");
+    kmem_node_kind("platform/ACPI0012:00/ndbus0/region0/dax0.0", "pmem");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +271,7 @@ int main(void)
         cmocka_unit_test(slower_tier_is_cxl),
         cmocka_unit_test(tier_never_overrides),
         cmocka_unit_test(public_call),
+        cmocka_unit_test(kmem_nodes),
     };
     return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

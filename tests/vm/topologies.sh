@@ -7,7 +7,7 @@
 # /sys/devices/system/node/nodeT/access0/initiators/{read,write}_{latency,bandwidth}
 # (ns and MB/s). Distances only need to agree with the latency order.
 
-topology_names="tiers3 nic0 nic1 devdax"
+topology_names="tiers3 nic0 nic1 devdax kmem cxl"
 
 # topology_args also sets qemu_modules: the guest kernel's modules the topology needs, in load
 # order (run-vm.sh puts them in the initramfs, guest-init.sh loads them).
@@ -79,6 +79,38 @@ topology_args() {
             -device nvdimm,memdev=nv0,id=nvdimm0,node=0
         )
         qemu_modules=(libnvdimm nfit device_dax dax_pmem)
+        ;;
+    kmem)
+        # devdax's NVDIMM, 2 GiB (twice the DRAM: capacity=large prefers it), in a CPU-less
+        # proximity domain of its own that has no memory at boot: made device-DAX by
+        # devdax-setup.sh, then system RAM by daxctl (the kmem driver), it becomes NUMA node 1
+        # while the tests run, and goes away again when reconfigured back (issue 28.2).
+        qemu_topology=(
+            -machine pc,nvdimm=on -smp 2 -m 1G,slots=2,maxmem=4G
+            -object memory-backend-ram,id=m0,size=1G
+            -numa node,nodeid=0,memdev=m0,cpus=0-1
+            -numa node,nodeid=1
+            -object memory-backend-ram,id=nv0,size=2G
+            -device nvdimm,memdev=nv0,id=nvdimm0,node=1
+        )
+        qemu_modules=(libnvdimm nfit device_dax dax_pmem kmem)
+        ;;
+    cxl)
+        # QEMU 7.2's emulated CXL: one host bridge (pxb-cxl) with one root port and a type-3
+        # memory device (persistent memory and its label storage area: 7.2 has no volatile
+        # memdev), and a fixed memory window (CFMWS) of 4 GiB over that host bridge.
+        qemu_topology=(
+            -machine q35,cxl=on -smp 2 -m 1G,slots=4,maxmem=6G
+            -object memory-backend-ram,id=m0,size=1G
+            -numa node,nodeid=0,memdev=m0,cpus=0-1
+            -object memory-backend-ram,id=cxl-mem0,share=on,size=256M
+            -object memory-backend-ram,id=cxl-lsa0,share=on,size=1M
+            -device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.0
+            -device cxl-rp,port=0,bus=cxl.0,id=cxl_rp0,chassis=0,slot=2
+            -device cxl-type3,bus=cxl_rp0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0
+            -M cxl-fmw.0.targets.0=cxl.0,cxl-fmw.0.size=4G
+        )
+        qemu_modules=(libnvdimm cxl_acpi cxl_pci cxl_mem cxl_pmem device_dax dax_pmem kmem)
         ;;
     nic0) nic_topology 0 ;;
     nic1) nic_topology 1 ;;

@@ -11,7 +11,7 @@
 
 typedef struct {
     loci_target_info_t info;
-    const char *capacity_src, *bandwidth_src, *latency_src, *kind_src, *path, *unreachable;
+    const char *capacity_src, *bandwidth_src, *latency_src, *kind_src, *path, *unreachable, *gone;
     uint64_t dax_align; /* a device-DAX target's: path is its device node */
     char cpus[256], nics[256], gpus[256];
     int memtier;              /* the kernel's memory tier of its node, < 0 if unknown */
@@ -27,6 +27,7 @@ static int read_row(const loci_target_t *t, row_t *r)
     r->path = loci_target_path(t);
     r->dax_align = t->dax_align;
     r->unreachable = loci_target_unreachable(t);
+    r->gone = loci_target_gone(t);
     loci_target_cpus(t, r->cpus, sizeof r->cpus);
     loci_target_near_devices(t, "nic", r->nics, sizeof r->nics);
     loci_target_near_devices(t, "gpu", r->gpus, sizeof r->gpus);
@@ -117,6 +118,8 @@ static void print_table(int n)
                    r.info.flags & LOCI_TARGET_PERSISTENT ? ", outlives it (access=job, access=global)" : "");
         if (r.unreachable)
             printf("%8s unreachable: %s\n", "", r.unreachable);
+        if (r.gone)
+            printf("%8s gone: %s\n", "", r.gone);
     }
     print_gpus(topo);
     printf("\nSources: config > measured (loci bench --save) > hmat > hwloc > os > distance > default.\n");
@@ -135,7 +138,8 @@ static void print_json(int n)
                       {LOCI_TARGET_GPU_ACCESSIBLE, "gpu_accessible"},
                       {LOCI_TARGET_SIMULATED, "simulated"},
                       {LOCI_TARGET_JOB_WIDE, "job_wide"},
-                      {LOCI_TARGET_UNREACHABLE, "unreachable"}};
+                      {LOCI_TARGET_UNREACHABLE, "unreachable"},
+                      {LOCI_TARGET_GONE, "gone"}};
     topo_t *topo = topo_get();
     printf("{\n  \"origin\": ");
     json_string(stdout, topo->origin);
@@ -170,6 +174,10 @@ static void print_json(int n)
         if (r.unreachable) {
             printf(", \"unreachable\": ");
             json_string(stdout, r.unreachable);
+        }
+        if (r.gone) {
+            printf(", \"gone\": ");
+            json_string(stdout, r.gone);
         }
         printf(", \"cpus\": ");
         json_string(stdout, r.cpus);
