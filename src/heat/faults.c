@@ -76,14 +76,16 @@ static uint64_t next_random(faults_t *f)
     return f->rng * 2685821657736338717ull;
 }
 
-/* Read and serve every fault pending: map the page back, then remember it
- * for counting. A page that cannot be mapped back (its range was unwatched
- * meanwhile) is woken: the kernel serves it. 0, or LOCI_EIO. */
-static int serve(faults_t *f)
+/* Read and serve the faults pending: map the page back, then remember it
+ * for counting — until PENDING are remembered, unless `uncounted_ok` (the
+ * lock is taken: faults are served all the same, some not counted). A page
+ * that cannot be mapped back (its range was unwatched meanwhile) is woken:
+ * the kernel serves it. 0, or LOCI_EIO. */
+static int serve(faults_t *f, bool uncounted_ok)
 {
     uffd_fault_t ft;
-    int n;
-    while ((n = uffd_read(f->uffd, &ft)) == 1) {
+    int n = 0;
+    while ((f->npending < PENDING || uncounted_ok) && (n = uffd_read(f->uffd, &ft)) == 1) {
         void *page = (void *)(ft.addr & ~(uintptr_t)(f->page - 1));
         if (uffd_continue(f->uffd, page, f->page) != 0)
             uffd_wake(f->uffd, page, f->page);
@@ -212,13 +214,21 @@ static void *sampler(void *arg)
         uint64_t woken;
         if (read(f->wake, &woken, sizeof woken) < 0 && errno != EAGAIN)
             continue;
-        if (serve(f) != 0) {
+        bool locked = false;
+        int rc;
+        while ((rc = serve(f, false)) == 0 && f->npending == PENDING && (locked = !pthread_mutex_trylock(&h->lock))) {
+            count_pending(h, f); /* a thread faulting page after page: count in batches */
+            pthread_mutex_unlock(&h->lock);
+        }
+        if (rc == 0 && !locked && f->npending == PENDING)
+            rc = serve(f, true);
+        if (rc != 0) {
             give_up(h, f, loci_last_error());
             break;
         }
         if (pthread_mutex_trylock(&h->lock) != 0)
             continue;
-        (void)serve(f); /* the faults of this round that came meanwhile */
+        (void)serve(f, false); /* the faults of this round that came meanwhile */
         count_pending(h, f);
         if (clock_mono_ns() >= next || f->round_wanted > f->rounds_ended) {
             end_round(h, f);

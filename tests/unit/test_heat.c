@@ -69,10 +69,13 @@ static void check_pattern(const uint64_t *p, size_t size, uint64_t seed)
         assert_int_equal(p[i * page_size() / 8], seed + i);
 }
 
-/* Open source s alone, or skip the test saying why this machine lacks it. */
-static heat_t *open_or_skip(heat_source_t s, double share)
+/* Open source s alone, or skip the test saying why this machine lacks it.
+ * Tests that count what one pass touched make rounds end only at
+ * heat_collect: interval LONG. */
+#define LONG 60000
+static heat_t *open_or_skip(heat_source_t s, double share, unsigned interval_ms)
 {
-    heat_config_t cfg = {.interval_ms = INTERVAL_MS, .sample_share = share, .only = s};
+    heat_config_t cfg = {.interval_ms = interval_ms, .sample_share = share, .only = s};
     heat_t *h = NULL;
     if (heat_open(&cfg, &h) != 0) {
         fprintf(stderr, "test_heat: %s source skipped: %s\n", heat_source_name(s), loci_last_error());
@@ -128,7 +131,7 @@ static void *write_loop(void *arg)
 static void hot_above_cold(heat_source_t s)
 {
     int threads_before = threads_now();
-    heat_t *h = open_or_skip(s, 0.05);
+    heat_t *h = open_or_skip(s, 0.05, INTERVAL_MS);
     uint64_t *hot = shared_range(RANGE, 1000), *cold = shared_range(RANGE, 2000);
     assert_int_equal(heat_watch(h, hot, RANGE, 1), 0);
     assert_int_equal(heat_watch(h, cold, RANGE, 2), 0);
@@ -191,7 +194,7 @@ static size_t mapped_pages(const void *p, size_t size)
  * data is intact, the reader never waits on a fault nobody serves. */
 static void faults_unwatch_mid_interval(void **state)
 {
-    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.5);
+    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.5, INTERVAL_MS);
     uint64_t *p = shared_range(RANGE, 7);
     writer_t w = {.p = p, .size = RANGE};
     pthread_t t;
@@ -219,7 +222,7 @@ static void faults_unwatch_mid_interval(void **state)
  * counts as touched: the descriptor handles kernel-made faults too. */
 static void faults_sees_kernel_accesses(void **state)
 {
-    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 1.0);
+    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 1.0, LONG);
     uint64_t *p = shared_range(RANGE, 0);
     assert_int_equal(heat_watch(h, p, RANGE, 5), 0);
     heat_sample_t *v;
@@ -250,7 +253,7 @@ static void faults_sees_kernel_accesses(void **state)
  * (told so), closes its copy; the parent's sampler goes on. */
 static void faults_fork_child(void **state)
 {
-    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.5);
+    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.5, LONG);
     uint64_t *p = shared_range(RANGE, 300);
     assert_int_equal(heat_watch(h, p, RANGE, 3), 0);
     heat_sample_t *v;
@@ -285,11 +288,55 @@ static void faults_fork_child(void **state)
     vm_unmap(p, RANGE);
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* What a sampled page costs (docs/TIERING.md quotes these lines): the
+ * sampler's CPU to unmap it, the toucher's wall time for its fault, the
+ * sampler's CPU to serve it. Every page of 64 MiB sampled, then touched once. */
+static void faults_cost_per_sample(void **state)
+{
+    const size_t size = 64 * MB, pages = size / page_size();
+    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 1.0, LONG);
+    uint64_t *p = shared_range(size, 0);
+    assert_int_equal(heat_watch(h, p, size, 1), 0);
+    heat_sample_t *v;
+    size_t n;
+    double cpu0 = heat_cpu_seconds(h);
+    assert_int_equal(heat_collect(h, &v, &n), 0); /* the round that unmaps every page */
+    free(v);
+    double cpu1 = heat_cpu_seconds(h), t0 = now_s();
+    for (size_t i = 0; i < pages; i++)
+        p[i * page_size() / 8 + 1] = i; /* each a fault */
+    double faulted = now_s() - t0;
+    sleep_ms(5); /* the sampler counts what it served */
+    double cpu2 = heat_cpu_seconds(h);
+    t0 = now_s();
+    for (size_t i = 0; i < pages; i++)
+        p[i * page_size() / 8 + 1] = i + 1; /* mapped: no fault */
+    double plain = now_s() - t0;
+    assert_int_equal(heat_collect(h, &v, &n), 0);
+    tagged_t t = of_tag(v, n, 1);
+    free(v);
+    assert_true(t.heat > 0.99);
+    double fault_us = (faulted - plain) / (double)pages * 1e6;
+    fprintf(stderr, "test_heat: faults cost: %zu pages; unmapping %.2f us of sampler CPU per page (mincore "
+                    "included); a touched sampled page %.2f us for the toucher, %.2f us of sampler CPU\n",
+            pages, (cpu1 - cpu0) / (double)pages * 1e6, fault_us, (cpu2 - cpu1) / (double)pages * 1e6);
+    assert_true(fault_us < 1000);
+    heat_close(h);
+    vm_unmap(p, size);
+}
+
 /* Private memory (its sampled pages would lose their data) and bad ranges
  * are refused, saying what is wrong. */
 static void faults_refuses_bad_ranges(void **state)
 {
-    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.1);
+    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.1, INTERVAL_MS);
     void *anon = vm_map_aligned(RANGE, page_size(), -1, 0);
     assert_true(anon != MAP_FAILED);
     assert_int_equal(heat_watch(h, anon, RANGE, 1), LOCI_ENOTSUP);
@@ -356,6 +403,7 @@ int main(void)
         cmocka_unit_test(faults_sees_kernel_accesses),
         cmocka_unit_test(faults_fork_child),
         cmocka_unit_test(faults_refuses_bad_ranges),
+        cmocka_unit_test(faults_cost_per_sample),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
