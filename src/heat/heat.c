@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 /* The order sources are tried in: the one that sees most for least first. */
-static const heat_ops_t *const sources[] = {&heat_faults_ops};
+static const heat_ops_t *const sources[] = {&heat_damon_ops, &heat_faults_ops};
 #define NSOURCES (sizeof sources / sizeof sources[0])
 
 const char *heat_source_name(heat_source_t s)
@@ -141,8 +141,10 @@ int heat_open(const heat_config_t *cfg, heat_t **out)
             add_reason(h->skipped, sizeof h->skipped, s->id, reason);
     }
     if (!h->ops) {
-        rc = loci__fail(h->cfg.only != HEAT_SOURCE_NONE ? rc : LOCI_ENOTSUP,
-                        "no access source works here: %s", h->skipped);
+        rc = h->cfg.only != HEAT_SOURCE_NONE
+                 ? loci__fail(rc, "the %s access source does not work here: %s", heat_source_name(h->cfg.only),
+                              strchr(h->skipped, ' ') + 1)
+                 : loci__fail(LOCI_ENOTSUP, "no access source works here: %s", h->skipped);
         pthread_mutex_destroy(&h->lock);
         free(h);
         return rc;
@@ -241,14 +243,16 @@ int heat_watch(heat_t *h, void *base, size_t size, uint64_t tag)
     heat_range_t **grown = rc ? NULL : grow_for_one(h->ranges, h->nranges, &h->cap, sizeof *h->ranges, 16);
     if (!rc && !grown)
         rc = loci__fail(LOCI_ENOMEM, "access measurement: out of memory watching %zu bytes", size);
-    if (!rc)
+    if (!rc) { /* in its place first: a source may hand the kernel all ranges in order */
         h->ranges = grown;
-    if (!rc)
-        rc = h->ops->watch(h, r);
-    if (!rc) {
         memmove(&h->ranges[at + 1], &h->ranges[at], (h->nranges - at) * sizeof *h->ranges);
         h->ranges[at] = r;
         h->nranges++;
+        rc = h->ops->watch(h, r);
+        if (rc) {
+            h->nranges--;
+            memmove(&h->ranges[at], &h->ranges[at + 1], (h->nranges - at) * sizeof *h->ranges);
+        }
     }
     pthread_mutex_unlock(&h->lock);
     if (rc)

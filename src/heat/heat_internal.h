@@ -54,7 +54,8 @@ typedef struct heat_ops {
      *  already unwatched. `in_child`: a fork's child, where nothing of the
      *  parent's may be stopped, only this copy freed. */
     void (*close)(heat_t *h, bool in_child);
-    /** r is set up (counts zeroed) but not yet in h->ranges. 0 or LOCI_E*. */
+    /** r is set up (counts zeroed) and in h->ranges already (taken out
+     *  again on failure). 0 or LOCI_E*. */
     int (*watch)(heat_t *h, heat_range_t *r);
     /** Before r leaves h->ranges: leave the memory as it was. */
     void (*unwatch)(heat_t *h, heat_range_t *r);
@@ -65,7 +66,7 @@ typedef struct heat_ops {
     double (*thread_cpu_seconds)(const heat_t *h);
 } heat_ops_t;
 
-extern const heat_ops_t heat_faults_ops;
+extern const heat_ops_t heat_damon_ops, heat_faults_ops;
 
 /** The watched range holding addr, or NULL (under h->lock). */
 heat_range_t *heat__range_of(const heat_t *h, uintptr_t addr);

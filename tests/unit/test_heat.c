@@ -173,6 +173,40 @@ static void hot_above_cold(heat_source_t s)
 }
 
 static void faults_hot_above_cold(void **state) { hot_above_cold(HEAT_SOURCE_FAULTS); }
+static void damon_hot_above_cold(void **state) { hot_above_cold(HEAT_SOURCE_DAMON); }
+
+/* One of two ranges unwatched while a thread writes it: the other is still
+ * measured, the unwatched one no longer reported, its data intact. */
+static void unwatch_keeps_the_others(heat_source_t s)
+{
+    heat_t *h = open_or_skip(s, 0.25, INTERVAL_MS);
+    uint64_t *a = shared_range(RANGE, 10), *b = shared_range(RANGE, 20);
+    assert_int_equal(heat_watch(h, a, RANGE, 1), 0);
+    assert_int_equal(heat_watch(h, b, RANGE, 2), 0);
+    writer_t w = {.p = a, .size = RANGE};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, write_loop, &w), 0);
+    sleep_ms(2 * INTERVAL_MS);
+    heat_unwatch(h, a, RANGE);
+    sleep_ms(2 * INTERVAL_MS);
+    heat_sample_t *v;
+    size_t n;
+    assert_int_equal(heat_collect(h, &v, &n), 0);
+    assert_int_equal(n, RANGE / HEAT_GRANULE);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(v[i].tag, 2);
+    free(v);
+    atomic_store(&w.stop, true);
+    pthread_join(t, NULL);
+    heat_close(h);
+    check_pattern(a, RANGE, 10);
+    check_pattern(b, RANGE, 20);
+    vm_unmap(a, RANGE);
+    vm_unmap(b, RANGE);
+}
+
+static void faults_unwatch_keeps_the_others(void **state) { unwatch_keeps_the_others(HEAT_SOURCE_FAULTS); }
+static void damon_unwatch_keeps_the_others(void **state) { unwatch_keeps_the_others(HEAT_SOURCE_DAMON); }
 
 /* Pages whose PTE is present in this process (/proc/self/pagemap bit 63). */
 static size_t mapped_pages(const void *p, size_t size)
@@ -399,6 +433,9 @@ int main(void)
         cmocka_unit_test(bad_config_is_refused),
         cmocka_unit_test(probe_leaves_nothing),
         cmocka_unit_test(faults_hot_above_cold),
+        cmocka_unit_test(damon_hot_above_cold),
+        cmocka_unit_test(faults_unwatch_keeps_the_others),
+        cmocka_unit_test(damon_unwatch_keeps_the_others),
         cmocka_unit_test(faults_unwatch_mid_interval),
         cmocka_unit_test(faults_sees_kernel_accesses),
         cmocka_unit_test(faults_fork_child),
