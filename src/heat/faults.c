@@ -203,10 +203,10 @@ static void *sampler(void *arg)
     faults_t *f = h->src;
     uint64_t interval_ns = (uint64_t)h->cfg.interval_ms * 1000000, next = clock_mono_ns() + interval_ns;
     struct pollfd p[2] = {{f->uffd, POLLIN, 0}, {f->wake, POLLIN, 0}};
+    bool again = false; /* the lock was taken: faults to count, or a round to end */
     while (!f->stop) {
         uint64_t now = clock_mono_ns();
-        /* Faults served but not counted: try the lock again soon. */
-        int timeout = f->npending ? 1 : next > now ? (int)((next - now + 999999) / 1000000) : 0;
+        int timeout = again ? 1 : next > now ? (int)((next - now + 999999) / 1000000) : 0;
         if (poll(p, 2, timeout) < 0 && errno != EINTR) {
             give_up(h, f, strerror(errno));
             break;
@@ -226,7 +226,7 @@ static void *sampler(void *arg)
             give_up(h, f, loci_last_error());
             break;
         }
-        if (pthread_mutex_trylock(&h->lock) != 0)
+        if ((again = pthread_mutex_trylock(&h->lock) != 0))
             continue;
         (void)serve(f, false); /* the faults of this round that came meanwhile */
         count_pending(h, f);
