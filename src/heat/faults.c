@@ -300,19 +300,6 @@ static int faults_open(heat_t *h, char *why, size_t len)
     return 0;
 }
 
-static void faults_close(heat_t *h, bool in_child)
-{
-    faults_t *f = h->src;
-    if (!in_child) { /* (a child has no sampler thread: it was the parent's) */
-        f->stop = true;
-        uint64_t one = 1;
-        (void)!write(f->wake, &one, sizeof one);
-        pthread_join(f->thread, NULL);
-        pthread_cond_destroy(&f->ended);
-    }
-    free_source(f);
-}
-
 static void free_range_state(frange_t *fr)
 {
     if (!fr)
@@ -323,6 +310,21 @@ static void free_range_state(frange_t *fr)
     free(fr->touched);
     free(fr->resident);
     free(fr);
+}
+
+static void faults_close(heat_t *h, bool in_child)
+{
+    faults_t *f = h->src;
+    if (!in_child) { /* (a child has no sampler thread: it was the parent's) */
+        f->stop = true;
+        uint64_t one = 1;
+        (void)!write(f->wake, &one, sizeof one);
+        pthread_join(f->thread, NULL);
+        pthread_cond_destroy(&f->ended);
+    }
+    for (size_t i = 0; i < h->nranges; i++) /* (a child's copies: the parent's ranges were unwatched) */
+        free_range_state(h->ranges[i]->src);
+    free_source(f);
 }
 
 static int faults_watch(heat_t *h, heat_range_t *r)

@@ -179,12 +179,14 @@ void heat_close(heat_t *h)
     bool in_child = getpid() != h->owner;
     if (!in_child) { /* (a child's copy of the lock may be held by a thread it does not have) */
         pthread_mutex_lock(&h->lock);
-        for (size_t i = 0; i < h->nranges; i++)
-            h->ops->unwatch(h, h->ranges[i]);
+        for (; h->nranges > 0; h->nranges--) { /* out of the table as it goes: the source runs on until closed */
+            h->ops->unwatch(h, h->ranges[h->nranges - 1]);
+            free_range(h->ranges[h->nranges - 1]);
+        }
         pthread_mutex_unlock(&h->lock);
     }
     h->ops->close(h, in_child);
-    for (size_t i = 0; i < h->nranges; i++)
+    for (size_t i = 0; i < h->nranges; i++) /* (a child's copies) */
         free_range(h->ranges[i]);
     free(h->ranges);
     if (!in_child)
