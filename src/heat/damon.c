@@ -77,25 +77,12 @@ static int kd_write(int kd, const char *rel, const char *fmt, ...)
     return write_file(path, value);
 }
 
-/* The first line of a file, without its newline; "" when unreadable. */
-static const char *read_line(const char *path, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    FILE *f = fopen(path, "re");
-    if (f) {
-        if (!fgets(buf, (int)len, f))
-            buf[0] = '\0';
-        fclose(f);
-    }
-    buf[strcspn(buf, "\n")] = '\0';
-    return buf;
-}
 
 static const char *kd_read(int kd, const char *rel, char *buf, size_t len)
 {
     char path[PATH_LEN];
     snprintf(path, sizeof path, ADMIN "/%d/%s", kd, rel);
-    return read_line(path, buf, len);
+    return heat__read_line(path, buf, len);
 }
 
 static long kd_read_long(int kd, const char *rel)
@@ -107,7 +94,7 @@ static long kd_read_long(int kd, const char *rel)
 static int nr_kdamonds(void)
 {
     char buf[32];
-    return atoi(read_line(ADMIN "/nr_kdamonds", buf, sizeof buf));
+    return atoi(heat__read_line(ADMIN "/nr_kdamonds", buf, sizeof buf));
 }
 
 static bool running(int kd)
@@ -140,7 +127,7 @@ static unsigned long long started(pid_t pid)
 {
     char path[64], line[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    const char *s = strrchr(read_line(path, line, sizeof line), ')'); /* after the command name */
+    const char *s = strrchr(heat__read_line(path, line, sizeof line), ')'); /* after the command name */
     unsigned long long start = 0;
     /* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime
        priority nice num_threads itrealvalue starttime */
@@ -157,7 +144,7 @@ static pid_t dead_owner(const char *dir, int kd)
     snprintf(path, sizeof path, "%s/kdamond-%d", dir, kd);
     int pid = 0;
     unsigned long long start = 0;
-    if (!dir[0] || sscanf(read_line(path, line, sizeof line), "%d %llu", &pid, &start) != 2 || pid <= 0)
+    if (!dir[0] || sscanf(heat__read_line(path, line, sizeof line), "%d %llu", &pid, &start) != 2 || pid <= 0)
         return 0;
     return started(pid) == start ? 0 : pid;
 }
@@ -449,11 +436,11 @@ static int damon_refresh(heat_t *h)
         if (*tail || tail == e->d_name || idx < 0)
             continue;
         snprintf(path, sizeof path, "%s/%s/start", dir, e->d_name);
-        uintptr_t start = (uintptr_t)strtoull(read_line(path, buf, sizeof buf), NULL, 10);
+        uintptr_t start = (uintptr_t)strtoull(heat__read_line(path, buf, sizeof buf), NULL, 10);
         snprintf(path, sizeof path, "%s/%s/end", dir, e->d_name);
-        uintptr_t end = (uintptr_t)strtoull(read_line(path, buf, sizeof buf), NULL, 10);
+        uintptr_t end = (uintptr_t)strtoull(heat__read_line(path, buf, sizeof buf), NULL, 10);
         snprintf(path, sizeof path, "%s/%s/nr_accesses", dir, e->d_name);
-        spread(h, start, end, strtod(read_line(path, buf, sizeof buf), NULL), weight);
+        spread(h, start, end, strtod(heat__read_line(path, buf, sizeof buf), NULL), weight);
     }
     if (dd)
         closedir(dd);
@@ -473,7 +460,7 @@ static double damon_cpu(const heat_t *h)
     const damon_t *d = h->src;
     char path[64], line[1024];
     snprintf(path, sizeof path, "/proc/%ld/stat", kd_read_long(d->kdamond, "pid"));
-    const char *s = strrchr(read_line(path, line, sizeof line), ')');
+    const char *s = strrchr(heat__read_line(path, line, sizeof line), ')');
     unsigned long utime = 0, stime = 0;
     if (!s || sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2)
         return 0;

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 /* The order sources are tried in: the one that sees most for least first. */
-static const heat_ops_t *const sources[] = {&heat_damon_ops, &heat_faults_ops};
+static const heat_ops_t *const sources[] = {&heat_perf_ops, &heat_damon_ops, &heat_faults_ops};
 #define NSOURCES (sizeof sources / sizeof sources[0])
 
 const char *heat_source_name(heat_source_t s)
@@ -60,6 +60,19 @@ double heat__thread_cpu_s(pthread_t thread)
     if (pthread_getcpuclockid(thread, &clock) != 0 || clock_gettime(clock, &ts) != 0)
         return 0;
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *heat__read_line(const char *path, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "re");
+    if (f) {
+        if (!fgets(buf, (int)len, f))
+            buf[0] = '\0';
+        fclose(f);
+    }
+    buf[strcspn(buf, "\n")] = '\0';
+    return buf;
 }
 
 static double own_cpu_s(void) { return heat__thread_cpu_s(pthread_self()); }
@@ -151,6 +164,23 @@ int heat_open(const heat_config_t *cfg, heat_t **out)
     }
     if (h->skipped[0])
         loci__log(LOCI_LOG_INFO, "access measurement by %s (skipped: %s)", heat_source_name(h->ops->id), h->skipped);
+    *out = h;
+    return 0;
+}
+
+int heat__open_unstarted(const heat_ops_t *ops, const heat_config_t *cfg, heat_t **out)
+{
+    heat_t *h = calloc(1, sizeof *h);
+    if (!h)
+        return loci__fail(LOCI_ENOMEM, "access measurement: out of memory");
+    int rc = checked_config(cfg, &h->cfg);
+    if (rc != 0) {
+        free(h);
+        return rc;
+    }
+    pthread_mutex_init(&h->lock, NULL);
+    h->owner = getpid();
+    h->ops = ops;
     *out = h;
     return 0;
 }
