@@ -94,8 +94,10 @@ int heat__perf_choose(const char *devices, const char *paranoid_file, bool privi
                       char *why, size_t len);
 
 /** Bin the records of a ring's data area (`size` bytes, a power of two),
- *  from `tail` to `head`: each sample's data address into the page of the
- *  watched range it falls in; lost samples counted into *lost. Under h->lock. */
+ *  from `tail` to `head`: the data address of each sample of this process
+ *  (forked children inherit the events; their samples are dropped) into the
+ *  page of the watched range it falls in; lost samples counted into *lost.
+ *  Under h->lock. */
 void heat__perf_records(heat_t *h, const uint8_t *data, uint64_t size, uint64_t tail, uint64_t head, uint64_t *lost);
 
 /** One data address binned (heat__perf_records' step). */

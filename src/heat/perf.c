@@ -396,8 +396,8 @@ void heat__perf_records(heat_t *h, const uint8_t *data, uint64_t size, uint64_t 
                 record[i] = data[(tail + i) & (size - 1)];
             const uint64_t *body = (const uint64_t *)(record + sizeof hdr);
             /* PERF_SAMPLE_TID | PERF_SAMPLE_ADDR: u32 pid, u32 tid; u64 addr */
-            if (hdr.type == PERF_RECORD_SAMPLE && hdr.size >= sizeof hdr + 16)
-                heat__perf_bin(h, (uintptr_t)body[1]);
+            if (hdr.type == PERF_RECORD_SAMPLE && hdr.size >= sizeof hdr + 16 && (pid_t)(uint32_t)body[0] == h->owner)
+                heat__perf_bin(h, (uintptr_t)body[1]); /* (a forked child inherits the events: not its samples) */
             else if (hdr.type == PERF_RECORD_LOST && hdr.size >= sizeof hdr + 16)
                 *lost += body[1]; /* u64 id, u64 lost */
         }

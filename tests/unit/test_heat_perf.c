@@ -3,7 +3,8 @@
  * in the scratch directory: none, a core PMU without PEBS, Arm SPE,
  * perf_event_paranoid 3, Intel, hybrid Intel, AMD IBS), and how a ring
  * buffer's samples become heat — a record that wraps around the end, the
- * same page twice, addresses outside every range, lost samples. This host
+ * same page twice, addresses outside every range, a forked child's sample,
+ * lost samples. This host
  * has no CPU PMU: the events themselves only real hardware can run
  * (docs/TIERING.md). */
 #include <setjmp.h>
@@ -156,6 +157,7 @@ static void samples_become_heat(void **state)
     put_record(ring, SIZE, &head, PERF_RECORD_SAMPLE, pid_tid, b - page);             /* between the ranges */
     put_record(ring, SIZE, &head, PERF_RECORD_LOST, 7, 12);
     put_record(ring, SIZE, &head, PERF_RECORD_SAMPLE, pid_tid, 0x1000);               /* nowhere */
+    put_record(ring, SIZE, &head, PERF_RECORD_SAMPLE, pid_tid + 1, b);                /* a forked child's */
     pthread_mutex_lock(&h->lock);
     heat__perf_records(h, ring, SIZE, tail, head, &lost);
     pthread_mutex_unlock(&h->lock);
