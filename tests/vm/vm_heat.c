@@ -7,6 +7,9 @@
  *                           loop above one nobody touches within 20 intervals; both keep their
  *                           data; after heat_close no thread of the source is left, and no
  *                           kdamond runs for this process
+ *   vm_heat crash           (where DAMON is) a process killed while its damon source runs leaves
+ *                           its kdamond set up; the next process's damon source takes it back
+ *                           (no kdamond added) and measures
  *
  * Exit 0 ok, 1 a check failed, 2 setup error.
  */
@@ -15,6 +18,8 @@
 #include "os/vm.h"
 
 #include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -198,11 +203,84 @@ static int rank(const char *name)
     return fails ? 1 : 0;
 }
 
+static int nr_kdamonds(void)
+{
+    FILE *f = fopen(DAMON_ADMIN "/nr_kdamonds", "r");
+    int n = -1;
+    if (f && fscanf(f, "%d", &n) != 1)
+        n = -1;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* Open the damon source and watch a range: 0, else a message and 1. */
+static int damon_watching(heat_t **h, uint64_t **p)
+{
+    heat_config_t cfg = {.interval_ms = INTERVAL_MS, .only = HEAT_SOURCE_DAMON};
+    if (heat_open(&cfg, h) != 0 || !(*p = shared_range(5)) || heat_watch(*h, *p, RANGE, 1) != 0) {
+        fprintf(stderr, "vm_heat: damon source: %s\n", loci_last_error());
+        return 1;
+    }
+    return 0;
+}
+
+static int crash(void)
+{
+    if (access(DAMON_ADMIN, F_OK) != 0) {
+        printf("skipped: this kernel has no DAMON sysfs interface\n");
+        return 0;
+    }
+    int ready[2];
+    if (pipe(ready) != 0)
+        return 2;
+    pid_t pid = fork();
+    if (pid == 0) {
+        heat_t *h;
+        uint64_t *p;
+        if (damon_watching(&h, &p) != 0)
+            _exit(1);
+        (void)!write(ready[1], "x", 1);
+        pause(); /* killed here, its kdamond running */
+        _exit(0);
+    }
+    char c;
+    if (read(ready[0], &c, 1) != 1) {
+        fprintf(stderr, "vm_heat: the child could not start its damon source\n");
+        return 1;
+    }
+    int before = nr_kdamonds();
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    heat_t *h;
+    uint64_t *p;
+    if (damon_watching(&h, &p) != 0)
+        return 1;
+    printf("kdamonds: %d with the killed process's, %d now\n", before, nr_kdamonds());
+    int fails = 0;
+    if (nr_kdamonds() != before)
+        fails += fprintf(stderr, "vm_heat: a kdamond was added instead of taking back the dead one's\n") > 0;
+    struct timespec ts = {1, 0};
+    nanosleep(&ts, NULL);
+    heat_sample_t *v;
+    size_t n;
+    if (heat_collect(h, &v, &n) != 0 || n == 0 || v[0].observations == 0)
+        fails += fprintf(stderr, "vm_heat: the damon source taken back does not measure: %s\n", loci_last_error()) > 0;
+    if (n)
+        free(v);
+    heat_close(h);
+    if (kdamond_running())
+        fails += fprintf(stderr, "vm_heat: a kdamond still runs for this process after close\n") > 0;
+    return fails ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     page = (size_t)sysconf(_SC_PAGESIZE);
     if (argc >= 2 && strcmp(argv[1], "rank") == 0)
         return rank(argc >= 3 ? argv[2] : "auto");
-    fprintf(stderr, "usage: vm_heat rank [auto|perf|damon|faults]\n");
+    if (argc == 2 && strcmp(argv[1], "crash") == 0)
+        return crash();
+    fprintf(stderr, "usage: vm_heat rank [auto|perf|damon|faults] | vm_heat crash\n");
     return 2;
 }
