@@ -212,8 +212,7 @@ static void *sampler(void *arg)
             break;
         }
         uint64_t woken;
-        if (read(f->wake, &woken, sizeof woken) < 0 && errno != EAGAIN)
-            continue;
+        (void)!read(f->wake, &woken, sizeof woken); /* (reset: EAGAIN when nobody woke it) */
         bool locked = false;
         int rc;
         while ((rc = serve(f, false)) == 0 && f->npending == PENDING && (locked = !pthread_mutex_trylock(&h->lock))) {
