@@ -20,6 +20,8 @@ int vm_protect_readwrite(void *addr, size_t size) { return mprotect(addr, size, 
 
 int vm_protect_none(void *addr, size_t size) { return mprotect(addr, size, PROT_NONE); }
 
+int vm_residency(const void *addr, size_t size, unsigned char *vec) { return mincore((void *)addr, size, vec); }
+
 bool vm_page_absent(const void *page)
 {
     unsigned char resident = 0;
