@@ -123,6 +123,10 @@ static loci_allocator_t *make(const intent_t *in, int initiator)
 {
     resolution_t res;
     int rc = intent_resolve(in, &res);
+    if (rc == 0 && res.tier_auto) /* an allocator's blocks share pages with each other: nothing moves as a unit */
+        rc = loci__fail(LOCI_EINVAL, "intent \"%s\": tier=auto is for arenas, whose data moves as a whole: create "
+                                     "one with loci_arena_create(\"%s\", max_bytes), or drop tier=auto",
+                        in->canonical, in->canonical);
     if (rc != 0) {
         errno = loci__errno_of(rc);
         return NULL;

@@ -10,7 +10,7 @@
  *    INTENT_MAX_TEXT (raw text, whitespace included) and INTENT_MAX_TERMS (terms counted
  *    by commas) are checked on the raw text before any term is parsed.
  *  - One '!' at the very end of a term makes it a constraint; a '!' elsewhere is an error.
- *  - Traits (fallback, align, partition, pinned, cache, chunk) configure the
+ *  - Traits (fallback, align, partition, pinned, cache, chunk, tier) configure the
  *    allocation and rank nothing: a '!' on them is accepted and means the same, so it is
  *    dropped (constraint = false, no '!' in the canonical text). The other keys keep it.
  *    What a term does to resolution is the resolver's business (resolve.c): there,
@@ -124,6 +124,7 @@ static const struct word mode_words[] = {
     {"mmap", MODE_MMAP, NUM_NONE, NULL},
     {"paged", MODE_PAGED, NUM_NONE, NULL},
 };
+static const struct word tier_words[] = {{"auto", TIER_AUTO, NUM_NONE, NULL}};
 
 static const struct key_spec keys[TERM_KEY_COUNT] = {
     [TERM_BANDWIDTH] = {"bandwidth", ARG_WORD, false, WORDS(bandwidth_words), NULL},
@@ -147,6 +148,7 @@ static const struct key_spec keys[TERM_KEY_COUNT] = {
                     "cache=SIZE, more than 0 bytes, e.g. 256MiB, 4GiB"},
     [TERM_CHUNK] = {"chunk", ARG_SIZE, true, NULL, 0,
                     "chunk=SIZE, a multiple of 4096 bytes, e.g. 64KiB, 2MiB"},
+    [TERM_TIER] = {"tier", ARG_WORD, true, WORDS(tier_words), NULL},
 };
 
 /* --- text helpers ----------------------------------------------------------- */
@@ -439,6 +441,7 @@ static int parse_word(struct parser *ps, const struct key_spec *spec, const char
     case TERM_FALLBACK: t->v.fallback = w->value; break;
     case TERM_PARTITION: t->v.partition = w->value; break;
     case TERM_MODE: t->v.mode = w->value; break;
+    case TERM_TIER: t->v.tier = w->value; break;
     default: break; /* bandwidth=high, latency=low, capacity=large: one value each */
     }
     return LOCI_OK;
