@@ -138,6 +138,10 @@ static loci_allocator_t *make(const intent_t *in, int initiator)
         return loci__fail_null(LOCI_ENOMEM, "out of memory creating an allocator");
     }
     int rc = intent_resolve(in, &p->res);
+    if (rc == 0 && p->res.tier_auto) /* an allocator's blocks share pages with each other: nothing moves as a unit */
+        rc = loci__fail(LOCI_EINVAL, "intent \"%s\": tier=auto is for arenas, whose data moves as a whole: create "
+                                     "one with loci_arena_create(\"%s\", max_bytes), or drop tier=auto",
+                        in->canonical, in->canonical);
     pool_heap_t *h = NULL;
     if (rc != 0)
         errno = loci__errno_of(rc);

@@ -139,6 +139,10 @@ loci_arena_t *loci_arena_create_shared(const char *name, const char *intent, siz
     if (rc == 0 && (rc = intent_parse(intent, &in)) == 0)
         rc = intent_resolve(&in, &res);
     const struct loci_target *t = rc == 0 ? res.candidates[0] : NULL;
+    if (rc == 0 && res.tier_auto)
+        rc = loci__fail(LOCI_EINVAL, "shared arena \"%s\": intent \"%s\" asks for tier=auto, but a shared arena "
+                                     "stays on the node it was created on (other processes map its pages); drop "
+                                     "tier=auto, or use a private arena (loci_arena_create)", name, in.canonical);
     if (rc == 0 && t->numa_node < 0)
         rc = loci__fail(LOCI_ENOTSUP, "shared arena \"%s\": intent \"%s\" gives %s, which is not a NUMA node; "
                                       "shared arenas live in shared memory on a NUMA node", name, in.canonical,

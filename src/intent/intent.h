@@ -32,6 +32,7 @@ typedef enum {
     TERM_CHUNK,       /* chunk=SIZE */
     TERM_DIRTY_LIMIT, /* dirty_limit=PCT */
     TERM_DIRTY_BACKGROUND, /* dirty_background=PCT */
+    TERM_TIER,        /* tier=auto */
     TERM_KEY_COUNT
 } intent_key_t;
 
@@ -40,6 +41,7 @@ typedef enum { ACCESS_PROCESS, ACCESS_NODE, ACCESS_JOB, ACCESS_GLOBAL } intent_a
 typedef enum { FALLBACK_NEXT, FALLBACK_DEFAULT, FALLBACK_NULL, FALLBACK_ABORT } intent_fallback_t;
 typedef enum { PARTITION_NONE, PARTITION_INTERLEAVE, PARTITION_BLOCKED, PARTITION_NEAREST } intent_partition_t;
 typedef enum { MODE_DEFAULT, MODE_MMAP, MODE_PAGED } intent_mode_t;
+typedef enum { TIER_FIXED = 0, TIER_AUTO } intent_tier_t;
 
 /** One term, `key[=value][!]`. */
 typedef struct {
@@ -54,6 +56,7 @@ typedef struct {
         int fallback;   /* intent_fallback_t */
         int partition;  /* intent_partition_t */
         int mode;       /* intent_mode_t */
+        int tier;       /* intent_tier_t */
     } v;
     int index;          /* near=nic:N / gpu:N / numa:N, use=gpu:N; -1 = any */
     uint64_t size;      /* align / cache / chunk in bytes; dirty_limit / dirty_background in % */
@@ -93,6 +96,7 @@ typedef struct {
     bool persist, pinned;
     bool managed;       /* use=cpu+gpu: GPU targets give managed memory, not device memory */
     bool gpu_pinned;    /* pinned near=gpu: host memory registered with the GPU driver */
+    bool tier_auto;     /* tier=auto: an arena's place among the candidates follows measured heat (src/tiering) */
     uint64_t align, cache, chunk; /* 0 = default */
     unsigned dirty_limit, dirty_background; /* % of a paged cache, 0 = the target's or the default */
 } resolution_t;

@@ -11,7 +11,7 @@
  *    by commas) are checked on the raw text before any term is parsed.
  *  - One '!' at the very end of a term makes it a constraint; a '!' elsewhere is an error.
  *  - Traits (fallback, align, partition, pinned, cache, chunk, dirty_limit,
- *    dirty_background) configure the
+ *    dirty_background, tier) configure the
  *    allocation and rank nothing: a '!' on them is accepted and means the same, so it is
  *    dropped (constraint = false, no '!' in the canonical text). The other keys keep it.
  *    What a term does to resolution is the resolver's business (resolve.c): there,
@@ -128,6 +128,7 @@ static const struct word mode_words[] = {
     {"mmap", MODE_MMAP, NUM_NONE, NULL},
     {"paged", MODE_PAGED, NUM_NONE, NULL},
 };
+static const struct word tier_words[] = {{"auto", TIER_AUTO, NUM_NONE, NULL}};
 
 static const struct key_spec keys[TERM_KEY_COUNT] = {
     [TERM_BANDWIDTH] = {"bandwidth", ARG_WORD, false, WORDS(bandwidth_words), NULL},
@@ -155,6 +156,7 @@ static const struct key_spec keys[TERM_KEY_COUNT] = {
                           "dirty_limit=PCT, 1% to 100% of the paged cache, e.g. 50%"},
     [TERM_DIRTY_BACKGROUND] = {"dirty_background", ARG_PERCENT, true, NULL, 0,
                                "dirty_background=PCT, 1% to 100% of the paged cache, below dirty_limit, e.g. 10%"},
+    [TERM_TIER] = {"tier", ARG_WORD, true, WORDS(tier_words), NULL},
 };
 
 /* --- text helpers ----------------------------------------------------------- */
@@ -447,6 +449,7 @@ static int parse_word(struct parser *ps, const struct key_spec *spec, const char
     case TERM_FALLBACK: t->v.fallback = w->value; break;
     case TERM_PARTITION: t->v.partition = w->value; break;
     case TERM_MODE: t->v.mode = w->value; break;
+    case TERM_TIER: t->v.tier = w->value; break;
     default: break; /* bandwidth=high, latency=low, capacity=large: one value each */
     }
     return LOCI_OK;

@@ -403,6 +403,7 @@ static void apply_traits(const intent_t *in, resolution_t *out)
         case TERM_CHUNK: out->chunk = term->size; break;
         case TERM_DIRTY_LIMIT: out->dirty_limit = (unsigned)term->size; break;
         case TERM_DIRTY_BACKGROUND: out->dirty_background = (unsigned)term->size; break;
+        case TERM_TIER: out->tier_auto = term->v.tier == TIER_AUTO; break;
         default:
             if (term->constraint)
                 out->strict = true;
@@ -450,6 +451,48 @@ static int check_pinned(const intent_t *in, const resolution_t *res)
                                    "device memory (always resident on the GPU); for pinned host memory near a GPU "
                                    "write near=gpu:N,pinned, for memory CPU and GPU share use=cpu+gpu",
                       in->canonical, res->candidates[0]->name);
+}
+
+/* tier=auto moves the arena among its candidates: terms that leave it
+ * nowhere to go, or memory that cannot move keeping its addresses, are
+ * refused naming the term (a pool of one target, the machine's doing, is
+ * the arena creator's warning: it works, and tiering changes nothing). */
+static int check_tier(const view_t *v, const intent_t *in, const resolution_t *res)
+{
+    if (!res->tier_auto)
+        return 0;
+    const intent_term_t *tier = intent_find(in, TERM_TIER), *target = intent_find(in, TERM_TARGET);
+    const intent_term_t *use = intent_find(in, TERM_USE);
+    char text[64];
+    if (target)
+        return loci__fail(LOCI_EINVAL, "intent \"%s\": '%s' (term %d) names one target, and tier=auto (term %d) "
+                                       "moves the arena among several; drop one of them (rank with bandwidth=high, "
+                                       "latency=low, kind=... instead)", in->canonical,
+                          term_text(in, target, text, sizeof text), target->position, tier->position);
+    if (res->mode == MODE_PAGED)
+        return loci__fail(LOCI_EINVAL, "intent \"%s\": tier=auto (term %d) moves the arena, and an arena in loci's "
+                                       "chunk cache (mode=paged) cannot move keeping its addresses; use mode=mmap",
+                          in->canonical, tier->position);
+    if (use && use->v.use_gpu == 1)
+        return loci__fail(LOCI_EINVAL, "intent \"%s\": tier=auto (term %d) moves the arena, and GPU device memory "
+                                       "(use=gpu) cannot move keeping its addresses; use=cpu+gpu gives managed "
+                                       "memory, which can", in->canonical, tier->position);
+    if (res->ncandidates != 1)
+        return 0;
+    for (int i = 0; i < v->topo->ntargets; i++) {
+        const struct loci_target *tg = &v->topo->targets[i];
+        char why[256];
+        const intent_term_t *failed;
+        if (tg == res->candidates[0] || !in_pool(in, tg) || (tg->flags & LOCI_TARGET_UNREACHABLE) ||
+            !(failed = failed_filter(v, in, tg, why, sizeof why)) || !failed->constraint)
+            continue;
+        return loci__fail(LOCI_EINVAL, "intent \"%s\": '%s' (term %d) leaves %s as the only target, so tier=auto "
+                                       "(term %d) could never move the arena (%s also would hold it, but: %s); "
+                                       "write it as a hint, without '!'", in->canonical,
+                          term_text(in, failed, text, sizeof text), failed->position, res->candidates[0]->name,
+                          tier->position, tg->name, why);
+    }
+    return 0;
 }
 
 static bool has_cuda_gpu(const topo_t *t)
@@ -525,7 +568,8 @@ static int resolve_view(const view_t *v, const intent_t *original, resolution_t 
     qsort(pool, (size_t)n, sizeof *pool, compare_targets);
     out->ncandidates = n < RESOLVE_MAX_CANDIDATES ? n : RESOLVE_MAX_CANDIDATES;
     memcpy(out->candidates, pool, (size_t)out->ncandidates * sizeof *pool);
-    return check_pinned(original, out);
+    rc = check_pinned(original, out);
+    return rc ? rc : check_tier(v, &in, out);
 }
 
 /* initiator -1: the calling thread's. */

@@ -252,6 +252,21 @@ static void test_mode(void **state)
     assert_string_equal(in->canonical, "mode=paged");
 }
 
+/* tier=auto: a trait (its '!' dropped), one value, misspellings named */
+static void test_tier(void **state)
+{
+    (void)state;
+    const intent_t *in = ok("bandwidth=high, Tier = AUTO !");
+    assert_int_equal(in->terms[1].key, TERM_TIER);
+    assert_int_equal(in->terms[1].v.tier, TIER_AUTO);
+    assert_false(in->terms[1].constraint);
+    assert_string_equal(in->canonical, "bandwidth=high,tier=auto");
+    err("tier=atuo", "intent \"tier=atuo\": unknown value 'atuo' in 'tier=atuo' at 1 (did you mean 'auto'?)");
+    err("kind=cxl,tier=fixed",
+        "intent \"kind=cxl,tier=fixed\": unknown value 'fixed' in 'tier=fixed' at 2 (expected tier=auto)");
+    err("tier", "intent \"tier\": missing value in 'tier' at 1 (expected tier=auto)");
+}
+
 static void test_sizes(void **state)
 {
     (void)state;
@@ -387,7 +402,7 @@ static void test_all_keys_once(void **state)
     const intent_t *in = ok("bandwidth=high,latency=low,capacity=large,near=pe,use=cpu,"
                             "access=node,persist,kind=pmem,target=pmem0,fallback=next,align=8,"
                             "partition=nearest,pinned,mode=mmap,cache=1M,chunk=4K,dirty_limit=40%,"
-                            "dirty_background=5");
+                            "dirty_background=5,tier=auto");
     assert_int_equal(in->nterms, TERM_KEY_COUNT);
     for (int k = 0; k < TERM_KEY_COUNT; k++) {
         const intent_term_t *t = intent_find(in, (intent_key_t)k);
@@ -413,7 +428,7 @@ static void test_find(void **state)
 
 #define ALL_KEYS                                                                                   \
     "bandwidth, latency, capacity, near, use, access, persist, kind, target, fallback, align, "    \
-    "partition, pinned, mode, cache, chunk, dirty_limit, dirty_background"
+    "partition, pinned, mode, cache, chunk, dirty_limit, dirty_background, tier"
 
 static void test_error_unknown_key(void **state)
 {
@@ -675,6 +690,7 @@ int main(void)
         cmocka_unit_test(test_fallback),
         cmocka_unit_test(test_partition),
         cmocka_unit_test(test_mode),
+        cmocka_unit_test(test_tier),
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_hints_and_constraints),
         cmocka_unit_test(test_traits_ignore_bang),

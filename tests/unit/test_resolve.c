@@ -222,6 +222,38 @@ static void explanations(void **state)
     assert_non_null(strstr(buf, "ssd0: a file tier"));
 }
 
+/* tier=auto: the candidates as without it; terms that leave it nowhere to go refused, naming them */
+static void tier_auto(void **state)
+{
+    load("xeonmax-2s");
+    char got[256];
+    resolution_t res;
+    resolve_to_text("bandwidth=high,tier=auto", got, sizeof got, &res);
+    assert_string_equal(got, "hbm0,dram0,dram1,hbm1");
+    assert_true(res.tier_auto);
+    resolve_to_text("bandwidth=high", got, sizeof got, &res);
+    assert_false(res.tier_auto);
+    resolve_to_text("kind=hbm!,tier=auto", got, sizeof got, &res); /* two HBM nodes: still a choice */
+    assert_string_equal(got, "hbm0,hbm1");
+
+    resolve_to_text("target=hbm0,tier=auto", got, sizeof got, &res);
+    assert_string_equal(got, BAD);
+    assert_non_null(strstr(loci_last_error(), "'target=hbm0' (term 1) names one target, and tier=auto (term 2)"));
+    resolve_to_text("bandwidth=high!,tier=auto", got, sizeof got, &res);
+    assert_string_equal(got, BAD);
+    assert_non_null(strstr(loci_last_error(), "'bandwidth=high!' (term 1) leaves hbm0 as the only target, so "
+                                              "tier=auto (term 2) could never move the arena"));
+    assert_non_null(strstr(loci_last_error(), "write it as a hint, without '!'"));
+    resolve_to_text("kind=ssd,mode=paged,tier=auto", got, sizeof got, &res);
+    assert_string_equal(got, BAD);
+    assert_non_null(strstr(loci_last_error(), "mode=paged"));
+
+    load("knl-flat"); /* one DRAM node: the pool has one target, the machine's doing, not refused */
+    resolve_to_text("tier=auto", got, sizeof got, &res);
+    assert_string_equal(got, "dram0");
+    assert_true(res.tier_auto);
+}
+
 static int teardown(void **state)
 {
     loci_fini();
@@ -236,6 +268,7 @@ int main(void)
         cmocka_unit_test(traits_and_strictness),
         cmocka_unit_test(unsatisfiable_names_constraint_and_targets),
         cmocka_unit_test(explanations),
+        cmocka_unit_test(tier_auto),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
