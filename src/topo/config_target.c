@@ -233,8 +233,7 @@ static int set_key(topo_config_t *c, topo_config_target_t *e, int key, const cha
         if (!parse_percent(value, key == K_DIRTY_LIMIT ? &e->dirty_limit : &e->dirty_background))
             return topo_config_fail(c, "%s = %s: expected a percentage of the paged cache from 1%% to 100%%, e.g. %s",
                                     keys[key], value, key == K_DIRTY_LIMIT ? "50%" : "10%");
-}
-
+        return 0;
     case K_TIERING_BUDGET:
         if (!topo_budget_parse(value, &e->tiering_budget))
             return topo_config_fail(c, "tiering_budget = %s: expected a share of the target's capacity from 0%% to "
