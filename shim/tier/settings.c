@@ -86,6 +86,9 @@ static void start(void)
     } else {
         dl_iterate_phdr(find_extent, (void *)(uintptr_t)loci_init);
         started = true;
+        tier_log(LOCI_LOG_INFO, "blocks of %zu bytes and more: one arena per allocation site, intent \"%s\" "
+                 "(libloci's own allocations, at %#lx-%#lx, excepted)", tier_threshold(), intent,
+                 (unsigned long)loci_lo, (unsigned long)loci_hi);
     }
     tier_leave();
 }

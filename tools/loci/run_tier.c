@@ -165,8 +165,9 @@ int run_tier_prepare(const char *terms, const char *threshold, char **command, b
     check_program(command[0], 0);
     if (verbose) {
         const char *t = getenv("LOCI_TIER_THRESHOLD");
-        fprintf(stderr, "loci run: heap blocks of %s bytes and more: one arena per allocation site, intent \"%s\" "
-                        "(LD_PRELOAD=%s)\n", t && *t ? t : "65536", in.canonical, getenv("LD_PRELOAD"));
+        fprintf(stderr, "loci run: heap blocks of at least %s%s: one arena per allocation site, intent \"%s\" "
+                        "(LD_PRELOAD=%s)\n", t && *t ? t : "64 KiB (the default)", t && *t ? " bytes" : "",
+                in.canonical, getenv("LD_PRELOAD"));
     }
     return 0;
 }
