@@ -10,6 +10,8 @@
 #include <loci.h>
 #include <loci_tier.h>
 
+#include "check.h"
+
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -21,16 +23,6 @@
 
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
-
-#define CHECK(cond, ...)                                                                                           \
-    do {                                                                                                           \
-        if (!(cond)) {                                                                                             \
-            fprintf(stderr, "tier_check:%d: %s: ", __LINE__, #cond);                                               \
-            fprintf(stderr, __VA_ARGS__);                                                                          \
-            fputc('\n', stderr);                                                                                   \
-            exit(1);                                                                                               \
-        }                                                                                                          \
-    } while (0)
 
 /* Each one call site; the barrier keeps the call from becoming a jump
  * (then the return address would be the caller's). */
@@ -60,18 +52,6 @@ static void verify(const void *p, size_t n, unsigned seed, const char *what)
 }
 
 static loci_arena_t *arena(const void *p) { return loci_ptr_arena(p); }
-
-/* The interposer's record of the site whose arena is ar. */
-static loci_tier_site_t site_of(loci_arena_t *ar)
-{
-    static loci_tier_site_t sites[LOCI_TIER_MAX_SITES + 1];
-    int n = loci_tier_sites(sites, LOCI_TIER_MAX_SITES + 1);
-    for (int i = 0; i < n; i++)
-        if (sites[i].arena == ar)
-            return sites[i];
-    CHECK(0, "no site has arena %p (%d sites)", (void *)ar, n);
-    return sites[0];
-}
 
 static void require_preloaded(void)
 {

@@ -8,6 +8,8 @@
 #include <loci.h>
 #include <loci_tier.h>
 
+#include "check.h"
+
 #include <dlfcn.h>
 #include <omp.h>
 #include <stdint.h>
@@ -16,27 +18,6 @@
 #include <string.h>
 
 #define MiB ((size_t)1 << 20)
-
-#define CHECK(cond, ...)                                                                                           \
-    do {                                                                                                           \
-        if (!(cond)) {                                                                                             \
-            fprintf(stderr, "tier_omp:%d: %s: ", __LINE__, #cond);                                                 \
-            fprintf(stderr, __VA_ARGS__);                                                                          \
-            fputc('\n', stderr);                                                                                   \
-            exit(1);                                                                                               \
-        }                                                                                                          \
-    } while (0)
-
-static loci_tier_site_t site_of(loci_arena_t *ar)
-{
-    static loci_tier_site_t sites[LOCI_TIER_MAX_SITES + 1];
-    int n = loci_tier_sites(sites, LOCI_TIER_MAX_SITES + 1);
-    for (int i = 0; i < n; i++)
-        if (sites[i].arena == ar)
-            return sites[i];
-    CHECK(0, "no site has arena %p", (void *)ar);
-    return sites[0];
-}
 
 int main(void)
 {
