@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
+#include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -26,7 +27,8 @@ typedef struct {
 } next_t;
 
 static next_t next;
-static atomic_bool resolved;
+static atomic_int state; /* NOT_YET, LOOKING (one thread is), RESOLVED */
+enum { NOT_YET, LOOKING, RESOLVED };
 /* This thread is inside dlsym, looking them up: allocations go to the buffer. */
 static __thread bool resolving __attribute__((tls_model("initial-exec")));
 
@@ -54,10 +56,18 @@ static void *boot_alloc(size_t size)
     return boot + at + BOOT_HEADER; /* static storage: already zero */
 }
 
+/* One thread looks them up; another arriving meanwhile waits for it (the
+ * constructor does it before main, so normally nobody waits). */
 void libc_resolve(void)
 {
-    if (atomic_load_explicit(&resolved, memory_order_acquire) || resolving)
+    int expected = NOT_YET;
+    if (resolving || atomic_load_explicit(&state, memory_order_acquire) == RESOLVED)
         return;
+    if (!atomic_compare_exchange_strong(&state, &expected, LOOKING)) {
+        while (atomic_load_explicit(&state, memory_order_acquire) != RESOLVED)
+            sched_yield();
+        return;
+    }
     resolving = true;
     next_t n = {
         .malloc = (void *(*)(size_t))dlsym(RTLD_NEXT, "malloc"),
@@ -74,15 +84,17 @@ void libc_resolve(void)
         (void)!write(2, msg, sizeof msg - 1);
         _exit(127);
     }
-    next = n; /* every thread finds the same values */
-    atomic_store_explicit(&resolved, true, memory_order_release);
+    next = n;
+    atomic_store_explicit(&state, RESOLVED, memory_order_release);
 }
 
 /* Resolved, or inside dlsym (then the buffer serves). */
 static bool ready(void)
 {
+    if (atomic_load_explicit(&state, memory_order_acquire) == RESOLVED)
+        return true;
     libc_resolve();
-    return atomic_load_explicit(&resolved, memory_order_acquire);
+    return atomic_load_explicit(&state, memory_order_acquire) == RESOLVED;
 }
 
 void *libc_malloc(size_t size) { return ready() ? next.malloc(size) : boot_alloc(size); }

@@ -25,7 +25,6 @@
 
 static _Atomic size_t threshold = SIZE_MAX;
 static char intent[512] = LOCI_TIER_TERM;
-static atomic_bool placed;
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 static bool started;
 static _Atomic uintptr_t loci_lo, loci_hi; /* libloci's mapped code and data, [lo, hi) */
@@ -40,12 +39,6 @@ void tier_give_up(void) { atomic_store(&threshold, SIZE_MAX); }
 
 size_t tier_threshold(void) { return atomic_load_explicit(&threshold, memory_order_relaxed); }
 const char *tier_intent(void) { return intent; }
-bool tier_any_placed(void) { return atomic_load_explicit(&placed, memory_order_acquire); }
-void tier_mark_placed(void)
-{
-    if (!atomic_load_explicit(&placed, memory_order_relaxed))
-        atomic_store_explicit(&placed, true, memory_order_release);
-}
 
 bool tier_may_place(const void *caller)
 {

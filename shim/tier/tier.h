@@ -61,10 +61,6 @@ bool tier_may_place(const void *caller);
  *  and the threshold is SIZE_MAX from now on. */
 bool tier_started(void);
 
-/** Some block was placed in a site arena: frees must look pointers up. */
-bool tier_any_placed(void);
-void tier_mark_placed(void);
-
 /** Mark this thread inside loci (nested calls fine) / no longer. */
 void tier_enter(void);
 void tier_leave(void);
@@ -102,7 +98,8 @@ int site_list(loci_tier_site_t *out, int max);
  *  underneath (the arena could not take it). size >= the threshold. */
 void *place_alloc(const void *caller, size_t alignment, size_t size, bool zero);
 
-/** Whether p is a block of loci's (a site arena's, or anything loci made). */
+/** Whether p is a block of a site arena's (or of loci's, in a granule where
+ *  one was). */
 bool place_owns(const void *p);
 
 /** Usable bytes of p, which place_owns. */
