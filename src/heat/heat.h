@@ -24,6 +24,20 @@
  * interval's observations that found it accessed, in [0, 1], and how many
  * observations that share rests on. Thread-safe: one collector thread calls
  * heat_collect while others add and remove ranges.
+ *
+ * Moving a watched range's pages (mbind): unwatch it first and watch it
+ * again after. The faults source keeps sampled pages unmapped until they are
+ * touched, and mbind moves only the pages a process maps: heat_unwatch maps
+ * them back, so that the move finds every page.
+ *
+ * fork(): a child does not inherit the measurement (the sampler thread, the
+ * kdamond and the perf events serve the parent). In the child every call on
+ * a heat_t opened before the fork fails with LOCI_EINVAL, saying so, except
+ * heat_close, which frees the child's copy and leaves the parent's sampler
+ * alone; the child opens its own. The child's view of the watched memory is
+ * whole: its mappings are not registered with the parent's userfaultfd, so
+ * a page the parent's sampler unmapped is mapped again by the kernel on the
+ * child's first access.
  */
 #ifndef LOCI_HEAT_H
 #define LOCI_HEAT_H
@@ -41,12 +55,16 @@ typedef enum { HEAT_SOURCE_NONE = 0, HEAT_SOURCE_PERF, HEAT_SOURCE_DAMON, HEAT_S
 
 typedef struct heat heat_t;
 
-/** What the caller wants measured and how hard (from [tiering]). */
+/** What the caller wants measured and how hard (from [tiering]). Zeros
+ *  take the defaults below. */
 typedef struct {
-    unsigned interval_ms;       /* one collection per interval (the policy's period) */
+    unsigned interval_ms;       /* one collection per interval (the policy's period), 1..60000 */
     double sample_share;        /* faults: share of each range's pages sampled per interval, (0, 1] */
     heat_source_t only;         /* HEAT_SOURCE_NONE: try all in order; else just this one */
 } heat_config_t;
+
+#define HEAT_DEFAULT_INTERVAL_MS 100u
+#define HEAT_DEFAULT_SAMPLE_SHARE 0.02
 
 /** One granule's heat over the last interval. */
 typedef struct {
@@ -67,10 +85,25 @@ heat_source_t heat_source(const heat_t *h);
 const char *heat_source_name(heat_source_t s);
 /** Why each source before the chosen one was skipped ("perf: ...; damon: ..."). */
 const char *heat_skipped(const heat_t *h);
+
+/** Which source heat_open(cfg) would use, without opening it (nothing is
+ *  left behind: no thread, kdamond or event): `loci info`. `why` gets each
+ *  skipped source's reason, "; "-separated (all of them when none works). */
+heat_source_t heat_probe(const heat_config_t *cfg, char *why, size_t len);
+
+/** "perf", "damon", "faults" -> that source, "auto" -> HEAT_SOURCE_NONE
+ *  (LOCI_CONFIG's `[tiering] source`): 0, or LOCI_EINVAL naming the names
+ *  that are valid. */
+int heat_source_parse(const char *name, heat_source_t *out);
 /** The source only sees memory the caller maps as shared memory (faults). */
 bool heat_needs_shared_memory(const heat_t *h);
 
-/** Watch / stop watching [base, base+size) (page-aligned) under `tag`. */
+/** Watch / stop watching [base, base+size) (page-aligned) under `tag`.
+ *  heat_watch: LOCI_EINVAL for an unaligned or empty range or one that
+ *  overlaps a watched one; with the faults source, LOCI_ENOTSUP for memory
+ *  that is not shared memory. heat_unwatch takes a range exactly as it was
+ *  watched (anything else is ignored) and maps back every page the source
+ *  unmapped, at once: the range's data stays where it is, nothing is lost. */
 int heat_watch(heat_t *h, void *base, size_t size, uint64_t tag);
 void heat_unwatch(heat_t *h, void *base, size_t size);
 

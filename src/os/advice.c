@@ -16,6 +16,8 @@ void vm_advise_no_fork_no_huge(void *addr, size_t size)
 
 int vm_protect_readonly(void *addr, size_t size) { return mprotect(addr, size, PROT_READ); }
 
+int vm_residency(const void *addr, size_t size, unsigned char *vec) { return mincore((void *)addr, size, vec); }
+
 bool vm_page_absent(const void *page)
 {
     unsigned char resident = 0;

@@ -1,4 +1,4 @@
-/* userfaultfd ioctls for the paged provider (see uffd.h). */
+/* userfaultfd ioctls for the paged provider and the heat layer's faults source (see uffd.h). */
 #include "os/uffd.h"
 #include "os/vm.h"
 
@@ -222,6 +222,70 @@ int uffd_read(int fd, uffd_fault_t *f)
         f->addr = (uintptr_t)m.arg.pagefault.address;
         f->write = (m.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE) != 0;
         f->wp = (m.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP) != 0;
+        f->minor = (m.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_MINOR) != 0;
         return 1;
     }
+}
+
+int uffd_open_minor(const char *who)
+{
+    int fd = open_full();
+    if (fd < 0) {
+        if (errno == EPERM)
+            return loci__fail(LOCI_EPERM, "%s needs a userfaultfd that also handles the faults the kernel takes "
+                                          "for the process (one for user-mode faults only would make read(2) "
+                                          "into a sampled page fail with EFAULT); %s", who, how_to_allow);
+        return loci__fail(LOCI_ENOTSUP, "%s: userfaultfd(2) failed: %s (a kernel without CONFIG_USERFAULTFD?)",
+                          who, strerror(errno));
+    }
+    struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_MINOR_SHMEM};
+    if (ioctl(fd, UFFDIO_API, &api) != 0 || !(api.features & UFFD_FEATURE_MINOR_SHMEM)) {
+        int e = errno;
+        close(fd);
+        return loci__fail(LOCI_ENOTSUP, "%s: this kernel's userfaultfd has no minor faults on shared memory "
+                                        "(UFFD_FEATURE_MINOR_SHMEM, Linux 5.13 or later: %s)", who, strerror(e));
+    }
+    return fd;
+}
+
+int uffd_register_minor(int fd, void *addr, size_t len)
+{
+    struct uffdio_register r = {.range = {(uintptr_t)addr, len}, .mode = UFFDIO_REGISTER_MODE_MINOR};
+    if (ioctl(fd, UFFDIO_REGISTER, &r) != 0)
+        return -1;
+    if (!(r.ioctls & (1ull << _UFFDIO_CONTINUE))) {
+        (void)uffd_unregister(fd, addr, len);
+        errno = ENOTSUP;
+        return -1;
+    }
+    return 0;
+}
+
+int uffd_unregister(int fd, void *addr, size_t len)
+{
+    struct uffdio_range r = {(uintptr_t)addr, len};
+    return ioctl(fd, UFFDIO_UNREGISTER, &r);
+}
+
+int uffd_continue(int fd, void *addr, size_t len)
+{
+    size_t page = vm_page_size();
+    struct uffdio_continue c = {.range = {(uintptr_t)addr, len}};
+    while (c.range.len > 0) {
+        c.mapped = 0;
+        int rc = ioctl(fd, UFFDIO_CONTINUE, &c);
+        if (rc == 0)
+            return 0;
+        if (errno == EEXIST) { /* the first page is mapped already: wake whoever faulted on it, go on after it */
+            uffd_wake(fd, (void *)(uintptr_t)c.range.start, page);
+            c.mapped = (int64_t)page;
+        } else if (errno != EAGAIN) {
+            return -1;
+        }
+        if (c.mapped > 0) { /* part done (woken), or a page skipped */
+            c.range.start += (uint64_t)c.mapped;
+            c.range.len -= (uint64_t)c.mapped;
+        }
+    }
+    return 0;
 }

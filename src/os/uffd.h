@@ -1,7 +1,9 @@
 /*
  * userfaultfd: the kernel interface under the paged provider. One descriptor
  * serves every paged region of the process. These calls wrap its ioctls and,
- * when the kernel refuses it, say what to change. The paged cache and copy-moves use it.
+ * when the kernel refuses it, say what to change. The paged cache and copy-moves use it;
+ * the access-measurement layer's faults source (src/heat) opens a descriptor of its own
+ * for minor faults on shared memory.
  */
 #ifndef LOCI_OS_UFFD_H
 #define LOCI_OS_UFFD_H
@@ -60,9 +62,37 @@ typedef struct {
     uintptr_t addr;
     bool write;    /* the access was a write */
     bool wp;       /* a write to a write-protected page (else: the page is missing) */
+    bool minor;    /* a minor fault: the page is in the page cache, unmapped here */
 } uffd_fault_t;
 
 /** 1 with *f filled, 0 when no fault is pending, LOCI_EIO when fd is broken. */
 int uffd_read(int fd, uffd_fault_t *f);
+
+/* --- minor faults on shared memory (the heat layer's faults source) ------- */
+
+/** A userfaultfd for minor faults on shared memory (UFFD_FEATURE_MINOR_SHMEM,
+ *  Linux 5.13), non-blocking and close-on-exec, that also handles the faults
+ *  the kernel takes for the process: a descriptor for user-mode faults only
+ *  would not do, as a system call reading into an unmapped page of a
+ *  registered range (read(2) into it) then fails with EFAULT. `who` starts
+ *  the messages ("heat: the faults source"). The fd, or LOCI_EPERM /
+ *  LOCI_ENOTSUP with a message saying what to change. */
+int uffd_open_minor(const char *who);
+
+/** Hand [addr, addr+len) of shared memory (shmem, hugetlbfs) to fd in minor
+ *  mode: an access to a page that is in the page cache but not mapped here
+ *  faults to it. 0, or -1 with errno set (EINVAL: not shared memory). */
+int uffd_register_minor(int fd, void *addr, size_t len);
+
+/** Give [addr, addr+len) back to the kernel's own fault handling, waking the
+ *  threads waiting on faults there (they retry and are served by the
+ *  kernel). 0, or -1 with errno set. */
+int uffd_unregister(int fd, void *addr, size_t len);
+
+/** Map the page-cache pages of [addr, addr+len) back (UFFDIO_CONTINUE),
+ *  waking the threads waiting there; pages already mapped are left alone.
+ *  0, or -1 with errno set (ENOENT: the range is no longer registered or
+ *  mapped; the caller wakes it with uffd_wake). */
+int uffd_continue(int fd, void *addr, size_t len);
 
 #endif

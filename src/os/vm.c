@@ -435,12 +435,14 @@ int vm_check_placed(void *addr, size_t size, const place_t *place)
                       misplaced, n, addr, vm_nodemask_str(place->nodemask, nodes, sizeof nodes), example);
 }
 
-bool vm_accessible(const void *addr, size_t size, bool write)
+/* Does /proc/self/maps cover [addr, addr+size) with readable mappings,
+ * writable too when `write`, MAP_SHARED too when `shared`? */
+static bool maps_cover(const void *addr, size_t size, bool write, bool shared)
 {
     uintptr_t at = (uintptr_t)addr, end = at + size; /* covered up to `at` so far */
     FILE *f = fopen("/proc/self/maps", "re");
     if (!f)
-        return true; /* no /proc: nothing to tell */
+        return !shared; /* no /proc: nothing to tell (but shared memory is a promise someone relies on) */
     char line[512];
     while (at < end && fgets(line, sizeof line, f)) {
         if (strchr(line, '\n') == NULL) /* a long path: the rest of the line is no new line */
@@ -450,13 +452,18 @@ bool vm_accessible(const void *addr, size_t size, bool write)
         char perms[8];
         if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || hi <= at)
             continue;
-        if (lo > at || perms[0] != 'r' || (write && perms[1] != 'w')) /* a hole, or no access: lines in address order */
+        if (lo > at || perms[0] != 'r' || (write && perms[1] != 'w') || (shared && perms[3] != 's'))
+            /* a hole, or no access: lines in address order */
             break;
         at = hi;
     }
     fclose(f);
     return at >= end;
 }
+
+bool vm_accessible(const void *addr, size_t size, bool write) { return maps_cover(addr, size, write, false); }
+
+bool vm_mapped_shared(const void *addr, size_t size) { return maps_cover(addr, size, true, true); }
 
 int vm_replace(void *to, void *from, size_t size)
 {

@@ -97,7 +97,9 @@ int vm_populate(void *addr, size_t size);
 
 /** Drop the range's pages (MADV_DONTNEED): private anonymous memory reads
  *  zeros afterwards (its policy stays with the mapping), a file mapping
- *  reads its file again. */
+ *  reads its file again; shared memory (memfd, shmem) keeps its pages in the
+ *  page cache and only loses the mapping (the next access is a minor fault:
+ *  what the heat layer's faults source samples). */
 int vm_drop(void *addr, size_t size);
 
 /** Start reading the range's pages in (MADV_WILLNEED). */
@@ -110,6 +112,11 @@ void vm_advise_no_fork_no_huge(void *addr, size_t size);
 
 /** Make the range read-only (mprotect PROT_READ). */
 int vm_protect_readonly(void *addr, size_t size);
+
+/** Which pages of [addr, addr+size) (page-aligned) are in memory (mincore):
+ *  vec[i] & 1 for page i. For shared memory a page counts while it is in the
+ *  page cache, mapped here or not. 0, or -1 with errno set. */
+int vm_residency(const void *addr, size_t size, unsigned char *vec);
 
 /** Is the page at `page` (page-aligned) absent from memory (mincore)?
  *  False when it is there or mincore cannot tell. */
@@ -131,6 +138,10 @@ int vm_kernel_mode(place_policy_t policy);
  *  when `write` (as /proc/self/maps has it)? Without touching it: false for
  *  PROT_NONE, holes, unmapped. */
 bool vm_accessible(const void *addr, size_t size, bool write);
+
+/** Is every byte of [addr, addr+size) mapped read-write and MAP_SHARED (as
+ *  /proc/self/maps has it; false when there is no /proc to tell)? */
+bool vm_mapped_shared(const void *addr, size_t size);
 
 /** Apply `place` as the calling task's memory policy (set_mempolicy): what
  *  `loci run` does before exec. LOCI_ENOTSUP for simulated places. */

@@ -2,7 +2,7 @@
  * A config file read into a topo_config_t: the admin's (LOCI_CONFIG) or
  * measurements saved by `loci bench --save`. In the INI syntax of
  * config_ini.c, with [target NAME] sections (config_target.c) and, in
- * LOCI_CONFIG only, the front ends' [omp], [shmem] and [checkpoint]
+ * LOCI_CONFIG only, the front ends' [omp], [shmem], [checkpoint] and [tiering]
  * (config_frontend.c). Every mistake is reported as "file:line: what is
  * wrong" and fails loci_init — a silently ignored line would misplace data.
  * Discovery applies the result (config_source.c); LOCI_CONFIG's then stays

@@ -8,6 +8,8 @@
  *   high_bw = kind=hbm!,fallback=default   low_lat, near_nic
  *   [checkpoint]         the store target checkpoints are drained to (docs/CHECKPOINT.md)
  *   drain = agg0         (a target name, checked by its user)
+ *   [tiering]            tier=auto arenas (docs/TIERING.md): source, interval, budget,
+ *   budget = 90%         rate, sample (checked by src/tiering/config.c)
  *
  * Their values are kept as text, with where they were given; the intent
  * layer interprets them when a front end asks (loci_config_intent, through
@@ -29,6 +31,7 @@ static const struct frontend_section {
     {"omp", {"default", "large_cap", "const", "high_bw", "low_lat"}, "default, large_cap, const, high_bw or low_lat"},
     {"shmem", {"high_bw", "low_lat", "near_nic"}, "high_bw, low_lat or near_nic"},
     {"checkpoint", {"drain"}, "drain (the store target checkpoints are drained to)"},
+    {"tiering", {"source", "interval", "budget", "rate", "sample"}, "source, interval, budget, rate or sample"},
 };
 _Static_assert(sizeof frontend_sections / sizeof *frontend_sections == TOPO_FRONTEND_SECTIONS,
                "topo_config_t keeps a header line per front-end section");

@@ -184,5 +184,10 @@ int topo_config_apply_named(const topo_config_t *c, topo_t *t)
                 return rc;
         }
     }
+    for (int i = 0; i < c->ntargets; i++) { /* by name, now that names are given */
+        struct loci_target *tg = c->targets[i].tiering_budget.set ? find_named(t, c->targets[i].name) : NULL;
+        if (tg)
+            tg->tiering_budget = c->targets[i].tiering_budget;
+    }
     return 0;
 }

@@ -8,6 +8,8 @@
  *   bandwidth = 400GB/s  read bandwidth from `initiator`
  *   latency = 150ns      idle latency from `initiator`
  *   initiator = N        node the figures are seen from (default: the nearest node with CPUs)
+ *   tiering_budget = 25% how much of it tier=auto arenas may fill: a share of its
+ *                        capacity (0-100 %) or a size (docs/TIERING.md); else [tiering] budget
  *
  *   kind = store         the job's aggregate store (docs/STORE.md), with
  *   store = rados        the engine (Ceph RADOS),
@@ -29,10 +31,10 @@
 
 static const char *const keys[] = {"numa_node", "path",    "kind",      "capacity", "bandwidth", "latency",
                                    "initiator", "store",   "conf",      "pool",     "user",      "namespace",
-                                   "keyring",   "timeout", "lock_ttl"};
+                                   "keyring",   "timeout", "lock_ttl",  "tiering_budget"};
 enum {
     K_NUMA, K_PATH, K_KIND, K_CAPACITY, K_BANDWIDTH, K_LATENCY, K_INITIATOR,
-    K_STORE, K_CONF, K_POOL, K_USER, K_NAMESPACE, K_KEYRING, K_TIMEOUT, K_LOCK_TTL, K_COUNT
+    K_STORE, K_CONF, K_POOL, K_USER, K_NAMESPACE, K_KEYRING, K_TIMEOUT, K_LOCK_TTL, K_TIERING_BUDGET, K_COUNT
 };
 /* The keys only a store target takes. */
 #define STORE_KEYS                                                                                             \
@@ -64,7 +66,8 @@ void topo_config_target_section(topo_config_t *c, const char *section)
     char word[32], name[64], extra[2];
     int n = sscanf(section, "%31s %63s %1s", word, name, extra);
     if (n != 2 || strcmp(word, "target") != 0) {
-        topo_config_fail(c, "[%s]: unknown section; expected [target NAME], [omp], [shmem] or [checkpoint]", section);
+        topo_config_fail(c, "[%s]: unknown section; expected [target NAME], [omp], [shmem], [checkpoint] or [tiering]",
+                         section);
         return;
     }
     if (!valid_name(name)) {
@@ -116,6 +119,20 @@ static bool parse_seconds(const char *v, unsigned *out)
         return false;
     *out = (unsigned)x;
     return true;
+}
+
+bool topo_budget_parse(const char *text, topo_budget_t *out)
+{
+    char *end;
+    *out = (topo_budget_t){.set = true};
+    size_t n = strlen(text);
+    if (n > 1 && text[n - 1] == '%') {
+        errno = 0;
+        double pct = strtod(text, &end);
+        out->share = pct / 100;
+        return end == text + n - 1 && errno == 0 && pct >= 0 && pct <= 100;
+    }
+    return units_parse_size(text, &out->bytes) && out->bytes > 0;
 }
 
 static int set_text(topo_config_t *c, const char *key, const char *value, char *dst, size_t len)
@@ -192,6 +209,11 @@ static int set_key(topo_config_t *c, topo_config_target_t *e, int key, const cha
         if (!units_parse_latency(value, &e->latency) || e->latency == 0)
             return topo_config_fail(c, "latency = %s: expected a latency such as 120ns or 1.5us", value);
         return 0;
+    case K_TIERING_BUDGET:
+        if (!topo_budget_parse(value, &e->tiering_budget))
+            return topo_config_fail(c, "tiering_budget = %s: expected a share of the target's capacity from 0%% to "
+                                       "100%% (e.g. 25%%) or a size (e.g. 16GiB)", value);
+        return 0;
     default:
         return set_store_key(c, e, key, value);
     }
@@ -218,8 +240,8 @@ void topo_config_target_key(topo_config_t *c, const char *section, const char *k
     }
     topo_config_fail(c,
                      "[target %s]: unknown key '%s'; expected numa_node, path, kind, capacity, "
-                     "bandwidth, latency or initiator (and for kind = store: store, conf, pool, user, "
-                     "namespace, keyring, timeout, lock_ttl)",
+                     "bandwidth, latency, initiator or tiering_budget (and for kind = store: store, conf, pool, "
+                     "user, namespace, keyring, timeout, lock_ttl)",
                      e->name, key);
 }
 

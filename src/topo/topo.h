@@ -69,6 +69,18 @@ typedef struct {
     topo_source_t memtier_source;
 } topo_node_t;
 
+/** A tiering budget (docs/TIERING.md): how much of a target auto arenas may
+ *  fill — a share of its capacity ("90%") or a size ("16GiB"). */
+typedef struct {
+    bool set;       /* given (else the [tiering] default applies) */
+    double share;   /* 0..1 of the capacity, when bytes is 0 */
+    uint64_t bytes; /* a size, else 0 */
+} topo_budget_t;
+
+/** "90%" (0 to 100 %) or a size into *out; false on anything else,
+ *  including shares over 100 % or under 0 (config_target.c). */
+bool topo_budget_parse(const char *text, topo_budget_t *out);
+
 struct loci_target {
     char name[16];
     topo_kind_t kind;
@@ -88,6 +100,7 @@ struct loci_target {
     int cuda_device;           /* CUDA device ordinal of a GPU's memory (gpu_source.c), else -1 */
     struct rados_pool *store;  /* kind store: the connection to its pool, else NULL */
     char *unreachable;         /* kind store: why it cannot be used now (NULL: it can) */
+    topo_budget_t tiering_budget; /* [target X] tiering_budget, else unset */
 };
 
 typedef struct topo {

@@ -111,6 +111,7 @@ typedef struct {
     char store[16];    /* kind = store: the engine ("rados") */
     rados_params_t rados;
     unsigned seen;     /* bit per key, to refuse a key given twice */
+    topo_budget_t tiering_budget;
 } topo_config_target_t;
 
 /** One `key = value` line of a front-end section ([omp]), as text: the
@@ -121,7 +122,7 @@ typedef struct {
     char origin[560];  /* "file:line" */
 } topo_frontend_t;
 
-enum { TOPO_FRONTEND_SECTIONS = 3 }; /* [omp], [shmem], [checkpoint] */
+enum { TOPO_FRONTEND_SECTIONS = 4 }; /* [omp], [shmem], [checkpoint], [tiering] */
 
 struct topo_config {
     char path[512];

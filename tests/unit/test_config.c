@@ -139,6 +139,12 @@ static void malformed_configs(void **state)
     expect_config_error("[target a\n", "bad.ini:1: section header without ']'");
     expect_config_error("[checkpoint]\nkeep = 3\n", "bad.ini:2: [checkpoint]: unknown key 'keep'; expected drain");
     expect_config_error("[checkpoint]\ndrain = agg0\ndrain = agg1\n", "bad.ini:3: [checkpoint]: 'drain' given twice");
+    expect_config_error("[target dram0]\ntiering_budget = 120%\n",
+                        "bad.ini:2: tiering_budget = 120%: expected a share of the target's capacity from 0% to 100%");
+    expect_config_error("[target dram0]\ntiering_budget = -5%\n", "bad.ini:2: tiering_budget = -5%");
+    expect_config_error("[target dram0]\ntiering_budget = lots\n", "bad.ini:2: tiering_budget = lots");
+    expect_config_error("[tiering]\nbudgets = 90%\n",
+                        "bad.ini:2: [tiering]: unknown key 'budgets'; expected source, interval, budget, rate or sample");
     assert_int_equal(init_with("/nonexistent/loci.ini"), LOCI_ECONFIG);
     assert_non_null(strstr(loci_last_error(), "/nonexistent/loci.ini: cannot open"));
 }

@@ -1,0 +1,393 @@
+/*
+ * The portable access source (heat.h): sampled minor faults on shared memory
+ * through userfaultfd, without root where the process may use userfaultfd.
+ *
+ * Each round (an interval, or up to a heat_collect) a sampler thread picks a
+ * share of every watched granule's resident pages — at random, one from each
+ * of as many equal slices of its resident pages — and unmaps them
+ * (MADV_DONTNEED: shared memory keeps them in the page cache). The ranges are
+ * registered in minor mode: the next access to a sampled page, read or write,
+ * from user space or by the kernel on the process's behalf (read(2) into it),
+ * faults to the sampler, which maps the page back (UFFDIO_CONTINUE) at once
+ * and counts it against its granule. A granule's heat is the share of its
+ * sampled pages touched again within the round. It cannot see accesses that
+ * hit a page's mapping before it was sampled, nor the second access of a
+ * round, nor DMA by devices; it costs one fault per sampled page touched,
+ * paid by the thread that touches it.
+ *
+ * The sampler serves faults without the lock (a thread holding it could be
+ * the one faulting) and counts them when it gets the lock. Sampled pages never
+ * touched again stay unmapped, in the page cache, until heat_unwatch maps
+ * them back.
+ */
+#include "heat/heat_internal.h"
+#include "clock.h"
+#include "os/uffd.h"
+#include "os/vm.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#define PENDING 4096 /* faults served but not counted yet (more are served, not counted) */
+#define WHO "the faults source"
+
+typedef struct {
+    uint64_t *unmapped;      /* bit per page: unmapped by the sampler, not mapped back since */
+    uint64_t *in_round;      /* bit per page: sampled this round, not touched since */
+    uint32_t *sampled;       /* per granule, this round */
+    uint32_t *touched;       /* per granule, this round */
+    unsigned char *resident; /* mincore's answer, a byte per page */
+    bool said_locked;        /* MADV_DONTNEED refused (locked memory): logged once */
+} frange_t;
+
+typedef struct {
+    int uffd, wake;      /* the userfaultfd; an eventfd that wakes the sampler */
+    pthread_t thread;
+    bool running;
+    _Atomic bool stop;
+    _Atomic bool broken; /* the sampler stopped on an error: broken_why */
+    char broken_why[256];
+    pthread_cond_t ended;    /* a round ended (heat_collect waits for it) */
+    uint64_t rounds_ended, round_wanted; /* under h->lock */
+    size_t page, pages_per_granule;
+    uint64_t rng;
+    /* the sampler thread's own */
+    uintptr_t pending[PENDING];
+    size_t npending;
+    uint32_t *scratch; /* resident page indices of one granule */
+} faults_t;
+
+static bool bit(const uint64_t *v, size_t i) { return (v[i / 64] >> (i % 64)) & 1; }
+static void set_bit(uint64_t *v, size_t i) { v[i / 64] |= 1ull << (i % 64); }
+static void clear_bit(uint64_t *v, size_t i) { v[i / 64] &= ~(1ull << (i % 64)); }
+
+/* xorshift64*: a sample spread needs no more. */
+static uint64_t next_random(faults_t *f)
+{
+    f->rng ^= f->rng >> 12;
+    f->rng ^= f->rng << 25;
+    f->rng ^= f->rng >> 27;
+    return f->rng * 2685821657736338717ull;
+}
+
+/* Read and serve every fault pending: map the page back, then remember it
+ * for counting. A page that cannot be mapped back (its range was unwatched
+ * meanwhile) is woken: the kernel serves it. 0, or LOCI_EIO. */
+static int serve(faults_t *f)
+{
+    uffd_fault_t ft;
+    int n;
+    while ((n = uffd_read(f->uffd, &ft)) == 1) {
+        void *page = (void *)(ft.addr & ~(uintptr_t)(f->page - 1));
+        if (uffd_continue(f->uffd, page, f->page) != 0)
+            uffd_wake(f->uffd, page, f->page);
+        if (f->npending < PENDING)
+            f->pending[f->npending++] = (uintptr_t)page;
+    }
+    return n;
+}
+
+/* Under h->lock: count the faults served since the last time. */
+static void count_pending(heat_t *h, faults_t *f)
+{
+    for (size_t i = 0; i < f->npending; i++) {
+        heat_range_t *r = heat__range_of(h, f->pending[i]);
+        if (!r)
+            continue;
+        frange_t *fr = r->src;
+        size_t p = (f->pending[i] - r->base) / f->page;
+        clear_bit(fr->unmapped, p);
+        if (bit(fr->in_round, p)) {
+            clear_bit(fr->in_round, p);
+            fr->touched[p / f->pages_per_granule]++;
+        }
+    }
+    f->npending = 0;
+}
+
+/* Under h->lock: the round's counts join the granules' since the last collect. */
+static void end_round(heat_t *h, faults_t *f)
+{
+    for (size_t i = 0; i < h->nranges; i++) {
+        heat_range_t *r = h->ranges[i];
+        frange_t *fr = r->src;
+        for (size_t g = 0; g < r->ngranules; g++) {
+            r->counts[g].obs += fr->sampled[g];
+            r->counts[g].hits += fr->touched[g];
+            fr->sampled[g] = fr->touched[g] = 0;
+        }
+        memset(fr->in_round, 0, (r->size / f->page + 63) / 64 * sizeof(uint64_t));
+    }
+    f->rounds_ended++;
+    pthread_cond_broadcast(&f->ended);
+}
+
+/* Sample page p of r for this round: unmap it unless it is already. */
+static void sample_page(heat_range_t *r, faults_t *f, size_t p)
+{
+    frange_t *fr = r->src;
+    if (!bit(fr->unmapped, p)) {
+        if (vm_drop((void *)(r->base + p * f->page), f->page) != 0) {
+            if (!fr->said_locked)
+                loci__log(LOCI_LOG_WARN, "%s cannot sample [%p, +%zu): MADV_DONTNEED: %s (locked memory?)", WHO,
+                          (void *)r->base, r->size, strerror(errno));
+            fr->said_locked = true;
+            return;
+        }
+        set_bit(fr->unmapped, p);
+    }
+    set_bit(fr->in_round, p);
+    fr->sampled[p / f->pages_per_granule]++;
+}
+
+/* Under h->lock: pick and unmap this round's sample of every granule. */
+static void start_round(heat_t *h, faults_t *f)
+{
+    for (size_t i = 0; i < h->nranges; i++) {
+        heat_range_t *r = h->ranges[i];
+        frange_t *fr = r->src;
+        if (vm_residency((void *)r->base, r->size, fr->resident) != 0)
+            continue; /* (unmapped by its owner, who has not unwatched it yet) */
+        size_t npages = r->size / f->page;
+        for (size_t first = 0; first < npages; first += f->pages_per_granule) {
+            size_t end = first + f->pages_per_granule < npages ? first + f->pages_per_granule : npages, nres = 0;
+            for (size_t p = first; p < end; p++)
+                if (fr->resident[p] & 1)
+                    f->scratch[nres++] = (uint32_t)p;
+            size_t k = (size_t)(h->cfg.sample_share * (double)nres + 0.999999);
+            for (size_t s = 0; s < k; s++) { /* one page from each of k equal slices */
+                size_t lo = s * nres / k, hi = (s + 1) * nres / k;
+                sample_page(r, f, f->scratch[lo + next_random(f) % (hi - lo)]);
+            }
+        }
+    }
+}
+
+static void map_back_and_unregister(faults_t *f, heat_range_t *r)
+{
+    frange_t *fr = r->src;
+    size_t npages = r->size / f->page;
+    for (size_t p = 0; p < npages; p++)
+        if (bit(fr->unmapped, p)) { /* (fails where its owner unmapped the memory: nothing to keep then) */
+            (void)uffd_continue(f->uffd, (void *)(r->base + p * f->page), f->page);
+            clear_bit(fr->unmapped, p);
+        }
+    (void)uffd_unregister(f->uffd, (void *)r->base, r->size);
+}
+
+/* The sampler stops on an error: every range goes back to the kernel's own
+ * fault handling first, so that no thread waits on a fault nobody serves. */
+static void give_up(heat_t *h, faults_t *f, const char *what)
+{
+    snprintf(f->broken_why, sizeof f->broken_why, "%s's sampler thread stopped: %s", WHO, what);
+    loci__log(LOCI_LOG_ERROR, "%s; heat is no longer measured", f->broken_why);
+    pthread_mutex_lock(&h->lock);
+    for (size_t i = 0; i < h->nranges; i++)
+        map_back_and_unregister(f, h->ranges[i]);
+    f->broken = true;
+    pthread_cond_broadcast(&f->ended);
+    pthread_mutex_unlock(&h->lock);
+}
+
+static void *sampler(void *arg)
+{
+    heat_t *h = arg;
+    faults_t *f = h->src;
+    uint64_t interval_ns = (uint64_t)h->cfg.interval_ms * 1000000, next = clock_mono_ns() + interval_ns;
+    struct pollfd p[2] = {{f->uffd, POLLIN, 0}, {f->wake, POLLIN, 0}};
+    while (!f->stop) {
+        uint64_t now = clock_mono_ns();
+        /* Faults served but not counted: try the lock again soon. */
+        int timeout = f->npending ? 1 : next > now ? (int)((next - now + 999999) / 1000000) : 0;
+        if (poll(p, 2, timeout) < 0 && errno != EINTR) {
+            give_up(h, f, strerror(errno));
+            break;
+        }
+        uint64_t woken;
+        if (read(f->wake, &woken, sizeof woken) < 0 && errno != EAGAIN)
+            continue;
+        if (serve(f) != 0) {
+            give_up(h, f, loci_last_error());
+            break;
+        }
+        if (pthread_mutex_trylock(&h->lock) != 0)
+            continue;
+        (void)serve(f); /* the faults of this round that came meanwhile */
+        count_pending(h, f);
+        if (clock_mono_ns() >= next || f->round_wanted > f->rounds_ended) {
+            end_round(h, f);
+            start_round(h, f);
+            next = clock_mono_ns() + interval_ns;
+        }
+        pthread_mutex_unlock(&h->lock);
+    }
+    return NULL;
+}
+
+static int faults_probe(const heat_config_t *cfg, char *why, size_t len)
+{
+    (void)cfg;
+    int fd = uffd_open_minor(WHO);
+    if (fd < 0)
+        return heat__refuse(why, len, fd, "%s", loci_last_error());
+    close(fd);
+    return 0;
+}
+
+static void free_source(faults_t *f)
+{
+    if (f->uffd >= 0)
+        close(f->uffd);
+    if (f->wake >= 0)
+        close(f->wake);
+    free(f->scratch);
+    free(f);
+}
+
+static int faults_open(heat_t *h, char *why, size_t len)
+{
+    faults_t *f = calloc(1, sizeof *f);
+    if (!f)
+        return heat__refuse(why, len, LOCI_ENOMEM, "out of memory");
+    f->uffd = f->wake = -1;
+    f->page = vm_page_size();
+    f->pages_per_granule = HEAT_GRANULE / f->page;
+    f->scratch = malloc(f->pages_per_granule * sizeof *f->scratch);
+    f->rng = clock_mono_ns() ^ ((uint64_t)(uintptr_t)f << 17) ^ (uint64_t)getpid();
+    f->uffd = uffd_open_minor(WHO);
+    int rc = f->uffd < 0 ? f->uffd : 0;
+    if (rc != 0)
+        snprintf(why, len, "%s", loci_last_error());
+    if (rc == 0 && (f->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
+        rc = heat__refuse(why, len, LOCI_EIO, "eventfd: %s", strerror(errno));
+    if (rc == 0 && !f->scratch)
+        rc = heat__refuse(why, len, LOCI_ENOMEM, "out of memory");
+    if (rc != 0) {
+        free_source(f);
+        return rc;
+    }
+    pthread_cond_init(&f->ended, NULL);
+    h->src = f;
+    /* Signals go to the application's threads, never to the sampler. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int e = pthread_create(&f->thread, NULL, sampler, h);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (e != 0) {
+        pthread_cond_destroy(&f->ended);
+        free_source(f);
+        h->src = NULL;
+        return heat__refuse(why, len, LOCI_ENOMEM, "cannot start its sampler thread: %s", strerror(e));
+    }
+    f->running = true;
+    return 0;
+}
+
+static void faults_close(heat_t *h, bool in_child)
+{
+    faults_t *f = h->src;
+    if (!in_child) { /* (a child has no sampler thread: it was the parent's) */
+        f->stop = true;
+        uint64_t one = 1;
+        (void)!write(f->wake, &one, sizeof one);
+        pthread_join(f->thread, NULL);
+        pthread_cond_destroy(&f->ended);
+    }
+    free_source(f);
+}
+
+static void free_range_state(frange_t *fr)
+{
+    if (!fr)
+        return;
+    free(fr->unmapped);
+    free(fr->in_round);
+    free(fr->sampled);
+    free(fr->touched);
+    free(fr->resident);
+    free(fr);
+}
+
+static int faults_watch(heat_t *h, heat_range_t *r)
+{
+    faults_t *f = h->src;
+    if (f->broken)
+        return loci__fail(LOCI_EIO, "%s", f->broken_why);
+    if (!vm_mapped_shared((void *)r->base, r->size))
+        return loci__fail(LOCI_ENOTSUP, "%s watches shared memory only (memfd, MAP_SHARED): [%p, +%zu) is not "
+                                        "all mapped shared and writable (a private page it sampled would lose "
+                                        "its data)", WHO, (void *)r->base, r->size);
+    size_t npages = r->size / f->page, words = (npages + 63) / 64;
+    frange_t *fr = calloc(1, sizeof *fr);
+    if (fr) {
+        fr->unmapped = calloc(words, sizeof(uint64_t));
+        fr->in_round = calloc(words, sizeof(uint64_t));
+        fr->sampled = calloc(r->ngranules, sizeof(uint32_t));
+        fr->touched = calloc(r->ngranules, sizeof(uint32_t));
+        fr->resident = malloc(npages);
+    }
+    if (!fr || !fr->unmapped || !fr->in_round || !fr->sampled || !fr->touched || !fr->resident) {
+        free_range_state(fr);
+        return loci__fail(LOCI_ENOMEM, "%s: out of memory watching %zu bytes", WHO, r->size);
+    }
+    if (uffd_register_minor(f->uffd, (void *)r->base, r->size) != 0) {
+        int e = errno;
+        free_range_state(fr);
+        return loci__fail(e == EINVAL ? LOCI_ENOTSUP : LOCI_EIO,
+                          "%s watches shared memory only (shmem: memfd, MAP_SHARED|MAP_ANONYMOUS): [%p, +%zu) "
+                          "cannot be registered for minor faults: %s", WHO, (void *)r->base, r->size, strerror(e));
+    }
+    r->src = fr;
+    return 0;
+}
+
+static void faults_unwatch(heat_t *h, heat_range_t *r)
+{
+    map_back_and_unregister(h->src, r);
+    free_range_state(r->src);
+    r->src = NULL;
+}
+
+/* End the round now (the sampler does it and starts the next one). */
+static int faults_refresh(heat_t *h)
+{
+    faults_t *f = h->src;
+    uint64_t want = f->rounds_ended + 1, one = 1;
+    f->round_wanted = want;
+    (void)!write(f->wake, &one, sizeof one);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 2 + h->cfg.interval_ms / 1000;
+    while (f->rounds_ended < want && !f->broken)
+        if (pthread_cond_timedwait(&f->ended, &h->lock, &until) == ETIMEDOUT)
+            return loci__fail(LOCI_EIO, "%s: its sampler thread did not end the round within %ld s", WHO,
+                              (long)(2 + h->cfg.interval_ms / 1000));
+    if (f->broken)
+        return loci__fail(LOCI_EIO, "%s", f->broken_why);
+    return 0;
+}
+
+static double faults_cpu(const heat_t *h)
+{
+    const faults_t *f = h->src;
+    return f->running ? heat__thread_cpu_s(f->thread) : 0;
+}
+
+const heat_ops_t heat_faults_ops = {
+    .id = HEAT_SOURCE_FAULTS,
+    .needs_shared_memory = true,
+    .probe = faults_probe,
+    .open = faults_open,
+    .close = faults_close,
+    .watch = faults_watch,
+    .unwatch = faults_unwatch,
+    .refresh = faults_refresh,
+    .thread_cpu_seconds = faults_cpu,
+};

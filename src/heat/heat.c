@@ -1,0 +1,312 @@
+/*
+ * The access-measurement object (heat.h): which source it uses and why the
+ * others were skipped, the watched ranges (sorted, with their per-granule
+ * counts), and collecting the counts into heat samples. The sources do the
+ * measuring (faults.c, damon.c, perf.c).
+ */
+#include "heat/heat_internal.h"
+#include "grow.h"
+#include "os/vm.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The order sources are tried in: the one that sees most for least first. */
+static const heat_ops_t *const sources[] = {&heat_faults_ops};
+#define NSOURCES (sizeof sources / sizeof sources[0])
+
+const char *heat_source_name(heat_source_t s)
+{
+    switch (s) {
+    case HEAT_SOURCE_PERF: return "perf";
+    case HEAT_SOURCE_DAMON: return "damon";
+    case HEAT_SOURCE_FAULTS: return "faults";
+    default: return "none";
+    }
+}
+
+int heat_source_parse(const char *name, heat_source_t *out)
+{
+    if (name && strcasecmp(name, "auto") == 0) {
+        *out = HEAT_SOURCE_NONE;
+        return 0;
+    }
+    for (heat_source_t s = HEAT_SOURCE_PERF; name && s <= HEAT_SOURCE_FAULTS; s++)
+        if (strcasecmp(name, heat_source_name(s)) == 0) {
+            *out = s;
+            return 0;
+        }
+    return loci__fail(LOCI_EINVAL, "access source \"%s\" is unknown: use auto, perf, damon or faults",
+                      name ? name : "(null)");
+}
+
+int heat__refuse(char *why, size_t len, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+double heat__thread_cpu_s(pthread_t thread)
+{
+    clockid_t clock;
+    struct timespec ts;
+    if (pthread_getcpuclockid(thread, &clock) != 0 || clock_gettime(clock, &ts) != 0)
+        return 0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double own_cpu_s(void) { return heat__thread_cpu_s(pthread_self()); }
+
+static int checked_config(const heat_config_t *in, heat_config_t *out)
+{
+    *out = in ? *in : (heat_config_t){0};
+    if (out->interval_ms == 0)
+        out->interval_ms = HEAT_DEFAULT_INTERVAL_MS;
+    if (out->sample_share == 0)
+        out->sample_share = HEAT_DEFAULT_SAMPLE_SHARE;
+    if (out->interval_ms > 60000)
+        return loci__fail(LOCI_EINVAL, "access measurement: an interval of %u ms is too long: use 1 to 60000 ms",
+                          out->interval_ms);
+    if (!(out->sample_share > 0 && out->sample_share <= 1))
+        return loci__fail(LOCI_EINVAL, "access measurement: a sample share of %g is outside (0, 1]: use e.g. 0.02 "
+                                       "for 2 %% of each range's pages per interval", out->sample_share);
+    if (out->only != HEAT_SOURCE_NONE && out->only != HEAT_SOURCE_PERF && out->only != HEAT_SOURCE_DAMON &&
+        out->only != HEAT_SOURCE_FAULTS)
+        return loci__fail(LOCI_EINVAL, "access measurement: source %d is unknown", (int)out->only);
+    return 0;
+}
+
+/* Append "name: why" to the "; "-separated list in buf. */
+static void add_reason(char *buf, size_t len, heat_source_t s, const char *why)
+{
+    size_t at = strlen(buf);
+    if (at < len)
+        snprintf(buf + at, len - at, "%s%s: %s", at ? "; " : "", heat_source_name(s), why);
+}
+
+heat_source_t heat_probe(const heat_config_t *cfg, char *why, size_t len)
+{
+    heat_config_t c;
+    if (len)
+        why[0] = '\0';
+    if (checked_config(cfg, &c) != 0) {
+        snprintf(why, len, "%s", loci_last_error());
+        return HEAT_SOURCE_NONE;
+    }
+    for (size_t i = 0; i < NSOURCES; i++) {
+        if (c.only != HEAT_SOURCE_NONE && c.only != sources[i]->id)
+            continue;
+        char reason[512] = "";
+        if (sources[i]->probe(&c, reason, sizeof reason) == 0)
+            return sources[i]->id;
+        add_reason(why, len, sources[i]->id, reason);
+    }
+    return HEAT_SOURCE_NONE;
+}
+
+int heat_open(const heat_config_t *cfg, heat_t **out)
+{
+    *out = NULL;
+    heat_t *h = calloc(1, sizeof *h);
+    if (!h)
+        return loci__fail(LOCI_ENOMEM, "access measurement: out of memory");
+    int rc = checked_config(cfg, &h->cfg);
+    if (rc != 0) {
+        free(h);
+        return rc;
+    }
+    pthread_mutex_init(&h->lock, NULL);
+    h->owner = getpid();
+    rc = LOCI_ENOTSUP;
+    for (size_t i = 0; i < NSOURCES && !h->ops; i++) {
+        const heat_ops_t *s = sources[i];
+        if (h->cfg.only != HEAT_SOURCE_NONE && h->cfg.only != s->id)
+            continue;
+        char reason[512] = "";
+        rc = s->probe(&h->cfg, reason, sizeof reason);
+        if (rc == 0) {
+            h->ops = s; /* (open may look at it) */
+            rc = s->open(h, reason, sizeof reason);
+            if (rc != 0)
+                h->ops = NULL;
+        }
+        if (rc != 0)
+            add_reason(h->skipped, sizeof h->skipped, s->id, reason);
+    }
+    if (!h->ops) {
+        rc = loci__fail(h->cfg.only != HEAT_SOURCE_NONE ? rc : LOCI_ENOTSUP,
+                        "no access source works here: %s", h->skipped);
+        pthread_mutex_destroy(&h->lock);
+        free(h);
+        return rc;
+    }
+    if (h->skipped[0])
+        loci__log(LOCI_LOG_INFO, "access measurement by %s (skipped: %s)", heat_source_name(h->ops->id), h->skipped);
+    *out = h;
+    return 0;
+}
+
+heat_source_t heat_source(const heat_t *h) { return h ? h->ops->id : HEAT_SOURCE_NONE; }
+const char *heat_skipped(const heat_t *h) { return h ? h->skipped : ""; }
+bool heat_needs_shared_memory(const heat_t *h) { return h && h->ops->needs_shared_memory; }
+
+/* Calls in a fork's child on a measurement its parent opened fail, saying so. */
+static int parents(const heat_t *h)
+{
+    return loci__fail(LOCI_EINVAL, "this access measurement (%s) belongs to process %d, which forked this one: "
+                                   "a child opens its own (heat_open)", heat_source_name(h->ops->id), (int)h->owner);
+}
+
+static void free_range(heat_range_t *r)
+{
+    free(r->counts);
+    free(r);
+}
+
+void heat_close(heat_t *h)
+{
+    if (!h)
+        return;
+    bool in_child = getpid() != h->owner;
+    if (!in_child) { /* (a child's copy of the lock may be held by a thread it does not have) */
+        pthread_mutex_lock(&h->lock);
+        for (size_t i = 0; i < h->nranges; i++)
+            h->ops->unwatch(h, h->ranges[i]);
+        pthread_mutex_unlock(&h->lock);
+    }
+    h->ops->close(h, in_child);
+    for (size_t i = 0; i < h->nranges; i++)
+        free_range(h->ranges[i]);
+    free(h->ranges);
+    if (!in_child)
+        pthread_mutex_destroy(&h->lock);
+    free(h);
+}
+
+/* Index of the first range whose base is >= addr. */
+static size_t lower_bound(const heat_t *h, uintptr_t addr)
+{
+    size_t lo = 0, hi = h->nranges;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->ranges[mid]->base < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+heat_range_t *heat__range_of(const heat_t *h, uintptr_t addr)
+{
+    size_t i = lower_bound(h, addr + 1); /* the first range starting after addr */
+    if (i == 0)
+        return NULL;
+    heat_range_t *r = h->ranges[i - 1];
+    return addr - r->base < r->size ? r : NULL;
+}
+
+int heat_watch(heat_t *h, void *base, size_t size, uint64_t tag)
+{
+    if (getpid() != h->owner)
+        return parents(h);
+    uintptr_t b = (uintptr_t)base;
+    size_t page = vm_page_size();
+    if (size == 0 || b % page || size % page || b + size < b)
+        return loci__fail(LOCI_EINVAL, "access measurement: cannot watch %zu bytes at %p: the range must be "
+                                       "non-empty and page-aligned (%zu bytes), start and size", size, base, page);
+    heat_range_t *r = calloc(1, sizeof *r);
+    size_t ngranules = (size + HEAT_GRANULE - 1) / HEAT_GRANULE;
+    if (r)
+        r->counts = calloc(ngranules, sizeof *r->counts);
+    if (!r || !r->counts) {
+        free(r);
+        return loci__fail(LOCI_ENOMEM, "access measurement: out of memory watching %zu bytes", size);
+    }
+    *r = (heat_range_t){.base = b, .size = size, .tag = tag, .ngranules = ngranules, .counts = r->counts};
+    pthread_mutex_lock(&h->lock);
+    size_t at = lower_bound(h, b);
+    int rc = 0;
+    if ((at < h->nranges && h->ranges[at]->base < b + size) ||
+        (at > 0 && h->ranges[at - 1]->base + h->ranges[at - 1]->size > b))
+        rc = loci__fail(LOCI_EINVAL, "access measurement: [%p, +%zu) overlaps a range watched already "
+                                     "(unwatch it first)", base, size);
+    heat_range_t **grown = rc ? NULL : grow_for_one(h->ranges, h->nranges, &h->cap, sizeof *h->ranges, 16);
+    if (!rc && !grown)
+        rc = loci__fail(LOCI_ENOMEM, "access measurement: out of memory watching %zu bytes", size);
+    if (!rc)
+        h->ranges = grown;
+    if (!rc)
+        rc = h->ops->watch(h, r);
+    if (!rc) {
+        memmove(&h->ranges[at + 1], &h->ranges[at], (h->nranges - at) * sizeof *h->ranges);
+        h->ranges[at] = r;
+        h->nranges++;
+    }
+    pthread_mutex_unlock(&h->lock);
+    if (rc)
+        free_range(r);
+    return rc;
+}
+
+void heat_unwatch(heat_t *h, void *base, size_t size)
+{
+    if (getpid() != h->owner)
+        return;
+    pthread_mutex_lock(&h->lock);
+    size_t at = lower_bound(h, (uintptr_t)base);
+    heat_range_t *r = at < h->nranges ? h->ranges[at] : NULL;
+    if (r && r->base == (uintptr_t)base && r->size == size) {
+        h->ops->unwatch(h, r);
+        memmove(&h->ranges[at], &h->ranges[at + 1], (h->nranges - at - 1) * sizeof *h->ranges);
+        h->nranges--;
+        free_range(r);
+    } else {
+        loci__log(LOCI_LOG_DEBUG, "access measurement: [%p, +%zu) is not watched as such: left alone", base, size);
+    }
+    pthread_mutex_unlock(&h->lock);
+}
+
+int heat_collect(heat_t *h, heat_sample_t **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (getpid() != h->owner)
+        return parents(h);
+    pthread_mutex_lock(&h->lock);
+    double cpu = own_cpu_s();
+    int rc = h->ops->refresh(h);
+    h->collect_cpu_ns += (uint64_t)((own_cpu_s() - cpu) * 1e9);
+    size_t total = 0;
+    for (size_t i = 0; i < h->nranges; i++)
+        total += h->ranges[i]->ngranules;
+    heat_sample_t *v = rc == 0 && total ? malloc(total * sizeof *v) : NULL;
+    if (rc == 0 && total && !v)
+        rc = loci__fail(LOCI_ENOMEM, "access measurement: out of memory for %zu samples", total);
+    for (size_t i = 0, k = 0; v && i < h->nranges; i++) {
+        heat_range_t *r = h->ranges[i];
+        for (size_t g = 0; g < r->ngranules; g++, k++) {
+            heat_count_t *c = &r->counts[g];
+            double heat = c->obs ? c->hits / (double)c->obs : 0;
+            v[k] = (heat_sample_t){.base = r->base + g * HEAT_GRANULE, .size = heat__granule_size(r, g),
+                                   .tag = r->tag, .heat = heat > 1 ? 1 : heat, .observations = c->obs};
+            *c = (heat_count_t){0};
+        }
+    }
+    pthread_mutex_unlock(&h->lock);
+    *out = v;
+    *n = v ? total : 0;
+    return rc;
+}
+
+double heat_cpu_seconds(const heat_t *h)
+{
+    return h->ops->thread_cpu_seconds(h) + (double)h->collect_cpu_ns / 1e9;
+}

@@ -1,0 +1,92 @@
+/*
+ * What the heat layer's files share (src/heat only): the measurement object,
+ * its watched ranges with their per-granule counts, and the ops table each
+ * source fills. heat.c keeps the ranges and calls the source; faults.c,
+ * damon.c and perf.c are the sources; bin.c turns addresses into counts.
+ */
+#ifndef LOCI_HEAT_INTERNAL_H
+#define LOCI_HEAT_INTERNAL_H
+
+#include "heat/heat.h"
+
+#include <pthread.h>
+#include <sys/types.h>
+
+/** What a granule's heat rests on since the last collect: `hits` of `obs`
+ *  observations found it accessed (fractional for DAMON's regions). */
+typedef struct {
+    double hits;
+    uint64_t obs;
+} heat_count_t;
+
+typedef struct {
+    uintptr_t base;
+    size_t size;
+    uint64_t tag;
+    size_t ngranules;
+    heat_count_t *counts; /* ngranules */
+    void *src;            /* the source's own state for the range */
+} heat_range_t;
+
+struct heat {
+    pthread_mutex_t lock; /* the ranges, their counts, the source's state */
+    heat_config_t cfg;
+    const struct heat_ops *ops;
+    void *src;   /* the source's own state */
+    pid_t owner; /* the process that opened it: a fork's child may not use it */
+    heat_range_t **ranges; /* sorted by base, none overlapping */
+    size_t nranges, cap;
+    _Atomic uint64_t collect_cpu_ns; /* CPU the collecting threads spent in the source (refresh) */
+    char skipped[1024];
+};
+
+/** A source. probe and open get why[len] to explain a refusal. Under h->lock:
+ *  watch, unwatch, refresh. */
+typedef struct heat_ops {
+    heat_source_t id;
+    bool needs_shared_memory;
+    /** Could it work here? 0, or LOCI_E* with the reason in why: cheap, and
+     *  leaves nothing behind. */
+    int (*probe)(const heat_config_t *cfg, char *why, size_t len);
+    /** Start it (h->cfg is set): 0, or LOCI_E* with the reason in why. */
+    int (*open)(heat_t *h, char *why, size_t len);
+    /** Stop it: its threads joined, the kernel's state undone, the ranges
+     *  already unwatched. `in_child`: a fork's child, where nothing of the
+     *  parent's may be stopped, only this copy freed. */
+    void (*close)(heat_t *h, bool in_child);
+    /** r is set up (counts zeroed) but not yet in h->ranges. 0 or LOCI_E*. */
+    int (*watch)(heat_t *h, heat_range_t *r);
+    /** Before r leaves h->ranges: leave the memory as it was. */
+    void (*unwatch)(heat_t *h, heat_range_t *r);
+    /** Bring the counts up to the present (heat_collect): 0, or LOCI_EIO
+     *  with a message when the source stopped working. */
+    int (*refresh)(heat_t *h);
+    /** CPU seconds of the source's own threads (0 without). */
+    double (*thread_cpu_seconds)(const heat_t *h);
+} heat_ops_t;
+
+extern const heat_ops_t heat_faults_ops;
+
+/** The watched range holding addr, or NULL (under h->lock). */
+heat_range_t *heat__range_of(const heat_t *h, uintptr_t addr);
+
+/** The granule of r holding addr (addr inside r). */
+static inline size_t heat__granule_of(const heat_range_t *r, uintptr_t addr)
+{
+    return (addr - r->base) / HEAT_GRANULE;
+}
+
+/** Bytes of granule g of r. */
+static inline size_t heat__granule_size(const heat_range_t *r, size_t g)
+{
+    size_t left = r->size - g * HEAT_GRANULE;
+    return left < HEAT_GRANULE ? left : HEAT_GRANULE;
+}
+
+/** CPU seconds a thread has used (its CPU clock); 0 when it cannot be read. */
+double heat__thread_cpu_s(pthread_t thread);
+
+/** Write the reason of a refusal into why[len] (printf-style) and return code. */
+int heat__refuse(char *why, size_t len, int code, const char *fmt, ...) LOCI_PRINTF(4, 5);
+
+#endif

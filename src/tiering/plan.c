@@ -1,0 +1,158 @@
+/*
+ * The plan: which auto arena goes where this interval, and which moves get
+ * there — a pure function of plain data (plan_arena_t, plan_target_t), so
+ * that every rule is unit-tested without a machine.
+ *
+ *  1. Placement: arenas in the order of their claim — heat per byte, raised
+ *     by the margin once for each tier the arena sits above its lowest
+ *     candidate (hysteresis: an incumbent keeps its place until a challenger
+ *     is that much hotter) — each on its first candidate with room left
+ *     under that target's budget. Arenas that moved less than min_residence
+ *     intervals ago stay where they are and count there first; an arena with
+ *     no heat is never promoted (nothing to gain); one that fits nowhere
+ *     stays.
+ *  2. Cost (rent or buy): a promotion is made once the arena has wanted it
+ *     for as long as the move takes (bytes / measured move bandwidth), so
+ *     that no move costs more than twice the best choice made in hindsight;
+ *     a promotion that must wait stays put and the placement is made again
+ *     without it, so that nothing is demoted to make room for it yet.
+ *  3. Moves: demotions first (coldest first: they make the room), then
+ *     promotions (hottest first), each only while the interval's allowance
+ *     of bytes (the rate limit) lasts and the destination has room as the
+ *     moves before it leave it.
+ */
+#include "tiering/tiering.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* How many tiers arena a sits above its lowest candidate (0 when not on
+ * one of its candidates). */
+static int height(const plan_arena_t *a)
+{
+    return a->at >= 0 ? a->ncandidates - 1 - a->at : 0;
+}
+
+typedef struct {
+    double claim;
+    int height, index;
+} ranked_t;
+
+static int by_claim(const void *pa, const void *pb)
+{
+    const ranked_t *a = pa, *b = pb;
+    if (a->claim != b->claim)
+        return a->claim > b->claim ? -1 : 1;
+    if (a->height != b->height) /* equal claims: the incumbent first, so nothing swaps for nothing */
+        return a->height > b->height ? -1 : 1;
+    return a->index - b->index;
+}
+
+static int coldest_first(const void *pa, const void *pb)
+{
+    const ranked_t *a = pa, *b = pb;
+    if (a->claim != b->claim)
+        return a->claim < b->claim ? -1 : 1;
+    return a->index - b->index;
+}
+
+/* Step 1: want[i] = the candidate index arena i should be on. held[i]:
+ * arenas that stay where they are whatever their heat. */
+static void place(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t nt, const plan_params_t *p,
+                  const bool *held, int *want, uint64_t *used, ranked_t *order)
+{
+    memset(used, 0, nt * sizeof *used);
+    size_t nfree = 0;
+    for (size_t i = 0; i < n; i++) {
+        want[i] = a[i].at;
+        if (held[i]) {
+            used[a[i].cand[a[i].at]] += a[i].bytes;
+            continue;
+        }
+        double claim = a[i].heat;
+        for (int h = height(&a[i]); h > 0; h--)
+            claim *= 1 + p->margin;
+        order[nfree++] = (ranked_t){claim, height(&a[i]), (int)i};
+    }
+    qsort(order, nfree, sizeof *order, by_claim);
+    for (size_t r = 0; r < nfree; r++) {
+        const plan_arena_t *x = &a[order[r].index];
+        int first = x->heat > 0 || x->at < 0 ? 0 : x->at; /* no heat: never up */
+        int k = first;
+        while (k < x->ncandidates && used[x->cand[k]] + x->bytes > t[x->cand[k]].room)
+            k++;
+        if (k == x->ncandidates)
+            k = x->at; /* fits nowhere: stays (counted where it is, over or not) */
+        want[order[r].index] = k;
+        if (k >= 0)
+            used[x->cand[k]] += x->bytes;
+    }
+}
+
+static bool promotes(const plan_arena_t *a, int want)
+{
+    return want >= 0 && (a->at < 0 || want < a->at);
+}
+
+size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t nt, const plan_params_t *p,
+                 unsigned *wanted_for, plan_move_t *moves)
+{
+    if (n == 0)
+        return 0;
+    bool *held = calloc(n, sizeof *held);
+    int *want = calloc(n, sizeof *want);
+    uint64_t *used = calloc(nt, sizeof *used), *occupied = calloc(nt, sizeof *occupied);
+    ranked_t *order = calloc(n, sizeof *order);
+    size_t nmoves = 0;
+    if (!held || !want || !used || !occupied || !order)
+        goto out; /* no plan this interval: nothing moves */
+    for (size_t i = 0; i < n; i++)
+        held[i] = a[i].at >= 0 && a[i].residence < p->min_residence;
+    place(a, n, t, nt, p, held, want, used, order);
+
+    /* step 2: promotions that have not yet waited as long as they take */
+    bool again = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!promotes(&a[i], want[i])) {
+            wanted_for[i] = 0;
+            continue;
+        }
+        double seconds = (double)a[i].bytes * p->seconds_per_byte;
+        if (++wanted_for[i] * p->interval_s < seconds && a[i].at >= 0)
+            again = held[i] = true;
+    }
+    if (again)
+        place(a, n, t, nt, p, held, want, used, order);
+
+    /* step 3: demotions coldest first, then promotions hottest first */
+    for (size_t i = 0; i < n; i++)
+        if (a[i].at >= 0)
+            occupied[a[i].cand[a[i].at]] += a[i].bytes;
+    size_t ndown = 0, nup = 0;
+    for (size_t i = 0; i < n; i++)
+        if (want[i] != a[i].at && want[i] >= 0)
+            order[promotes(&a[i], want[i]) ? n - 1 - nup++ : ndown++] = (ranked_t){a[i].heat, 0, (int)i};
+    qsort(order, ndown, sizeof *order, coldest_first);
+    qsort(order + n - nup, nup, sizeof *order, by_claim);
+    int64_t allowance = p->allowance;
+    for (size_t r = 0; r < n && allowance > 0; r++) {
+        if (r >= ndown && r < n - nup)
+            continue;
+        int i = order[r].index;
+        int to = a[i].cand[want[i]];
+        if (occupied[to] + a[i].bytes > t[to].room)
+            continue; /* the demotion that would have made room did not fit the allowance */
+        if (a[i].at >= 0)
+            occupied[a[i].cand[a[i].at]] -= a[i].bytes;
+        occupied[to] += a[i].bytes;
+        allowance -= (int64_t)a[i].bytes;
+        moves[nmoves++] = (plan_move_t){i, to, promotes(&a[i], want[i])};
+    }
+out:
+    free(held);
+    free(want);
+    free(used);
+    free(occupied);
+    free(order);
+    return nmoves;
+}

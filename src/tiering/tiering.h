@@ -1,0 +1,167 @@
+/*
+ * Tiering (issue 29, docs/TIERING.md): arenas created with tier=auto are
+ * placed among their intent's candidates by measured heat per byte. The
+ * layer sits above arenas (it creates, moves and destroys them through
+ * arena/'s internal calls) and below everything that uses them; it owns the
+ * public loci_arena_create / loci_arena_destroy, so that an auto arena is
+ * registered here without arena/ ever calling up.
+ *
+ *   config.c    [tiering] of LOCI_CONFIG and the budgets of the targets
+ *   plan.c      who goes where and which moves get there (pure)
+ *   registry.c  the auto arenas, their heat and counters (what `loci tier` reads)
+ *   create.c    loci_arena_create / loci_arena_destroy: where an auto arena starts
+ *   step.c      one interval: heat per arena, the plan, its moves
+ *   thread.c    the tiering thread and its heat source: watches, collects, steps
+ *   stats.c     loci_tier_stats, loci_tier_totals, the LOCI_STATS lines
+ */
+#ifndef LOCI_TIERING_H
+#define LOCI_TIERING_H
+
+#include "arena/arena.h"
+#include "heat/heat.h"
+
+#include <stdio.h>
+
+/* --- config.c -------------------------------------------------------------- */
+
+typedef struct {
+    heat_source_t source;   /* HEAT_SOURCE_NONE: the first that works */
+    unsigned interval_ms;   /* one plan per interval */
+    topo_budget_t budget;   /* of every target without its own tiering_budget */
+    uint64_t rate;          /* bytes moved per second at most */
+    double sample;          /* the faults source's share of pages sampled per interval */
+} tiering_config_t;
+
+/** [tiering] of LOCI_CONFIG, defaults where a key is not given; LOCI_ECONFIG
+ *  with "file:line: [tiering] key = value: what is wrong". */
+int tiering_config_read(tiering_config_t *out);
+
+/** Bytes of t that auto arenas may fill: its tiering_budget, else the
+ *  config's, as a share of its capacity or a size. */
+uint64_t tiering_budget_bytes(const tiering_config_t *c, const struct loci_target *t);
+
+/* --- plan.c ---------------------------------------------------------------- */
+
+/** One auto arena as the plan sees it. */
+typedef struct {
+    uint64_t bytes;            /* its memory now */
+    double heat;               /* heat per byte, smoothed (0: none seen) */
+    int at;                    /* index of its target in cand[]; -1: on none of them */
+    int ncandidates;
+    int cand[RESOLVE_MAX_CANDIDATES]; /* its intent's candidates, best first: indices of plan_target_t */
+    unsigned residence;        /* intervals since it last moved (or was created) */
+} plan_arena_t;
+
+/** One target as the plan sees it. */
+typedef struct {
+    uint64_t room;             /* bytes auto arenas may hold there: its budget, at most theirs + its free memory */
+} plan_target_t;
+
+typedef struct {
+    double margin;             /* hysteresis: 0.25 = a challenger must be 25 % hotter per tier */
+    unsigned min_residence;    /* intervals an arena stays after a move */
+    double seconds_per_byte;   /* measured cost of moving (1 / move bandwidth) */
+    double interval_s;
+    int64_t allowance;         /* bytes this interval may move (the rate limit, debts carried) */
+} plan_params_t;
+
+typedef struct {
+    int arena;                 /* index into the plan_arena_t array */
+    int target;                /* index into the plan_target_t array */
+    bool promotion;            /* to a better candidate */
+} plan_move_t;
+
+/** The moves of this interval, in the order to make them, into moves[]
+ *  (room for n). wanted_for[i] (kept by the caller across intervals, zeroed
+ *  for a new arena): intervals arena i has wanted its promotion. */
+size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t nt, const plan_params_t *p,
+                 unsigned *wanted_for, plan_move_t *moves);
+
+/* --- registry.c ------------------------------------------------------------ */
+
+/** An extent of an auto arena that heat watches. */
+typedef struct {
+    void *base;
+    size_t size;
+} tier_span_t;
+
+/** One auto arena. Fields below `lock` of registry.c (tiering_lock). */
+typedef struct tier_arena {
+    loci_arena_t *ar;
+    uint64_t id;               /* heat's tag for its extents (never reused, unlike addresses) */
+    double heat;               /* heat per byte, smoothed over intervals (EWMA) */
+    bool heat_seen;            /* heat has had one observation of it */
+    uint64_t bytes;            /* its memory at the last interval */
+    uint64_t bytes_moved, moves;
+    unsigned residence;        /* intervals since its last move */
+    unsigned wanted_for;       /* intervals it has wanted a promotion (plan_make) */
+    const struct loci_target *left; /* where its last move came from, and when (ping-pong) */
+    uint64_t moved_at;
+    bool busy;                 /* the tiering thread is moving it: destroy waits */
+    tier_span_t *watched;      /* what heat watches of it now */
+    size_t nwatched, cap_watched;
+    struct tier_arena *next, *prev;
+} tier_arena_t;
+
+/** Totals since the first auto arena (stats.c prints them). */
+typedef struct {
+    uint64_t promoted, demoted, pingpong; /* bytes */
+    uint64_t moves, intervals;
+    double cpu_seconds;                   /* the thread's own; heat's are added when read */
+    double move_seconds;                  /* spent in arena_move */
+    bool paused;                          /* the heat source stopped: nothing moves */
+} tier_totals_t;
+
+void tiering_lock(void);
+void tiering_unlock(void);
+/** Wait (under the lock) until the tiering thread is done with t. */
+void tiering_wait_idle(tier_arena_t *t);
+/** Mark t idle again and wake whoever waits for it. */
+void tiering_set_idle(tier_arena_t *t);
+/** The auto arenas, under the lock. */
+tier_arena_t *tiering_arenas(void);
+tier_totals_t *tiering_totals(void);
+/** Add ar (under no lock); LOCI_ENOMEM. */
+int tiering_register(loci_arena_t *ar);
+/** Take ar's record out (under the lock, ar idle): its extents unwatched
+ *  through `unwatch` first; NULL when ar is no auto arena. */
+tier_arena_t *tiering_unregister(loci_arena_t *ar);
+/** ar's record (under the lock), or NULL. */
+tier_arena_t *tiering_find(const loci_arena_t *ar);
+/** Bytes auto arenas hold on t now (under the lock). */
+uint64_t tiering_bytes_on(const struct loci_target *t);
+/** Forget every record (loci_fini; the arenas themselves go with arena_fini). */
+void tiering_registry_clear(void);
+void tiering_registry_fork(loci_fork_phase_t phase);
+
+/* --- step.c ---------------------------------------------------------------- */
+
+/** One interval: the samples' heat per arena (samples sorted here), the
+ *  plan, its moves. */
+void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n);
+/** Forget the measured move bandwidth and the rate allowance (loci_fini). */
+void tiering_step_reset(void);
+
+/* --- thread.c -------------------------------------------------------------- */
+
+/** Start the tiering thread if it is not running (the first auto arena). */
+int tiering_start(const tiering_config_t *c);
+/** Whether the heat source sees only shared memory (faults): auto arenas
+ *  are then mapped as shared memory, used privately. */
+bool tiering_shared_memory(void);
+/** Stop it, first thing in loci_fini. */
+void tiering_fini(void);
+/** fork() handler (core/fork.c). */
+void tiering_fork(loci_fork_phase_t phase);
+/** Stop watching t's extents (its destroy). */
+void tiering_unwatch(tier_arena_t *t);
+/** The heat source in use, "none" before the thread ran, and its CPU time. */
+const char *tiering_source_name(void);
+double tiering_heat_cpu_seconds(void);
+
+/* --- stats.c --------------------------------------------------------------- */
+
+/** The tiering part of the LOCI_STATS report (nothing without auto arenas). */
+void tiering_stats_print(FILE *f);
+
+#endif

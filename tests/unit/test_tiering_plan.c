@@ -1,0 +1,214 @@
+/*
+ * The tiering plan (src/tiering/plan.c) as plain data: hot arenas fill the
+ * best target up to its room, the rest go down; hysteresis (margin, minimum
+ * residence) keeps near-ties from swapping; an arena without heat is never
+ * promoted; a promotion waits as long as its move takes (rent or buy); the
+ * rate limit's allowance bounds each interval's moves; demotions come first.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tiering/tiering.h"
+
+#include <string.h>
+
+#define MiB (1ull << 20)
+enum { FAST, SLOW, NT };
+
+/* Arenas that may use FAST then SLOW, each 4 MiB, where `at` says (0 fast,
+ * 1 slow), long settled. */
+static void arenas(plan_arena_t *a, const double *heat, const int *at, int n)
+{
+    for (int i = 0; i < n; i++)
+        a[i] = (plan_arena_t){.bytes = 4 * MiB, .heat = heat[i], .at = at[i], .ncandidates = 2,
+                              .cand = {FAST, SLOW}, .residence = 100};
+}
+
+static plan_params_t params(void)
+{
+    return (plan_params_t){.margin = 0.25, .min_residence = 3, .seconds_per_byte = 1e-9, .interval_s = 0.2,
+                           .allowance = 1ll << 40};
+}
+
+static size_t plan(const plan_arena_t *a, int n, uint64_t fast_room, const plan_params_t *p, plan_move_t *m)
+{
+    plan_target_t t[NT] = {{fast_room}, {1ull << 40}};
+    unsigned wanted[16] = {0};
+    return plan_make(a, (size_t)n, t, NT, p, wanted, m);
+}
+
+static void hottest_fill_the_fast_target(void **state)
+{
+    (void)state;
+    plan_arena_t a[4];
+    arenas(a, (double[]){0.9, 0.1, 0.8, 0.0}, (int[]){1, 1, 1, 1}, 4);
+    plan_move_t m[4];
+    plan_params_t p = params();
+    assert_int_equal(plan(a, 4, 8 * MiB, &p, m), 2);
+    assert_int_equal(m[0].arena, 0); /* hottest first */
+    assert_int_equal(m[1].arena, 2);
+    assert_int_equal(m[0].target, FAST);
+    assert_true(m[0].promotion && m[1].promotion);
+}
+
+static void demotions_make_room_first(void **state)
+{
+    (void)state;
+    plan_arena_t a[3];
+    arenas(a, (double[]){0.3, 0.2, 0.9}, (int[]){0, 0, 1}, 3);
+    plan_move_t m[3];
+    plan_params_t p = params();
+    assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 2);
+    assert_int_equal(m[0].arena, 1); /* the coldest incumbent goes down first ... */
+    assert_int_equal(m[0].target, SLOW);
+    assert_false(m[0].promotion);
+    assert_int_equal(m[1].arena, 2); /* ... so that the hot one fits */
+    assert_int_equal(m[1].target, FAST);
+}
+
+static void a_margin_keeps_incumbents(void **state)
+{
+    (void)state;
+    plan_arena_t a[3];
+    plan_move_t m[3];
+    plan_params_t p = params();
+    arenas(a, (double[]){0.5, 0.5, 0.6}, (int[]){0, 0, 1}, 3); /* 20 % hotter: not enough */
+    assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 0);
+    arenas(a, (double[]){0.5, 0.5, 0.7}, (int[]){0, 0, 1}, 3); /* 40 % hotter: takes a place */
+    assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 2);
+    arenas(a, (double[]){0.0, 0.0, 0.0}, (int[]){0, 0, 1}, 3); /* all cold: nothing swaps for nothing */
+    assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 0);
+}
+
+static void recent_moves_stay(void **state)
+{
+    (void)state;
+    plan_arena_t a[3];
+    plan_move_t m[3];
+    plan_params_t p = params();
+    arenas(a, (double[]){0.1, 0.2, 0.9}, (int[]){0, 0, 1}, 3);
+    a[0].residence = a[1].residence = 2; /* both just arrived */
+    assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 0);
+    a[0].residence = 3;
+    assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 2);
+    assert_int_equal(m[0].arena, 0);
+}
+
+static void no_heat_no_promotion(void **state)
+{
+    (void)state;
+    plan_arena_t a[2];
+    plan_move_t m[2];
+    plan_params_t p = params();
+    arenas(a, (double[]){0.0, 0.0}, (int[]){1, 1}, 2);
+    assert_int_equal(plan(a, 2, 64 * MiB, &p, m), 0);
+}
+
+static void over_budget_goes_down(void **state)
+{
+    (void)state;
+    plan_arena_t a[3];
+    plan_move_t m[3];
+    plan_params_t p = params();
+    arenas(a, (double[]){0.4, 0.2, 0.3}, (int[]){0, 0, 0}, 3); /* 12 MiB where 8 may be */
+    assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 1);
+    assert_int_equal(m[0].arena, 1);
+    assert_int_equal(m[0].target, SLOW);
+}
+
+static void too_big_skips_to_the_next(void **state)
+{
+    (void)state;
+    plan_arena_t a[2];
+    plan_move_t m[2];
+    plan_params_t p = params();
+    arenas(a, (double[]){0.9, 0.5}, (int[]){1, 1}, 2);
+    a[0].bytes = 16 * MiB; /* hottest, but does not fit: the next one gets the room */
+    assert_int_equal(plan(a, 2, 8 * MiB, &p, m), 1);
+    assert_int_equal(m[0].arena, 1);
+    /* fits nowhere at all: stays where it is */
+    plan_target_t t[NT] = {{8 * MiB}, {8 * MiB}};
+    unsigned wanted[2] = {0};
+    arenas(a, (double[]){0.9, 0.5}, (int[]){1, 1}, 2);
+    a[0].bytes = a[1].bytes = 16 * MiB;
+    assert_int_equal(plan_make(a, 2, t, NT, &p, wanted, m), 0);
+}
+
+static void the_rate_limit_bounds_an_interval(void **state)
+{
+    (void)state;
+    plan_arena_t a[3];
+    plan_move_t m[3];
+    plan_params_t p = params();
+    arenas(a, (double[]){0.9, 0.8, 0.7}, (int[]){1, 1, 1}, 3);
+    p.allowance = 4 * MiB;
+    assert_int_equal(plan(a, 3, 64 * MiB, &p, m), 1);
+    assert_int_equal(m[0].arena, 0);
+    p.allowance = 1; /* a little left: one more move, the rest next interval (a debt carried) */
+    assert_int_equal(plan(a, 3, 64 * MiB, &p, m), 1);
+    p.allowance = 0;
+    assert_int_equal(plan(a, 3, 64 * MiB, &p, m), 0);
+}
+
+static void a_slow_move_waits_as_long_as_it_takes(void **state)
+{
+    (void)state;
+    plan_arena_t a[3];
+    plan_move_t m[3];
+    plan_params_t p = params();
+    /* a move of 4 MiB takes 0.5 s: 2.5 intervals of 0.2 s */
+    p.seconds_per_byte = 0.5 / (4.0 * MiB);
+    arenas(a, (double[]){0.2, 0.1, 0.9}, (int[]){0, 0, 1}, 3);
+    plan_target_t t[NT] = {{8 * MiB}, {1ull << 40}};
+    unsigned wanted[3] = {0};
+    assert_int_equal(plan_make(a, 3, t, NT, &p, wanted, m), 0); /* and nobody is demoted for it yet */
+    assert_int_equal(wanted[2], 1);
+    assert_int_equal(plan_make(a, 3, t, NT, &p, wanted, m), 0);
+    assert_int_equal(plan_make(a, 3, t, NT, &p, wanted, m), 2); /* 3 x 0.2 s >= 0.5 s */
+    assert_int_equal(m[0].arena, 1);
+    assert_int_equal(m[1].arena, 2);
+    /* it cools meanwhile: the wait starts over */
+    wanted[2] = 2;
+    a[2].heat = 0.1;
+    assert_int_equal(plan_make(a, 3, t, NT, &p, wanted, m), 0);
+    assert_int_equal(wanted[2], 0);
+}
+
+static void three_tiers_in_order(void **state)
+{
+    (void)state;
+    /* candidates HBM, DRAM, CXL with room for one 4 MiB arena on each of the first two */
+    plan_arena_t a[3];
+    for (int i = 0; i < 3; i++)
+        a[i] = (plan_arena_t){.bytes = 4 * MiB, .heat = 0.3 * (i + 1), .at = 2, .ncandidates = 3,
+                              .cand = {0, 1, 2}, .residence = 100};
+    plan_target_t t[3] = {{4 * MiB}, {4 * MiB}, {1ull << 40}};
+    unsigned wanted[3] = {0};
+    plan_move_t m[3];
+    plan_params_t p = params();
+    assert_int_equal(plan_make(a, 3, t, 3, &p, wanted, m), 2);
+    assert_int_equal(m[0].arena, 2);
+    assert_int_equal(m[0].target, 0);
+    assert_int_equal(m[1].arena, 1);
+    assert_int_equal(m[1].target, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(hottest_fill_the_fast_target),
+        cmocka_unit_test(demotions_make_room_first),
+        cmocka_unit_test(a_margin_keeps_incumbents),
+        cmocka_unit_test(recent_moves_stay),
+        cmocka_unit_test(no_heat_no_promotion),
+        cmocka_unit_test(over_budget_goes_down),
+        cmocka_unit_test(too_big_skips_to_the_next),
+        cmocka_unit_test(the_rate_limit_bounds_an_interval),
+        cmocka_unit_test(a_slow_move_waits_as_long_as_it_takes),
+        cmocka_unit_test(three_tiers_in_order),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
