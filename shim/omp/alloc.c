@@ -39,6 +39,10 @@ static void release(const shim_block_t *b)
         shim_runtime()->free(b->ptr, b->made_by);
         return;
     }
+    if (b->tiered) {
+        shim_tiered_free(b->ptr);
+        return;
+    }
     if (b->pinned)
         shim_unpin(b->ptr, b->span);
     if (b->charge) {
@@ -193,7 +197,8 @@ static void *runtime_alloc(omp_handle_t a, omp_handle_t asked, size_t align, siz
     return p;
 }
 
-void *shim_alloc(omp_handle_t a, size_t align, size_t n, size_t size, unsigned flags, const char *fn)
+void *shim_alloc(omp_handle_t a, size_t align, size_t n, size_t size, unsigned flags, const void *site,
+                 const char *fn)
 {
     if (!shim_ready())
         return runtime_alloc(a, a, align, n, size, flags, fn);
@@ -223,8 +228,10 @@ void *shim_alloc(omp_handle_t a, size_t align, size_t n, size_t size, unsigned f
             errno = EINVAL;
             return NULL;
         }
-        shim_block_t b = {.size = bytes, .asked = asked, .made_by = a, .undo = {-1, 0}};
-        if (!overflow && (b.ptr = attempt(al, align, flags & SHIM_ZERO, &b))) {
+        shim_block_t b = {.size = bytes, .span = bytes, .asked = asked, .made_by = a, .undo = {-1, 0}};
+        if (!overflow) /* its site's arena under loci run --tier auto, else the allocator's memory */
+            b.tiered = (b.ptr = shim_tiered_alloc(al, site, align, bytes, flags & SHIM_ZERO)) != NULL;
+        if (!overflow && (b.ptr || (b.ptr = attempt(al, align, flags & SHIM_ZERO, &b)))) {
             if (shim_block_add(&b))
                 return b.ptr;
             release(&b);
@@ -277,7 +284,7 @@ void shim_free(void *p, omp_handle_t a, const char *fn)
 static bool in_place(const shim_block_t *old, omp_handle_t to, size_t size)
 {
     shim_allocator_t *al = shim_allocator(to);
-    if (old->runtime || to != old->made_by || !al)
+    if (old->runtime || old->tiered || to != old->made_by || !al) /* a tiered block moves: its site counts it */
         return false;
     size_t room = old->pinned || old->undo.mode != -1 ? old->span : loci_usable_size(old->ptr);
     if (size > room || (!old->charge && size < room / 2))
@@ -289,14 +296,14 @@ static bool in_place(const shim_block_t *old, omp_handle_t to, size_t size)
     return true;
 }
 
-void *shim_realloc(void *p, size_t size, omp_handle_t a, omp_handle_t free_a, const char *fn)
+void *shim_realloc(void *p, size_t size, omp_handle_t a, omp_handle_t free_a, const void *site, const char *fn)
 {
     if (!shim_ready()) {
         const shim_runtime_t *rt = runtime(fn);
         return rt ? rt->realloc(p, size, a, free_a) : NULL;
     }
     if (!p)
-        return shim_alloc(a, 1, 1, size, 0, fn);
+        return shim_alloc(a, 1, 1, size, 0, site, fn);
     if (size == 0) {
         shim_free(p, free_a, fn);
         return NULL;
@@ -320,7 +327,7 @@ void *shim_realloc(void *p, size_t size, omp_handle_t a, omp_handle_t free_a, co
     shim_allocator_t *pool = old.charge && to == old.made_by ? shim_allocator(to) : NULL;
     if (pool)
         shim_pool_give(pool, old.charge);
-    void *q = shim_alloc(to, 1, 1, size, 0, fn);
+    void *q = shim_alloc(to, 1, 1, size, 0, site, fn);
     if (!q) {
         if (pool)
             shim_pool_keep(pool, old.charge);

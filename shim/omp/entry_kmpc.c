@@ -4,23 +4,23 @@
 
 SHIM_EXPORT void *__kmpc_alloc(int gtid, size_t size, omp_handle_t allocator)
 {
-    return shim_alloc(allocator, 1, 1, size, SHIM_DIRECTIVE, __func__);
+    return shim_alloc(allocator, 1, 1, size, SHIM_DIRECTIVE, SHIM_CALLER(), __func__);
 }
 
 SHIM_EXPORT void *__kmpc_aligned_alloc(int gtid, size_t alignment, size_t size, omp_handle_t allocator)
 {
-    return shim_alloc(allocator, alignment, 1, size, SHIM_DIRECTIVE, __func__);
+    return shim_alloc(allocator, alignment, 1, size, SHIM_DIRECTIVE, SHIM_CALLER(), __func__);
 }
 
 SHIM_EXPORT void *__kmpc_calloc(int gtid, size_t nmemb, size_t size, omp_handle_t allocator)
 {
-    return shim_alloc(allocator, 1, nmemb, size, SHIM_ZERO, __func__);
+    return shim_alloc(allocator, 1, nmemb, size, SHIM_ZERO, SHIM_CALLER(), __func__);
 }
 
 SHIM_EXPORT void *__kmpc_realloc(int gtid, void *ptr, size_t size, omp_handle_t allocator,
                                  omp_handle_t free_allocator)
 {
-    return shim_realloc(ptr, size, allocator, free_allocator, __func__);
+    return shim_realloc(ptr, size, allocator, free_allocator, SHIM_CALLER(), __func__);
 }
 
 SHIM_EXPORT void __kmpc_free(int gtid, void *ptr, omp_handle_t allocator) { shim_free(ptr, allocator, __func__); }

@@ -213,6 +213,7 @@ typedef struct {
     omp_handle_t asked;   /* the allocator the program named */
     omp_handle_t made_by; /* the one whose memory it is, after fallbacks */
     bool runtime;         /* made by the runtime, not loci */
+    bool tiered;          /* in an auto-tiered arena of its site (tiered.c) */
     shim_undo_t undo;
 } shim_block_t;
 
@@ -229,6 +230,18 @@ void shim_block_resize(const void *ptr, size_t size, size_t charge);
 /** Forget every block made by allocator a (its pool is going away). */
 void shim_blocks_forget(omp_handle_t a);
 
+/* --- tiered.c: LOCI_TIER=auto, the default allocator by allocation site -- */
+
+/** Under `loci run --tier auto` (LOCI_TIER=auto, libloci-tier.so loaded):
+ *  a block of al's from an arena of the program's allocation site `site`
+ *  when al is omp_default_mem_alloc and size is at least libloci-tier's
+ *  threshold, as malloc's big blocks are; NULL otherwise (allocate as
+ *  usual). Memory spaces the program names keep their meaning. */
+void *shim_tiered_alloc(const shim_allocator_t *al, const void *site, size_t alignment, size_t size, bool zero);
+
+/** Free a block shim_tiered_alloc made. */
+void shim_tiered_free(void *p);
+
 /* --- alloc.c: the allocation routines ------------------------------------- */
 
 enum {
@@ -236,12 +249,17 @@ enum {
     SHIM_DIRECTIVE = 1u << 1, /* an allocate directive or clause: null_fb acts as abort_fb */
 };
 
+/** Where the program called an entry point from: its allocation site
+ *  (tiered.c). Only meaningful in the exported function itself. */
+#define SHIM_CALLER() __builtin_return_address(0)
+
 /** n * size bytes aligned to `alignment` (1: any) from allocator a, with the
  *  OpenMP 5.1 semantics: NULL for 0 bytes, overflow and failures go through
- *  the fallback trait. fn names the entry point in messages. */
-void *shim_alloc(omp_handle_t a, size_t alignment, size_t n, size_t size, unsigned flags,
+ *  the fallback trait. site: SHIM_CALLER() of the entry point; fn names it
+ *  in messages. */
+void *shim_alloc(omp_handle_t a, size_t alignment, size_t n, size_t size, unsigned flags, const void *site,
                  const char *fn);
-void *shim_realloc(void *p, size_t size, omp_handle_t a, omp_handle_t free_a, const char *fn);
+void *shim_realloc(void *p, size_t size, omp_handle_t a, omp_handle_t free_a, const void *site, const char *fn);
 void shim_free(void *p, omp_handle_t a, const char *fn);
 omp_handle_t shim_init_allocator(omp_handle_t m, int n, const omp_trait_t *traits, const char *fn);
 void shim_destroy_allocator(omp_handle_t a, const char *fn);

@@ -45,6 +45,11 @@ if [ -n "$fortran" ]; then
   echo "pkg-config loci-fortran: built and ran"
 fi
 
+# loci run --tier auto finds the installed libloci-tier.so (relative to bin/loci) and preloads it.
+"$scratch/prefix/bin/loci" run --tier auto -- sh -c "case \$LD_PRELOAD in '$scratch/prefix/'*/libloci-tier.so*) ;; *) exit 1 ;; esac" ||
+  { echo "loci run --tier auto did not preload the installed libloci-tier.so" >&2; exit 1; }
+echo "loci run --tier auto: preloaded the installed libloci-tier.so"
+
 [ -n "$python" ] || exit 0
 
 # pip install ./python, as docs/PYTHON.md says, into a venv that sees Debian's numpy; a copy

@@ -15,6 +15,11 @@ int cmd_ckpt(int argc, char **argv);
 int cmd_weights(int argc, char **argv);
 int cmd_devdax(int argc, char **argv);
 
+/** run_tier.c: the environment of `loci run --tier auto` (terms: --intent, threshold:
+ *  --tier-threshold, either NULL), checked and set for command. 0, or the exit code
+ *  having said why not. */
+int run_tier_prepare(const char *terms, const char *threshold, char **command, bool verbose);
+
 /** bench.c: monotonic seconds, and a qsort comparison of doubles (for medians). */
 double bench_now_s(void);
 int bench_cmp_double(const void *x, const void *y);

@@ -2,6 +2,9 @@
  * `loci run --intent "<intent>" -- cmd args...`: numactl, but portable and by
  * intent. The intent is resolved on this machine, its placement becomes the
  * memory policy of the command (set_mempolicy is inherited across exec).
+ * With `--tier auto` the intent is instead the one of the command's
+ * auto-tiered per-site arenas (run_tier.c), and no task policy is set:
+ * tiering moves those arenas, the rest stays where the kernel puts it.
  */
 #include "os/vm.h"
 #include "alloc/allocator.h"
@@ -11,20 +14,33 @@
 #include <string.h>
 #include <unistd.h>
 
+static int exec_command(char **command)
+{
+    execvp(command[0], command);
+    fprintf(stderr, "loci run: cannot run %s: %m\n", command[0]);
+    return 127;
+}
+
 static int usage(void)
 {
-    fprintf(stderr, "usage: loci run --intent \"<intent>\" [--from NODE] [--verbose] -- command [args...]\n");
+    fprintf(stderr, "usage: loci run --intent \"<intent>\" [--from NODE] [--verbose] -- command [args...]\n"
+                    "       loci run --tier auto [--intent \"<terms>\"] [--tier-threshold SIZE] [--verbose] -- "
+                    "command [args...]\n");
     return 2;
 }
 
 int cmd_run(int argc, char **argv)
 {
-    const char *text = NULL;
+    const char *text = NULL, *tier = NULL, *threshold = NULL;
     bool verbose = false;
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (strcmp(argv[i], "--intent") == 0 && i + 1 < argc)
             text = argv[++i];
+        else if (strcmp(argv[i], "--tier") == 0 && i + 1 < argc)
+            tier = argv[++i];
+        else if (strcmp(argv[i], "--tier-threshold") == 0 && i + 1 < argc)
+            threshold = argv[++i];
         else if (strcmp(argv[i], "--verbose") == 0)
             verbose = true;
         else if (strcmp(argv[i], "--from") == 0 && i + 1 < argc) {
@@ -34,9 +50,22 @@ int cmd_run(int argc, char **argv)
         } else
             return usage();
     }
-    if (!text || i + 1 >= argc)
+    if (tier && strcmp(tier, "auto") != 0) {
+        fprintf(stderr, "loci run: --tier %s: the only tiering is auto (each heap allocation site's big blocks in "
+                        "an arena placed by measured access, docs/TIERING.md); write --tier auto\n", tier);
+        return 2;
+    }
+    if (threshold && !tier) {
+        fprintf(stderr, "loci run: --tier-threshold goes with --tier auto (it says which heap blocks are tiered)\n");
+        return 2;
+    }
+    if ((!text && !tier) || i + 1 >= argc)
         return usage();
     char **command = argv + i + 1;
+    if (tier) {
+        int rc = run_tier_prepare(text, threshold, command, verbose);
+        return rc ? rc : exec_command(command);
+    }
 
     intent_t in;
     resolution_t res;
@@ -67,7 +96,5 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "loci run: intent \"%s\": %s memory on %s%s\n", in.canonical,
                 place.policy == PLACE_BIND ? "bound" : place.policy == PLACE_INTERLEAVE ? "interleaved" : "preferred",
                 res.candidates[0]->name, place.policy == PLACE_INTERLEAVE ? " and the other candidates" : "");
-    execvp(command[0], command);
-    fprintf(stderr, "loci run: cannot run %s: %m\n", command[0]);
-    return 127;
+    return exec_command(command);
 }

@@ -1,0 +1,73 @@
+/*
+ * loci for unmodified programs: libloci-tier.so, the malloc interposer that
+ * `loci run --tier auto -- ./app` preloads. Manual: docs/TIERING.md,
+ * section "Unmodified programs".
+ *
+ * Every heap allocation of at least the threshold (LOCI_TIER_THRESHOLD,
+ * default 64 KiB) goes to an arena of its own allocation site — the return
+ * address of the malloc-family call, and the size class (the power of two
+ * at or below the size) — made on first use with the intent
+ * LOCI_TIER_INTENT plus LOCI_TIER_TERM, so loci's tiering places each site's
+ * data by measured heat. Smaller blocks, and every block while loci cannot
+ * start, stay with the allocator underneath (libc's, or whichever comes
+ * after libloci-tier.so in the lookup order).
+ *
+ * The functions below are what the library exports beside the malloc
+ * family: the OpenMP front end (libloci-omp.so) finds them with dlsym when
+ * LOCI_TIER=auto, and tools read the per-site counters with them. Declared
+ * weak, so a program may test for them: `if (loci_tier_sites) ...`.
+ * Every function is thread-safe.
+ */
+#ifndef LOCI_TIER_H
+#define LOCI_TIER_H
+
+#include <loci.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The intent term each site's arena gets after LOCI_TIER_INTENT's terms. */
+#define LOCI_TIER_TERM "tier=auto"
+
+/** Sites beyond this many share one arena, the overflow site. */
+#define LOCI_TIER_MAX_SITES 1024
+
+/** One allocation site: where its blocks come from and what it holds now. */
+typedef struct {
+    const void *caller;    /**< return address of the malloc-family call (NULL: the overflow site) */
+    unsigned size_class;   /**< its blocks are in [2^size_class, 2^(size_class+1)) bytes when made */
+    loci_arena_t *arena;   /**< NULL while being made, or when it could not be (its blocks went to libc) */
+    uint64_t bytes_live;   /**< usable bytes of its live blocks */
+    uint64_t allocations;  /**< blocks made in its arena so far */
+    uint64_t frees;        /**< blocks of its arena freed so far */
+} loci_tier_site_t;
+
+/** Fill out[0..max-1] with the sites seen so far (in no particular order)
+ *  and return how many there are (possibly more than max). */
+__attribute__((weak)) int loci_tier_sites(loci_tier_site_t *out, int max);
+
+/** The size from which allocations go to per-site arenas; SIZE_MAX while
+ *  the interposer is off (LOCI_TIER=off, or loci could not start). */
+__attribute__((weak)) size_t loci_tier_threshold(void);
+
+/** A block of `size` bytes aligned to `alignment` (a power of two; 0 or 1:
+ *  malloc's) in the arena of site (caller, size class), zeroed when `zero`
+ *  — what malloc does for a big block, for front ends that know their
+ *  caller better than the return address of a malloc call (the OpenMP
+ *  front end passes its omp_alloc caller's). NULL when size is under the
+ *  threshold or the site's arena cannot take it: allocate elsewhere. */
+__attribute__((weak)) void *loci_tier_alloc(const void *caller, size_t alignment, size_t size, int zero);
+
+/** Free a block from loci_tier_alloc (or any block the interposer made),
+ *  keeping its site's counters. NULL is fine. */
+__attribute__((weak)) void loci_tier_free(void *ptr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

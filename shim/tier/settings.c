@@ -1,0 +1,131 @@
+/*
+ * What the interposer is told and what it knows about the process: the
+ * environment (LOCI_TIER, LOCI_TIER_THRESHOLD, LOCI_TIER_INTENT, read by the
+ * constructor, before main), whether loci has started, and which calls it
+ * must leave alone — those made while this thread is inside loci, and those
+ * from libloci's own code (its background threads allocate too): placing
+ * them would re-enter loci from within, and loci's bookkeeping is not the
+ * program's data.
+ */
+#include "tier.h"
+#include "units.h" /* src/util */
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_THRESHOLD (64 * 1024)
+/* loci places and moves memory by page: a smaller block would share its
+ * pages with the site's other blocks anyway, and a page per malloc is waste. */
+#define MIN_THRESHOLD 4096
+
+static _Atomic size_t threshold = SIZE_MAX;
+static char intent[512] = LOCI_TIER_TERM;
+static pthread_once_t start_once = PTHREAD_ONCE_INIT;
+static bool started;
+static _Atomic uintptr_t loci_lo, loci_hi; /* libloci's mapped code and data, [lo, hi) */
+
+static __thread unsigned inside __attribute__((tls_model("initial-exec")));
+
+void tier_enter(void) { inside++; }
+void tier_leave(void) { inside--; }
+bool tier_inside(void) { return inside != 0; }
+
+void tier_give_up(void) { atomic_store(&threshold, SIZE_MAX); }
+
+size_t tier_threshold(void) { return atomic_load_explicit(&threshold, memory_order_relaxed); }
+const char *tier_intent(void) { return intent; }
+
+bool tier_may_place(const void *caller)
+{
+    uintptr_t at = (uintptr_t)caller;
+    return !inside && (at < atomic_load_explicit(&loci_lo, memory_order_relaxed) ||
+                       at >= atomic_load_explicit(&loci_hi, memory_order_relaxed));
+}
+
+/* The object that holds `base`, with the extent of its loaded segments. */
+static int find_extent(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    const void *base = data;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+        if (start < lo)
+            lo = start;
+        if (start + ph->p_memsz > hi)
+            hi = start + ph->p_memsz;
+    }
+    if ((uintptr_t)base < lo || (uintptr_t)base >= hi)
+        return 0;
+    loci_lo = lo;
+    loci_hi = hi;
+    return 1;
+}
+
+static void start(void)
+{
+    tier_enter();
+    if (loci_init() != 0) {
+        tier_log(LOCI_LOG_ERROR, "loci cannot start: %s; every allocation stays with libc", loci_last_error());
+        tier_give_up();
+    } else {
+        dl_iterate_phdr(find_extent, (void *)(uintptr_t)loci_init);
+        started = true;
+        tier_log(LOCI_LOG_INFO, "blocks of %zu bytes and more: one arena per allocation site, intent \"%s\" "
+                 "(libloci's own allocations, at %#lx-%#lx, excepted)", tier_threshold(), intent,
+                 (unsigned long)loci_lo, (unsigned long)loci_hi);
+    }
+    tier_leave();
+}
+
+bool tier_started(void)
+{
+    pthread_once(&start_once, start);
+    return started;
+}
+
+/* LOCI_TIER_THRESHOLD: bytes with an optional unit ("64K", "1M"). */
+static size_t read_threshold(void)
+{
+    const char *text = getenv("LOCI_TIER_THRESHOLD");
+    uint64_t bytes;
+    if (!text || !*text)
+        return DEFAULT_THRESHOLD;
+    if (!units_parse_size(text, &bytes) || bytes < MIN_THRESHOLD || bytes > SIZE_MAX / 2) {
+        tier_log(LOCI_LOG_WARN, "LOCI_TIER_THRESHOLD=%s: expected a size of at least 4 KiB (a page: loci "
+                 "places memory by page), e.g. 64K or 1M; using 64 KiB", text);
+        return DEFAULT_THRESHOLD;
+    }
+    return (size_t)bytes;
+}
+
+/* Before main: the process is single-threaded, nothing is placed yet. */
+__attribute__((constructor)) static void read_environment(void)
+{
+    libc_resolve();
+    const char *mode = getenv("LOCI_TIER");
+    if (mode && *mode && strcmp(mode, "auto") != 0) {
+        if (strcmp(mode, "off") != 0)
+            tier_log(LOCI_LOG_WARN, "LOCI_TIER=%s: expected auto (place big blocks by allocation site) or off; "
+                     "off: every allocation stays with libc", mode);
+        return;
+    }
+    const char *terms = getenv("LOCI_TIER_INTENT");
+    if (terms && *terms) {
+        int n = snprintf(intent, sizeof intent, "%s,%s", terms, LOCI_TIER_TERM);
+        if (n < 0 || (size_t)n >= sizeof intent) {
+            tier_log(LOCI_LOG_ERROR, "LOCI_TIER_INTENT is longer than an intent may be here (%zu bytes); every "
+                     "allocation stays with libc", sizeof intent - sizeof LOCI_TIER_TERM - 1);
+            return;
+        }
+    }
+    atomic_store(&threshold, read_threshold());
+}
