@@ -16,6 +16,7 @@
 #include "tiering/tiering.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 static const struct loci_target *first_with_room(const tiering_config_t *c, const resolution_t *res)
@@ -35,16 +36,22 @@ static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, si
 {
     tiering_config_t c;
     int rc = tiering_config_read(&c);
+    if (rc == 0 && res->ncandidates == 1) {
+        /* nowhere to move: a plain arena, unwatched (no sampling, no thread); said once per process,
+         * since an unmodified program under loci run --tier auto makes one per allocation site */
+        static atomic_flag said = ATOMIC_FLAG_INIT;
+        if (!atomic_flag_test_and_set(&said))
+            loci__log(LOCI_LOG_WARN, "arena \"%s\": tier=auto changes nothing here: %s is the only target its "
+                                     "intent allows on this machine; the arena works, and stays there (said once "
+                                     "per process)", in->canonical, res->candidates[0]->name);
+        return arena_create(in, res, res->candidates[0], res->access != ACCESS_PROCESS, max_bytes);
+    }
     if (rc == 0)
         rc = tiering_start(&c);
     if (rc != 0) {
         errno = loci__errno_of(rc);
         return NULL;
     }
-    if (res->ncandidates == 1)
-        loci__log(LOCI_LOG_WARN, "arena \"%s\": tier=auto changes nothing here: %s is the only target its intent "
-                                 "allows on this machine; the arena works, and stays there", in->canonical,
-                  res->candidates[0]->name);
     bool shared = res->access != ACCESS_PROCESS || tiering_shared_memory();
     loci_arena_t *ar = arena_create(in, res, first_with_room(&c, res), shared, max_bytes);
     if (ar && (rc = tiering_register(ar)) != 0) {
