@@ -8,8 +8,10 @@
  * parent's heat sampler keeps some pages unmapped (they stay in the file),
  * and a read of a hole through a shared mapping would allocate a page of
  * the parent's file. Only the file's data segments (SEEK_DATA) are copied,
- * each faulted in at once in the copy (placed by the range's policy, a full
- * bound node saying ENOMEM there instead of killing), then filled by pread.
+ * file to file (copy_file_range; pread where the kernel cannot). The copy's
+ * pages follow its memory file's policy, which mbind on its mapping sets
+ * (shared memory keeps the policy with the file): the range's own. A bound
+ * node that is full (ENOMEM) leaves the rest of the copy to the kernel.
  */
 #include "os/shared_map.h"
 #include "os/vm.h"
@@ -36,23 +38,44 @@ static int read_fully(int fd, char *dst, size_t len, off_t at)
     return 0;
 }
 
+/* [at, at+len) of fd into the same offsets of copy (mapped at tmp): in the
+ * kernel, file to file (the fastest here), else through pread. */
+static int copy_segment(int fd, int copy, char *tmp, off_t at, size_t len)
+{
+    off64_t in = at, out = at;
+    while (len > 0) {
+        ssize_t n = copy_file_range(fd, &in, copy, &out, len, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP))
+            return read_fully(fd, tmp + in, len, in); /* a kernel that cannot: through the mapping */
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            return -1;
+        }
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
 /* Every data segment of fd below size into copy (mapped at tmp). */
-static int copy_data(int fd, char *tmp, size_t size, bool *placed)
+static int copy_data(int fd, int copy, char *tmp, size_t size, bool *placed)
 {
     off_t at = 0;
     while ((at = lseek(fd, at, SEEK_DATA)) >= 0 && (size_t)at < size) {
         off_t end = lseek(fd, at, SEEK_HOLE);
         if (end < 0 || (size_t)end > size)
             end = (off_t)size;
-        size_t len = (size_t)(end - at);
-        if (vm_populate(tmp + at, len) != 0 && *placed) {
+        if (copy_segment(fd, copy, tmp, at, (size_t)(end - at)) != 0) {
+            if (errno != ENOMEM || !*placed)
+                return -1;
             /* the range's node is full: the rest goes where the kernel puts it */
             *placed = false;
-            if (vm_reset_policy(tmp, size) != 0 || vm_populate(tmp + at, len) != 0)
+            if (vm_reset_policy(tmp, size) != 0)
                 return -1;
+            continue; /* this segment again */
         }
-        if (read_fully(fd, tmp + at, len, at) != 0)
-            return -1;
         at = end;
     }
     return at < 0 && errno != ENXIO ? -1 : 0; /* ENXIO: no data after `at` */
@@ -71,7 +94,7 @@ int shared_map_copy_over(void *base, size_t size, int fd, const char *name, bool
     if (rc == 0 && vm_copy_policy(base, tmp, size) != 0)
         *placed = false;
     if (rc == 0)
-        rc = copy_data(fd, tmp, size, placed);
+        rc = copy_data(fd, copy, tmp, size, placed);
     if (rc == 0 && vm_remap_over(base, tmp, size) != 0) {
         errno = ENOMEM;
         rc = -1;
