@@ -36,16 +36,14 @@
 #define MiB ((size_t)1 << 20)
 #define BLOCK (4 * MiB)
 
-static const char *const faults_config = "[tiering]\nsource = faults\ninterval = 60s\n"
-                                         "[target hbm0]\nnuma_node = 1\n";
-
-/* The faults source forced (interval: the thread's), or skip saying why. */
+/* The faults source forced (interval: the thread's; a minute: it never
+ * samples meanwhile), or skip saying why. */
 static void use_faults_source(const char *interval)
 {
     char config[256];
     snprintf(config, sizeof config,
              "[tiering]\nsource = faults\ninterval = %s\nsample = 50%%\n[target hbm0]\nnuma_node = 1\n", interval);
-    use_topology("knl-flat.xml", interval ? config : faults_config);
+    use_topology("knl-flat.xml", config);
     loci_arena_t *probe = loci_arena_create("bandwidth=high,tier=auto", 0);
     if (!probe) {
         print_message("skipped: the faults heat source cannot run here: %s\n", loci_last_error());
@@ -73,6 +71,16 @@ static bool holds(const unsigned char *p, size_t n, unsigned seed)
         if (p[i] != (unsigned char)(i / 64 * 7 + seed))
             return false;
     return true;
+}
+
+/* A new arena for `intent` and a block of n bytes in it. */
+static unsigned char *arena_block(const char *intent, size_t n, loci_arena_t **ar)
+{
+    *ar = loci_arena_create(intent, 0);
+    assert_non_null(*ar);
+    unsigned char *block = loci_arena_alloc(*ar, n);
+    assert_non_null(block);
+    return block;
 }
 
 static void say(int fd, char c) { assert_int_equal(write(fd, &c, 1), 1); }
@@ -166,11 +174,9 @@ static int fork_and_check(unsigned char *block, size_t n, bool grandchild)
 
 static void a_child_gets_a_copy(void **state)
 {
-    use_faults_source(NULL);
-    loci_arena_t *ar = loci_arena_create("bandwidth=high,tier=auto", 0);
-    assert_non_null(ar);
-    unsigned char *block = loci_arena_alloc(ar, BLOCK);
-    assert_non_null(block);
+    use_faults_source("60s");
+    loci_arena_t *ar;
+    unsigned char *block = arena_block("bandwidth=high,tier=auto", BLOCK, &ar);
     assert_int_equal(fork_and_check(block, BLOCK, false), 0);
     /* and again: the parent's memory is still its own shared memory, copied anew */
     assert_int_equal(fork_and_check(block, BLOCK, false), 0);
@@ -179,11 +185,9 @@ static void a_child_gets_a_copy(void **state)
 
 static void a_child_of_a_child_gets_a_copy(void **state)
 {
-    use_faults_source(NULL);
-    loci_arena_t *ar = loci_arena_create("bandwidth=high,tier=auto", 0);
-    assert_non_null(ar);
-    unsigned char *block = loci_arena_alloc(ar, BLOCK);
-    assert_non_null(block);
+    use_faults_source("60s");
+    loci_arena_t *ar;
+    unsigned char *block = arena_block("bandwidth=high,tier=auto", BLOCK, &ar);
     assert_int_equal(fork_and_check(block, BLOCK, true), 0);
     loci_arena_destroy(ar);
 }
@@ -193,10 +197,8 @@ static void a_child_of_a_child_gets_a_copy(void **state)
 static void a_child_gets_pages_the_sampler_unmapped(void **state)
 {
     use_faults_source("10ms");
-    loci_arena_t *ar = loci_arena_create("bandwidth=high,tier=auto", 0);
-    assert_non_null(ar);
-    unsigned char *block = loci_arena_alloc(ar, BLOCK);
-    assert_non_null(block);
+    loci_arena_t *ar;
+    unsigned char *block = arena_block("bandwidth=high,tier=auto", BLOCK, &ar);
     fill(block, BLOCK, 1);
     size_t pages = BLOCK / (size_t)sysconf(_SC_PAGESIZE), mapped = pages;
     for (int i = 0; i < 300 && mapped > pages / 2; i++) { /* half of them sampled, untouched */
@@ -241,12 +243,10 @@ static void *churn(void *arg)
 
 static void fork_in_a_multithreaded_parent(void **state)
 {
-    use_faults_source(NULL);
-    loci_arena_t *ar = loci_arena_create("bandwidth=high,tier=auto", 0);
-    assert_non_null(ar);
-    unsigned char *block = loci_arena_alloc(ar, BLOCK);
+    use_faults_source("60s");
+    loci_arena_t *ar;
+    unsigned char *block = arena_block("bandwidth=high,tier=auto", BLOCK, &ar);
     churn_t c = {.ar = ar, .counter = loci_arena_alloc(ar, sizeof(uint64_t))};
-    assert_non_null(block);
     assert_non_null(c.counter);
     atomic_store(c.counter, 0);
     pthread_t t;
@@ -271,11 +271,9 @@ static void fork_in_a_multithreaded_parent(void **state)
 /* access=node asks for memory other processes share: a child shares it. */
 static void an_access_node_arena_stays_shared(void **state)
 {
-    use_faults_source(NULL);
-    loci_arena_t *ar = loci_arena_create("bandwidth=high,access=node", 0);
-    assert_non_null(ar);
-    unsigned char *block = loci_arena_alloc(ar, BLOCK);
-    assert_non_null(block);
+    use_faults_source("60s");
+    loci_arena_t *ar;
+    unsigned char *block = arena_block("bandwidth=high,access=node", BLOCK, &ar);
     fill(block, BLOCK, 1);
     pid_t pid = fork();
     if (pid == 0) {
@@ -315,7 +313,7 @@ static double fork_seconds(const unsigned char *last)
  * the same bytes of private memory (malloc). */
 static void fork_cost(void **state)
 {
-    use_faults_source(NULL);
+    use_faults_source("60s");
     const char *env = getenv("LOCI_TEST_FORK_MIB");
     size_t bytes = (env && atoi(env) > 0 ? (size_t)atoi(env) : 64) * MiB;
     unsigned char *plain = malloc(bytes);
@@ -323,10 +321,8 @@ static void fork_cost(void **state)
     memset(plain, 1, bytes);
     double with_plain = fork_seconds(plain + bytes - 1);
     free(plain);
-    loci_arena_t *ar = loci_arena_create("bandwidth=high,tier=auto", 0);
-    assert_non_null(ar);
-    unsigned char *block = loci_arena_alloc(ar, bytes);
-    assert_non_null(block);
+    loci_arena_t *ar;
+    unsigned char *block = arena_block("bandwidth=high,tier=auto", bytes, &ar);
     memset(block, 1, bytes);
     double with_auto = fork_seconds(block + bytes - 1);
     loci_arena_destroy(ar);
