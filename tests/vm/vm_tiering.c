@@ -23,8 +23,9 @@
  *                               after fork() unseen by the child.
  *   vm_tiering spill FAST SLOW  FAST capped at 16 MiB: an auto arena there holding 8 MiB, half of
  *                               its pages unmapped by the sampler, asks for 12 MiB more and moves
- *                               down whole; within 3 intervals every page of it is on SLOW,
- *                               those the sampler had unmapped too (tiering takes them along).
+ *                               down whole; within 10 s every page of it that is mapped is on
+ *                               SLOW, those the sampler had unmapped too (tiering takes them
+ *                               along), and at least a quarter of them are mapped.
  *
  * Updates are paced (a batch of 1,000, then 10 ms asleep: ~40,000 per 400 ms interval), so that
  * a cold page is not touched in every interval: the heat sources see whether a sampled page was
@@ -381,7 +382,8 @@ static int test_fork(int fast)
 static int test_spill(int fast, int slow)
 {
     const size_t bytes = 8u << 20;
-    if (use_config("[tiering]\nsource = faults\ninterval = 100ms\nsample = 50%%\n[target fast]\nnuma_node = %d\n"
+    /* a round every 500 ms: the pages read below stay mapped long enough to be asked where they are */
+    if (use_config("[tiering]\nsource = faults\ninterval = 500ms\nsample = 50%%\n[target fast]\nnuma_node = %d\n"
                    "capacity = 16MiB\n", fast) != 0)
         return 2;
     loci_arena_t *ar;
@@ -394,24 +396,27 @@ static int test_spill(int fast, int slow)
     loci_target_info_t info;
     loci_target_info(loci_arena_target(ar), &info);
     CHECK(info.numa_node == slow, "the arena moved down to node %d, not node %d", info.numa_node, slow);
-    /* tiering's next interval takes the pages left behind along: a few intervals under TCG */
-    int *nodes = malloc(page_count(w, bytes) * sizeof *nodes);
-    for (int i = 0; i < 50; i++) {
-        size_t n = page_count(w, bytes), on = 0;
+    /* tiering's next interval takes the pages left behind along: a few intervals under TCG. Every
+     * page is read, then asked where it is (the sampler may have unmapped some again meanwhile:
+     * those tell nothing) */
+    size_t n = page_count(w, bytes), on = 0, elsewhere = n;
+    int *nodes = malloc(n * sizeof *nodes);
+    for (double until = now_s() + 10; (elsewhere || on * 4 < n) && now_s() < until; usleep(100000)) {
         touch_all(w, bytes);
         page_nodes(w, bytes, nodes);
-        for (size_t p = 0; p < n; p++)
+        on = elsewhere = 0;
+        for (size_t p = 0; p < n; p++) {
             on += nodes[p] == slow;
-        if (on == n)
-            break;
-        usleep(100000);
+            elsewhere += nodes[p] >= 0 && nodes[p] != slow;
+        }
     }
     free(nodes);
-    CHECK(all_on("the arena's first block after its move down", w, bytes, slow),
-          "pages of the arena stayed on node %d after it moved down", fast);
+    CHECK(elsewhere == 0 && on * 4 >= n, "the arena moved down to node %d, but %zu of its %zu pages are elsewhere "
+          "(%zu on node %d)", slow, elsewhere, n, on, slow);
     CHECK(words_are(w, bytes / 8, 7), "the arena's data changed");
     if (!failures)
-        printf("     moved down to node %d whole, the pages the sampler had unmapped too\n", slow);
+        printf("     moved down to node %d whole, the pages the sampler had unmapped too (%zu of %zu seen there)\n",
+               slow, on, n);
     loci_arena_destroy(ar);
     unlink(config);
     return 0;
