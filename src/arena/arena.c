@@ -109,6 +109,9 @@ static int arena_home(const char *intent, const resolution_t *res, bool shareabl
                       place_t *place, const provider_ops_t **ops)
 {
     arena_place(t, res->pinned, shareable, place);
+    /* shared only for tiering's heat source (the intent wants this process alone): a
+     * fork's child gets a copy, as of private memory */
+    place->fork_private = shareable && res->access == ACCESS_PROCESS;
     if (t->numa_node < 0)
         allocator_file_mode(res, place);
     place->managed = res->managed;

@@ -174,12 +174,16 @@ int arena_move(loci_arena_t *ar, const struct loci_target *dst)
     const struct loci_target *from = loci_arena_target(ar);
     move_t m = {.from_ops = ar->ops, .to_ops = to_ops, .from = ar->place, .remap = ar->ops != to_ops};
     arena_place(dst, ar->pinned, ar->shareable, &m.to);
+    m.to.fork_private = ar->place.fork_private; /* shared memory used privately stays so */
     if (provider_has(to_ops, PROVIDER_FOLLOWS_GPU)) { /* still managed memory, allocated through the same GPU */
         m.to.managed = true;
         m.to.cuda_device = ar->place.cuda_device;
         m.to.policy = PLACE_LOCAL;
     }
-    if (from != dst && (rc = check_room(ar, &m, dst)) == 0)
+    /* to where it is already: the walk takes along any of its pages that are
+     * elsewhere (a move that failed half-way; pages a heat source kept unmapped
+     * while the last move ran, which tiering maps back first) */
+    if (from == dst || (rc = check_room(ar, &m, dst)) == 0)
         rc = pool_heap_rebase(ar->heap, to_ops, &m.to, move_extent, &m);
     if (from != dst && rc == 0) {
         arena_rehome(ar, dst, to_ops, &m.to);

@@ -3,7 +3,10 @@
  * the fork, outer layers first (the order the code nests them: a topology
  * refresh, tiering, allocators, arenas, pools, providers' tables), so that none is held half-way through
  * an update by a thread the child will not have; the parent releases them,
- * the child makes them usable again and may allocate and free at once.
+ * innermost first, the child makes them usable again and may allocate and free at once.
+ * The parent's innermost handler, the providers', first waits until the child has
+ * made its own copy of shared memory used privately (provider/shm.c): meanwhile
+ * the parent's other threads cannot allocate, free into or move an arena.
  * Front ends (shim/) register their own handlers after loci's, which runs
  * their prepare first: their locks are the outermost.
  */
@@ -16,19 +19,29 @@
 
 #include <pthread.h>
 
-static void each_layer(loci_fork_phase_t phase)
+/* Outermost first: a refresh's listeners take the locks below it; tiering's
+ * registry lock is taken before the arenas' and the pools'. */
+static void (*const layers[])(loci_fork_phase_t) = {topo_fork,  tiering_fork, allocator_fork, arena_fork,
+                                                    pool_fork, provider_fork};
+#define NLAYERS (sizeof layers / sizeof *layers)
+
+static void prepare(void)
 {
-    topo_fork(phase); /* a refresh's listeners take the locks below */
-    tiering_fork(phase); /* its registry lock is taken before the arenas' and the pools' */
-    allocator_fork(phase);
-    arena_fork(phase);
-    pool_fork(phase);
-    provider_fork(phase);
+    for (size_t i = 0; i < NLAYERS; i++)
+        layers[i](LOCI_FORK_PREPARE);
 }
 
-static void prepare(void) { each_layer(LOCI_FORK_PREPARE); }
-static void parent(void) { each_layer(LOCI_FORK_PARENT); }
-static void child(void) { each_layer(LOCI_FORK_CHILD); }
+static void parent(void)
+{
+    for (size_t i = NLAYERS; i-- > 0;)
+        layers[i](LOCI_FORK_PARENT);
+}
+
+static void child(void)
+{
+    for (size_t i = 0; i < NLAYERS; i++)
+        layers[i](LOCI_FORK_CHILD);
+}
 
 static void watch(void) { pthread_atfork(prepare, parent, child); }
 

@@ -39,6 +39,9 @@ typedef struct {
     const struct loci_target *target;        /* the target this extent is charged to */
     bool pinned;                             /* mlock the extent */
     bool shared;                             /* must be mappable by other processes (shm) */
+    bool fork_private;                       /* shared memory used privately (tier=auto under a heat
+                                              * source that needs shared memory): a fork's child gets
+                                              * a copy of its own, as with private memory (shm.c) */
     bool simulated;                          /* injected topology: record, do not mbind */
     file_mode_t file_mode;                   /* file tiers: page cache or chunk cache */
     uint64_t cache, chunk;                   /* paged: DRAM budget, chunk size (0 = 64 MiB, 256 KiB) */

@@ -31,4 +31,16 @@ int shared_map_sync(void *addr, size_t size);
  *  shared memory keeps its pages after MADV_DONTNEED. */
 int shared_map_remove(void *addr, size_t size);
 
+/** Give this process a copy of its own of the shared memory at [base,
+ *  base+size), which maps memory file `fd` from offset 0 (shared_copy.c):
+ *  a new memory file named `name` gets the data `fd` holds — read from the
+ *  file, so pages not mapped here count too, and only where it holds data
+ *  (holes stay holes) — placed by the NUMA policy the range has (*placed
+ *  false: the node could not take it, and the copy went where the kernel
+ *  put it), and is mapped over the range (mremap), same addresses. A fork's
+ *  child makes shared memory private this way. The new fd, or -1 with errno
+ *  set, the range as it was (or, should the remap fail half-way, a private
+ *  copy of it). Not thread-safe against other users of fd's file offset. */
+int shared_map_copy_over(void *base, size_t size, int fd, const char *name, bool *placed);
+
 #endif

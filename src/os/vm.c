@@ -305,6 +305,15 @@ int vm_migrate(void *addr, size_t size, const place_t *to)
 
 int vm_reset_policy(void *addr, size_t size) { return mbind(addr, size, MPOL_DEFAULT, NULL, 0, 0); }
 
+int vm_copy_policy(const void *from, void *to, size_t size)
+{
+    int mode; /* with its MPOL_F_STATIC_NODES / RELATIVE_NODES flags, which mbind takes back */
+    unsigned long mask[VM_MASK_LONGS] = {0};
+    if (get_mempolicy(&mode, mask, PLACE_MAX_NODES, (void *)from, MPOL_F_ADDR) != 0)
+        return -1;
+    return mbind(to, size, (unsigned)mode, mask, PLACE_MAX_NODES + 1, 0);
+}
+
 int vm_pin(void *addr, size_t size)
 {
     /* The raw syscall: sanitizers replace mlock() with a no-op. */

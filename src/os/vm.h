@@ -50,6 +50,11 @@ int vm_migrate(void *addr, size_t size, const place_t *to);
  *  touch); its pages stay where they are. 0, or -1 with errno set. */
 int vm_reset_policy(void *addr, size_t size);
 
+/** Give [to, to+size) the NUMA policy the mapping at `from` has (a shared
+ *  memory mapping: its file's policy at that offset), so that its pages are
+ *  placed like from's. 0, or -1 with errno set. */
+int vm_copy_policy(const void *from, void *to, size_t size);
+
 #define VM_MASK_LONGS (PLACE_MAX_NODES / (8 * sizeof(unsigned long)))
 
 /** The MPOL_* mode, node mask (VM_MASK_LONGS longs) and maxnode argument the

@@ -65,3 +65,9 @@ bool xtable_rekey(xtable_t *t, uintptr_t from, uintptr_t to)
     pthread_mutex_unlock(&t->lock);
     return found;
 }
+
+void xtable_each_held(xtable_t *t, void (*fn)(xrec_t *r, void *arg), void *arg)
+{
+    for (size_t i = 0; i < t->records.n; i++)
+        fn(t->records.v[i].value, arg);
+}

@@ -40,6 +40,10 @@ bool xtable_remove(xtable_t *t, uintptr_t base, xrec_t *out);
 /** The record starting at `from` now starts at `to` (its extent was
  *  mremapped there). False when there is none. Never allocates. */
 bool xtable_rekey(xtable_t *t, uintptr_t from, uintptr_t to);
+/** fn(record, arg) for every record, which fn may change (not its base or
+ *  size). For fork handlers: the caller holds the table's lock already
+ *  (xtable_fork's prepare), or is the child of that fork. */
+void xtable_each_held(xtable_t *t, void (*fn)(xrec_t *r, void *arg), void *arg);
 /** Copy of the record containing addr; its path into pathbuf (may be NULL). */
 bool xtable_find(xtable_t *t, uintptr_t addr, xrec_t *out, char *pathbuf, size_t len);
 

@@ -4,6 +4,20 @@
  * (shmem honours the mapping's policy). The memfd stays open, recorded out of
  * band by address, so provider_shm_fd() can hand it to other processes
  * (through /proc/<pid>/fd/<n> or SCM_RIGHTS).
+ *
+ * Shared memory used privately (place_t.fork_private: tier=auto arenas
+ * whose heat source sees only shared memory) must behave across fork() as
+ * private memory does: the child gets a copy as of the fork, and neither
+ * process sees the other's later stores. The fork handler does it: in the
+ * child, before fork() returns there, each such extent is copied into a
+ * memfd of the child's own, mapped over the same addresses
+ * (shared_map_copy_over); the parent's forking thread waits in its own
+ * handler until the child says it is done (a byte on a pipe made in
+ * prepare; EOF should the child die first), with every lock of loci still
+ * held (core/fork.c), so that nothing the parent does after its fork()
+ * returns reaches the child. Stores by the parent's other threads while it
+ * forks are concurrent with the fork(): as with private memory, which of
+ * them the child sees is not defined (docs/TIERING.md, "Shared memory").
  */
 #include "provider/provider_impl.h"
 #include "os/shared_map.h"
@@ -11,8 +25,12 @@
 #include "units.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#define SHM_FORK_PRIVATE 1u /* xrec_t.flags: a fork's child gets a copy (place_t.fork_private) */
 
 static xtable_t shms = XTABLE_INIT;
 
@@ -40,7 +58,8 @@ static void *shm_alloc(const place_t *place, size_t size, size_t alignment)
     if (rc == 0 && place->pinned)
         rc = vm_pin(p, size);
     if (rc == 0)
-        rc = xtable_add(&shms, &(xrec_t){.base = (uintptr_t)p, .size = size, .fd = fd});
+        rc = xtable_add(&shms, &(xrec_t){.base = (uintptr_t)p, .size = size, .fd = fd,
+                                     .flags = place->fork_private ? SHM_FORK_PRIVATE : 0});
     if (rc != 0) {
         vm_unmap(p, size);
         close(fd);
@@ -89,7 +108,70 @@ int provider_shm_fd(const void *addr, size_t *offset)
     return r.fd;
 }
 
-static void shm_fork(loci_fork_phase_t phase) { xtable_fork(&shms, phase); }
+/* ---- fork: shared memory used privately is copied for the child ------------ */
+
+static int child_done[2] = {-1, -1}; /* the child writes a byte when its copies are made */
+
+static void count_private(xrec_t *r, void *arg)
+{
+    if (r->flags & SHM_FORK_PRIVATE)
+        ++*(size_t *)arg;
+}
+
+/* In the child: r's extent becomes a copy of its own. Failing that, the
+ * child would share its parent's memory, where either process's stores
+ * corrupt the other's data: it stops instead, saying why. */
+static void copy_for_child(xrec_t *r, void *arg)
+{
+    (void)arg;
+    if (!(r->flags & SHM_FORK_PRIVATE))
+        return;
+    bool placed;
+    int fd = shared_map_copy_over((void *)r->base, r->size, r->fd, "loci-shm", &placed);
+    if (fd < 0) {
+        char sz[32];
+        loci__log(LOCI_LOG_ERROR, "fork: the child cannot get its own copy of %s of a tier=auto arena at %p (%s); "
+                                  "it would share it with its parent, so it stops here",
+                  units_format_size(r->size, sz, sizeof sz), (void *)r->base, strerror(errno));
+        abort();
+    }
+    if (!placed)
+        loci__log(LOCI_LOG_WARN, "fork: the child's copy of a tier=auto arena's memory at %p is not on its "
+                                 "arena's node (full): the kernel placed it", (void *)r->base);
+    close(r->fd);
+    r->fd = fd;
+}
+
+static void shm_fork(loci_fork_phase_t phase)
+{
+    if (phase == LOCI_FORK_PREPARE) {
+        xtable_fork(&shms, phase);
+        size_t n = 0;
+        xtable_each_held(&shms, count_private, &n);
+        if (n && pipe2(child_done, O_CLOEXEC) != 0) {
+            loci__log(LOCI_LOG_WARN, "fork: no pipe to wait for the child's copy of tier=auto arenas (%s): stores "
+                                     "this process makes right after fork() may reach the child", strerror(errno));
+            child_done[0] = child_done[1] = -1;
+        }
+        return;
+    }
+    if (phase == LOCI_FORK_CHILD) {
+        xtable_each_held(&shms, copy_for_child, NULL);
+        if (child_done[1] >= 0) {
+            (void)!write(child_done[1], "", 1);
+            close(child_done[0]);
+            close(child_done[1]);
+        }
+    } else if (child_done[0] >= 0) {
+        close(child_done[1]); /* then EOF, should the child die (or fork() have failed) */
+        char done;
+        while (read(child_done[0], &done, 1) < 0 && errno == EINTR)
+            ;
+        close(child_done[0]);
+    }
+    child_done[0] = child_done[1] = -1;
+    xtable_fork(&shms, phase);
+}
 
 static const provider_move_ops_t shm_moves = {
     .move = shm_move,

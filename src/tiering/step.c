@@ -178,8 +178,53 @@ static void make_moves(const work_t *w, size_t nmoves)
         tiering_lock();
         if (rc == 0)
             count_move(t, from, to, mv->promotion, bytes, seconds);
+        t->seen = loci_arena_target(t->ar);
         tiering_set_idle(t);
     }
+}
+
+/* Arenas someone else moved since the last interval — arena.c (an auto arena
+ * whose target filled moves down whole) or the program (loci_arena_move) —
+ * while the heat source kept sampled pages unmapped: that move migrated the
+ * pages mapped then, and the others stayed on the old node, in the page
+ * cache. They are mapped back (unwatched: the next interval watches again)
+ * and a move to where the arena is now takes them along. Under the lock;
+ * returns with it. */
+static void settle_moved(void)
+{
+    size_t n = 0;
+    for (tier_arena_t *t = tiering_arenas(); t; t = t->next)
+        n += loci_arena_target(t->ar) != t->seen;
+    tier_arena_t **moved = n ? malloc(n * sizeof *moved) : NULL;
+    if (!moved)
+        return; /* nothing moved, or out of memory: the next interval again */
+    n = 0;
+    for (tier_arena_t *t = tiering_arenas(); t; t = t->next) {
+        const struct loci_target *now = loci_arena_target(t->ar);
+        if (now == t->seen)
+            continue;
+        t->residence = 0; /* it moved */
+        if (!t->keeps_unmapped || now->numa_node < 0) { /* (to a file tier: copied, nothing left behind) */
+            t->seen = now;
+            continue;
+        }
+        t->busy = true;
+        tiering_unwatch(t);
+        moved[n++] = t;
+    }
+    for (size_t i = 0; i < n; i++) {
+        tier_arena_t *t = moved[i];
+        const struct loci_target *now = loci_arena_target(t->ar);
+        tiering_unlock();
+        int rc = arena_move(t->ar, now);
+        tiering_lock();
+        if (rc != 0) /* (its node full, say): they stay, as after any move that failed half-way */
+            loci__log(LOCI_LOG_DEBUG, "tiering: pages of arena \"%s\" left behind by its move to %s stay: %s",
+                      t->ar->intent, now->name, loci_last_error());
+        t->seen = now;
+        tiering_set_idle(t);
+    }
+    free(moved);
 }
 
 void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
@@ -189,6 +234,7 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
     allowance = allowance + per_interval > per_interval ? per_interval : allowance + per_interval;
     qsort(samples, n, sizeof *samples, by_tag);
     tiering_lock();
+    settle_moved();
     account(samples, n);
     work_t w;
     if (describe(c, &w)) {

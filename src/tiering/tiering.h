@@ -99,6 +99,9 @@ typedef struct tier_arena {
     const struct loci_target *left; /* where its last move came from, and when (ping-pong) */
     uint64_t moved_at;
     bool busy;                 /* the tiering thread is moving it: destroy waits */
+    const struct loci_target *seen; /* where it was at the last interval (or tiering's own move) */
+    bool keeps_unmapped;       /* its heat source keeps sampled pages unmapped (faults): a move
+                                * made by someone else leaves those behind (step.c settles it) */
     tier_span_t *watched;      /* what heat watches of it now */
     size_t nwatched, cap_watched;
     struct tier_arena *next, *prev;
@@ -122,7 +125,7 @@ void tiering_set_idle(tier_arena_t *t);
 /** The auto arenas, under the lock. */
 tier_arena_t *tiering_arenas(void);
 tier_totals_t *tiering_totals(void);
-/** Add ar (under no lock); LOCI_ENOMEM. */
+/** Add ar (under no lock, after tiering_start); LOCI_ENOMEM. */
 int tiering_register(loci_arena_t *ar);
 /** Take ar's record out (under the lock, ar idle): its extents unwatched
  *  through `unwatch` first; NULL when ar is no auto arena. */

@@ -14,6 +14,19 @@
  *                               Cold arenas start on FAST until its budget is taken, then on SLOW
  *                               (the next candidate).
  *
+ *   vm_tiering fork FAST        an auto arena on FAST, its pages partly unmapped by the faults
+ *                               source's sampler; a child made without fork handlers (raw
+ *                               fork syscall) reads them through the mapping (the kernel drops
+ *                               the userfaultfd registration in a child); then fork(): the child reads the data as of the
+ *                               fork (the sampled pages too), its copy's pages all on FAST (placed
+ *                               like the parent's), its stores unseen by the parent, the parent's
+ *                               after fork() unseen by the child.
+ *   vm_tiering spill FAST SLOW  FAST capped at 16 MiB: an auto arena there holding 8 MiB, half of
+ *                               its pages unmapped by the sampler, asks for 12 MiB more and moves
+ *                               down whole; within 10 s every page of it that is mapped is on
+ *                               SLOW, those the sampler had unmapped too (tiering takes them
+ *                               along), and at least a quarter of them are mapped.
+ *
  * Updates are paced (a batch of 1,000, then 10 ms asleep: ~40,000 per 400 ms interval), so that
  * a cold page is not touched in every interval: the heat sources see whether a sampled page was
  * touched in an interval, not how often. Exit 0 ok, 1 a check failed, 2 setup error, 77 no heat
@@ -24,10 +37,13 @@
 #include <loci.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -165,20 +181,33 @@ static void phase(const char *name, const int hot[2], int fast, uint64_t *seed)
            placed_at, peak);
 }
 
-static int test_gups(int fast, int slow)
+static char config[] = "/tmp/vm_tiering-XXXXXX";
+
+/* LOCI_CONFIG with `text` (printf-style), then loci_init: 0, or 2 (setup). */
+static int use_config(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int use_config(const char *fmt, ...)
 {
-    char config[] = "/tmp/vm_tiering-XXXXXX";
     int fd = mkstemp(config);
     if (fd < 0)
         return 2;
-    dprintf(fd, "[tiering]\ninterval = %dms\n[target fast]\nnuma_node = %d\ntiering_budget = %u\n", INTERVAL_MS,
-            fast, BUDGET);
+    va_list ap;
+    va_start(ap, fmt);
+    vdprintf(fd, fmt, ap);
+    va_end(ap);
     close(fd);
     setenv("LOCI_CONFIG", config, 1);
     if (loci_init() != 0) {
         fprintf(stderr, "vm_tiering: setup: %s\n", loci_last_error());
         return 2;
     }
+    return 0;
+}
+
+static int test_gups(int fast, int slow)
+{
+    if (use_config("[tiering]\ninterval = %dms\n[target fast]\nnuma_node = %d\ntiering_budget = %u\n", INTERVAL_MS,
+                   fast, BUDGET) != 0)
+        return 2;
     for (int a = 0; a < NARENAS; a++) {
         arenas[a].ar = loci_arena_create("bandwidth=high,tier=auto", 0);
         arenas[a].w = arenas[a].ar ? loci_arena_alloc(arenas[a].ar, ARENA_BYTES) : NULL;
@@ -227,13 +256,189 @@ static int test_gups(int fast, int slow)
     return 0;
 }
 
+/* One auto arena of `bytes` on `node` (the first candidate) under the faults source, written
+ * with w[k] = k + seed, with at least a quarter of its pages unmapped by the sampler: its words,
+ * or NULL (a message said why; *rc 77 when no heat source works). */
+static uint64_t *sampled_arena(loci_arena_t **ar, size_t bytes, int node, uint64_t seed, int *rc)
+{
+    *rc = 2;
+    *ar = loci_arena_create("bandwidth=high,tier=auto", 0);
+    uint64_t *w = *ar ? loci_arena_alloc(*ar, bytes) : NULL;
+    if (!w) {
+        fprintf(stderr, "vm_tiering: setup: %s\n", loci_last_error());
+        return NULL;
+    }
+    loci_tier_totals_t tot;
+    loci_tier_totals(&tot);
+    if (strcmp(tot.source, "faults") != 0) {
+        fprintf(stderr, "vm_tiering: skipped: the faults heat source does not work in this kernel (see above)\n");
+        *rc = 77;
+        return NULL;
+    }
+    for (size_t k = 0; k < bytes / 8; k++)
+        w[k] = k + seed;
+    loci_target_info_t info;
+    loci_target_info(loci_arena_target(*ar), &info);
+    CHECK(info.numa_node == node, "the arena starts on node %d, not on node %d", info.numa_node, node);
+    size_t n = page_count(w, bytes), mapped = n;
+    int *nodes = malloc(n * sizeof *nodes);
+    for (int i = 0; i < 100 && mapped * 4 > n * 3; i++) {
+        usleep(50000);
+        page_nodes(w, bytes, nodes);
+        mapped = 0;
+        for (size_t p = 0; p < n; p++)
+            mapped += nodes[p] >= 0;
+    }
+    free(nodes);
+    printf("     %zu of %zu pages unmapped by the sampler\n", n - mapped, n);
+    CHECK(mapped * 4 <= n * 3, "the sampler left %zu of %zu pages mapped after 5 s", mapped, n);
+    *rc = 0;
+    return w;
+}
+
+/* Read every page of [w, w+bytes): mapped back where the sampler unmapped it. */
+static void touch_all(volatile uint64_t *w, size_t bytes)
+{
+    uint64_t sum = 0;
+    for (size_t k = 0; k < bytes / 8; k += 512)
+        sum += w[k];
+    (void)sum;
+}
+
+/* Every page of [w, w+bytes) touched, then on `node`? */
+static bool all_on(const char *what, uint64_t *w, size_t bytes, int node)
+{
+    touch_all(w, bytes);
+    return pages_on_node(what, w, bytes, node);
+}
+
+static bool words_are(const uint64_t *w, size_t n, uint64_t seed)
+{
+    for (size_t k = 0; k < n; k++)
+        if (w[k] != k + seed)
+            return false;
+    return true;
+}
+
+static int test_fork(int fast)
+{
+    const size_t bytes = 8u << 20;
+    if (use_config("[tiering]\nsource = faults\ninterval = 100ms\nsample = 50%%\n") != 0)
+        return 2;
+    loci_arena_t *ar;
+    int rc;
+    uint64_t *w = sampled_arena(&ar, bytes, fast, 1, &rc);
+    if (!w)
+        return rc;
+    /* The kernel first: a child made without fork handlers (no copy of loci's) reads the pages
+     * the parent's sampler unmapped through its own mapping, which is not registered with the
+     * parent's userfaultfd (no UFFD_FEATURE_EVENT_FORK): served by the kernel, not a hang */
+    pid_t raw = (pid_t)syscall(SYS_fork);
+    if (raw == 0) {
+        alarm(30);
+        _exit(words_are(w, bytes / 8, 1) ? 0 : 6);
+    }
+    int status;
+    waitpid(raw, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "a child without fork handlers could not read its parent's sampled pages (status %#x)", status);
+    int go[2], done[2];
+    if (pipe(go) != 0 || pipe(done) != 0)
+        return 2;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(go[1]);
+        close(done[0]);
+        int bad = !words_are(w, bytes / 8, 1) ? 3 : !all_on("the child's copy", w, bytes, fast) ? 4 : 0;
+        for (size_t k = 0; k < bytes / 8; k++)
+            w[k] = k + 2;
+        (void)!write(done[1], "w", 1);
+        char c;
+        if (read(go[0], &c, 1) != 1 || !words_are(w, bytes / 8, 2))
+            bad = bad ? bad : 5; /* the parent's store after fork() reached the child */
+        _exit(bad);
+    }
+    close(go[0]);
+    close(done[1]);
+    for (size_t k = 0; k < bytes / 16; k++) /* right after fork(): never the child's */
+        w[k] = k + 3;
+    char c;
+    CHECK(read(done[0], &c, 1) == 1, "the child did not write its copy");
+    (void)!write(go[1], "p", 1);
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the child failed (status %#x: 3 not the data as of fork(), 4 its copy not on node %d, "
+          "5 the parent's store reached it)", status, fast);
+    bool mine = words_are(w, bytes / 16, 3) && words_are(w + bytes / 16, bytes / 16, bytes / 16 + 1);
+    CHECK(mine, "the child's stores reached the parent's auto arena");
+    if (!failures)
+        printf("     the child read its copy as of fork(), all on node %d; neither saw the other's stores\n",
+               fast);
+    loci_arena_destroy(ar);
+    unlink(config);
+    return 0;
+}
+
+static int test_spill(int fast, int slow)
+{
+    const size_t bytes = 8u << 20;
+    /* a round every 500 ms: the pages read below stay mapped long enough to be asked where they are */
+    if (use_config("[tiering]\nsource = faults\ninterval = 500ms\nsample = 50%%\n[target fast]\nnuma_node = %d\n"
+                   "capacity = 16MiB\n", fast) != 0)
+        return 2;
+    loci_arena_t *ar;
+    int rc;
+    uint64_t *w = sampled_arena(&ar, bytes, fast, 7, &rc);
+    if (!w)
+        return rc;
+    uint64_t *more = loci_arena_alloc(ar, 12u << 20);
+    CHECK(more, "12 MiB more for an auto arena whose node is full: %s", loci_last_error());
+    loci_target_info_t info;
+    loci_target_info(loci_arena_target(ar), &info);
+    CHECK(info.numa_node == slow, "the arena moved down to node %d, not node %d", info.numa_node, slow);
+    /* tiering's next interval takes the pages left behind along: a few intervals under TCG. Every
+     * page is read, then asked where it is (the sampler may have unmapped some again meanwhile:
+     * those tell nothing) */
+    size_t n = page_count(w, bytes), on = 0, elsewhere = n;
+    int *nodes = malloc(n * sizeof *nodes);
+    for (double until = now_s() + 10; (elsewhere || on * 4 < n) && now_s() < until; usleep(100000)) {
+        touch_all(w, bytes);
+        page_nodes(w, bytes, nodes);
+        on = elsewhere = 0;
+        for (size_t p = 0; p < n; p++) {
+            on += nodes[p] == slow;
+            elsewhere += nodes[p] >= 0 && nodes[p] != slow;
+        }
+    }
+    free(nodes);
+    CHECK(elsewhere == 0 && on * 4 >= n, "the arena moved down to node %d, but %zu of its %zu pages are elsewhere "
+          "(%zu on node %d)", slow, elsewhere, n, on, slow);
+    CHECK(words_are(w, bytes / 8, 7), "the arena's data changed");
+    if (!failures)
+        printf("     moved down to node %d whole, the pages the sampler had unmapped too (%zu of %zu seen there)\n",
+               slow, on, n);
+    loci_arena_destroy(ar);
+    unlink(config);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "fork")) {
+        int rc = test_fork(atoi(argv[2]));
+        loci_fini();
+        return rc ? rc : failures ? 1 : 0;
+    }
+    if (argc == 4 && !strcmp(argv[1], "spill")) {
+        int rc = test_spill(atoi(argv[2]), atoi(argv[3]));
+        loci_fini();
+        return rc ? rc : failures ? 1 : 0;
+    }
     if (argc == 4 && !strcmp(argv[1], "gups")) {
         int rc = test_gups(atoi(argv[2]), atoi(argv[3]));
         loci_fini();
         return rc ? rc : failures ? 1 : 0;
     }
-    fprintf(stderr, "usage: vm_tiering gups FAST SLOW\n");
+    fprintf(stderr, "usage: vm_tiering gups FAST SLOW | fork FAST | spill FAST SLOW\n");
     return 2;
 }
