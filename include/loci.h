@@ -437,6 +437,42 @@ loci_arena_t *loci_arena_attach(const char *name);
  *  LOCI_EPERM (another user's), LOCI_EINVAL (bad name). */
 int loci_arena_unlink_shared(const char *name);
 
+/* Automatic tiering (docs/TIERING.md): an arena created with tier=auto in
+ * its intent (e.g. "bandwidth=high,tier=auto") starts on the best candidate
+ * with room under its tiering budget and is moved among its intent's
+ * candidates by measured heat per byte, by a thread of loci's, keeping its
+ * addresses: hot arenas fill the best candidates up to their budgets
+ * ([tiering] budget, [target X] tiering_budget in LOCI_CONFIG), colder ones
+ * go down. */
+
+/** What tiering knows of one auto arena. */
+typedef struct {
+    uint64_t bytes;               /**< its memory at the last interval */
+    double heat;                  /**< heat per byte, smoothed: the share of its memory found accessed per interval, 0..1 */
+    const loci_target_t *target;  /**< where it is now */
+    uint64_t bytes_moved;         /**< by tiering, all moves together */
+    uint64_t moves;               /**< moves tiering made of it */
+} loci_tier_stats_t;
+
+/** Counters of arena ar, which must be a tier=auto arena (LOCI_EINVAL
+ *  otherwise, and for NULL). */
+int loci_tier_stats(const loci_arena_t *ar, loci_tier_stats_t *out);
+
+/** Tiering of the whole process. */
+typedef struct {
+    uint64_t arenas;              /**< auto arenas now */
+    uint64_t bytes_promoted;      /**< moved to a better candidate */
+    uint64_t bytes_demoted;       /**< moved to a lower one */
+    uint64_t bytes_pingpong;      /**< moved back where they came from within 10 intervals */
+    uint64_t moves, intervals;
+    double cpu_seconds;           /**< the tiering thread's and its heat source's CPU time */
+    const char *source;           /**< the heat source: "perf", "damon", "faults", or "none" */
+    int paused;                   /**< 1: the source stopped working; nothing moves any more */
+} loci_tier_totals_t;
+
+/** Totals since the first auto arena (zeros before). */
+int loci_tier_totals(loci_tier_totals_t *out);
+
 /* ------------------------------------------------------------------- nvm -- */
 /*
  * SSD and other file tiers as a memory partition (NVMalloc); docs/NVM.md.

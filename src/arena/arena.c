@@ -105,10 +105,10 @@ void arena_rehome(loci_arena_t *ar, const struct loci_target *t, const provider_
 /* How an arena of `res` lives on t — bound there; on a file tier with
  * mode=paged, in loci's chunk cache as for loci_alloc — and the provider
  * that maps it. LOCI_ENOTSUP when t cannot hold an arena. */
-static int arena_home(const char *intent, const resolution_t *res, const struct loci_target *t, place_t *place,
-                      const provider_ops_t **ops)
+static int arena_home(const char *intent, const resolution_t *res, bool shareable, const struct loci_target *t,
+                      place_t *place, const provider_ops_t **ops)
 {
-    arena_place(t, res->pinned, res->access != ACCESS_PROCESS, place);
+    arena_place(t, res->pinned, shareable, place);
     if (t->numa_node < 0)
         allocator_file_mode(res, place);
     place->managed = res->managed;
@@ -121,30 +121,23 @@ static int arena_home(const char *intent, const resolution_t *res, const struct 
     return 0;
 }
 
-loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)
+loci_arena_t *arena_create(const intent_t *in, const resolution_t *res, const struct loci_target *t, bool shareable,
+                           size_t max_bytes)
 {
-    if (topo_ensure())
-        return NULL;
-    intent_t in;
-    resolution_t res;
     place_t place;
     const provider_ops_t *ops;
-    int rc = intent_parse(intent, &in);
-    if (rc == 0)
-        rc = intent_resolve(&in, &res);
-    if (rc == 0)
-        rc = arena_home(in.canonical, &res, res.candidates[0], &place, &ops);
+    int rc = arena_home(in->canonical, res, shareable, t, &place, &ops);
     if (rc != 0) {
         errno = loci__errno_of(rc);
         return NULL;
     }
-    loci_arena_t *ar = arena_new(in.canonical, res.candidates[0], max_bytes);
+    loci_arena_t *ar = arena_new(in->canonical, t, max_bytes);
     if (!ar)
         return NULL;
-    ar->res = res;
-    ar->pinned = res.pinned;
-    ar->shareable = res.access != ACCESS_PROCESS;
-    arena_rehome(ar, res.candidates[0], ops, &place);
+    ar->res = *res;
+    ar->pinned = res->pinned;
+    ar->shareable = shareable;
+    arena_rehome(ar, t, ops, &place);
     if (!(ar->heap = pool_heap_create(ops, &ar->place, ar))) {
         arena_free(ar);
         return NULL;
@@ -225,7 +218,7 @@ static bool first_block_on(loci_allocator_t *local, int i, void *arg)
     const struct loci_target *t = local ? local->res.candidates[0] : ar->res.candidates[i];
     place_t place;
     const provider_ops_t *ops;
-    if (t == home || arena_home(ar->intent, &ar->res, t, &place, &ops) != 0 ||
+    if (t == home || arena_home(ar->intent, &ar->res, ar->shareable, t, &place, &ops) != 0 ||
         pool_heap_rebase(ar->heap, ops, &place, NULL, NULL) != 0)
         return false;
     if ((f->p = heap_alloc(ar, f->align, f->size))) {
@@ -253,10 +246,37 @@ static void *first_block_elsewhere(loci_arena_t *ar, size_t align, size_t size, 
                                      reason);
 }
 
+static void *arena_alloc_with(loci_arena_t *ar, size_t align, size_t size);
+
+/* A tier=auto arena holding data whose target `full` cannot take a block:
+ * the whole arena goes down to the first lower candidate that takes it
+ * (addresses kept; the tiering thread promotes it again once it earns it),
+ * so that its allocation never fails while a lower candidate has room. */
+static void *alloc_after_spill(loci_arena_t *ar, const struct loci_target *full, size_t align, size_t size,
+                               int err, const char *reason)
+{
+    int below = 0;
+    while (below < ar->res.ncandidates && ar->res.candidates[below] != full)
+        below++;
+    for (int i = below + 1; i < ar->res.ncandidates; i++) {
+        const struct loci_target *t = ar->res.candidates[i];
+        if (arena_move(ar, t) != 0)
+            continue;
+        loci__log(LOCI_LOG_INFO, "arena \"%s\": %s full (%s); the arena moved to %s for a block of %zu bytes",
+                  ar->intent, full->name, reason, t->name, size);
+        return arena_alloc_with(ar, align, size);
+    }
+    errno = err;
+    return loci__fail_null(err == ENOSPC ? LOCI_ENOSPC : LOCI_ENOMEM,
+                           "arena \"%s\" (tier=auto): %s cannot take %zu more bytes (%s), and no lower candidate "
+                           "can take the whole arena", ar->intent, full->name, size, reason);
+}
+
 /* Slow path: the arena's target `tried` could not take the block. With
  * other allocations stopped (the write lock): an arena another thread's
  * fallback or move took elsewhere meanwhile tries there; an empty one goes
- * where its fallback says; otherwise the failure stands. */
+ * where its fallback says; a tier=auto one moves down (alloc_after_spill);
+ * otherwise the failure stands. */
 static __attribute__((noinline)) void *alloc_elsewhere(loci_arena_t *ar, const struct loci_target *tried,
                                                        size_t align, size_t size)
 {
@@ -267,14 +287,17 @@ static __attribute__((noinline)) void *alloc_elsewhere(loci_arena_t *ar, const s
     snprintf(reason, sizeof reason, "%s", loci_last_error());
     pthread_rwlock_wrlock(&ar->lock);
     void *p = NULL;
+    bool spill = false;
     if (loci_arena_target(ar) != tried)
         p = heap_alloc(ar, align, size);
     else if (is_empty(ar))
         p = first_block_elsewhere(ar, align, size, err, reason);
-    else
+    else if (!(spill = ar->res.tier_auto))
         errno = err;
     bool over = p && ar->max_bytes && !budget_take(ar, p);
     pthread_rwlock_unlock(&ar->lock);
+    if (spill) /* the move takes the lock itself */
+        return alloc_after_spill(ar, tried, align, size, err, reason);
     return LOCI_LIKELY(!over) ? p : alloc_recount(ar, align, size);
 }
 
@@ -358,11 +381,7 @@ static void destroy(loci_arena_t *ar)
     arena_free(ar);
 }
 
-void loci_arena_destroy(loci_arena_t *ar)
-{
-    if (ar)
-        destroy(ar);
-}
+void arena_destroy(loci_arena_t *ar) { destroy(ar); }
 
 void arena_fork(loci_fork_phase_t phase)
 {

@@ -1,7 +1,7 @@
 /*
  * fork() while other threads allocate: every lock of loci is taken before
- * the fork, outer layers first (the order the code nests them: allocators,
- * arenas, pools, providers' tables), so that none is held half-way through
+ * the fork, outer layers first (the order the code nests them: tiering,
+ * allocators, arenas, pools, providers' tables), so that none is held half-way through
  * an update by a thread the child will not have; the parent releases them,
  * the child makes them usable again and may allocate and free at once.
  * Front ends (shim/) register their own handlers after loci's, which runs
@@ -11,11 +11,13 @@
 #include "arena/arena.h"
 #include "pool/pool.h"
 #include "provider/provider.h"
+#include "tiering/tiering.h"
 
 #include <pthread.h>
 
 static void each_layer(loci_fork_phase_t phase)
 {
+    tiering_fork(phase); /* its registry lock is taken before the arenas' and the pools' */
     allocator_fork(phase);
     arena_fork(phase);
     pool_fork(phase);

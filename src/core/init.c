@@ -8,15 +8,18 @@
 #include "ckpt/ckpt.h"
 #include "nvm/nvm.h"
 #include "pool/pool.h"
+#include "tiering/tiering.h"
 #include "topo/topo.h"
 
 int loci_init(void) { return topo_ensure(); }
 
-/* Layers go in reverse order of their dependencies: checkpoints refer to
+/* Layers go in reverse order of their dependencies (the tiering thread
+ * first, which moves arenas on its own): checkpoints refer to
  * regions, arenas and allocators hold heaps, heaps hold targets of the
  * topology. */
 static void teardown(void)
 {
+    tiering_fini(); /* its thread moves arenas: stopped before anything goes */
     ckpt_fini();
     nvm_fini(); /* regions are no heaps: synced and closed first */
     arena_fini();

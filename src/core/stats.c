@@ -1,10 +1,12 @@
 /*
  * The statistics report (loci_stats_print; LOCI_STATS=1 prints it at exit):
- * allocators and targets (alloc/stats.c adds the pool's counters up) and the
- * paged caches (nvm/stats.c).
+ * allocators and targets (alloc/stats.c adds the pool's counters up), the
+ * auto arenas and tiering's totals (tiering/stats.c) and the paged caches
+ * (nvm/stats.c).
  */
 #include "alloc/allocator.h"
 #include "nvm/nvm.h"
+#include "tiering/tiering.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -34,6 +36,7 @@ void loci_stats_print(FILE *f)
             fprintf(f, "  %-36s %-8s %14" PRIu64 " %14" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
                     t->targets[i].name, "", st.bytes_in_use, st.bytes_peak, st.allocations, st.frees);
     }
+    tiering_stats_print(f);
     nvm_stats_print(f);
 }
 

@@ -7,7 +7,8 @@
  *   budget = 90%         share of each target's capacity auto arenas may fill (0-100 %), or a size;
  *                        [target X] tiering_budget overrides it for X
  *   rate = 1GB/s         bytes moved per second at most
- *   sample = 10%         the faults source: share of each arena's pages sampled per interval
+ *   sample = 2%          the faults source: share of each arena's pages sampled per interval
+ *                        (not given: heat's default, HEAT_DEFAULT_SAMPLE_SHARE)
  *
  * Values are checked when the first auto arena reads them, each message
  * saying the file and line (topo keeps them as text, with where).
@@ -18,12 +19,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #define DEFAULT_INTERVAL_MS 200
 #define DEFAULT_BUDGET 0.9
 #define DEFAULT_RATE (1000ull * 1000 * 1000) /* 1 GB/s */
-#define DEFAULT_SAMPLE 0.1
 
 /* The value of `key`, or NULL when not given; *where its "file:line". */
 static const char *value_of(const char *key, const char **where)
@@ -50,21 +49,25 @@ static bool parse_share(const char *text, double *out)
     return end != text && !*end && errno == 0 && v > 0 && v <= 1;
 }
 
+/* "200ms", "1.5s": 10 ms to 60 s, in ms. */
+static bool parse_interval(const char *text, unsigned *ms)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (strcmp(end, "s") == 0)
+        v *= 1000;
+    else if (strcmp(end, "ms") != 0)
+        return false;
+    *ms = (unsigned)v;
+    return end != text && errno == 0 && v >= 10 && v <= 60000;
+}
+
 static int read_source(tiering_config_t *c)
 {
-    static const struct {
-        const char *name;
-        heat_source_t source;
-    } sources[] = {{"auto", HEAT_SOURCE_NONE}, {"perf", HEAT_SOURCE_PERF}, {"damon", HEAT_SOURCE_DAMON},
-                   {"faults", HEAT_SOURCE_FAULTS}};
     const char *where, *v = value_of("source", &where);
-    if (!v)
+    if (!v || heat_source_parse(v, &c->source) == 0)
         return 0;
-    for (size_t i = 0; i < sizeof sources / sizeof *sources; i++)
-        if (strcasecmp(v, sources[i].name) == 0) {
-            c->source = sources[i].source;
-            return 0;
-        }
     return bad(where, "source", v, "auto, perf, damon or faults");
 }
 
@@ -72,17 +75,14 @@ int tiering_config_read(tiering_config_t *c)
 {
     *c = (tiering_config_t){.source = HEAT_SOURCE_NONE, .interval_ms = DEFAULT_INTERVAL_MS,
                             .budget = {.set = true, .share = DEFAULT_BUDGET}, .rate = DEFAULT_RATE,
-                            .sample = DEFAULT_SAMPLE};
+                            .sample = 0 /* heat's default */};
     int rc = read_source(c);
     if (rc)
         return rc;
     const char *where, *v;
     uint64_t n;
-    if ((v = value_of("interval", &where))) {
-        if (!units_parse_latency(v, &n) || n < 10 * 1000000ull || n > 60 * 1000000000ull)
-            return bad(where, "interval", v, "a time from 10ms to 60s, e.g. 200ms or 1s");
-        c->interval_ms = (unsigned)(n / 1000000);
-    }
+    if ((v = value_of("interval", &where)) && !parse_interval(v, &c->interval_ms))
+        return bad(where, "interval", v, "a time from 10ms to 60s, e.g. 200ms or 1s");
     if ((v = value_of("budget", &where)) && !topo_budget_parse(v, &c->budget))
         return bad(where, "budget", v, "a share of each target's capacity from 0% to 100% (e.g. 90%) or a size "
                                        "(e.g. 16GiB); one target's own: [target X] tiering_budget");

@@ -1,0 +1,105 @@
+/*
+ * The auto arenas of this process and the tiering totals, under one lock:
+ * what the tiering thread plans over and moves, what loci_tier_stats and
+ * `loci tier` read. The thread marks a record busy while it moves that
+ * arena (without the lock, so that creating and destroying other arenas
+ * never waits for a move); destroying it waits until it is idle.
+ */
+#include "tiering/tiering.h"
+#include "list.h"
+
+#include <stdlib.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t idle = PTHREAD_COND_INITIALIZER;
+static tier_arena_t *arenas;
+static tier_totals_t totals;
+static uint64_t next_id = 1;
+
+void tiering_lock(void) { pthread_mutex_lock(&lock); }
+void tiering_unlock(void) { pthread_mutex_unlock(&lock); }
+
+void tiering_wait_idle(tier_arena_t *t)
+{
+    while (t->busy)
+        pthread_cond_wait(&idle, &lock);
+}
+
+void tiering_set_idle(tier_arena_t *t)
+{
+    t->busy = false;
+    pthread_cond_broadcast(&idle);
+}
+
+tier_arena_t *tiering_arenas(void) { return arenas; }
+tier_totals_t *tiering_totals(void) { return &totals; }
+
+int tiering_register(loci_arena_t *ar)
+{
+    tier_arena_t *t = calloc(1, sizeof *t);
+    if (!t)
+        return loci__fail(LOCI_ENOMEM, "out of memory registering an auto arena");
+    t->ar = ar;
+    pthread_mutex_lock(&lock);
+    t->id = next_id++;
+    DLIST_PUSH(arenas, t, next, prev);
+    pthread_mutex_unlock(&lock);
+    return 0;
+}
+
+tier_arena_t *tiering_find(const loci_arena_t *ar)
+{
+    for (tier_arena_t *t = arenas; t; t = t->next)
+        if (t->ar == ar)
+            return t;
+    return NULL;
+}
+
+tier_arena_t *tiering_unregister(loci_arena_t *ar)
+{
+    tier_arena_t *t = tiering_find(ar);
+    if (!t)
+        return NULL;
+    tiering_wait_idle(t);
+    tiering_unwatch(t); /* before its memory goes: heat must not sample what is mapped there next */
+    DLIST_UNLINK(arenas, t, next, prev);
+    return t;
+}
+
+uint64_t tiering_bytes_on(const struct loci_target *target)
+{
+    uint64_t sum = 0;
+    for (tier_arena_t *t = arenas; t; t = t->next) {
+        pool_stats_t st;
+        if (loci_arena_target(t->ar) == target && pool_stats_heap(t->ar->heap, &st) == 0)
+            sum += st.bytes_committed;
+    }
+    return sum;
+}
+
+void tiering_registry_clear(void)
+{
+    pthread_mutex_lock(&lock);
+    while (arenas) {
+        tier_arena_t *t = arenas;
+        DLIST_UNLINK(arenas, t, next, prev);
+        free(t->watched);
+        free(t);
+    }
+    totals = (tier_totals_t){0};
+    pthread_mutex_unlock(&lock);
+}
+
+void tiering_registry_fork(loci_fork_phase_t phase)
+{
+    loci__fork_mutex(&lock, phase);
+    if (phase != LOCI_FORK_CHILD)
+        return;
+    /* the child has no tiering thread: nothing is busy, and heat (opened
+     * again when the thread starts again) watches nothing yet */
+    pthread_cond_init(&idle, NULL);
+    for (tier_arena_t *t = arenas; t; t = t->next) {
+        t->busy = false;
+        t->nwatched = 0;
+    }
+}

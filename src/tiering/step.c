@@ -1,0 +1,212 @@
+/*
+ * One interval of tiering, given the heat of every watched granule: each
+ * auto arena's heat per byte (the granules' heat weighted by their size,
+ * smoothed over intervals), the targets' room (budget, free memory), the
+ * plan (plan.c), and its moves through arena_move — NUMA node to NUMA node
+ * keeps addresses and lets readers and writers run; a move to or from a
+ * file tier needs the arena idle and is simply tried again later when it is
+ * not (LOCI_EBUSY). The measured move bandwidth and the rate limit's
+ * allowance are kept here from interval to interval. Called by the tiering
+ * thread only (and by tests, with no thread running).
+ */
+#include "tiering/tiering.h"
+#include "clock.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SMOOTHING 0.5          /* weight of the last interval in an arena's heat */
+#define MARGIN 0.25            /* hysteresis: 25 % hotter per tier to take an incumbent's place */
+#define MIN_RESIDENCE 3        /* intervals an arena stays after a move */
+#define PINGPONG_INTERVALS 10  /* a move back within this many intervals counts as ping-pong */
+#define FIRST_GUESS_BPS 1e9    /* move bandwidth until one is measured */
+
+static double seconds_per_byte = 1 / FIRST_GUESS_BPS;
+static int64_t allowance;
+
+static int by_tag(const void *pa, const void *pb)
+{
+    const heat_sample_t *a = pa, *b = pb;
+    return a->tag < b->tag ? -1 : a->tag > b->tag;
+}
+
+/* The arenas' heat from this interval's samples (sorted by tag). */
+static void account(const heat_sample_t *s, size_t n)
+{
+    for (tier_arena_t *t = tiering_arenas(); t; t = t->next) {
+        size_t lo = 0, hi = n;
+        while (lo < hi) { /* first sample of t */
+            size_t mid = (lo + hi) / 2;
+            if (s[mid].tag < t->id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        double hot = 0, seen = 0;
+        for (size_t i = lo; i < n && s[i].tag == t->id; i++)
+            if (s[i].observations) {
+                hot += s[i].heat * (double)s[i].size;
+                seen += (double)s[i].size;
+            }
+        if (seen > 0) /* nothing seen this interval: its heat stays what it was */
+            t->heat = t->heat_seen ? SMOOTHING * (hot / seen) + (1 - SMOOTHING) * t->heat : hot / seen;
+        t->heat_seen |= seen > 0;
+        t->residence++;
+    }
+}
+
+/* Free bytes of t now, as a move there would see them; UINT64_MAX when
+ * unknown (a simulated node): then its budget alone says. */
+static uint64_t free_on(const struct loci_target *t)
+{
+    place_t place;
+    uint64_t avail;
+    arena_place(t, false, false, &place);
+    const provider_ops_t *ops = provider_for_place(&place);
+    return ops && ops->available(&place, &avail) == 0 ? avail : UINT64_MAX;
+}
+
+/* The index of target t in the plan's table, added when new. */
+static int target_index(const struct loci_target **table, size_t *nt, const struct loci_target *t)
+{
+    for (size_t i = 0; i < *nt; i++)
+        if (table[i] == t)
+            return (int)i;
+    table[*nt] = t;
+    return (int)(*nt)++;
+}
+
+typedef struct {
+    tier_arena_t **rec;
+    plan_arena_t *arenas;
+    unsigned *wanted;
+    const struct loci_target **targets;
+    plan_target_t *room;
+    plan_move_t *moves;
+    size_t n, nt;
+} work_t;
+
+static void work_free(work_t *w)
+{
+    free(w->rec);
+    free(w->arenas);
+    free(w->wanted);
+    free(w->targets);
+    free(w->room);
+    free(w->moves);
+}
+
+/* The plan's view of every auto arena and of the targets they may use. */
+static bool describe(const tiering_config_t *c, work_t *w)
+{
+    size_t n = 0;
+    for (tier_arena_t *t = tiering_arenas(); t; t = t->next)
+        n++;
+    *w = (work_t){.rec = calloc(n + 1, sizeof *w->rec), .arenas = calloc(n + 1, sizeof *w->arenas),
+                  .wanted = calloc(n + 1, sizeof *w->wanted), .moves = calloc(n + 1, sizeof *w->moves),
+                  .targets = calloc(n * RESOLVE_MAX_CANDIDATES + 1, sizeof *w->targets),
+                  .room = calloc(n * RESOLVE_MAX_CANDIDATES + 1, sizeof *w->room)};
+    if (!w->rec || !w->arenas || !w->wanted || !w->moves || !w->targets || !w->room)
+        return false;
+    for (tier_arena_t *t = tiering_arenas(); t; t = t->next) {
+        pool_stats_t st;
+        t->bytes = pool_stats_heap(t->ar->heap, &st) == 0 ? st.bytes_committed : 0;
+        plan_arena_t *a = &w->arenas[w->n];
+        const resolution_t *res = &t->ar->res;
+        const struct loci_target *now = loci_arena_target(t->ar);
+        *a = (plan_arena_t){.bytes = t->bytes, .heat = t->heat, .at = -1, .ncandidates = res->ncandidates,
+                            .residence = t->residence};
+        for (int k = 0; k < res->ncandidates; k++) {
+            a->cand[k] = target_index(w->targets, &w->nt, res->candidates[k]);
+            if (res->candidates[k] == now)
+                a->at = k;
+        }
+        w->wanted[w->n] = t->wanted_for;
+        w->rec[w->n++] = t;
+    }
+    for (size_t i = 0; i < w->nt; i++) {
+        uint64_t budget = tiering_budget_bytes(c, w->targets[i]), mine = tiering_bytes_on(w->targets[i]);
+        uint64_t free = free_on(w->targets[i]), reachable = free > UINT64_MAX - mine ? UINT64_MAX : mine + free;
+        w->room[i].room = budget < reachable ? budget : reachable;
+    }
+    return true;
+}
+
+/* Counters of one move that was made. */
+static void count_move(tier_arena_t *t, const struct loci_target *from, const struct loci_target *to, bool up,
+                       uint64_t bytes, double seconds)
+{
+    tier_totals_t *tot = tiering_totals();
+    *(up ? &tot->promoted : &tot->demoted) += bytes;
+    if (t->left == to && tot->intervals - t->moved_at <= PINGPONG_INTERVALS)
+        tot->pingpong += bytes;
+    tot->moves++;
+    tot->move_seconds += seconds;
+    t->left = from;
+    t->moved_at = tot->intervals;
+    t->bytes_moved += bytes;
+    t->moves++;
+    t->residence = 0;
+    t->wanted_for = 0;
+    if (bytes && seconds > 0)
+        seconds_per_byte = SMOOTHING * (seconds / (double)bytes) + (1 - SMOOTHING) * seconds_per_byte;
+}
+
+/* Make the moves, each arena marked busy (its destroy waits) and moved
+ * without the lock. Under the lock; returns with it. */
+static void make_moves(const work_t *w, size_t nmoves)
+{
+    for (size_t m = 0; m < nmoves; m++) {
+        w->rec[w->moves[m].arena]->busy = true;
+        /* heat's sampled pages are mapped back first, or the move would not
+         * find them; the next interval watches the arena again */
+        tiering_unwatch(w->rec[w->moves[m].arena]);
+    }
+    for (size_t m = 0; m < nmoves; m++) {
+        const plan_move_t *mv = &w->moves[m];
+        tier_arena_t *t = w->rec[mv->arena];
+        const struct loci_target *from = loci_arena_target(t->ar), *to = w->targets[mv->target];
+        uint64_t bytes = w->arenas[mv->arena].bytes;
+        tiering_unlock();
+        uint64_t t0 = clock_mono_ns();
+        int rc = arena_move(t->ar, to);
+        double seconds = (double)(clock_mono_ns() - t0) / 1e9;
+        if (rc != 0) /* full meanwhile, or busy for a file tier: the next interval plans again */
+            loci__log(LOCI_LOG_DEBUG, "tiering: arena \"%s\" stays on %s: %s", t->ar->intent, from->name,
+                      loci_last_error());
+        tiering_lock();
+        if (rc == 0)
+            count_move(t, from, to, mv->promotion, bytes, seconds);
+        tiering_set_idle(t);
+    }
+}
+
+void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
+{
+    double interval_s = c->interval_ms / 1e3;
+    int64_t per_interval = (int64_t)((double)c->rate * interval_s);
+    allowance = allowance + per_interval > per_interval ? per_interval : allowance + per_interval;
+    qsort(samples, n, sizeof *samples, by_tag);
+    tiering_lock();
+    account(samples, n);
+    work_t w;
+    if (describe(c, &w)) {
+        plan_params_t p = {.margin = MARGIN, .min_residence = MIN_RESIDENCE, .seconds_per_byte = seconds_per_byte,
+                           .interval_s = interval_s, .allowance = allowance};
+        size_t nmoves = plan_make(w.arenas, w.n, w.room, w.nt, &p, w.wanted, w.moves);
+        for (size_t i = 0; i < w.n; i++)
+            w.rec[i]->wanted_for = w.wanted[i];
+        for (size_t m = 0; m < nmoves; m++)
+            allowance -= (int64_t)w.arenas[w.moves[m].arena].bytes;
+        make_moves(&w, nmoves);
+    }
+    work_free(&w);
+    tiering_totals()->intervals++;
+    tiering_unlock();
+}
+
+void tiering_step_reset(void)
+{
+    seconds_per_byte = 1 / FIRST_GUESS_BPS;
+    allowance = 0;
+}

@@ -1,0 +1,331 @@
+/*
+ * tier=auto arenas as a user sees them (docs/TIERING.md), on a simulated
+ * KNL (hbm0 = node 1 ranks first for bandwidth=high, dram0 = node 0;
+ * placement recorded, not applied): where they start under the budget, the
+ * plan's moves as heat changes (steps driven here with synthetic heat, the
+ * thread's interval set to a minute so that it never steps meanwhile), the
+ * data and addresses kept, the budget never passed, the counters
+ * (loci_tier_stats, loci_tier_totals, LOCI_STATS), an arena whose target is
+ * full moving down instead of failing, fork, and bad input: [tiering]
+ * values, allocators and shared arenas with tier=auto. Real pages and a real
+ * heat source: tests/vm/vm_tiering.c.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "loci.h"
+#include "support/scratch.h"
+#include "tiering/tiering.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MiB (1ull << 20)
+#define NARENAS 4
+#define ARENA_BYTES (4 * MiB)
+
+/* hbm0 may hold 8 MiB of auto arenas: two of the four */
+static const char *const config = "[tiering]\ninterval = 60s\n[target hbm0]\nnuma_node = 1\ntiering_budget = 8MiB\n";
+
+static const char *name_of(const loci_target_t *t)
+{
+    static __thread loci_target_info_t info;
+    return t && loci_target_info(t, &info) == 0 ? info.name : "(none)";
+}
+
+typedef struct {
+    loci_arena_t *ar[NARENAS];
+    unsigned char *data[NARENAS];
+} set_t;
+
+static uint64_t checksum(const unsigned char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t k = 0; k < n; k += 509)
+        h = (h ^ p[k]) * 1099511628211ull;
+    return h;
+}
+
+static void make_set(set_t *s)
+{
+    for (int i = 0; i < NARENAS; i++) {
+        s->ar[i] = loci_arena_create("bandwidth=high,tier=auto", 0);
+        if (!s->ar[i])
+            fail_msg("auto arena %d: %s", i, loci_last_error());
+        s->data[i] = loci_arena_alloc(s->ar[i], ARENA_BYTES - 4096);
+        assert_non_null(s->data[i]);
+        memset(s->data[i], 'a' + i, ARENA_BYTES - 4096);
+    }
+}
+
+/* One interval with arenas `hot` (a bit mask) at heat 1, the others at 0. */
+static void step(const set_t *s, unsigned hot)
+{
+    tiering_config_t c;
+    assert_int_equal(tiering_config_read(&c), 0);
+    heat_sample_t samples[NARENAS];
+    tiering_lock();
+    for (int i = 0; i < NARENAS; i++) {
+        const tier_arena_t *t = tiering_find(s->ar[i]);
+        assert_non_null(t);
+        samples[i] = (heat_sample_t){(uintptr_t)s->data[i], ARENA_BYTES, t->id, (hot >> i) & 1 ? 1.0 : 0.0, 10};
+    }
+    tiering_unlock();
+    tiering_step(&c, samples, NARENAS);
+    tiering_lock();
+    uint64_t on_hbm = tiering_bytes_on(loci_target_by_name("hbm0"));
+    tiering_unlock();
+    if (on_hbm > 8 * MiB)
+        fail_msg("%llu bytes of auto arenas on hbm0, over its budget of 8 MiB", (unsigned long long)on_hbm);
+}
+
+/* Steps until arenas `hot` are on hbm0 and the others on dram0; how many. */
+static int steps_until_placed(const set_t *s, unsigned hot, int max)
+{
+    for (int n = 1; n <= max; n++) {
+        step(s, hot);
+        bool placed = true;
+        for (int i = 0; i < NARENAS; i++)
+            placed &= strcmp(name_of(loci_arena_target(s->ar[i])), (hot >> i) & 1 ? "hbm0" : "dram0") == 0;
+        if (placed)
+            return n;
+    }
+    for (int i = 0; i < NARENAS; i++)
+        fprintf(stderr, "arena %d (%s): on %s\n", i, (hot >> i) & 1 ? "hot" : "cold",
+                name_of(loci_arena_target(s->ar[i])));
+    fail_msg("not placed by heat after %d intervals", max);
+    return -1;
+}
+
+static void check_data(const set_t *s)
+{
+    for (int i = 0; i < NARENAS; i++) {
+        unsigned char *expected = malloc(ARENA_BYTES - 4096);
+        memset(expected, 'a' + i, ARENA_BYTES - 4096);
+        assert_int_equal(checksum(s->data[i], ARENA_BYTES - 4096), checksum(expected, ARENA_BYTES - 4096));
+        free(expected);
+        assert_ptr_equal(loci_arena_of(s->data[i] + 12345), s->ar[i]); /* the same addresses, still its */
+    }
+}
+
+static void destroy_set(set_t *s)
+{
+    for (int i = 0; i < NARENAS; i++)
+        loci_arena_destroy(s->ar[i]);
+}
+
+static void start_on_the_best_candidate_with_room(void **state)
+{
+    use_topology("knl-flat.xml", config);
+    set_t s;
+    make_set(&s);
+    /* the first two fill hbm0's budget, the next ones start on dram0 */
+    assert_string_equal(name_of(loci_arena_target(s.ar[0])), "hbm0");
+    assert_string_equal(name_of(loci_arena_target(s.ar[1])), "hbm0");
+    assert_string_equal(name_of(loci_arena_target(s.ar[2])), "dram0");
+    assert_string_equal(name_of(loci_arena_target(s.ar[3])), "dram0");
+    destroy_set(&s);
+}
+
+static void heat_places_and_keeps_data(void **state)
+{
+    use_topology("knl-flat.xml", config);
+    set_t s;
+    make_set(&s);
+    void *before[NARENAS];
+    memcpy(before, s.data, sizeof before);
+    /* arenas 2 and 3 are the hot ones: up within the minimum residence and a step */
+    int n = steps_until_placed(&s, 0xc, 10);
+    assert_true(n <= 4);
+    check_data(&s);
+    assert_memory_equal(before, s.data, sizeof before);
+    loci_tier_stats_t st;
+    assert_int_equal(loci_tier_stats(s.ar[2], &st), 0);
+    assert_string_equal(name_of(st.target), "hbm0");
+    assert_true(st.heat > 0.9);
+    assert_int_equal(st.moves, 1);
+    assert_true(st.bytes >= ARENA_BYTES - 4096 && st.bytes_moved == st.bytes);
+    assert_int_equal(loci_tier_stats(s.ar[0], &st), 0);
+    assert_true(st.heat < 0.1);
+    assert_string_equal(name_of(st.target), "dram0");
+
+    /* the hot set switches: back within the residence and the margin; all of it ping-pong (< 10 intervals) */
+    n = steps_until_placed(&s, 0x3, 10);
+    assert_true(n <= 4);
+    check_data(&s);
+    loci_tier_totals_t tot;
+    assert_int_equal(loci_tier_totals(&tot), 0);
+    assert_int_equal(tot.arenas, NARENAS);
+    assert_int_equal(tot.moves, 8);
+    assert_true(tot.bytes_promoted >= 4 * (ARENA_BYTES - 4096) && tot.bytes_demoted == tot.bytes_promoted);
+    assert_true(tot.bytes_pingpong == tot.bytes_promoted + tot.bytes_demoted - 4 * st.bytes);
+
+    /* a steady heat moves nothing more */
+    for (int i = 0; i < 5; i++)
+        step(&s, 0x3);
+    assert_int_equal(loci_tier_totals(&tot), 0);
+    assert_int_equal(tot.moves, 8);
+
+    char *report = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&report, &len);
+    loci_stats_print(f);
+    fclose(f);
+    assert_non_null(strstr(report, "AUTO ARENA"));
+    assert_non_null(strstr(report, "bandwidth=high,tier=auto"));
+    assert_non_null(strstr(report, "moved back within 10 intervals"));
+    free(report);
+    destroy_set(&s);
+    assert_int_equal(loci_tier_totals(&tot), 0);
+    assert_int_equal(tot.arenas, 0);
+}
+
+/* The thread with this machine's heat source: the arena the program
+ * touches takes the cold one's place on hbm0, within a few intervals. */
+static void the_thread_follows_measured_heat(void **state)
+{
+    use_topology("knl-flat.xml", "[tiering]\ninterval = 50ms\n[target hbm0]\nnuma_node = 1\ntiering_budget = 4MiB\n");
+    loci_arena_t *cold = loci_arena_create("bandwidth=high,tier=auto", 0);
+    assert_non_null(cold);
+    volatile unsigned char *c = loci_arena_alloc(cold, 4 * MiB); /* hbm0's budget taken: the next one starts lower */
+    loci_arena_t *hot = loci_arena_create("bandwidth=high,tier=auto", 0);
+    assert_non_null(hot);
+    loci_tier_totals_t tot;
+    assert_int_equal(loci_tier_totals(&tot), 0);
+    if (strcmp(tot.source, "none") == 0) {
+        loci_arena_destroy(cold);
+        loci_arena_destroy(hot);
+        print_message("skipped: no heat source works on this machine (the warning above says why)\n");
+        skip();
+        return;
+    }
+    volatile unsigned char *h = loci_arena_alloc(hot, 4 * MiB);
+    memset((void *)c, 1, 4 * MiB);
+    memset((void *)h, 2, 4 * MiB);
+    assert_string_equal(name_of(loci_arena_target(cold)), "hbm0");
+    assert_string_equal(name_of(loci_arena_target(hot)), "dram0");
+    uint64_t sum = 0;
+    for (int round = 0; round < 400 && strcmp(name_of(loci_arena_target(hot)), "hbm0") != 0; round++) {
+        for (size_t k = 0; k < 4 * MiB; k += 4096)
+            sum += h[k]++;
+        usleep(10000);
+    }
+    assert_int_equal(loci_tier_totals(&tot), 0);
+    if (strcmp(name_of(loci_arena_target(hot)), "hbm0") != 0)
+        fail_msg("the touched arena is still on %s after 4 s (%s source, %llu intervals, %llu moves)",
+                 name_of(loci_arena_target(hot)), tot.source, (unsigned long long)tot.intervals,
+                 (unsigned long long)tot.moves);
+    assert_string_equal(name_of(loci_arena_target(cold)), "dram0");
+    for (size_t k = 0; k < 4 * MiB; k += 4096)
+        assert_int_equal(c[k], 1);
+    assert_true(sum > 0);
+    assert_true(tot.cpu_seconds > 0);
+    loci_arena_destroy(cold);
+    loci_arena_destroy(hot);
+}
+
+static void a_full_target_moves_the_arena_down(void **state)
+{
+    /* hbm0 capped at 16 MiB: an auto arena there holding data moves to dram0 when it outgrows it */
+    use_topology("knl-flat.xml", "[tiering]\ninterval = 60s\n[target hbm0]\nnuma_node = 1\ncapacity = 16MiB\n");
+    loci_arena_t *ar = loci_arena_create("bandwidth=high,tier=auto", 0);
+    assert_non_null(ar);
+    unsigned char *p = loci_arena_alloc(ar, 6 * MiB);
+    assert_non_null(p);
+    memset(p, 7, 6 * MiB);
+    assert_string_equal(name_of(loci_arena_target(ar)), "hbm0");
+    unsigned char *q = loci_arena_alloc(ar, 12 * MiB);
+    if (!q)
+        fail_msg("the allocation failed while dram0 had room: %s", loci_last_error());
+    assert_string_equal(name_of(loci_arena_target(ar)), "dram0");
+    assert_int_equal(p[6 * MiB - 1], 7);
+    loci_arena_destroy(ar);
+
+    /* a plain arena keeps failing there, as documented */
+    ar = loci_arena_create("bandwidth=high", 0);
+    assert_non_null(loci_arena_alloc(ar, 6 * MiB));
+    assert_null(loci_arena_alloc(ar, 12 * MiB));
+    loci_arena_destroy(ar);
+}
+
+static void a_child_keeps_working(void **state)
+{
+    use_topology("knl-flat.xml", config);
+    set_t s;
+    make_set(&s);
+    pid_t pid = fork();
+    if (pid == 0) {
+        set_t t;
+        make_set(&t); /* registering, under the registry lock the fork took */
+        bool ok = t.data[0][0] == 'a' && s.data[3][0] == 'd';
+        destroy_set(&t);
+        destroy_set(&s);
+        _exit(ok ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    destroy_set(&s);
+}
+
+static void expect_config_error(const char *text, const char *part)
+{
+    use_topology("knl-flat.xml", text);
+    assert_null(loci_arena_create("bandwidth=high,tier=auto", 0));
+    assert_int_equal(errno, EINVAL);
+    if (!strstr(loci_last_error(), part))
+        fail_msg("config \"%s\": message \"%s\" lacks \"%s\"", text, loci_last_error(), part);
+    loci_arena_t *plain = loci_arena_create("bandwidth=high", 0); /* other arenas are not its business */
+    assert_non_null(plain);
+    loci_arena_destroy(plain);
+}
+
+static void bad_input(void **state)
+{
+    expect_config_error("[tiering]\nbudget = 120%\n", ".ini:2: [tiering] budget = 120%: expected a share");
+    expect_config_error("[tiering]\n\nbudget = -1%\n", ".ini:3: [tiering] budget = -1%");
+    expect_config_error("[tiering]\ninterval = 1ms\n", "[tiering] interval = 1ms: expected a time from 10ms to 60s");
+    expect_config_error("[tiering]\nsource = magic\n", "expected auto, perf, damon or faults");
+    expect_config_error("[tiering]\nrate = 0\n", "[tiering] rate = 0");
+    expect_config_error("[tiering]\nsample = 0\n", "[tiering] sample = 0");
+
+    use_topology("knl-flat.xml", config);
+    assert_null(loci_allocator_create("bandwidth=high,tier=auto"));
+    assert_non_null(strstr(loci_last_error(), "tier=auto is for arenas"));
+    assert_null(loci_arena_create_shared(unique_name("auto"), "bandwidth=high,tier=auto", 1 << 20));
+    assert_non_null(strstr(loci_last_error(), "a shared arena stays on the node it was created on"));
+    assert_null(loci_arena_create("target=hbm0,tier=auto", 0));
+    assert_int_equal(errno, EINVAL);
+    /* one candidate on this machine: works, with a warning */
+    loci_arena_t *ar = loci_arena_create("tier=auto", 0);
+    assert_non_null(ar);
+    assert_non_null(loci_arena_alloc(ar, 100));
+    loci_tier_stats_t st;
+    assert_int_equal(loci_tier_stats(ar, &st), 0);
+    loci_arena_destroy(ar);
+    ar = loci_arena_create("bandwidth=high", 0);
+    assert_int_equal(loci_tier_stats(ar, &st), LOCI_EINVAL);
+    assert_non_null(strstr(loci_last_error(), "is not a tier=auto arena"));
+    loci_arena_destroy(ar);
+    assert_int_equal(loci_tier_stats(NULL, &st), LOCI_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(start_on_the_best_candidate_with_room),
+        cmocka_unit_test(heat_places_and_keeps_data),
+        cmocka_unit_test(the_thread_follows_measured_heat),
+        cmocka_unit_test(a_full_target_moves_the_arena_down),
+        cmocka_unit_test(a_child_keeps_working),
+        cmocka_unit_test(bad_input),
+    };
+    return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
+}
