@@ -508,7 +508,8 @@ enum {
 /** Map the persistent region `name` ([A-Za-z0-9_.-], at most 128 characters,
  *  no "..", not starting with '.' or '-'), "<tier dir>/<name>.region" of the
  *  first file tier `intent` resolves to (NULL or "" = "persist": the default
- *  tier ssd0). Its mode (mmap or paged, cache, chunk) comes from the intent
+ *  tier ssd0, or persistent memory where the machine has some), or an entry
+ *  of a device-DAX target's region directory (below). Its mode (mmap or paged, cache, chunk) comes from the intent
  *  too. A region created with mode=mmap (the default) is one file; one
  *  created with mode=paged is a directory of chunk files (chunk=SIZE each,
  *  made as they are written; checkpoints share them) and is always opened
@@ -528,6 +529,16 @@ enum {
  *  of chunks has no file to map: LOCI_REGION_READONLY gives a private read-only
  *  cache, LOCI_REGION_SHARED is refused (ENOTSUP; create it with mode=mmap to share
  *  it).
+ *
+ *  On a persistent device-DAX target (pmem0 on /dev/daxX.Y, placed first by
+ *  "persist" or "kind=pmem" where the machine has one), a region is a named
+ *  range of the device kept in the device's own region directory (docs/NVM.md
+ *  "Regions on devdax"): the same bytes at every opening, durable once
+ *  written back from the CPU caches (loci_region_sync, loci_range_flush,
+ *  loci_region_close), its space in whole align units (usually 2 MiB). It
+ *  records its owner's uid: no other uid opens it (EPERM). A process opens it
+ *  once (EBUSY for a second opening); a device whose directory fails its
+ *  checksum is refused (EIO), never reformatted.
  *
  *  Returns the address, or NULL + errno (EINVAL: bad name, size or flags;
  *  ENOENT: no such region without LOCI_REGION_CREATE; EBUSY: open elsewhere in a

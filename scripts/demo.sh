@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# loci's main job, shown: this machine's memory targets and data placed by
-# intent — then the same inside a VM whose kernel sees three NUMA nodes with
-# HMAT figures (DRAM, an HBM-like and a CXL-like node) and one with a NIC —
+# loci's main job, shown: this machine's memory targets, data placed by
+# intent and a persistent region (on pmem where there is some) — then the same
+# inside a VM whose kernel sees three NUMA nodes with HMAT figures (DRAM, an
+# HBM-like and a CXL-like node), one with a NIC and one with an NVDIMM as
+# device-DAX (/dev/dax0.0: placement and a region across processes) —
 # then the job-wide half: a throw-away Ceph cluster (scripts/store-cluster.sh)
 # whose pool is the job's aggregate store, two compute "nodes" (network
 # namespaces), a region written on one and read on the other, and a checkpoint
@@ -35,32 +37,65 @@ trap cleanup EXIT
 trap 'exit 130' INT # the EXIT trap runs on these too
 trap 'exit 143' TERM
 
+region=$build/examples/pmem_region
 banner "This machine: loci info"
 "$loci" info
 banner "This machine: placing 64 MiB by intent"
 "$place"
+banner "This machine: a persistent region, written by one process and read by the next"
+proves "\"persist,kind=pmem\": persistent memory where the machine has some — a device-DAX node" \
+  "(/dev/daxX.Y) or a DAX file system — else the SSD tier (examples/pmem_region.c)."
+for step in write check remove; do "$region" $step; done
 
-for topo in tiers3 nic1; do
-  suite=$work/$topo.suite
-  { echo "file $loci"; echo "file $place"; echo "timeout 120"
-    echo "info: loci info"
-    if [ "$topo" = tiers3 ]; then
-      echo "place: place_by_intent '' bandwidth=high latency=low capacity=large kind=cxl 'bandwidth=high!,fallback=null' 'latency=low!'"
-    else
-      echo "place: place_by_intent '' near=nic near=pe"
-    fi
-  } >"$suite"
+# Boot VM topology $1 with the suite lines on stdin (after the files every VM gets); its tests'
+# logs are then in $work/$1.
+run_vm() {
+  local topo=$1 suite=$work/$1.suite
+  { echo "file $loci"; echo "file $place"; echo "file $region"; echo "timeout 120"; cat; } >"$suite"
   banner "VM '$topo' (Debian's kernel under QEMU): booting"
   if ! tests/vm/run-vm.sh "$topo" "$suite" "$work/$topo" >"$work/$topo.run" 2>&1; then
     cat "$work/$topo.run" >&2
     echo "demo: the VM run failed (see above)" >&2
     exit 1
   fi
+}
+
+for topo in tiers3 nic1; do
+  if [ "$topo" = tiers3 ]; then
+    echo "place: place_by_intent '' bandwidth=high latency=low capacity=large kind=cxl 'bandwidth=high!,fallback=null' 'latency=low!'"
+  else
+    echo "place: place_by_intent '' near=nic near=pe"
+  fi | { echo "info: loci info"; cat; } | run_vm "$topo"
   banner "VM '$topo': loci info"
   cat "$work/$topo/info.log"
   banner "VM '$topo': placing 64 MiB by intent (move_pages reports where the kernel put each page)"
   cat "$work/$topo/place.log"
 done
+
+# PMEM as a device: an emulated NVDIMM that ndctl makes /dev/dax0.0 (tests/vm/topologies.sh devdax).
+if ndctl=$(command -v ndctl); then
+  run_vm devdax <<EOS
+file $ndctl
+file $PWD/tests/vm/devdax-setup.sh
+setup: devdax-setup.sh
+info: loci info
+place: place_by_intent kind=pmem persist
+write: pmem_region write
+check: pmem_region check
+ls: loci devdax ls /dev/dax0.0
+remove: pmem_region remove
+EOS
+  banner "VM 'devdax': an NVDIMM as /dev/dax0.0, a pmem target"
+  cat "$work/devdax/setup.log" "$work/devdax/info.log"
+  banner "VM 'devdax': placing 64 MiB on it by intent"
+  cat "$work/devdax/place.log"
+  banner "VM 'devdax': a persistent region on /dev/dax0.0, written by one process, read by the next"
+  proves "The device has no file system: loci keeps a checksummed region directory at its start" \
+    "(docs/NVM.md); the second process finds the region by name at the same offset, every byte as written."
+  cat "$work/devdax/write.log" "$work/devdax/check.log" "$work/devdax/ls.log" "$work/devdax/remove.log"
+else
+  banner "VM 'devdax': skipped (no ndctl here; scripts/install-deps.sh installs it)"
+fi
 
 # ---- the job-wide half ----
 banner "The job: a throw-away Ceph cluster and two compute nodes"

@@ -30,8 +30,7 @@ static int where(char *out, size_t len)
         return 0;
     }
     place_t place;
-    const provider_ops_t *ops;
-    int rc = nvm_resolve_tier(NULL, 0, &place, &ops);
+    int rc = nvm_resolve_dir(NULL, &place);
     if (rc == 0)
         rc = tier_check_dir(place.target);
     if (rc == 0)

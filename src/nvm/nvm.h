@@ -48,9 +48,14 @@ static inline bool nvm_region_may_hold(const void *addr)
  *  starting "<what> name" (names.c). */
 int nvm_check_name(const char *what, const char *name);
 
-/** The first file tier `intent` (NULL or "": "persist") resolves to, as
- *  loci_region_open places regions: its place and provider. 0 or LOCI_E*. */
+/** The first file tier, store or persistent device-DAX target `intent`
+ *  (NULL or "": "persist") resolves to, as loci_region_open places regions:
+ *  its place and provider. 0 or LOCI_E*. */
 int nvm_resolve_tier(const char *intent, unsigned flags, place_t *place, const provider_ops_t **ops);
+
+/** The first file tier (a directory: no store, no device) `intent` (NULL or
+ *  "": "persist") resolves to: where checkpoints keep their files. */
+int nvm_resolve_dir(const char *intent, place_t *place);
 
 /** Call fn for each persistent region open in this process, under the
  *  regions' lock: fn must not open or close regions. */

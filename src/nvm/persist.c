@@ -2,7 +2,9 @@
  * Persistent named regions (NVMalloc's variables with a lifetime beyond the
  * run): "<tier dir>/<name>.region", mapped by the provider the intent's mode
  * picks — a flat file, or with mode=paged a directory of chunk files, which
- * only the paged provider opens (provider_for_region). Names are plain file
+ * only the paged provider opens (provider_for_region) — or, on a persistent
+ * device-DAX target, an entry of the device's region directory
+ * (provider_devdax_region). Names are plain file
  * names, checked here before any path is made; the providers check the
  * directory and the files (tier.c, tier_chunks.c). The regions open in this
  * process are listed here, so that sync, close, the range calls and the
@@ -47,34 +49,52 @@ static void update_span(void)
     atomic_store_explicit(&nvm__span_hi, hi, memory_order_relaxed);
 }
 
-/* File tiers and the job's store keep named regions (device-DAX targets
- * not yet: no file system names them). */
-static bool holds_regions(const struct loci_target *tg)
+/* File tiers, the job's store and persistent device-DAX targets (in their
+ * region directory) keep named regions; `dirs_only`: file tiers alone (a
+ * directory for files: checkpoints). */
+static bool holds_regions(const struct loci_target *tg, bool dirs_only)
 {
-    return (tg->flags & LOCI_TARGET_PERSISTENT) && ((tg->path && !tg->dax_align) || tg->kind == KIND_STORE);
+    if (!(tg->flags & LOCI_TARGET_PERSISTENT))
+        return false;
+    return dirs_only ? tg->path && !tg->dax_align && tg->kind != KIND_STORE : tg->path || tg->kind == KIND_STORE;
 }
 
-/* The file tier or store the intent places on, how, and its provider. */
-int nvm_resolve_tier(const char *intent, unsigned flags, place_t *place, const provider_ops_t **ops)
+/* The first candidate of `intent` that holds_regions, placed. */
+static int resolve(const char *intent, bool dirs_only, place_t *place)
 {
     const char *text = intent && *intent ? intent : "persist";
     loci_allocator_t *a = allocator_get(text);
     if (!a)
         return errno == EINVAL ? LOCI_EINVAL : errno == EIO ? LOCI_EIO : LOCI_ENOENT; /* the resolver said why */
     int i = 0;
-    while (i < a->res.ncandidates && !holds_regions(a->res.candidates[i]))
+    while (i < a->res.ncandidates && !holds_regions(a->res.candidates[i], dirs_only))
         i++;
     if (i == a->res.ncandidates)
-        return loci__fail(LOCI_EINVAL, "intent \"%s\" places nothing on a file tier or store (its best target is %s); "
-                                       "a persistent region needs one: add persist, kind=ssd or access=job",
-                          text, a->res.candidates[0]->name);
+        return dirs_only ? loci__fail(LOCI_EINVAL, "intent \"%s\" places nothing on a file tier (its best target is "
+                                                   "%s); checkpoints need a directory: add kind=ssd or set "
+                                                   "LOCI_CKPT_DIR", text, a->res.candidates[0]->name)
+                         : loci__fail(LOCI_EINVAL, "intent \"%s\" places nothing on a file tier, store or persistent "
+                                                   "device (its best target is %s); a persistent region needs one: "
+                                                   "add persist, kind=ssd, kind=pmem or access=job",
+                                      text, a->res.candidates[0]->name);
     allocator_place(&a->res, i, place);
+    return 0;
+}
+
+int nvm_resolve_dir(const char *intent, place_t *place) { return resolve(intent, true, place); }
+
+/* The file tier, store or device the intent places on, how, and its provider. */
+int nvm_resolve_tier(const char *intent, unsigned flags, place_t *place, const provider_ops_t **ops)
+{
+    int rc = resolve(intent, false, place);
+    if (rc != 0)
+        return rc;
     /* Shared and read-only openings map the single copy in the page cache;
      * only mode=paged! keeps a private cache (refused for LOCI_SHARED).
      * Regions in chunk layout are paged all the same (provider_for_region). */
     if (place->file_mode == FILE_PAGED && (flags & (LOCI_SHARED | LOCI_READONLY)))
         place->file_mode = FILE_MMAP;
-    *ops = provider_for_place(place);
+    *ops = provider_for_persistent(place);
     if (!*ops || !(*ops)->file)
         return loci__fail(LOCI_ENOTSUP, "%s cannot hold persistent regions", place->target->name);
     return 0;

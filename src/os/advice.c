@@ -18,6 +18,10 @@ int vm_protect_readonly(void *addr, size_t size) { return mprotect(addr, size, P
 
 int vm_residency(const void *addr, size_t size, unsigned char *vec) { return mincore((void *)addr, size, vec); }
 
+int vm_protect_readwrite(void *addr, size_t size) { return mprotect(addr, size, PROT_READ | PROT_WRITE); }
+
+int vm_protect_none(void *addr, size_t size) { return mprotect(addr, size, PROT_NONE); }
+
 bool vm_page_absent(const void *page)
 {
     unsigned char resident = 0;

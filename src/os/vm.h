@@ -118,6 +118,13 @@ int vm_protect_readonly(void *addr, size_t size);
  *  page cache, mapped here or not. 0, or -1 with errno set. */
 int vm_residency(const void *addr, size_t size, unsigned char *vec);
 
+/** Make the range readable and writable again (mprotect PROT_READ|PROT_WRITE). */
+int vm_protect_readwrite(void *addr, size_t size);
+
+/** Make the range inaccessible, kept mapped (mprotect PROT_NONE): a closed
+ *  region inside a mapping that stays, whose stale pointers should fault. */
+int vm_protect_none(void *addr, size_t size);
+
 /** Is the page at `page` (page-aligned) absent from memory (mincore)?
  *  False when it is there or mincore cannot tell. */
 bool vm_page_absent(const void *page);

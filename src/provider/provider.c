@@ -54,6 +54,11 @@ const provider_ops_t *provider_for_place(const place_t *place)
     return &provider_file;
 }
 
+const provider_ops_t *provider_for_persistent(const place_t *place)
+{
+    return place->target && place->target->dax_align ? &provider_devdax_region : provider_for_place(place);
+}
+
 const provider_ops_t *provider_for_move(const provider_ops_t *from, const struct loci_target *dst, bool shared)
 {
     bool host_or_gpu = dst && !dst->path && (dst->numa_node >= 0 || dst->cuda_device >= 0);

@@ -159,6 +159,8 @@ extern const provider_ops_t provider_file;
 extern const provider_ops_t provider_shm;
 extern const provider_ops_t provider_paged;
 extern const provider_ops_t provider_devdax;       /* device-DAX targets: carved from one mapping of the device */
+extern const provider_ops_t provider_devdax_region; /* persistent regions on device-DAX: the file group and free
+                                                      * (= close) only; the pool never gets it */
 extern const provider_ops_t provider_cuda_device;  /* use=gpu: device memory (cuMemAlloc) */
 extern const provider_ops_t provider_cuda_managed; /* use=cpu+gpu: managed memory (cuMemAllocManaged) */
 extern const provider_ops_t provider_cuda_host;    /* near=gpu,pinned: NUMA memory registered with the driver */
@@ -198,6 +200,28 @@ int provider_shm_fd(const void *addr, size_t *offset);
 /** The file behind a file-tier extent containing `addr` (into buf) and the
  *  offset of `addr` in it. LOCI_ENOENT when addr is in no file extent. */
 int provider_file_path(const void *addr, char *buf, size_t buflen, size_t *offset);
+
+/** Called by provider_devdax_regions for each region of a device's
+ *  directory: its name, place (offset and length in bytes), owner and the
+ *  directory generation that created it. */
+typedef void (*provider_devdax_region_fn)(const char *name, uint64_t offset, uint64_t length, unsigned uid,
+                                          uint64_t generation, void *arg);
+
+/** The regions of device-DAX target tg's directory, each to fn (none when
+ *  the device has no directory yet). LOCI_EIO with a message when the
+ *  directory fails its checks (`loci devdax ls`). */
+int provider_devdax_regions(const struct loci_target *tg, provider_devdax_region_fn fn, void *arg);
+
+/** Forget the region directory of device-DAX target tg: its superblock and
+ *  commit word zeroed, every region on it lost (their bytes stay until
+ *  handed out again). The way out of a directory that fails its checks
+ *  (`loci devdax wipe`); the caller makes sure nobody uses the device. */
+int provider_devdax_wipe(const struct loci_target *tg);
+
+/** The provider of persistent regions on place->target: provider_for_place,
+ *  except on device-DAX targets, whose regions sit in the device's region
+ *  directory (provider_devdax_region). */
+const provider_ops_t *provider_for_persistent(const place_t *place);
 
 /** The provider that opens the persistent region `name` of place->target
  *  with `flags` (LOCI_CREATE, LOCI_READONLY, LOCI_SHARED): *ops is the one

@@ -13,6 +13,16 @@
  *   vm_devdax config KIND     LOCI_CONFIG naming a regular file (file), a symbolic link out of
  *                             /dev (link) or a capacity that is no multiple of align (align):
  *                             loci_init refuses it with a clear message
+ *   vm_devdax region_write DEV     a persistent region made with kind=pmem lies in DEV's
+ *                             mapping (made MAP_SYNC), names the pmem target; a pattern
+ *                             written, synced, closed
+ *   vm_devdax region_check DEV     (a new process) the region reopened by name: in DEV's
+ *                             mapping, the pattern bit-exact; a checkpoint of it saved, the
+ *                             region scribbled on, the checkpoint restored: bit-exact again
+ *   vm_devdax region_refusals DEV  more than the device holds, then more than it has free:
+ *                             refused with messages that say so
+ *   vm_devdax region_remove DEV    removed: reopening it is ENOENT, and a region of nearly
+ *                             the device's size fits again
  *
  * Exit 0 ok, 1 a check failed, 2 setup error.
  */
@@ -211,10 +221,149 @@ static int config(const char *what, const char *dev)
     return strstr(loci_last_error(), expect) ? 0 : fail("expected \"%s\" in: %s", expect, loci_last_error());
 }
 
+#define REGION "vm-devdax-region"
+#define REGION_BYTES ((size_t)(24 << 20) + 4096) /* not whole align units */
+#define CKPT "vm-devdax-ckpt"
+
+static void fill(unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)(i * 131 + (i >> 12) + 17);
+}
+
+static size_t wrong(const unsigned char *p, size_t n)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += p[i] != (unsigned char)(i * 131 + (i >> 12) + 17);
+    return bad;
+}
+
+/* True when the mapping holding p was made MAP_SYNC (VmFlags "sf" in /proc/self/smaps). */
+static int map_sync(const void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    int inside = 0, sync = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        uintptr_t lo, hi;
+        char dash;
+        if (sscanf(line, "%" SCNxPTR "%c%" SCNxPTR, &lo, &dash, &hi) == 3 && dash == '-')
+            inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+        else if (inside && strncmp(line, "VmFlags:", 8) == 0)
+            sync = strstr(line, " sf") != NULL;
+    }
+    if (f)
+        fclose(f);
+    return sync;
+}
+
+/* The region, open, inside DEV's mapping and named as the pmem target's. */
+static int placed(const unsigned char *p, size_t size, const char *dev)
+{
+    const loci_target_t *t = target_of(dev);
+    if (!in_mapping(p, size, dev))
+        return fail("region at %p is not inside the mapping of %s", (const char *)p, dev);
+    if (!t || loci_ptr_target(p) != t)
+        return fail("region's pointer names another target than %s%s", dev, "");
+    if (loci_region_size(p) != size)
+        return fail("loci_region_size disagrees with the size asked%s%s", "", "");
+    if (!map_sync(p))
+        return fail("%s is not mapped MAP_SYNC (VmFlags without sf)%s", dev, "");
+    printf("ok   region of %zu B at %p inside %s's mapping, MAP_SYNC\n", size, (const void *)p, dev);
+    return 0;
+}
+
+static int region_write(const char *dev)
+{
+    unsigned char *p = loci_region_open(REGION, REGION_BYTES, "kind=pmem", LOCI_REGION_CREATE);
+    if (!p)
+        return fail("creating region: %s%s", loci_last_error(), "");
+    if (placed(p, REGION_BYTES, dev) != 0)
+        return 1;
+    fill(p, REGION_BYTES);
+    if (loci_region_sync(p) != 0 || loci_region_close(p) != 0)
+        return fail("sync/close: %s%s", loci_last_error(), "");
+    printf("ok   pattern written and synced\n");
+    return 0;
+}
+
+static int region_check(const char *dev)
+{
+    unsigned char *p = loci_region_open(REGION, 0, "kind=pmem", 0);
+    if (!p)
+        return fail("reopening region: %s%s", loci_last_error(), "");
+    size_t size = loci_region_size(p), bad;
+    if (size != REGION_BYTES)
+        return fail("reopened with another size%s%s", "", "");
+    if (placed(p, size, dev) != 0)
+        return 1;
+    if ((bad = wrong(p, size)) != 0) {
+        fprintf(stderr, "vm_devdax: %zu bytes differ after the reopening\n", bad);
+        return 1;
+    }
+    printf("ok   %zu B bit-exact in a new process\n", size);
+    if (loci_ckpt_save(CKPT) != 0)
+        return fail("checkpoint save: %s%s", loci_last_error(), "");
+    memset(p, 0xff, 1 << 20);
+    memset(p + size - 4096, 0, 4096);
+    if (loci_ckpt_restore(CKPT) != 0)
+        return fail("checkpoint restore: %s%s", loci_last_error(), "");
+    if ((bad = wrong(p, size)) != 0) {
+        fprintf(stderr, "vm_devdax: %zu bytes differ after the restore\n", bad);
+        return 1;
+    }
+    printf("ok   checkpoint saved, region scribbled on, restored bit-exact\n");
+    if (loci_ckpt_remove(CKPT) != 0 || loci_region_close(p) != 0)
+        return fail("checkpoint remove / close: %s%s", loci_last_error(), "");
+    return 0;
+}
+
+static int region_refusals(const char *dev)
+{
+    const loci_target_t *t = target_of(dev);
+    loci_target_info_t in;
+    if (!t || loci_target_info(t, &in) != 0)
+        return fail("no target has path %s%s", dev, "");
+    if (loci_region_open("vm-devdax-huge", (size_t)in.capacity * 2, "kind=pmem", LOCI_REGION_CREATE))
+        return fail("a region twice the device's size was made%s%s", "", "");
+    printf("refused: %s\n", loci_last_error());
+    if (!strstr(loci_last_error(), "holds in all"))
+        return fail("unclear message: %s%s", loci_last_error(), "");
+    size_t most = (size_t)in.capacity - (4 << 20); /* less than it holds, more than it has free */
+    void *big = loci_region_open("vm-devdax-big", most, "kind=pmem", LOCI_REGION_CREATE);
+    if (big)
+        return fail("a region larger than the free space was made%s%s", "", "");
+    printf("refused: %s\n", loci_last_error());
+    return errno == ENOSPC && strstr(loci_last_error(), "free") ? 0 : fail("unclear: %s%s", loci_last_error(), "");
+}
+
+static int region_remove(const char *dev)
+{
+    loci_target_info_t in;
+    const loci_target_t *t = target_of(dev);
+    if (!t || loci_target_info(t, &in) != 0)
+        return fail("no target has path %s%s", dev, "");
+    if (loci_region_remove(REGION, "kind=pmem") != 0)
+        return fail("remove: %s%s", loci_last_error(), "");
+    if (loci_region_open(REGION, 0, "kind=pmem", 0) || errno != ENOENT)
+        return fail("a removed region reopened%s%s", "", "");
+    printf("ok   removed: %s\n", loci_last_error());
+    size_t most = (size_t)in.capacity - (4 << 20); /* fits only with the removed region's space free */
+    void *big = loci_region_open("vm-devdax-big", most, "kind=pmem", LOCI_REGION_CREATE);
+    if (!big)
+        return fail("its space did not come back: %s%s", loci_last_error(), "");
+    printf("ok   a region of %zu B fits again\n", most);
+    return loci_region_close(big) || loci_region_remove("vm-devdax-big", "kind=pmem")
+               ? fail("close/remove: %s%s", loci_last_error(), "")
+               : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: vm_devdax info|place|too_large|noperm DEV | vm_devdax config file|link|align\n");
+        fprintf(stderr, "usage: vm_devdax info|place|too_large|noperm|region_write|region_check|region_refusals|"
+                        "region_remove DEV | vm_devdax config file|link|align\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -232,5 +381,13 @@ int main(int argc, char **argv)
         return place(argv[2]);
     if (strcmp(mode, "too_large") == 0)
         return too_large(argv[2]);
+    if (strcmp(mode, "region_write") == 0)
+        return region_write(argv[2]);
+    if (strcmp(mode, "region_check") == 0)
+        return region_check(argv[2]);
+    if (strcmp(mode, "region_refusals") == 0)
+        return region_refusals(argv[2]);
+    if (strcmp(mode, "region_remove") == 0)
+        return region_remove(argv[2]);
     return fail("unknown mode %s%s", mode, "");
 }

@@ -16,6 +16,7 @@ static const struct {
     {"bench", cmd_bench, "measure bandwidth and latency of each target [--target NAME] [--save FILE]"},
     {"weights", cmd_weights, "interleave weights from the nodes' bandwidths beside the kernel's [--set] [--from NODE]"},
     {"ckpt", cmd_ckpt, "checkpoints: ls | show NAME [-v] | verify NAME | rm NAME | drain NAME [TARGET] | gc"},
+    {"devdax", cmd_devdax, "persistent regions on a device-DAX target: ls DEVICE | wipe DEVICE --yes"},
 };
 
 static void usage(FILE *f)
