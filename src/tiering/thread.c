@@ -228,6 +228,8 @@ void tiering_fini(void)
     running = stopping = warned = false;
     cpu_seconds = 0;
     pthread_mutex_unlock(&lock);
+    tiering_profile_save(); /* what the arenas learned, before their records go */
+    tiering_profile_reset();
     tiering_registry_clear();
     tiering_step_reset();
 }

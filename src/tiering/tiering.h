@@ -13,6 +13,8 @@
  *   step.c      one interval: heat per arena, the plan, its moves
  *   thread.c    the tiering thread and its heat source: watches, collects, steps
  *   stats.c     loci_tier_stats, loci_tier_totals, the LOCI_STATS lines
+ *   site.c      where an auto arena was made, stable across runs
+ *   profile.c   LOCI_TIER_PROFILE: what a run learned, where the next starts
  */
 #ifndef LOCI_TIERING_H
 #define LOCI_TIERING_H
@@ -77,6 +79,23 @@ typedef struct {
 size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t nt, const plan_params_t *p,
                  unsigned *wanted_for, plan_move_t *moves);
 
+/* --- site.c ---------------------------------------------------------------- */
+
+/** Where an auto arena was made, the same from run to run (ASLR aside). */
+typedef struct {
+    char *module;              /* path of the executable or library holding the call; NULL: unknown */
+    uint64_t offset;           /* of the call in it */
+    unsigned size_class;       /* the front end's (the malloc interposer: log2 of the block size), else log2 of max_bytes */
+    unsigned ordinal;          /* live auto arenas of the same site made before this one */
+} tiering_site_t;
+
+/** The site of code at `caller` (module NULL when no module holds it). */
+void tiering_site_of(const void *caller, unsigned size_class, tiering_site_t *out);
+bool tiering_site_equal(const tiering_site_t *a, const tiering_site_t *b);
+void tiering_site_free(tiering_site_t *s);
+/** The running executable's path (malloc'd), NULL when /proc cannot say. */
+char *tiering_executable_path(void);
+
 /* --- registry.c ------------------------------------------------------------ */
 
 /** An extent of an auto arena that heat watches. */
@@ -98,6 +117,7 @@ typedef struct tier_arena {
     const struct loci_target *left; /* where its last move came from, and when (ping-pong) */
     uint64_t moved_at;
     bool busy;                 /* the tiering thread is moving it: destroy waits */
+    tiering_site_t site;       /* where it was made (profile.c, publish.c) */
     tier_span_t *watched;      /* what heat watches of it now */
     size_t nwatched, cap_watched;
     struct tier_arena *next, *prev;
@@ -163,5 +183,23 @@ double tiering_heat_cpu_seconds(void);
 
 /** The tiering part of the LOCI_STATS report (nothing without auto arenas). */
 void tiering_stats_print(FILE *f);
+
+/* --- profile.c ------------------------------------------------------------- */
+
+/** Read LOCI_TIER_PROFILE, once per loci_init (the first auto arena); a
+ *  profile that is not safe, whole and this program's: a warning, ignored. */
+void tiering_profile_load(void);
+/** Where the profile starts site s: its target among res's candidates (the
+ *  same name, else the first of the same kind), the bytes its arena held
+ *  and its heat; false: no entry for s, or no such candidate. Under the lock. */
+bool tiering_profile_place(const tiering_site_t *s, const resolution_t *res, const struct loci_target **target,
+                           uint64_t *bytes, double *heat);
+/** Keep what t's run says of its site (its destroy). Under the lock. */
+void tiering_profile_learn(const tier_arena_t *t);
+/** Write the profile: what this run learned, the live arenas included
+ *  (exit, loci_fini). Nothing without LOCI_TIER_PROFILE, or in a forked child. */
+void tiering_profile_save(void);
+/** Forget it (loci_fini, after saving). */
+void tiering_profile_reset(void);
 
 #endif
