@@ -175,14 +175,16 @@ void heat_close(heat_t *h)
     if (!h)
         return;
     bool in_child = getpid() != h->owner;
+    size_t n = h->nranges;
     if (!in_child) { /* (a child's copy of the lock may be held by a thread it does not have) */
         pthread_mutex_lock(&h->lock);
-        for (size_t i = 0; i < h->nranges; i++)
+        for (size_t i = 0; i < n; i++)
             h->ops->unwatch(h, h->ranges[i]);
+        h->nranges = 0; /* the source's thread, until close stops it, must not count into them any more */
         pthread_mutex_unlock(&h->lock);
     }
     h->ops->close(h, in_child);
-    for (size_t i = 0; i < h->nranges; i++)
+    for (size_t i = 0; i < n; i++)
         free_range(h->ranges[i]);
     free(h->ranges);
     if (!in_child)

@@ -15,6 +15,7 @@
  *   stats.c     loci_tier_stats, loci_tier_totals, the LOCI_STATS lines
  *   site.c      where an auto arena was made, stable across runs
  *   profile.c   LOCI_TIER_PROFILE: what a run learned, where the next starts
+ *   publish.c   the live table `loci tier PID` reads
  */
 #ifndef LOCI_TIERING_H
 #define LOCI_TIERING_H
@@ -201,5 +202,55 @@ void tiering_profile_learn(const tier_arena_t *t);
 void tiering_profile_save(void);
 /** Forget it (loci_fini, after saving). */
 void tiering_profile_reset(void);
+
+/* --- publish.c ------------------------------------------------------------- */
+
+/** Where tiering processes publish their tables: TIERING_TABLE_DIR/loci-tier-UID-PID. */
+#define TIERING_TABLE_DIR "/dev/shm"
+
+/** The table's header (the file starts with it; entries follow). */
+typedef struct {
+    uint64_t magic;
+    uint32_t version, entry_size;
+    uint64_t generation;       /* odd while the writer writes */
+    uint64_t checksum;         /* XXH3 of the header from pid on, and the entries */
+    int64_t pid;
+    uint32_t uid, interval_ms;
+    uint64_t published_ns, started_ns; /* CLOCK_MONOTONIC: the last interval's, the thread's start */
+    char source[16];           /* the heat source */
+    uint32_t paused, reserved;
+    uint64_t bytes_promoted, bytes_demoted, bytes_pingpong, moves, intervals;
+    double cpu_seconds;        /* the tiering thread's and its heat source's */
+    uint64_t nentries;
+} tiering_table_header_t;
+
+/** One auto arena in the table. */
+typedef struct {
+    char intent[96];           /* the ends of long texts */
+    char target[16], kind[16];
+    char module[128];          /* its site (site.c); "" unknown */
+    uint64_t offset;
+    uint32_t size_class, ordinal;
+    uint64_t bytes, bytes_moved, moves;
+    double heat;
+} tiering_table_entry_t;
+
+typedef struct {
+    tiering_table_header_t header;
+    tiering_table_entry_t *entries; /* header.nentries */
+    double age_s;              /* since it was published */
+} tiering_table_t;
+
+/** Write this process's table (the tiering thread, each interval). */
+void tiering_publish(unsigned interval_ms, uint64_t started_ns);
+/** Remove it (loci_fini; for_good: exit, none made again). */
+void tiering_unpublish(bool for_good);
+void tiering_publish_fork(loci_fork_phase_t phase);
+/** Process pid's table (`loci tier`), checked first: the process and the
+ *  file the caller's, the file loci's (regular, 0600), the copy whole.
+ *  LOCI_ENOENT (no such process, no table), LOCI_EPERM (not yours),
+ *  LOCI_EINVAL (another version), LOCI_EBUSY, with messages. */
+int tiering_table_read(pid_t pid, tiering_table_t *out);
+void tiering_table_free(tiering_table_t *t);
 
 #endif
