@@ -22,7 +22,7 @@ grep -q "^totals: .* promoted, .* demoted, .* moved back within 10 intervals" <<
 grep -q "tiering CPU .* of one core" <<<"$out" || fail "no CPU share: $out"
 
 watch=$(timeout 120 "$loci" tier "$pid" --watch 0.2 2>&1) || fail "--watch ended with an error: $watch"
-grep -q "no process $pid" <<<"$watch" || fail "--watch did not see the end: $(tail -3 <<<"$watch")"
+grep -q "process $pid has no tiering table any more" <<<"$watch" || fail "--watch did not see the end: $(tail -3 <<<"$watch")"
 wait "$pid" || fail "gups_malloc: $(cat "$dir/out")"
 [ ! -e "/dev/shm/loci-tier-$(id -u)-$pid" ] || fail "its table is left in /dev/shm"
 

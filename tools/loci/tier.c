@@ -103,7 +103,8 @@ int cmd_tier(int argc, char **argv)
         int rc = tiering_table_read((pid_t)pid, &t);
         if (rc != 0) {
             if (round > 0 && rc == LOCI_ENOENT) { /* watched until it ended */
-                printf("loci tier: %s\n", loci_last_error());
+                printf("loci tier: process %ld has no tiering table any more: it exited, or ended loci "
+                       "(loci_fini)\n", pid);
                 return 0;
             }
             fprintf(stderr, "loci tier: %s\n", loci_last_error());
