@@ -76,14 +76,16 @@ static uint64_t next_random(faults_t *f)
     return f->rng * 2685821657736338717ull;
 }
 
-/* Read and serve every fault pending: map the page back, then remember it
- * for counting. A page that cannot be mapped back (its range was unwatched
- * meanwhile) is woken: the kernel serves it. 0, or LOCI_EIO. */
-static int serve(faults_t *f)
+/* Read and serve the faults pending: map the page back, then remember it
+ * for counting — until PENDING are remembered, unless `uncounted_ok` (the
+ * lock is taken: faults are served all the same, some not counted). A page
+ * that cannot be mapped back (its range was unwatched meanwhile) is woken:
+ * the kernel serves it. 0, or LOCI_EIO. */
+static int serve(faults_t *f, bool uncounted_ok)
 {
     uffd_fault_t ft;
-    int n;
-    while ((n = uffd_read(f->uffd, &ft)) == 1) {
+    int n = 0;
+    while ((f->npending < PENDING || uncounted_ok) && (n = uffd_read(f->uffd, &ft)) == 1) {
         void *page = (void *)(ft.addr & ~(uintptr_t)(f->page - 1));
         if (uffd_continue(f->uffd, page, f->page) != 0)
             uffd_wake(f->uffd, page, f->page);
@@ -201,24 +203,31 @@ static void *sampler(void *arg)
     faults_t *f = h->src;
     uint64_t interval_ns = (uint64_t)h->cfg.interval_ms * 1000000, next = clock_mono_ns() + interval_ns;
     struct pollfd p[2] = {{f->uffd, POLLIN, 0}, {f->wake, POLLIN, 0}};
+    bool again = false; /* the lock was taken: faults to count, or a round to end */
     while (!f->stop) {
         uint64_t now = clock_mono_ns();
-        /* Faults served but not counted: try the lock again soon. */
-        int timeout = f->npending ? 1 : next > now ? (int)((next - now + 999999) / 1000000) : 0;
+        int timeout = again ? 1 : next > now ? (int)((next - now + 999999) / 1000000) : 0;
         if (poll(p, 2, timeout) < 0 && errno != EINTR) {
             give_up(h, f, strerror(errno));
             break;
         }
         uint64_t woken;
-        if (read(f->wake, &woken, sizeof woken) < 0 && errno != EAGAIN)
-            continue;
-        if (serve(f) != 0) {
+        (void)!read(f->wake, &woken, sizeof woken); /* (reset: EAGAIN when nobody woke it) */
+        bool locked = false;
+        int rc;
+        while ((rc = serve(f, false)) == 0 && f->npending == PENDING && (locked = !pthread_mutex_trylock(&h->lock))) {
+            count_pending(h, f); /* a thread faulting page after page: count in batches */
+            pthread_mutex_unlock(&h->lock);
+        }
+        if (rc == 0 && !locked && f->npending == PENDING)
+            rc = serve(f, true);
+        if (rc != 0) {
             give_up(h, f, loci_last_error());
             break;
         }
-        if (pthread_mutex_trylock(&h->lock) != 0)
+        if ((again = pthread_mutex_trylock(&h->lock) != 0))
             continue;
-        (void)serve(f); /* the faults of this round that came meanwhile */
+        (void)serve(f, false); /* the faults of this round that came meanwhile */
         count_pending(h, f);
         if (clock_mono_ns() >= next || f->round_wanted > f->rounds_ended) {
             end_round(h, f);
@@ -290,19 +299,6 @@ static int faults_open(heat_t *h, char *why, size_t len)
     return 0;
 }
 
-static void faults_close(heat_t *h, bool in_child)
-{
-    faults_t *f = h->src;
-    if (!in_child) { /* (a child has no sampler thread: it was the parent's) */
-        f->stop = true;
-        uint64_t one = 1;
-        (void)!write(f->wake, &one, sizeof one);
-        pthread_join(f->thread, NULL);
-        pthread_cond_destroy(&f->ended);
-    }
-    free_source(f);
-}
-
 static void free_range_state(frange_t *fr)
 {
     if (!fr)
@@ -313,6 +309,21 @@ static void free_range_state(frange_t *fr)
     free(fr->touched);
     free(fr->resident);
     free(fr);
+}
+
+static void faults_close(heat_t *h, bool in_child)
+{
+    faults_t *f = h->src;
+    if (!in_child) { /* (a child has no sampler thread: it was the parent's) */
+        f->stop = true;
+        uint64_t one = 1;
+        (void)!write(f->wake, &one, sizeof one);
+        pthread_join(f->thread, NULL);
+        pthread_cond_destroy(&f->ended);
+    }
+    for (size_t i = 0; i < h->nranges; i++) /* (a child's copies: the parent's ranges were unwatched) */
+        free_range_state(h->ranges[i]->src);
+    free_source(f);
 }
 
 static int faults_watch(heat_t *h, heat_range_t *r)

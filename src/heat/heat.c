@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 /* The order sources are tried in: the one that sees most for least first. */
-static const heat_ops_t *const sources[] = {&heat_faults_ops};
+static const heat_ops_t *const sources[] = {&heat_perf_ops, &heat_damon_ops, &heat_faults_ops};
 #define NSOURCES (sizeof sources / sizeof sources[0])
 
 const char *heat_source_name(heat_source_t s)
@@ -60,6 +60,19 @@ double heat__thread_cpu_s(pthread_t thread)
     if (pthread_getcpuclockid(thread, &clock) != 0 || clock_gettime(clock, &ts) != 0)
         return 0;
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const char *heat__read_line(const char *path, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "re");
+    if (f) {
+        if (!fgets(buf, (int)len, f))
+            buf[0] = '\0';
+        fclose(f);
+    }
+    buf[strcspn(buf, "\n")] = '\0';
+    return buf;
 }
 
 static double own_cpu_s(void) { return heat__thread_cpu_s(pthread_self()); }
@@ -141,14 +154,33 @@ int heat_open(const heat_config_t *cfg, heat_t **out)
             add_reason(h->skipped, sizeof h->skipped, s->id, reason);
     }
     if (!h->ops) {
-        rc = loci__fail(h->cfg.only != HEAT_SOURCE_NONE ? rc : LOCI_ENOTSUP,
-                        "no access source works here: %s", h->skipped);
+        rc = h->cfg.only != HEAT_SOURCE_NONE
+                 ? loci__fail(rc, "the %s access source does not work here: %s", heat_source_name(h->cfg.only),
+                              strchr(h->skipped, ' ') + 1)
+                 : loci__fail(LOCI_ENOTSUP, "no access source works here: %s", h->skipped);
         pthread_mutex_destroy(&h->lock);
         free(h);
         return rc;
     }
     if (h->skipped[0])
         loci__log(LOCI_LOG_INFO, "access measurement by %s (skipped: %s)", heat_source_name(h->ops->id), h->skipped);
+    *out = h;
+    return 0;
+}
+
+int heat__open_unstarted(const heat_ops_t *ops, const heat_config_t *cfg, heat_t **out)
+{
+    heat_t *h = calloc(1, sizeof *h);
+    if (!h)
+        return loci__fail(LOCI_ENOMEM, "access measurement: out of memory");
+    int rc = checked_config(cfg, &h->cfg);
+    if (rc != 0) {
+        free(h);
+        return rc;
+    }
+    pthread_mutex_init(&h->lock, NULL);
+    h->owner = getpid();
+    h->ops = ops;
     *out = h;
     return 0;
 }
@@ -175,16 +207,16 @@ void heat_close(heat_t *h)
     if (!h)
         return;
     bool in_child = getpid() != h->owner;
-    size_t n = h->nranges;
     if (!in_child) { /* (a child's copy of the lock may be held by a thread it does not have) */
         pthread_mutex_lock(&h->lock);
-        for (size_t i = 0; i < n; i++)
-            h->ops->unwatch(h, h->ranges[i]);
-        h->nranges = 0; /* the source's thread, until close stops it, must not count into them any more */
+        for (; h->nranges > 0; h->nranges--) { /* out of the table as it goes: the source runs on until closed */
+            h->ops->unwatch(h, h->ranges[h->nranges - 1]);
+            free_range(h->ranges[h->nranges - 1]);
+        }
         pthread_mutex_unlock(&h->lock);
     }
     h->ops->close(h, in_child);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < h->nranges; i++) /* (a child's copies) */
         free_range(h->ranges[i]);
     free(h->ranges);
     if (!in_child)
@@ -243,14 +275,16 @@ int heat_watch(heat_t *h, void *base, size_t size, uint64_t tag)
     heat_range_t **grown = rc ? NULL : grow_for_one(h->ranges, h->nranges, &h->cap, sizeof *h->ranges, 16);
     if (!rc && !grown)
         rc = loci__fail(LOCI_ENOMEM, "access measurement: out of memory watching %zu bytes", size);
-    if (!rc)
+    if (!rc) { /* in its place first: a source may hand the kernel all ranges in order */
         h->ranges = grown;
-    if (!rc)
-        rc = h->ops->watch(h, r);
-    if (!rc) {
         memmove(&h->ranges[at + 1], &h->ranges[at], (h->nranges - at) * sizeof *h->ranges);
         h->ranges[at] = r;
         h->nranges++;
+        rc = h->ops->watch(h, r);
+        if (rc) {
+            h->nranges--;
+            memmove(&h->ranges[at], &h->ranges[at + 1], (h->nranges - at) * sizeof *h->ranges);
+        }
     }
     pthread_mutex_unlock(&h->lock);
     if (rc)

@@ -9,6 +9,7 @@
 
 #include "heat/heat.h"
 
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <sys/types.h>
 
@@ -54,7 +55,8 @@ typedef struct heat_ops {
      *  already unwatched. `in_child`: a fork's child, where nothing of the
      *  parent's may be stopped, only this copy freed. */
     void (*close)(heat_t *h, bool in_child);
-    /** r is set up (counts zeroed) but not yet in h->ranges. 0 or LOCI_E*. */
+    /** r is set up (counts zeroed) and in h->ranges already (taken out
+     *  again on failure). 0 or LOCI_E*. */
     int (*watch)(heat_t *h, heat_range_t *r);
     /** Before r leaves h->ranges: leave the memory as it was. */
     void (*unwatch)(heat_t *h, heat_range_t *r);
@@ -65,7 +67,44 @@ typedef struct heat_ops {
     double (*thread_cpu_seconds)(const heat_t *h);
 } heat_ops_t;
 
-extern const heat_ops_t heat_faults_ops;
+extern const heat_ops_t heat_perf_ops, heat_damon_ops, heat_faults_ops;
+
+/** A measurement by `ops` whose source is not opened (src NULL: no event,
+ *  thread or kdamond), for tests that feed its bookkeeping by hand. */
+int heat__open_unstarted(const heat_ops_t *ops, const heat_config_t *cfg, heat_t **out);
+
+/* --- the perf source's parts that need no PMU (perf.c) ------------------- */
+
+/** The events the perf source samples with: one per PMU (a hybrid Intel
+ *  CPU's two core types), `what` for messages. */
+typedef struct {
+    int nevents;
+    struct {
+        char pmu[32];
+        struct perf_event_attr attr;
+    } events[2];
+    char what[96];
+    int paranoid;
+} heat_perf_choice_t;
+
+/** Choose the events from the PMUs under `devices` (/sys/bus/event_source/
+ *  devices) and the `paranoid_file` (/proc/sys/kernel/perf_event_paranoid),
+ *  `privileged`: CAP_PERFMON or CAP_SYS_ADMIN. 0, or LOCI_E* with why. */
+int heat__perf_choose(const char *devices, const char *paranoid_file, bool privileged, heat_perf_choice_t *c,
+                      char *why, size_t len);
+
+/** Bin the records of a ring's data area (`size` bytes, a power of two),
+ *  from `tail` to `head`: the data address of each sample of this process
+ *  (forked children inherit the events; their samples are dropped) into the
+ *  page of the watched range it falls in; lost samples counted into *lost.
+ *  Under h->lock. */
+void heat__perf_records(heat_t *h, const uint8_t *data, uint64_t size, uint64_t tail, uint64_t head, uint64_t *lost);
+
+/** One data address binned (heat__perf_records' step). */
+void heat__perf_bin(heat_t *h, uintptr_t addr);
+
+/** Close the interval: each granule's sampled pages become its counts. */
+void heat__perf_end_interval(heat_t *h);
 
 /** The watched range holding addr, or NULL (under h->lock). */
 heat_range_t *heat__range_of(const heat_t *h, uintptr_t addr);
@@ -85,6 +124,10 @@ static inline size_t heat__granule_size(const heat_range_t *r, size_t g)
 
 /** CPU seconds a thread has used (its CPU clock); 0 when it cannot be read. */
 double heat__thread_cpu_s(pthread_t thread);
+
+/** The first line of a file (sysfs, /proc), without its newline, in buf;
+ *  "" when it cannot be read. Returns buf. */
+const char *heat__read_line(const char *path, char *buf, size_t len);
 
 /** Write the reason of a refusal into why[len] (printf-style) and return code. */
 int heat__refuse(char *why, size_t len, int code, const char *fmt, ...) LOCI_PRINTF(4, 5);

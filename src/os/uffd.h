@@ -79,7 +79,7 @@ int uffd_read(int fd, uffd_fault_t *f);
  *  LOCI_ENOTSUP with a message saying what to change. */
 int uffd_open_minor(const char *who);
 
-/** Hand [addr, addr+len) of shared memory (shmem, hugetlbfs) to fd in minor
+/** Hand [addr, addr+len) of shared memory (shmem) to fd in minor
  *  mode: an access to a page that is in the page cache but not mapped here
  *  faults to it. 0, or -1 with errno set (EINVAL: not shared memory). */
 int uffd_register_minor(int fd, void *addr, size_t len);

@@ -37,7 +37,7 @@ static void sleep_ms(unsigned ms)
     nanosleep(&ts, NULL);
 }
 
-static int threads_now(void)
+static int count_threads(void)
 {
     int n = 0;
     DIR *d = opendir("/proc/self/task");
@@ -45,6 +45,18 @@ static int threads_now(void)
         n += e->d_name[0] != '.';
     if (d)
         closedir(d);
+    return n;
+}
+
+/* Threads of this process, once those that ended have left /proc (a joined
+ * thread's task may linger there a moment): waits up to 2 s for `expect`. */
+static int threads_now_or(int expect)
+{
+    int n = count_threads();
+    for (int i = 0; i < 200 && n != expect; i++, n = count_threads()) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
     return n;
 }
 
@@ -69,10 +81,13 @@ static void check_pattern(const uint64_t *p, size_t size, uint64_t seed)
         assert_int_equal(p[i * page_size() / 8], seed + i);
 }
 
-/* Open source s alone, or skip the test saying why this machine lacks it. */
-static heat_t *open_or_skip(heat_source_t s, double share)
+/* Open source s alone, or skip the test saying why this machine lacks it.
+ * Tests that count what one pass touched make rounds end only at
+ * heat_collect: interval LONG. */
+#define LONG 60000
+static heat_t *open_or_skip(heat_source_t s, double share, unsigned interval_ms)
 {
-    heat_config_t cfg = {.interval_ms = INTERVAL_MS, .sample_share = share, .only = s};
+    heat_config_t cfg = {.interval_ms = interval_ms, .sample_share = share, .only = s};
     heat_t *h = NULL;
     if (heat_open(&cfg, &h) != 0) {
         fprintf(stderr, "test_heat: %s source skipped: %s\n", heat_source_name(s), loci_last_error());
@@ -127,8 +142,8 @@ static void *write_loop(void *arg)
  * reads hotter within a few intervals; both keep their data and addresses. */
 static void hot_above_cold(heat_source_t s)
 {
-    int threads_before = threads_now();
-    heat_t *h = open_or_skip(s, 0.05);
+    int threads_before = count_threads();
+    heat_t *h = open_or_skip(s, 0.05, INTERVAL_MS);
     uint64_t *hot = shared_range(RANGE, 1000), *cold = shared_range(RANGE, 2000);
     assert_int_equal(heat_watch(h, hot, RANGE, 1), 0);
     assert_int_equal(heat_watch(h, cold, RANGE, 2), 0);
@@ -159,7 +174,7 @@ static void hot_above_cold(heat_source_t s)
     assert_true(ranked);
     fprintf(stderr, "test_heat: %s: %.3f s of CPU for the source\n", heat_source_name(s), heat_cpu_seconds(h));
     heat_close(h);
-    assert_int_equal(threads_now(), threads_before);
+    assert_int_equal(threads_now_or(threads_before), threads_before);
     /* Intact, where they were: the cold range as written, the hot one with its last pass everywhere. */
     check_pattern(cold, RANGE, 2000);
     check_pattern(hot, RANGE, 1000);
@@ -170,6 +185,40 @@ static void hot_above_cold(heat_source_t s)
 }
 
 static void faults_hot_above_cold(void **state) { hot_above_cold(HEAT_SOURCE_FAULTS); }
+static void damon_hot_above_cold(void **state) { hot_above_cold(HEAT_SOURCE_DAMON); }
+
+/* One of two ranges unwatched while a thread writes it: the other is still
+ * measured, the unwatched one no longer reported, its data intact. */
+static void unwatch_keeps_the_others(heat_source_t s)
+{
+    heat_t *h = open_or_skip(s, 0.25, INTERVAL_MS);
+    uint64_t *a = shared_range(RANGE, 10), *b = shared_range(RANGE, 20);
+    assert_int_equal(heat_watch(h, a, RANGE, 1), 0);
+    assert_int_equal(heat_watch(h, b, RANGE, 2), 0);
+    writer_t w = {.p = a, .size = RANGE};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, write_loop, &w), 0);
+    sleep_ms(2 * INTERVAL_MS);
+    heat_unwatch(h, a, RANGE);
+    sleep_ms(2 * INTERVAL_MS);
+    heat_sample_t *v;
+    size_t n;
+    assert_int_equal(heat_collect(h, &v, &n), 0);
+    assert_int_equal(n, RANGE / HEAT_GRANULE);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(v[i].tag, 2);
+    free(v);
+    atomic_store(&w.stop, true);
+    pthread_join(t, NULL);
+    heat_close(h);
+    check_pattern(a, RANGE, 10);
+    check_pattern(b, RANGE, 20);
+    vm_unmap(a, RANGE);
+    vm_unmap(b, RANGE);
+}
+
+static void faults_unwatch_keeps_the_others(void **state) { unwatch_keeps_the_others(HEAT_SOURCE_FAULTS); }
+static void damon_unwatch_keeps_the_others(void **state) { unwatch_keeps_the_others(HEAT_SOURCE_DAMON); }
 
 /* Pages whose PTE is present in this process (/proc/self/pagemap bit 63). */
 static size_t mapped_pages(const void *p, size_t size)
@@ -191,7 +240,7 @@ static size_t mapped_pages(const void *p, size_t size)
  * data is intact, the reader never waits on a fault nobody serves. */
 static void faults_unwatch_mid_interval(void **state)
 {
-    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.5);
+    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.5, INTERVAL_MS);
     uint64_t *p = shared_range(RANGE, 7);
     writer_t w = {.p = p, .size = RANGE};
     pthread_t t;
@@ -219,7 +268,7 @@ static void faults_unwatch_mid_interval(void **state)
  * counts as touched: the descriptor handles kernel-made faults too. */
 static void faults_sees_kernel_accesses(void **state)
 {
-    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 1.0);
+    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 1.0, LONG);
     uint64_t *p = shared_range(RANGE, 0);
     assert_int_equal(heat_watch(h, p, RANGE, 5), 0);
     heat_sample_t *v;
@@ -250,7 +299,7 @@ static void faults_sees_kernel_accesses(void **state)
  * (told so), closes its copy; the parent's sampler goes on. */
 static void faults_fork_child(void **state)
 {
-    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.5);
+    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.5, LONG);
     uint64_t *p = shared_range(RANGE, 300);
     assert_int_equal(heat_watch(h, p, RANGE, 3), 0);
     heat_sample_t *v;
@@ -285,11 +334,74 @@ static void faults_fork_child(void **state)
     vm_unmap(p, RANGE);
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* What a sampled page costs (docs/TIERING.md quotes these lines): the
+ * sampler's CPU to unmap it, the toucher's wall time for its fault, the
+ * sampler's CPU to serve it. Every page of 64 MiB sampled, then touched once. */
+static void faults_cost_per_sample(void **state)
+{
+    const size_t size = 64 * MB, pages = size / page_size();
+    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 1.0, LONG);
+    uint64_t *p = shared_range(size, 0);
+    assert_int_equal(heat_watch(h, p, size, 1), 0);
+    heat_sample_t *v;
+    size_t n;
+    double cpu0 = heat_cpu_seconds(h);
+    assert_int_equal(heat_collect(h, &v, &n), 0); /* the round that unmaps every page */
+    free(v);
+    double cpu1 = heat_cpu_seconds(h), t0 = now_s();
+    for (size_t i = 0; i < pages; i++)
+        p[i * page_size() / 8 + 1] = i; /* each a fault */
+    double faulted = now_s() - t0;
+    sleep_ms(5); /* the sampler counts what it served */
+    double cpu2 = heat_cpu_seconds(h);
+    t0 = now_s();
+    for (size_t i = 0; i < pages; i++)
+        p[i * page_size() / 8 + 1] = i + 1; /* mapped: no fault */
+    double plain = now_s() - t0;
+    assert_int_equal(heat_collect(h, &v, &n), 0);
+    tagged_t t = of_tag(v, n, 1);
+    free(v);
+    assert_true(t.heat > 0.99);
+    double fault_us = (faulted - plain) / (double)pages * 1e6;
+    fprintf(stderr, "test_heat: faults cost: %zu pages; unmapping %.2f us of sampler CPU per page (mincore "
+                    "included); a touched sampled page %.2f us for the toucher, %.2f us of sampler CPU\n",
+            pages, (cpu1 - cpu0) / (double)pages * 1e6, fault_us, (cpu2 - cpu1) / (double)pages * 1e6);
+    assert_true(fault_us < 1000);
+    heat_close(h);
+    vm_unmap(p, size);
+}
+
+/* Closed while the sampler runs rounds every millisecond, ranges watched:
+ * nothing of the measurement is used after it is gone. */
+static void faults_close_while_sampling(void **state)
+{
+    uint64_t *a = shared_range(RANGE, 1), *b = shared_range(RANGE, 2);
+    for (int i = 0; i < 50; i++) {
+        heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.5, 1);
+        assert_int_equal(heat_watch(h, a, RANGE, 1), 0);
+        assert_int_equal(heat_watch(h, b, RANGE, 2), 0);
+        sleep_ms(i % 4);
+        a[(size_t)i * page_size() / 8 + 1] = 1; /* a fault now and then */
+        heat_close(h);
+    }
+    check_pattern(a, RANGE, 1);
+    check_pattern(b, RANGE, 2);
+    vm_unmap(a, RANGE);
+    vm_unmap(b, RANGE);
+}
+
 /* Private memory (its sampled pages would lose their data) and bad ranges
  * are refused, saying what is wrong. */
 static void faults_refuses_bad_ranges(void **state)
 {
-    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.1);
+    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.1, INTERVAL_MS);
     void *anon = vm_map_aligned(RANGE, page_size(), -1, 0);
     assert_true(anon != MAP_FAILED);
     assert_int_equal(heat_watch(h, anon, RANGE, 1), LOCI_ENOTSUP);
@@ -329,11 +441,11 @@ static void bad_config_is_refused(void **state)
 /* Probing says which source would be used and leaves no thread behind. */
 static void probe_leaves_nothing(void **state)
 {
-    int before = threads_now();
+    int before = count_threads();
     char why[1024];
     heat_source_t s = heat_probe(NULL, why, sizeof why);
     fprintf(stderr, "test_heat: heat_probe: %s (skipped: %s)\n", heat_source_name(s), why[0] ? why : "none");
-    assert_int_equal(threads_now(), before);
+    assert_int_equal(threads_now_or(before), before);
     heat_t *h = NULL;
     if (s == HEAT_SOURCE_NONE) {
         assert_int_equal(heat_open(NULL, &h), LOCI_ENOTSUP);
@@ -343,7 +455,7 @@ static void probe_leaves_nothing(void **state)
     assert_int_equal(heat_source(h), s);
     assert_string_equal(heat_skipped(h), why);
     heat_close(h);
-    assert_int_equal(threads_now(), before);
+    assert_int_equal(threads_now_or(before), before);
 }
 
 int main(void)
@@ -352,10 +464,15 @@ int main(void)
         cmocka_unit_test(bad_config_is_refused),
         cmocka_unit_test(probe_leaves_nothing),
         cmocka_unit_test(faults_hot_above_cold),
+        cmocka_unit_test(damon_hot_above_cold),
+        cmocka_unit_test(faults_unwatch_keeps_the_others),
+        cmocka_unit_test(damon_unwatch_keeps_the_others),
         cmocka_unit_test(faults_unwatch_mid_interval),
         cmocka_unit_test(faults_sees_kernel_accesses),
         cmocka_unit_test(faults_fork_child),
         cmocka_unit_test(faults_refuses_bad_ranges),
+        cmocka_unit_test(faults_cost_per_sample),
+        cmocka_unit_test(faults_close_while_sampling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 #include "format.h"
 #include "loci.h"
 #include "os/cuda_driver.h"
+#include "heat/heat.h"
 #include "topo/topo.h"
 #include "units.h"
 
@@ -119,6 +120,10 @@ static void print_table(int n)
             printf("%8s unreachable: %s\n", "", r.unreachable);
     }
     print_gpus(topo);
+    char why[1024];
+    heat_source_t access = heat_probe(NULL, why, sizeof why); /* (leaves no thread, kdamond or event behind) */
+    printf("\nAccess measurement (tier=auto): %s%s%s%s\n", heat_source_name(access), why[0] ? " (skipped: " : "",
+           why, why[0] ? ")" : "");
     printf("\nSources: config > measured (loci bench --save) > hmat > hwloc > os > distance > default.\n");
     printf("TIER: the kernel's memory tier of the node (os: /sys/devices/virtual/memory_tiering/memory_tierN; "
            "higher is slower).\n");

@@ -1,0 +1,479 @@
+/*
+ * The DAMON access source (heat.h): the kernel's Data Access MONitor,
+ * driven through its sysfs interface (/sys/kernel/mm/damon/admin, Linux
+ * 5.18+; tried regions 6.2+), which is root's unless an administrator
+ * delegated a kdamond (chowned its files to a user).
+ *
+ * One kdamond monitors this process's virtual addresses, the watched ranges
+ * as its regions ("fvaddr": only those; "vaddr" where fvaddr is missing: the
+ * whole address space, regions outside the ranges ignored). Every sample
+ * interval (5 ms) it checks one page of each region for the PTE accessed
+ * bit, kernel-made accesses and reads included; at the end of each
+ * aggregation (one heat interval) a `stat` scheme records every region with
+ * nr_accesses, the checks that found it accessed. heat_collect asks for those
+ * (`update_schemes_tried_regions`) and spreads each region over the granules
+ * it covers: heat = nr_accesses / checks per aggregation. It costs the
+ * kdamond's CPU and no fault in the program.
+ *
+ * kdamonds are shared by every user of DAMON, and the interface adds one
+ * only while none runs: this source takes a kdamond that is off and set up
+ * by nobody (or by a dead process of ours), or adds one when none runs, and
+ * refuses, saying whose runs, otherwise. Which kdamond a process of ours
+ * took is written under /run/loci/damon (root) or $XDG_RUNTIME_DIR/loci-damon:
+ * a later process stops and takes back the kdamond of one that died (DAMON
+ * stops a kdamond whose process is gone by itself; it is stopped again,
+ * should it run, only when its target is that dead process), never another's.
+ */
+#include "heat/heat_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#define ADMIN "/sys/kernel/mm/damon/admin/kdamonds"
+#define SAMPLE_US 5000u
+#define PATH_LEN 256
+
+typedef struct {
+    int kdamond; /* the index of ours under ADMIN */
+    bool on;
+    bool fixed;  /* fvaddr: DAMON monitors only the watched ranges */
+    unsigned long sample_us, aggr_us;
+    char record[PATH_LEN + 32]; /* the file saying it is ours */
+} damon_t;
+
+/* --- sysfs files ------------------------------------------------------- */
+
+static int write_file(const char *path, const char *value)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, value, strlen(value));
+    int e = errno;
+    close(fd);
+    errno = e;
+    return n == (ssize_t)strlen(value) ? 0 : -1;
+}
+
+/* Write "ADMIN/<kdamond>/<rel>" (printf-style rel and value). */
+static int kd_write(int kd, const char *rel, const char *fmt, ...) LOCI_PRINTF(3, 4);
+static int kd_write(int kd, const char *rel, const char *fmt, ...)
+{
+    char path[PATH_LEN], value[64];
+    snprintf(path, sizeof path, ADMIN "/%d/%s", kd, rel);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof value, fmt, ap);
+    va_end(ap);
+    return write_file(path, value);
+}
+
+
+static const char *kd_read(int kd, const char *rel, char *buf, size_t len)
+{
+    char path[PATH_LEN];
+    snprintf(path, sizeof path, ADMIN "/%d/%s", kd, rel);
+    return heat__read_line(path, buf, len);
+}
+
+static long kd_read_long(int kd, const char *rel)
+{
+    char buf[32];
+    return *kd_read(kd, rel, buf, sizeof buf) ? strtol(buf, NULL, 10) : -1;
+}
+
+static int nr_kdamonds(void)
+{
+    char buf[32];
+    return atoi(heat__read_line(ADMIN "/nr_kdamonds", buf, sizeof buf));
+}
+
+static bool running(int kd)
+{
+    char buf[16];
+    return strcmp(kd_read(kd, "state", buf, sizeof buf), "on") == 0;
+}
+
+/* --- which kdamond is ours --------------------------------------------- */
+
+/* The directory of the records (made 0700 when `make`), or "" where there is none. */
+static void records_dir(char *dir, size_t len, bool make)
+{
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    if (geteuid() == 0)
+        snprintf(dir, len, "/run/loci/damon");
+    else if (xdg && *xdg == '/')
+        snprintf(dir, len, "%s/loci-damon", xdg);
+    else
+        dir[0] = '\0';
+    if (make && dir[0] && geteuid() == 0)
+        (void)mkdir("/run/loci", 0700);
+    if (make && dir[0] && mkdir(dir, 0700) != 0 && errno != EEXIST)
+        dir[0] = '\0';
+}
+
+/* A process's start time (clock ticks after boot), telling it from a later
+ * one with the same pid; 0 when it is gone. */
+static unsigned long long started(pid_t pid)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    const char *s = strrchr(heat__read_line(path, line, sizeof line), ')'); /* after the command name */
+    unsigned long long start = 0;
+    /* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime
+       priority nice num_threads itrealvalue starttime */
+    if (!s || sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                     &start) != 1)
+        start = 0;
+    return start;
+}
+
+/* The pid of the dead process of ours whose record names kdamond kd, or 0. */
+static pid_t dead_owner(const char *dir, int kd)
+{
+    char path[PATH_LEN + 32], line[64];
+    snprintf(path, sizeof path, "%s/kdamond-%d", dir, kd);
+    int pid = 0;
+    unsigned long long start = 0;
+    if (!dir[0] || sscanf(heat__read_line(path, line, sizeof line), "%d %llu", &pid, &start) != 2 || pid <= 0)
+        return 0;
+    return started(pid) == start ? 0 : pid;
+}
+
+/* Kernel's own words for a kdamond: "thread 77, vaddr of process 1234". */
+static void describe(int kd, char *buf, size_t len)
+{
+    char ops[32];
+    long target = kd_read_long(kd, "contexts/0/targets/0/pid_target");
+    snprintf(buf, len, "thread %ld, %s%s", kd_read_long(kd, "pid"), kd_read(kd, "contexts/0/operations", ops, sizeof ops),
+             target > 0 ? "" : ", no process");
+    if (target > 0)
+        snprintf(buf + strlen(buf), len - strlen(buf), " of process %ld", target);
+}
+
+/* The kdamond this process may use: one that is off, writable by us and set
+ * up by nobody — or by a dead process of ours (`take`: stopped should it run
+ * for that process still, and cleared) — else, when none runs and none is
+ * set up (the interface recreates them all), a new one (`take`: added). Its
+ * index, or LOCI_E* with why. Without `take` nothing is changed. */
+static int choose_kdamond(bool take, char *why, size_t len)
+{
+    char dir[PATH_LEN];
+    records_dir(dir, sizeof dir, take);
+    int n = nr_kdamonds(), busy = -1, set_up = -1;
+    for (int kd = 0; kd < n; kd++) {
+        char path[PATH_LEN];
+        snprintf(path, sizeof path, ADMIN "/%d/state", kd);
+        pid_t dead = dead_owner(dir, kd);
+        bool ours = dead && kd_read_long(kd, "contexts/0/targets/0/pid_target") == dead;
+        if (running(kd) && !ours) {
+            busy = kd;
+            continue;
+        }
+        if (kd_read_long(kd, "contexts/nr_contexts") != 0 && !ours) {
+            set_up = kd;
+            continue;
+        }
+        if (access(path, W_OK) != 0)
+            continue;
+        if (take && ours) {
+            if (running(kd))
+                (void)kd_write(kd, "state", "off");
+            (void)kd_write(kd, "contexts/nr_contexts", "0");
+            loci__log(LOCI_LOG_INFO, "damon source: took back kdamond %d of process %d, which is gone", kd, (int)dead);
+        }
+        return kd;
+    }
+    if (access(ADMIN "/nr_kdamonds", W_OK) != 0)
+        return heat__refuse(why, len, LOCI_EPERM, "DAMON's sysfs interface (" ADMIN ") is root's, and no kdamond "
+                                                  "was delegated to this user (its files chowned to it)");
+    char what[128];
+    if (busy >= 0) {
+        describe(busy, what, sizeof what);
+        return heat__refuse(why, len, LOCI_EBUSY, "kdamond %d (%s) runs for another user of DAMON, and its sysfs "
+                                                  "interface adds kdamonds only while none runs", busy, what);
+    }
+    if (set_up >= 0)
+        return heat__refuse(why, len, LOCI_EBUSY, "kdamond %d is off but set up by another user of DAMON: adding a "
+                                                  "kdamond would erase its settings", set_up);
+    char count[16];
+    snprintf(count, sizeof count, "%d", n + 1);
+    if (take && write_file(ADMIN "/nr_kdamonds", count) != 0)
+        return heat__refuse(why, len, LOCI_EBUSY, "adding kdamond %d: %s", n, strerror(errno));
+    return n;
+}
+
+/* Serialises choosing among processes of ours (a lock file beside the records). */
+static int lock_records(void)
+{
+    char dir[PATH_LEN], path[PATH_LEN + 8];
+    records_dir(dir, sizeof dir, true);
+    if (!dir[0])
+        return -1;
+    snprintf(path, sizeof path, "%s/lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0)
+        flock(fd, LOCK_EX);
+    return fd;
+}
+
+static void write_record(damon_t *d)
+{
+    char dir[PATH_LEN], line[64];
+    records_dir(dir, sizeof dir, true);
+    d->record[0] = '\0';
+    if (!dir[0])
+        return;
+    snprintf(d->record, sizeof d->record, "%s/kdamond-%d", dir, d->kdamond);
+    int fd = open(d->record, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    int n = snprintf(line, sizeof line, "%d %llu\n", (int)getpid(), started(getpid()));
+    if (fd < 0 || write(fd, line, (size_t)n) != n)
+        d->record[0] = '\0';
+    if (fd >= 0)
+        close(fd);
+}
+
+/* --- the source -------------------------------------------------------- */
+
+static int damon_probe(const heat_config_t *cfg, char *why, size_t len)
+{
+    (void)cfg;
+    if (access(ADMIN "/nr_kdamonds", F_OK) != 0)
+        return heat__refuse(why, len, LOCI_ENOTSUP, "no DAMON sysfs interface (" ADMIN ": a kernel without "
+                                                    "CONFIG_DAMON_SYSFS, e.g. Debian's 6.1)");
+    int kd = choose_kdamond(false, why, len);
+    return kd < 0 ? kd : 0;
+}
+
+/* Set kdamond d->kdamond up for this process (nothing watched yet: it is
+ * started by the first watch). */
+static int set_up(heat_t *h, damon_t *d, char *why, size_t len)
+{
+    int kd = d->kdamond;
+    d->sample_us = SAMPLE_US;
+    d->aggr_us = (unsigned long)h->cfg.interval_ms * 1000;
+    if (d->aggr_us < 10 * d->sample_us) /* at least 10 checks per aggregation */
+        d->sample_us = d->aggr_us / 10 ? d->aggr_us / 10 : 1;
+    static const struct {
+        const char *rel, *value;
+    } fixed[] = {
+        {"contexts/0/monitoring_attrs/nr_regions/min", "10"},
+        {"contexts/0/monitoring_attrs/nr_regions/max", "1000"},
+        {"contexts/0/monitoring_attrs/intervals/update_us", "1000000"},
+        {"contexts/0/targets/nr_targets", "1"},
+        {"contexts/0/schemes/nr_schemes", "1"},
+        {"contexts/0/schemes/0/action", "stat"},
+        {"contexts/0/schemes/0/access_pattern/sz/min", "0"},
+        {"contexts/0/schemes/0/access_pattern/sz/max", "18446744073709551615"},
+        {"contexts/0/schemes/0/access_pattern/nr_accesses/min", "0"},
+        {"contexts/0/schemes/0/access_pattern/nr_accesses/max", "4294967295"},
+        {"contexts/0/schemes/0/access_pattern/age/min", "0"},
+        {"contexts/0/schemes/0/access_pattern/age/max", "4294967295"},
+    };
+    if (kd_write(kd, "contexts/nr_contexts", "1") != 0)
+        return heat__refuse(why, len, LOCI_EIO, "kdamond %d: setting up a context: %s", kd, strerror(errno));
+    d->fixed = kd_write(kd, "contexts/0/operations", "fvaddr") == 0;
+    if (!d->fixed && kd_write(kd, "contexts/0/operations", "vaddr") != 0)
+        return heat__refuse(why, len, LOCI_ENOTSUP, "kdamond %d: this kernel's DAMON monitors no virtual addresses "
+                                                    "(operations vaddr: %s; CONFIG_DAMON_VADDR)", kd, strerror(errno));
+    if (kd_write(kd, "contexts/0/monitoring_attrs/intervals/sample_us", "%lu", d->sample_us) != 0 ||
+        kd_write(kd, "contexts/0/monitoring_attrs/intervals/aggr_us", "%lu", d->aggr_us) != 0)
+        return heat__refuse(why, len, LOCI_EIO, "kdamond %d: setting its intervals: %s", kd, strerror(errno));
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (kd_write(kd, fixed[i].rel, "%s", fixed[i].value) != 0)
+            return heat__refuse(why, len, LOCI_EIO, "kdamond %d: writing %s: %s", kd, fixed[i].rel, strerror(errno));
+    if (kd_write(kd, "contexts/0/targets/0/pid_target", "%d", (int)getpid()) != 0)
+        return heat__refuse(why, len, LOCI_EIO, "kdamond %d: targeting this process: %s", kd, strerror(errno));
+    char path[PATH_LEN];
+    snprintf(path, sizeof path, ADMIN "/%d/contexts/0/schemes/0/tried_regions", kd);
+    if (access(path, F_OK) != 0)
+        return heat__refuse(why, len, LOCI_ENOTSUP, "this kernel's DAMON reports no regions a scheme tried "
+                                                    "(tried_regions, Linux 6.2 or later)");
+    return 0;
+}
+
+static void release(damon_t *d)
+{
+    if (running(d->kdamond))
+        (void)kd_write(d->kdamond, "state", "off");
+    (void)kd_write(d->kdamond, "contexts/nr_contexts", "0"); /* set up by nobody: free for others */
+    if (d->record[0])
+        unlink(d->record);
+}
+
+static int damon_open(heat_t *h, char *why, size_t len)
+{
+    damon_t *d = calloc(1, sizeof *d);
+    if (!d)
+        return heat__refuse(why, len, LOCI_ENOMEM, "out of memory");
+    int lock = lock_records();
+    int rc = d->kdamond = choose_kdamond(true, why, len);
+    if (rc >= 0) {
+        write_record(d);
+        rc = set_up(h, d, why, len);
+        if (rc != 0)
+            release(d);
+    }
+    if (lock >= 0)
+        close(lock);
+    if (rc < 0) {
+        free(d);
+        return rc;
+    }
+    h->src = d;
+    return 0;
+}
+
+static void damon_close(heat_t *h, bool in_child)
+{
+    damon_t *d = h->src;
+    if (!in_child) /* (the kdamond is the parent's) */
+        release(d);
+    free(d);
+}
+
+/* Hand DAMON the watched ranges as the target's regions, and start it or
+ * commit them to the running kdamond; stop it when nothing is watched. */
+static int apply_regions(heat_t *h, const heat_range_t *leaving)
+{
+    damon_t *d = h->src;
+    int kd = d->kdamond;
+    size_t n = 0;
+    for (size_t i = 0; i < h->nranges; i++)
+        n += h->ranges[i] != leaving;
+    if (n == 0) {
+        if (d->on)
+            (void)kd_write(kd, "state", "off");
+        d->on = false;
+        return 0;
+    }
+    if (kd_write(kd, "contexts/0/targets/0/regions/nr_regions", "%zu", n) != 0)
+        return loci__fail(LOCI_EIO, "damon source: kdamond %d: %zu regions: %s", kd, n, strerror(errno));
+    for (size_t i = 0, k = 0; i < h->nranges; i++) {
+        const heat_range_t *r = h->ranges[i];
+        if (r == leaving)
+            continue;
+        char rel[96];
+        snprintf(rel, sizeof rel, "contexts/0/targets/0/regions/%zu/start", k);
+        int rc = kd_write(kd, rel, "%lu", (unsigned long)r->base);
+        snprintf(rel, sizeof rel, "contexts/0/targets/0/regions/%zu/end", k++);
+        if (rc != 0 || kd_write(kd, rel, "%lu", (unsigned long)(r->base + r->size)) != 0)
+            return loci__fail(LOCI_EIO, "damon source: kdamond %d: region [%p, +%zu): %s", kd, (void *)r->base,
+                              r->size, strerror(errno));
+    }
+    if (kd_write(kd, "contexts/0/monitoring_attrs/nr_regions/min", "%zu", n > 10 ? n : 10) != 0 ||
+        kd_write(kd, "contexts/0/monitoring_attrs/nr_regions/max", "%zu", n > 1000 ? n : 1000) != 0 ||
+        kd_write(kd, "state", d->on ? "commit" : "on") != 0)
+        return loci__fail(LOCI_EIO, "damon source: kdamond %d: %s: %s", kd, d->on ? "commit" : "starting",
+                          strerror(errno));
+    d->on = true;
+    return 0;
+}
+
+static int damon_watch(heat_t *h, heat_range_t *r)
+{
+    (void)r; /* (in h->ranges already) */
+    return apply_regions(h, NULL);
+}
+
+static void damon_unwatch(heat_t *h, heat_range_t *r)
+{
+    if (apply_regions(h, r) != 0)
+        loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
+}
+
+/* One tried region: spread over the granules of the ranges it covers. */
+static void spread(heat_t *h, uintptr_t start, uintptr_t end, double nr_accesses, double *weight)
+{
+    size_t w = 0; /* weight's index of the first granule of range i */
+    for (size_t i = 0; i < h->nranges; i++) {
+        heat_range_t *r = h->ranges[i];
+        uintptr_t lo = start > r->base ? start : r->base, hi = end < r->base + r->size ? end : r->base + r->size;
+        for (uintptr_t at = lo; at < hi;) {
+            size_t g = heat__granule_of(r, at);
+            uintptr_t gend = r->base + g * HEAT_GRANULE + heat__granule_size(r, g);
+            uintptr_t to = hi < gend ? hi : gend;
+            double share = (double)(to - at) / (double)heat__granule_size(r, g);
+            r->counts[g].hits += nr_accesses * share;
+            weight[w + g] += share;
+            at = to;
+        }
+        w += r->ngranules;
+    }
+}
+
+static int damon_refresh(heat_t *h)
+{
+    damon_t *d = h->src;
+    if (!d->on)
+        return 0;
+    if (!running(d->kdamond))
+        return loci__fail(LOCI_EIO, "damon source: kdamond %d stopped (turned off by someone else?)", d->kdamond);
+    if (kd_write(d->kdamond, "state", "update_schemes_tried_regions") != 0)
+        return loci__fail(LOCI_EIO, "damon source: kdamond %d: update_schemes_tried_regions: %s", d->kdamond,
+                          strerror(errno));
+    size_t total = 0;
+    for (size_t i = 0; i < h->nranges; i++)
+        total += h->ranges[i]->ngranules;
+    double *weight = calloc(total ? total : 1, sizeof *weight); /* how much of each granule regions covered */
+    if (!weight)
+        return loci__fail(LOCI_ENOMEM, "damon source: out of memory");
+    char dir[PATH_LEN];
+    snprintf(dir, sizeof dir, ADMIN "/%d/contexts/0/schemes/0/tried_regions", d->kdamond);
+    DIR *dd = opendir(dir);
+    for (struct dirent *e; dd && (e = readdir(dd));) {
+        char *tail, path[PATH_LEN + 300], buf[32];
+        long idx = strtol(e->d_name, &tail, 10);
+        if (*tail || tail == e->d_name || idx < 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s/start", dir, e->d_name);
+        uintptr_t start = (uintptr_t)strtoull(heat__read_line(path, buf, sizeof buf), NULL, 10);
+        snprintf(path, sizeof path, "%s/%s/end", dir, e->d_name);
+        uintptr_t end = (uintptr_t)strtoull(heat__read_line(path, buf, sizeof buf), NULL, 10);
+        snprintf(path, sizeof path, "%s/%s/nr_accesses", dir, e->d_name);
+        spread(h, start, end, strtod(heat__read_line(path, buf, sizeof buf), NULL), weight);
+    }
+    if (dd)
+        closedir(dd);
+    /* A granule the regions covered for the most part rests on one aggregation's checks. */
+    uint64_t checks = d->aggr_us / d->sample_us;
+    for (size_t i = 0, w = 0; i < h->nranges; w += h->ranges[i++]->ngranules)
+        for (size_t g = 0; g < h->ranges[i]->ngranules; g++)
+            if (weight[w + g] > 0.5)
+                h->ranges[i]->counts[g].obs += checks;
+    free(weight);
+    return 0;
+}
+
+/* The kdamond's CPU time (/proc/PID/stat utime + stime). */
+static double damon_cpu(const heat_t *h)
+{
+    const damon_t *d = h->src;
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", kd_read_long(d->kdamond, "pid"));
+    const char *s = strrchr(heat__read_line(path, line, sizeof line), ')');
+    unsigned long utime = 0, stime = 0;
+    if (!s || sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2)
+        return 0;
+    return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+const heat_ops_t heat_damon_ops = {
+    .id = HEAT_SOURCE_DAMON,
+    .probe = damon_probe,
+    .open = damon_open,
+    .close = damon_close,
+    .watch = damon_watch,
+    .unwatch = damon_unwatch,
+    .refresh = damon_refresh,
+    .thread_cpu_seconds = damon_cpu,
+};

@@ -1,0 +1,286 @@
+/*
+ * Access measurement (src/heat, issue 29.1) under each VM kernel.
+ *
+ *   vm_heat rank [SOURCE]   the source heat_open picks (auto) — damon where the kernel has DAMON's
+ *                           sysfs interface (6.12), else faults (the TCG VM has no PMU) — or
+ *                           SOURCE alone (perf, damon, faults) ranks a range a thread writes in a
+ *                           loop above one nobody touches within 20 intervals; both keep their
+ *                           data; after heat_close no thread of the source is left, and no
+ *                           kdamond runs for this process
+ *   vm_heat crash           (where DAMON is) a process killed while its damon source runs leaves
+ *                           its kdamond set up; the next process's damon source takes it back
+ *                           (no kdamond added) and measures
+ *
+ * Exit 0 ok, 1 a check failed, 2 setup error.
+ */
+#include "heat/heat.h"
+#include "os/shared_map.h"
+#include "os/vm.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RANGE ((size_t)16 << 20)
+/* Under TCG a fault's round trip to the sampler takes ms: few samples per
+ * interval and long intervals, or the writer cannot reach its sampled pages
+ * within one (the heat then measures the fault rate, not the writer). */
+#define INTERVAL_MS 500
+#define SHARE 0.01
+#define DAMON_ADMIN "/sys/kernel/mm/damon/admin/kdamonds"
+
+static size_t page;
+
+static int count_threads(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/task");
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Threads of this process, once those that ended have left /proc (a joined
+ * thread's task may linger there a moment): waits up to 2 s for `expect`. */
+static int threads_now_or(int expect)
+{
+    int n = count_threads();
+    for (int i = 0; i < 200 && n != expect; i++, n = count_threads()) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    return n;
+}
+
+static uint64_t *shared_range(uint64_t seed)
+{
+    int fd = shared_map_memfd("vm_heat");
+    if (fd < 0 || ftruncate(fd, (off_t)RANGE) != 0)
+        return NULL;
+    uint64_t *p = shared_map_file(fd, RANGE, true);
+    close(fd);
+    if (p == MAP_FAILED)
+        return NULL;
+    for (size_t i = 0; i < RANGE / page; i++)
+        p[i * page / 8] = seed + i;
+    return p;
+}
+
+static bool intact(const uint64_t *p, uint64_t seed)
+{
+    for (size_t i = 0; i < RANGE / page; i++)
+        if (p[i * page / 8] != seed + i)
+            return false;
+    return true;
+}
+
+static atomic_bool stop;
+
+static void *write_loop(void *arg)
+{
+    uint64_t *p = arg;
+    for (uint64_t pass = 1; !atomic_load(&stop); pass++)
+        for (size_t i = 0; i < RANGE / page; i++)
+            p[i * page / 8 + 1] = pass;
+    return NULL;
+}
+
+/* Mean heat of the granules tagged `tag`; *obs their observations. */
+static double heat_of(const heat_sample_t *v, size_t n, uint64_t tag, uint64_t *obs)
+{
+    double sum = 0;
+    int k = 0;
+    *obs = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].tag == tag) {
+            sum += v[i].heat;
+            *obs += v[i].observations;
+            k++;
+        }
+    return k ? sum / k : 0;
+}
+
+/* Does a kdamond still run for this process? (Others' are none of our business.) */
+static bool kdamond_running(void)
+{
+    FILE *f = fopen(DAMON_ADMIN "/nr_kdamonds", "r");
+    int n = 0;
+    if (!f)
+        return false;
+    if (fscanf(f, "%d", &n) != 1)
+        n = 0;
+    fclose(f);
+    bool ours = false;
+    for (int kd = 0; kd < n && !ours; kd++) {
+        char path[128], state[16] = "", target[32] = "";
+        snprintf(path, sizeof path, DAMON_ADMIN "/%d/state", kd);
+        FILE *s = fopen(path, "r");
+        if (s && !fgets(state, sizeof state, s))
+            state[0] = '\0';
+        if (s)
+            fclose(s);
+        snprintf(path, sizeof path, DAMON_ADMIN "/%d/contexts/0/targets/0/pid_target", kd);
+        FILE *t = fopen(path, "r");
+        if (t && !fgets(target, sizeof target, t))
+            target[0] = '\0';
+        if (t)
+            fclose(t);
+        ours = strncmp(state, "on", 2) == 0 && atoi(target) == (int)getpid();
+    }
+    return ours;
+}
+
+static int rank(const char *name)
+{
+    heat_source_t want;
+    if (heat_source_parse(name, &want) != 0) {
+        fprintf(stderr, "vm_heat: %s\n", loci_last_error());
+        return 2;
+    }
+    /* The oracle for auto: what the kernel offers, read apart from loci's probes. */
+    heat_source_t expect = want != HEAT_SOURCE_NONE          ? want
+                           : access(DAMON_ADMIN, F_OK) == 0 ? HEAT_SOURCE_DAMON
+                                                            : HEAT_SOURCE_FAULTS;
+    int threads_before = count_threads();
+    heat_config_t cfg = {.interval_ms = INTERVAL_MS, .sample_share = SHARE, .only = want};
+    heat_t *h;
+    if (heat_open(&cfg, &h) != 0) {
+        fprintf(stderr, "vm_heat: heat_open: %s\n", loci_last_error());
+        return 1;
+    }
+    printf("source %s (skipped: %s)\n", heat_source_name(heat_source(h)), *heat_skipped(h) ? heat_skipped(h) : "none");
+    if (heat_source(h) != expect) {
+        fprintf(stderr, "vm_heat: expected the %s source\n", heat_source_name(expect));
+        return 1;
+    }
+    uint64_t *hot = shared_range(1000), *cold = shared_range(2000);
+    if (!hot || !cold || heat_watch(h, hot, RANGE, 1) != 0 || heat_watch(h, cold, RANGE, 2) != 0) {
+        fprintf(stderr, "vm_heat: setup: %s\n", loci_last_error());
+        return 2;
+    }
+    pthread_t t;
+    pthread_create(&t, NULL, write_loop, hot);
+    bool ranked = false;
+    for (int i = 0; i < 20 && !ranked; i++) {
+        struct timespec ts = {0, INTERVAL_MS * 1000000L};
+        nanosleep(&ts, NULL);
+        heat_sample_t *v;
+        size_t n;
+        if (heat_collect(h, &v, &n) != 0) {
+            fprintf(stderr, "vm_heat: heat_collect: %s\n", loci_last_error());
+            return 1;
+        }
+        uint64_t ho, co;
+        double hh = heat_of(v, n, 1, &ho), ch = heat_of(v, n, 2, &co);
+        free(v);
+        printf("interval %d: hot %.2f (%llu observations), cold %.2f (%llu)\n", i, hh, (unsigned long long)ho, ch,
+               (unsigned long long)co);
+        ranked = ho && co && hh > 0.2 && hh > ch + 0.15;
+    }
+    atomic_store(&stop, true);
+    pthread_join(t, NULL);
+    printf("source CPU %.3f s\n", heat_cpu_seconds(h));
+    heat_close(h);
+    int fails = 0;
+    if (!ranked)
+        fails += fprintf(stderr, "vm_heat: the hot range never ranked above the cold one\n") > 0;
+    if (!intact(hot, 1000) || !intact(cold, 2000))
+        fails += fprintf(stderr, "vm_heat: data changed\n") > 0;
+    int threads_after = threads_now_or(threads_before);
+    if (threads_after != threads_before)
+        fails += fprintf(stderr, "vm_heat: %d threads after close, %d before\n", threads_after, threads_before) > 0;
+    if (kdamond_running())
+        fails += fprintf(stderr, "vm_heat: a kdamond still runs for this process after close\n") > 0;
+    return fails ? 1 : 0;
+}
+
+static int nr_kdamonds(void)
+{
+    FILE *f = fopen(DAMON_ADMIN "/nr_kdamonds", "r");
+    int n = -1;
+    if (f && fscanf(f, "%d", &n) != 1)
+        n = -1;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* Open the damon source and watch a range: 0, else a message and 1. */
+static int damon_watching(heat_t **h, uint64_t **p)
+{
+    heat_config_t cfg = {.interval_ms = INTERVAL_MS, .only = HEAT_SOURCE_DAMON};
+    if (heat_open(&cfg, h) != 0 || !(*p = shared_range(5)) || heat_watch(*h, *p, RANGE, 1) != 0) {
+        fprintf(stderr, "vm_heat: damon source: %s\n", loci_last_error());
+        return 1;
+    }
+    return 0;
+}
+
+static int crash(void)
+{
+    if (access(DAMON_ADMIN, F_OK) != 0) {
+        printf("skipped: this kernel has no DAMON sysfs interface\n");
+        return 0;
+    }
+    int ready[2];
+    if (pipe(ready) != 0)
+        return 2;
+    pid_t pid = fork();
+    if (pid == 0) {
+        heat_t *h;
+        uint64_t *p;
+        if (damon_watching(&h, &p) != 0)
+            _exit(1);
+        (void)!write(ready[1], "x", 1);
+        pause(); /* killed here, its kdamond running */
+        _exit(0);
+    }
+    char c;
+    if (read(ready[0], &c, 1) != 1) {
+        fprintf(stderr, "vm_heat: the child could not start its damon source\n");
+        return 1;
+    }
+    int before = nr_kdamonds();
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    heat_t *h;
+    uint64_t *p;
+    if (damon_watching(&h, &p) != 0)
+        return 1;
+    printf("kdamonds: %d with the killed process's, %d now\n", before, nr_kdamonds());
+    int fails = 0;
+    if (nr_kdamonds() != before)
+        fails += fprintf(stderr, "vm_heat: a kdamond was added instead of taking back the dead one's\n") > 0;
+    struct timespec ts = {1, 0};
+    nanosleep(&ts, NULL);
+    heat_sample_t *v;
+    size_t n;
+    if (heat_collect(h, &v, &n) != 0 || n == 0 || v[0].observations == 0)
+        fails += fprintf(stderr, "vm_heat: the damon source taken back does not measure: %s\n", loci_last_error()) > 0;
+    if (n)
+        free(v);
+    heat_close(h);
+    if (kdamond_running())
+        fails += fprintf(stderr, "vm_heat: a kdamond still runs for this process after close\n") > 0;
+    return fails ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    page = (size_t)sysconf(_SC_PAGESIZE);
+    if (argc >= 2 && strcmp(argv[1], "rank") == 0)
+        return rank(argc >= 3 ? argv[2] : "auto");
+    if (argc == 2 && strcmp(argv[1], "crash") == 0)
+        return crash();
+    fprintf(stderr, "usage: vm_heat rank [auto|perf|damon|faults] | vm_heat crash\n");
+    return 2;
+}
