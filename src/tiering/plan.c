@@ -4,16 +4,22 @@
  * that every rule is unit-tested without a machine.
  *
  *  1. Placement: arenas in the order of their claim — heat per byte, raised
- *     by the margin once for each tier the arena sits above its lowest
- *     candidate (hysteresis: an incumbent keeps its place until a challenger
- *     is that much hotter) — each on its first candidate with room left
+ *     by the margin (relative) and the gap (absolute: heat measured on a
+ *     sample is noisy, and a near-cold arena's share can double by chance)
+ *     once for each tier the arena sits above its lowest candidate
+ *     (hysteresis: an incumbent keeps its place until a challenger is that
+ *     much hotter) — each on its first candidate with room left
  *     under that target's budget. Arenas that moved less than min_residence
  *     intervals ago stay where they are and count there first; an arena with
  *     no heat is never promoted (nothing to gain); one that fits nowhere
  *     stays.
- *  2. Cost (rent or buy): a promotion is made once the arena has wanted it
- *     for as long as the move takes (bytes / measured move bandwidth), so
- *     that no move costs more than twice the best choice made in hindsight;
+ *  2. Cost (rent or buy): a promotion is made once the arena has paid, in
+ *     the intervals it wanted it, as much rent as the move costs: rent is
+ *     its heat per byte times the interval (the share of the time its
+ *     accesses went to the slower memory), the price the move's seconds
+ *     (bytes / measured move bandwidth) — so that no move costs more than
+ *     twice the best choice made in hindsight, and the hotter an arena the
+ *     sooner it is worth it;
  *     a promotion that must wait stays put and the placement is made again
  *     without it, so that nothing is demoted to make room for it yet.
  *  3. Moves: demotions first (coldest first: they make the room), then
@@ -71,7 +77,7 @@ static void place(const plan_arena_t *a, size_t n, const plan_target_t *t, size_
         }
         double claim = a[i].heat;
         for (int h = height(&a[i]); h > 0; h--)
-            claim *= 1 + p->margin;
+            claim = claim * (1 + p->margin) + p->gap;
         order[nfree++] = (ranked_t){claim, height(&a[i]), (int)i};
     }
     qsort(order, nfree, sizeof *order, by_claim);
@@ -95,7 +101,7 @@ static bool promotes(const plan_arena_t *a, int want)
 }
 
 size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t nt, const plan_params_t *p,
-                 unsigned *wanted_for, plan_move_t *moves)
+                 double *rent, plan_move_t *moves)
 {
     if (n == 0)
         return 0;
@@ -114,11 +120,12 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
     bool again = false;
     for (size_t i = 0; i < n; i++) {
         if (!promotes(&a[i], want[i])) {
-            wanted_for[i] = 0;
+            rent[i] = 0;
             continue;
         }
         double seconds = (double)a[i].bytes * p->seconds_per_byte;
-        if (++wanted_for[i] * p->interval_s < seconds && a[i].at >= 0)
+        rent[i] += a[i].heat * p->interval_s;
+        if (rent[i] < seconds && a[i].at >= 0)
             again = held[i] = true;
     }
     if (again)

@@ -16,7 +16,8 @@
 #include <string.h>
 
 #define SMOOTHING 0.5          /* weight of the last interval in an arena's heat */
-#define MARGIN 0.25            /* hysteresis: 25 % hotter per tier to take an incumbent's place */
+#define MARGIN 0.25            /* hysteresis: 25 % hotter per tier to take an incumbent's place, */
+#define GAP 0.1                /* and 0.1 more heat: above the noise of a sampled share */
 #define MIN_RESIDENCE 3        /* intervals an arena stays after a move */
 #define PINGPONG_INTERVALS 10  /* a move back within this many intervals counts as ping-pong */
 #define FIRST_GUESS_BPS 1e9    /* move bandwidth until one is measured */
@@ -79,7 +80,7 @@ static int target_index(const struct loci_target **table, size_t *nt, const stru
 typedef struct {
     tier_arena_t **rec;
     plan_arena_t *arenas;
-    unsigned *wanted;
+    double *rent;
     const struct loci_target **targets;
     plan_target_t *room;
     plan_move_t *moves;
@@ -90,7 +91,7 @@ static void work_free(work_t *w)
 {
     free(w->rec);
     free(w->arenas);
-    free(w->wanted);
+    free(w->rent);
     free(w->targets);
     free(w->room);
     free(w->moves);
@@ -103,10 +104,10 @@ static bool describe(const tiering_config_t *c, work_t *w)
     for (tier_arena_t *t = tiering_arenas(); t; t = t->next)
         n++;
     *w = (work_t){.rec = calloc(n + 1, sizeof *w->rec), .arenas = calloc(n + 1, sizeof *w->arenas),
-                  .wanted = calloc(n + 1, sizeof *w->wanted), .moves = calloc(n + 1, sizeof *w->moves),
+                  .rent = calloc(n + 1, sizeof *w->rent), .moves = calloc(n + 1, sizeof *w->moves),
                   .targets = calloc(n * RESOLVE_MAX_CANDIDATES + 1, sizeof *w->targets),
                   .room = calloc(n * RESOLVE_MAX_CANDIDATES + 1, sizeof *w->room)};
-    if (!w->rec || !w->arenas || !w->wanted || !w->moves || !w->targets || !w->room)
+    if (!w->rec || !w->arenas || !w->rent || !w->moves || !w->targets || !w->room)
         return false;
     for (tier_arena_t *t = tiering_arenas(); t; t = t->next) {
         pool_stats_t st;
@@ -121,7 +122,7 @@ static bool describe(const tiering_config_t *c, work_t *w)
             if (res->candidates[k] == now)
                 a->at = k;
         }
-        w->wanted[w->n] = t->wanted_for;
+        w->rent[w->n] = t->rent;
         w->rec[w->n++] = t;
     }
     for (size_t i = 0; i < w->nt; i++) {
@@ -147,7 +148,7 @@ static void count_move(tier_arena_t *t, const struct loci_target *from, const st
     t->bytes_moved += bytes;
     t->moves++;
     t->residence = 0;
-    t->wanted_for = 0;
+    t->rent = 0;
     if (bytes && seconds > 0)
         seconds_per_byte = SMOOTHING * (seconds / (double)bytes) + (1 - SMOOTHING) * seconds_per_byte;
 }
@@ -191,11 +192,11 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
     account(samples, n);
     work_t w;
     if (describe(c, &w)) {
-        plan_params_t p = {.margin = MARGIN, .min_residence = MIN_RESIDENCE, .seconds_per_byte = seconds_per_byte,
+        plan_params_t p = {.margin = MARGIN, .gap = GAP, .min_residence = MIN_RESIDENCE, .seconds_per_byte = seconds_per_byte,
                            .interval_s = interval_s, .allowance = allowance};
-        size_t nmoves = plan_make(w.arenas, w.n, w.room, w.nt, &p, w.wanted, w.moves);
+        size_t nmoves = plan_make(w.arenas, w.n, w.room, w.nt, &p, w.rent, w.moves);
         for (size_t i = 0; i < w.n; i++)
-            w.rec[i]->wanted_for = w.wanted[i];
+            w.rec[i]->rent = w.rent[i];
         for (size_t m = 0; m < nmoves; m++)
             allowance -= (int64_t)w.arenas[w.moves[m].arena].bytes;
         make_moves(&w, nmoves);

@@ -61,7 +61,8 @@ typedef struct {
 } plan_target_t;
 
 typedef struct {
-    double margin;             /* hysteresis: 0.25 = a challenger must be 25 % hotter per tier */
+    double margin;             /* hysteresis: 0.25 = a challenger must be 25 % hotter per tier ... */
+    double gap;                /* ... and this much more heat per byte (0..1) */
     unsigned min_residence;    /* intervals an arena stays after a move */
     double seconds_per_byte;   /* measured cost of moving (1 / move bandwidth) */
     double interval_s;
@@ -75,10 +76,10 @@ typedef struct {
 } plan_move_t;
 
 /** The moves of this interval, in the order to make them, into moves[]
- *  (room for n). wanted_for[i] (kept by the caller across intervals, zeroed
- *  for a new arena): intervals arena i has wanted its promotion. */
+ *  (room for n). rent[i] (kept by the caller across intervals, zeroed for a
+ *  new arena): what arena i has paid towards its promotion (seconds). */
 size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t nt, const plan_params_t *p,
-                 unsigned *wanted_for, plan_move_t *moves);
+                 double *rent, plan_move_t *moves);
 
 /* --- site.c ---------------------------------------------------------------- */
 
@@ -114,7 +115,7 @@ typedef struct tier_arena {
     uint64_t bytes;            /* its memory at the last interval */
     uint64_t bytes_moved, moves;
     unsigned residence;        /* intervals since its last move */
-    unsigned wanted_for;       /* intervals it has wanted a promotion (plan_make) */
+    double rent;               /* paid towards a promotion, seconds (plan_make) */
     const struct loci_target *left; /* where its last move came from, and when (ping-pong) */
     uint64_t moved_at;
     bool busy;                 /* the tiering thread is moving it: destroy waits */

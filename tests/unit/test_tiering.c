@@ -227,6 +227,8 @@ static void the_thread_follows_measured_heat(void **state)
         assert_int_equal(c[k], 1);
     assert_true(sum > 0);
     assert_true(tot.cpu_seconds > 0);
+    print_message("the thread and its %s source: %.3f s of CPU in %llu intervals of 50 ms, %llu moves\n", tot.source,
+                  tot.cpu_seconds, (unsigned long long)tot.intervals, (unsigned long long)tot.moves);
     loci_arena_destroy(cold);
     loci_arena_destroy(hot);
 }

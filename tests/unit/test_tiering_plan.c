@@ -29,15 +29,15 @@ static void arenas(plan_arena_t *a, const double *heat, const int *at, int n)
 
 static plan_params_t params(void)
 {
-    return (plan_params_t){.margin = 0.25, .min_residence = 3, .seconds_per_byte = 1e-9, .interval_s = 0.2,
+    return (plan_params_t){.margin = 0.25, .gap = 0.1, .min_residence = 3, .seconds_per_byte = 1e-9, .interval_s = 0.2,
                            .allowance = 1ll << 40};
 }
 
 static size_t plan(const plan_arena_t *a, int n, uint64_t fast_room, const plan_params_t *p, plan_move_t *m)
 {
     plan_target_t t[NT] = {{fast_room}, {1ull << 40}};
-    unsigned wanted[16] = {0};
-    return plan_make(a, (size_t)n, t, NT, p, wanted, m);
+    double rent[16] = {0};
+    return plan_make(a, (size_t)n, t, NT, p, rent, m);
 }
 
 static void hottest_fill_the_fast_target(void **state)
@@ -75,10 +75,12 @@ static void a_margin_keeps_incumbents(void **state)
     plan_arena_t a[3];
     plan_move_t m[3];
     plan_params_t p = params();
-    arenas(a, (double[]){0.5, 0.5, 0.6}, (int[]){0, 0, 1}, 3); /* 20 % hotter: not enough */
+    arenas(a, (double[]){0.5, 0.5, 0.7}, (int[]){0, 0, 1}, 3); /* 40 % hotter, 0.2 more: not enough */
     assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 0);
-    arenas(a, (double[]){0.5, 0.5, 0.7}, (int[]){0, 0, 1}, 3); /* 40 % hotter: takes a place */
+    arenas(a, (double[]){0.5, 0.5, 0.75}, (int[]){0, 0, 1}, 3); /* over 25 % and 0.1 more: takes a place */
     assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 2);
+    arenas(a, (double[]){0.05, 0.05, 0.12}, (int[]){0, 0, 1}, 3); /* cold ones: twice as hot is noise */
+    assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 0);
     arenas(a, (double[]){0.0, 0.0, 0.0}, (int[]){0, 0, 1}, 3); /* all cold: nothing swaps for nothing */
     assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 0);
 }
@@ -131,10 +133,10 @@ static void too_big_skips_to_the_next(void **state)
     assert_int_equal(m[0].arena, 1);
     /* fits nowhere at all: stays where it is */
     plan_target_t t[NT] = {{8 * MiB}, {8 * MiB}};
-    unsigned wanted[2] = {0};
+    double rent[2] = {0};
     arenas(a, (double[]){0.9, 0.5}, (int[]){1, 1}, 2);
     a[0].bytes = a[1].bytes = 16 * MiB;
-    assert_int_equal(plan_make(a, 2, t, NT, &p, wanted, m), 0);
+    assert_int_equal(plan_make(a, 2, t, NT, &p, rent, m), 0);
 }
 
 static void the_rate_limit_bounds_an_interval(void **state)
@@ -159,22 +161,28 @@ static void a_slow_move_waits_as_long_as_it_takes(void **state)
     plan_arena_t a[3];
     plan_move_t m[3];
     plan_params_t p = params();
-    /* a move of 4 MiB takes 0.5 s: 2.5 intervals of 0.2 s */
+    /* a move of 4 MiB takes 0.5 s; at heat 0.9 the rent is 0.18 s an interval of 0.2 s */
     p.seconds_per_byte = 0.5 / (4.0 * MiB);
     arenas(a, (double[]){0.2, 0.1, 0.9}, (int[]){0, 0, 1}, 3);
     plan_target_t t[NT] = {{8 * MiB}, {1ull << 40}};
-    unsigned wanted[3] = {0};
-    assert_int_equal(plan_make(a, 3, t, NT, &p, wanted, m), 0); /* and nobody is demoted for it yet */
-    assert_int_equal(wanted[2], 1);
-    assert_int_equal(plan_make(a, 3, t, NT, &p, wanted, m), 0);
-    assert_int_equal(plan_make(a, 3, t, NT, &p, wanted, m), 2); /* 3 x 0.2 s >= 0.5 s */
+    double rent[3] = {0};
+    assert_int_equal(plan_make(a, 3, t, NT, &p, rent, m), 0); /* and nobody is demoted for it yet */
+    assert_true(rent[2] > 0.179 && rent[2] < 0.181);
+    assert_int_equal(plan_make(a, 3, t, NT, &p, rent, m), 0);
+    assert_int_equal(plan_make(a, 3, t, NT, &p, rent, m), 2); /* 3 x 0.18 s >= 0.5 s */
     assert_int_equal(m[0].arena, 1);
     assert_int_equal(m[1].arena, 2);
     /* it cools meanwhile: the wait starts over */
-    wanted[2] = 2;
+    rent[2] = 0.4;
     a[2].heat = 0.1;
-    assert_int_equal(plan_make(a, 3, t, NT, &p, wanted, m), 0);
-    assert_int_equal(wanted[2], 0);
+    assert_int_equal(plan_make(a, 3, t, NT, &p, rent, m), 0);
+    assert_true(rent[2] == 0);
+    /* half as hot: twice as long */
+    a[2].heat = 0.45;
+    int calls = 0;
+    while (plan_make(a, 3, t, NT, &p, rent, m) == 0 && calls < 10)
+        calls++;
+    assert_int_equal(calls, 5); /* the sixth pays 0.54 s */
 }
 
 static void three_tiers_in_order(void **state)
@@ -186,10 +194,10 @@ static void three_tiers_in_order(void **state)
         a[i] = (plan_arena_t){.bytes = 4 * MiB, .heat = 0.3 * (i + 1), .at = 2, .ncandidates = 3,
                               .cand = {0, 1, 2}, .residence = 100};
     plan_target_t t[3] = {{4 * MiB}, {4 * MiB}, {1ull << 40}};
-    unsigned wanted[3] = {0};
+    double rent[3] = {0};
     plan_move_t m[3];
     plan_params_t p = params();
-    assert_int_equal(plan_make(a, 3, t, 3, &p, wanted, m), 2);
+    assert_int_equal(plan_make(a, 3, t, 3, &p, rent, m), 2);
     assert_int_equal(m[0].arena, 2);
     assert_int_equal(m[0].target, 0);
     assert_int_equal(m[1].arena, 1);
