@@ -13,7 +13,8 @@
  * (arena.c): an auto arena's allocation does not fail while a lower
  * candidate has room. With a profile (profile.c), an arena whose site it
  * knows starts on the site's profiled target instead, when that target's
- * budget has room for what the profile saw there.
+ * budget has room for what the profile saw there after its hotter sites,
+ * else below it.
  */
 #include "tiering/tiering.h"
 
@@ -21,11 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct loci_target *first_with_room(const tiering_config_t *c, const resolution_t *res)
+/* The first candidate from `from` on whose auto arenas hold less than its budget; the last one. */
+static const struct loci_target *first_with_room(const tiering_config_t *c, const resolution_t *res, int from)
 {
     tiering_lock();
     const struct loci_target *t = res->candidates[res->ncandidates - 1];
-    for (int i = 0; i < res->ncandidates - 1; i++)
+    for (int i = from; i < res->ncandidates - 1; i++)
         if (tiering_bytes_on(res->candidates[i]) < tiering_budget_bytes(c, res->candidates[i])) {
             t = res->candidates[i];
             break;
@@ -35,11 +37,15 @@ static const struct loci_target *first_with_room(const tiering_config_t *c, cons
 }
 
 /* The site of the arena to make (its ordinal: live auto arenas of the same
- * site before it), and where a profile starts it: its profiled target when
- * that target's budget has room for the bytes the profile saw, else NULL. */
-static const struct loci_target *site_and_profile(const tiering_config_t *c, const resolution_t *res,
-                                                  const void *caller, unsigned size_class, tiering_site_t *site,
-                                                  double *heat)
+ * site before it), and where it starts: without a profile entry, the first
+ * candidate with room; with one, its profiled target when that target's
+ * budget has room for the bytes the profile saw, both now and after the
+ * profile's hotter sites there (made yet or not) — else the first candidate
+ * with room below it, leaving the room to the hotter ones. *profiled: the
+ * profile placed it (*heat: the profile's). */
+static const struct loci_target *site_and_start(const tiering_config_t *c, const resolution_t *res,
+                                                const void *caller, unsigned size_class, tiering_site_t *site,
+                                                bool *profiled, double *heat)
 {
     tiering_site_of(caller, size_class, site);
     tiering_lock();
@@ -47,12 +53,17 @@ static const struct loci_target *site_and_profile(const tiering_config_t *c, con
         site->ordinal += t->site.module && t->site.offset == site->offset && t->site.size_class == size_class &&
                          strcmp(t->site.module, site->module) == 0;
     const struct loci_target *at = NULL;
-    uint64_t bytes;
-    if (tiering_profile_place(site, res, &at, &bytes, heat) &&
-        tiering_bytes_on(at) + bytes > tiering_budget_bytes(c, at))
-        at = NULL;
+    uint64_t bytes, hotter;
+    bool known = tiering_profile_place(site, res, &at, &bytes, heat, &hotter);
+    *profiled = known && tiering_bytes_on(at) + bytes <= tiering_budget_bytes(c, at) &&
+                hotter + bytes <= tiering_budget_bytes(c, at);
     tiering_unlock();
-    return at;
+    if (*profiled)
+        return at;
+    int below = 0;
+    while (known && below < res->ncandidates && res->candidates[below] != at)
+        below++;
+    return first_with_room(c, res, known ? below + 1 : 0);
 }
 
 static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, size_t max_bytes, const void *caller,
@@ -69,13 +80,14 @@ static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, si
     tiering_profile_load();
     tiering_site_t site;
     double heat = 0;
-    const struct loci_target *profiled = site_and_profile(&c, res, caller, size_class, &site, &heat);
+    bool profiled;
+    const struct loci_target *start = site_and_start(&c, res, caller, size_class, &site, &profiled, &heat);
     if (res->ncandidates == 1)
         loci__log(LOCI_LOG_WARN, "arena \"%s\": tier=auto changes nothing here: %s is the only target its intent "
                                  "allows on this machine; the arena works, and stays there", in->canonical,
                   res->candidates[0]->name);
     bool shared = res->access != ACCESS_PROCESS || tiering_shared_memory();
-    loci_arena_t *ar = arena_create(in, res, profiled ? profiled : first_with_room(&c, res), shared, max_bytes);
+    loci_arena_t *ar = arena_create(in, res, start, shared, max_bytes);
     if (ar && (rc = tiering_register(ar)) != 0) {
         arena_destroy(ar);
         errno = loci__errno_of(rc);

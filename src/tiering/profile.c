@@ -4,8 +4,10 @@
  * arena ended on, by name and kind, the most bytes it held and its heat —
  * is written to the file the variable names; the next run of the same
  * program reads it with its first auto arena and starts each site's arena
- * on that target when its budget allows (create.c), with the profile's heat
- * as the arena's first heat; measurement corrects both from then on.
+ * on that target when its budget allows (create.c) — the hottest of the
+ * profile's sites there first, in whatever order the program makes them —
+ * with the profile's heat as the arena's first; measurement corrects both
+ * from then on.
  *
  * The file is text, one site a line, and ends in an XXH3 checksum of what
  * comes before; it is written to a new name (O_CREAT|O_EXCL|O_NOFOLLOW,
@@ -236,7 +238,7 @@ void tiering_profile_load(void)
 }
 
 bool tiering_profile_place(const tiering_site_t *s, const resolution_t *res, const struct loci_target **target,
-                           uint64_t *bytes, double *heat)
+                           uint64_t *bytes, double *heat, uint64_t *hotter)
 {
     const entry_t *e = s->module ? find(s) : NULL;
     if (!e)
@@ -256,6 +258,11 @@ bool tiering_profile_place(const tiering_site_t *s, const resolution_t *res, con
     *target = by_kind;
     *bytes = e->bytes;
     *heat = e->heat;
+    *hotter = 0; /* the profile's hotter sites of that target come first, whenever they are made */
+    for (size_t i = 0; i < prof.n; i++)
+        if (&prof.v[i] != e && strcmp(prof.v[i].target, e->target) == 0 &&
+            (prof.v[i].heat > e->heat || (prof.v[i].heat == e->heat && &prof.v[i] < e)))
+            *hotter += prof.v[i].bytes;
     return true;
 }
 

@@ -192,10 +192,12 @@ void tiering_stats_print(FILE *f);
  *  profile that is not safe, whole and this program's: a warning, ignored. */
 void tiering_profile_load(void);
 /** Where the profile starts site s: its target among res's candidates (the
- *  same name, else the first of the same kind), the bytes its arena held
- *  and its heat; false: no entry for s, or no such candidate. Under the lock. */
+ *  same name, else the first of the same kind), the bytes its arena held,
+ *  its heat, and the bytes of the profile's hotter sites on that target
+ *  (which the budget serves first); false: no entry for s, or no such
+ *  candidate. Under the lock. */
 bool tiering_profile_place(const tiering_site_t *s, const resolution_t *res, const struct loci_target **target,
-                           uint64_t *bytes, double *heat);
+                           uint64_t *bytes, double *heat, uint64_t *hotter);
 /** Keep what t's run says of its site (its destroy). Under the lock. */
 void tiering_profile_learn(const tier_arena_t *t);
 /** Write the profile: what this run learned, the live arenas included

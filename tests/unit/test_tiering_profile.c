@@ -5,7 +5,9 @@
  * node 1 first for bandwidth=high, dram0 = node 0; hbm0's budget two of
  * four arenas). The first run ends with arenas 2 and 3 on hbm0 and hot;
  * the next starts them there, the others on dram0 — against the default,
- * which starts the first two on hbm0. A profile that is corrupt, of
+ * which starts the first two on hbm0; a profile with more sites on hbm0
+ * than its budget holds gives it to the hottest, whenever they are made.
+ * A profile that is corrupt, of
  * another program, writable by others or a link is ignored with a
  * warning; a forked child writes none; a front end's sites
  * (loci_arena_create_site) are its callers'.
@@ -170,6 +172,40 @@ static void the_next_run_starts_where_the_last_ended(void **state)
     expect(out, "0 dram0 0.00\n1 dram0 0.00\n2 hbm0 1.00\n3 hbm0 1.00\n");
 }
 
+/* The profile's text with a new checksum line (body: everything before it). */
+static void write_with_checksum(const char *body)
+{
+    static char text[1 << 16];
+    snprintf(text, sizeof text, "%schecksum %016llx\n", body, (unsigned long long)XXH3_64bits(body, strlen(body)));
+    write_file(profile, text);
+}
+
+/* A profile that puts all four on hbm0, which has room for two: the two
+ * hottest get it, though they are made last; the others start below. */
+static void the_hottest_sites_get_the_budget(void **state)
+{
+    setup_runs();
+    char out[8192];
+    run("learn", out, sizeof out);
+    static char body[1 << 16];
+    char *text = read_file(profile), *line, *save = NULL;
+    size_t n = 0;
+    const double heat[NARENAS] = {0.1, 0.2, 0.9, 0.8};
+    for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        unsigned long long offset;
+        unsigned class, ordinal;
+        int module = 0;
+        if (sscanf(line, "site %llx %u %u %*u %*f %*s %*s %n", &offset, &class, &ordinal, &module) == 3 && module)
+            n += (size_t)snprintf(body + n, sizeof body - n, "site %llx %u %u %llu %.6f hbm0 hbm %s\n", offset,
+                                  class, ordinal, 4 * MiB, heat[ordinal], line + module);
+        else if (strncmp(line, "checksum ", 9) != 0)
+            n += (size_t)snprintf(body + n, sizeof body - n, "%s\n", line);
+    }
+    write_with_checksum(body);
+    run("place", out, sizeof out);
+    expect(out, "0 dram0 0.00\n1 dram0 0.00\n2 hbm0 0.90\n3 hbm0 0.80\n");
+}
+
 /* The profile of the last test with one thing changed: ignored, warned. */
 static void expect_ignored(const char *good, const char *changed, const char *warning)
 {
@@ -198,11 +234,13 @@ static void a_profile_not_to_trust_is_ignored(void **state)
 
     /* another program's, checksum and all */
     char *build = strstr(good, "\nbuild ");
-    int body = snprintf(bad, sizeof bad, "loci-tier-profile 1\nprogram /bin/true%.*s",
-                        (int)(strstr(good, "checksum ") - build), build);
-    snprintf(bad + body, sizeof bad - (size_t)body, "checksum %016llx\n",
-             (unsigned long long)XXH3_64bits(bad, (size_t)body));
-    expect_ignored(good, bad, "a profile of /bin/true, not of this program");
+    snprintf(bad, sizeof bad, "loci-tier-profile 1\nprogram /bin/true%.*s", (int)(strstr(good, "checksum ") - build),
+             build);
+    write_with_checksum(bad);
+    run("place", out, sizeof out);
+    expect(out, "a profile of /bin/true, not of this program");
+    expect(out, "0 hbm0 0.00\n1 hbm0 0.00\n");
+    write_file(profile, good);
 
     chmod(profile, 0622);
     run("place", out, sizeof out);
@@ -284,6 +322,7 @@ int main(int argc, char **argv)
         return status;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_next_run_starts_where_the_last_ended),
+        cmocka_unit_test(the_hottest_sites_get_the_budget),
         cmocka_unit_test(a_profile_not_to_trust_is_ignored),
         cmocka_unit_test(a_forked_child_writes_none),
         cmocka_unit_test(front_end_sites),
