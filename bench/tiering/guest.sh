@@ -6,7 +6,7 @@
 # FAST: the fast node (with the CPUs: the kernel promotes to it); SLOW: the slow node (in a lower
 # kernel memory tier for the kernel's modes); OTHER_NODE: nodes to take out of play (their free
 # memory reserved as huge pages). FAST keeps FAST_MIB (16) free above its high watermark plus
-# SLACK_MIB (8) for the program's other memory, reserved as 2 MiB huge pages before each mode.
+# SLACK_MIB (2) for the program's other memory, reserved as 2 MiB huge pages before each mode.
 # Environment: BENCH (bench_tiering), LOCI (the loci tool, libloci-tier.so beside it), MODES
 # (default: all), ARGS (bench_tiering options), PACE (--batch/--pause-ms; "" on real machines for
 # speed: then also the slow mode).
@@ -16,7 +16,7 @@ fast=$1 slow=$2
 shift 2
 others=$*
 BENCH=${BENCH:-bench_tiering} LOCI=${LOCI:-loci}
-FAST_MIB=${FAST_MIB:-16} SLACK_MIB=${SLACK_MIB:-8}
+FAST_MIB=${FAST_MIB:-16} SLACK_MIB=${SLACK_MIB:-2}
 ARGS=${ARGS:---array-mib 4 --phase-intervals 12 --interval-ms 400}
 MODES=${MODES:-first-touch all-fast numa-balancing damos loci-api loci-api-profiled loci-run loci-run-profiled}
 tmp=${TMPDIR:-/tmp}/bench-tiering.$$
@@ -38,13 +38,23 @@ keep_free() {
 limit() {
   for n in $others; do keep_free "$n" 0; done
   keep_free "$fast" $(((FAST_MIB + SLACK_MIB) * 1024 + $(high_kb "$fast")))
+  say "node $fast watermarks (KiB): $(awk -v n="$fast," '/^Node/ { node = $2 } node == n && ($1 == "min" || $1 == "low" || $1 == "high" || $1 == "promo") { w[$1] += $2 * 4 } END { printf "min %d low %d high %d promo %d", w["min"], w["low"], w["high"], w["promo"] }' /proc/zoneinfo)"
 }
 unlimit() { for n in $fast $others; do echo 0 >"$(hugepages "$n")"; done; }
 
-kernel_tiering() { # on|off: NUMA balancing's tiering mode (TPP) with demotion
-  if [ "$1" = on ]; then v=2 d=1; else v=0 d=0; fi
+# NUMA balancing's tiering mode (TPP) with demotion: on|off. Its scanner starts 1 s after a task
+# does and scans at most every second by default; for runs of seconds under TCG it scans every
+# 100 ms from 100 ms on (debugfs), so that the kernel has as many chances as loci's intervals.
+kernel_tiering() {
+  if [ "$1" = on ]; then v=2 d=1 ms=100; else v=0 d=0 ms=1000; fi
+  dbg=/sys/kernel/debug/sched/numa_balancing
+  [ -d "$dbg" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+  for k in scan_delay_ms scan_period_min_ms; do [ -w "$dbg/$k" ] && echo $ms >"$dbg/$k"; done
   echo $v >/proc/sys/kernel/numa_balancing && echo $d >/sys/kernel/mm/numa/demotion_enabled
 }
+
+# The kernel's own counts of what it moved (they miss DAMOS's: see the schemes' stats).
+vmstat() { grep -E '^(pgpromote_success|pgdemote_kswapd|pgdemote_direct|numa_hint_faults|numa_pages_migrated|pgmigrate_success|pgmigrate_fail) ' /proc/vmstat | tr '\n' ' '; }
 
 # The physical range of node $1: "START END" from its memory blocks.
 node_range() {
@@ -59,7 +69,13 @@ node_range() {
 damos() { # on|off
   d=/sys/kernel/mm/damon/admin/kdamonds
   if [ "$1" = off ]; then
-    for k in 0 1; do echo off >"$d/$k/state" 2>/dev/null; done
+    for k in 0 1; do
+      [ -d "$d/$k" ] || continue
+      echo update_schemes_stats >"$d/$k/state" 2>/dev/null
+      st=$d/$k/contexts/0/schemes/0/stats
+      say "kdamond $k ($(cat "$d/$k/contexts/0/schemes/0/action")): tried $(cat "$st/sz_tried") B in $(cat "$st/nr_tried") regions, applied $(cat "$st/sz_applied") B, quota exceeded $(cat "$st/qt_exceeds") times"
+      echo off >"$d/$k/state" 2>/dev/null
+    done
     return 0
   fi
   [ -d "$d" ] || { say "no DAMON sysfs here (kernel $(uname -r))"; return 1; }
@@ -100,7 +116,10 @@ run() { # label, then the command
   shift
   limit
   say "$label: $*"
+  before=$(vmstat)
   "$@" --label "$label" || say "$label: exit status $?"
+  say "$label: /proc/vmstat before: $before"
+  say "$label: /proc/vmstat after:  $(vmstat)"
   unlimit
 }
 for m in $MODES; do
