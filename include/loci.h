@@ -503,6 +503,23 @@ typedef struct {
 /** Totals since the first auto arena (zeros before). */
 int loci_tier_totals(loci_tier_totals_t *out);
 
+/* Profiles (docs/TIERING.md "Profiles"): with LOCI_TIER_PROFILE=FILE, what
+ * a run learned of each auto arena's *site* — the target it ended on, its
+ * size and heat — is written to FILE at exit (or loci_fini), and the next
+ * run of the same program starts each site's arena there when the target's
+ * budget has room; tiering corrects it from then on. A site is the caller
+ * of loci_arena_create (its module's path and offset, so the same from run
+ * to run), the size class log2(max_bytes) (0 for unbounded), and the
+ * ordinal among the live auto arenas of that site (a loop making 16 arenas
+ * at one line is 16 sites, in their order of creation). */
+
+/** loci_arena_create for a front end that knows the site better than its
+ *  own call of this function: the malloc interposer of `loci run --tier
+ *  auto` passes its caller's return address and the block's size class
+ *  (log2 of its size). `site`: an address in the code that allocates;
+ *  size_class: any small number that tells arenas of one site apart. */
+loci_arena_t *loci_arena_create_site(const char *intent, size_t max_bytes, const void *site, unsigned size_class);
+
 /* ------------------------------------------------------------------- nvm -- */
 /*
  * SSD and other file tiers as a memory partition (NVMalloc); docs/NVM.md.

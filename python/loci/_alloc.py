@@ -1,7 +1,7 @@
 """numpy arrays in memory placed by intent, and arenas of them."""
 import ctypes
 
-from . import _lib
+from . import _lib, _tier
 from ._lib import lib
 from ._memory import ALIGNMENT, layout, new_array
 from ._targets import Target, target
@@ -113,6 +113,12 @@ class Arena:
         s = _lib.Stats()
         _lib.check(lib.loci_arena_stats(self._live("bytes_in_use").ptr, ctypes.byref(s)), "loci_arena_stats")
         return s.bytes_in_use
+
+    def tier_stats(self):
+        """What tiering knows of this arena (made with tier=auto in its intent;
+        InvalidError otherwise): a TierStats of its bytes, heat, target and
+        bytes moved."""
+        return _tier.arena_stats(self._live("tier_stats").ptr)
 
     @property
     def closed(self):

@@ -71,6 +71,17 @@ class Stats(ctypes.Structure):
                 ("allocations", c_u64), ("frees", c_u64)]
 
 
+class TierStats(ctypes.Structure):
+    _fields_ = [("bytes", c_u64), ("heat", ctypes.c_double), ("target", c_ptr),
+                ("bytes_moved", c_u64), ("moves", c_u64)]
+
+
+class TierTotals(ctypes.Structure):
+    _fields_ = [("arenas", c_u64), ("bytes_promoted", c_u64), ("bytes_demoted", c_u64),
+                ("bytes_pingpong", c_u64), ("moves", c_u64), ("intervals", c_u64),
+                ("cpu_seconds", ctypes.c_double), ("source", c_str), ("paused", c_int)]
+
+
 _PROTOTYPES = {
     # name: (restype, argtypes); the consistent names of include/loci.h ("Names")
     "loci_strerror": (c_str, [c_int]),
@@ -118,6 +129,8 @@ _PROTOTYPES = {
     "loci_ckpt_list": (c_int, [ctypes.POINTER(CkptInfo), c_int]),
     "loci_ckpt_remove": (c_int, [c_str]),
     "loci_ckpt_gc": (c_int, [ctypes.POINTER(CkptGc)]),
+    "loci_tier_stats": (c_int, [c_ptr, ctypes.POINTER(TierStats)]),
+    "loci_tier_totals": (c_int, [ctypes.POINTER(TierTotals)]),
 }
 for _name, (_res, _args) in _PROTOTYPES.items():
     _fn = getattr(lib, _name)

@@ -105,10 +105,16 @@ tier_site_t *site_of_arena(const loci_arena_t *ar)
     return i < MAP_SLOTS ? atomic_load_explicit(&map_sites[i], memory_order_acquire) : NULL;
 }
 
+static uintptr_t key_of(tier_site_t *s)
+{
+    return s == &overflow ? KEY(0, 0) : atomic_load_explicit(&site_keys[s - sites], memory_order_acquire);
+}
+
 static void make(tier_site_t *s)
 {
     tier_enter();
-    loci_arena_t *ar = loci_arena_create(tier_intent(), 0);
+    uintptr_t key = key_of(s); /* the arena's site is the program's call (profiles), not this line */
+    loci_arena_t *ar = loci_arena_create_site(tier_intent(), 0, KEY_CALLER(key), KEY_CLASS(key));
     int err = errno;
     if (ar) {
         map_insert(ar, s);
@@ -162,7 +168,7 @@ void site_count_resize(tier_site_t *s, size_t before, size_t after)
 
 static void describe(tier_site_t *s, loci_tier_site_t *out)
 {
-    uintptr_t key = s == &overflow ? KEY(0, 0) : atomic_load_explicit(&site_keys[s - sites], memory_order_acquire);
+    uintptr_t key = key_of(s);
     *out = (loci_tier_site_t){
         .caller = KEY_CALLER(key),
         .size_class = KEY_CLASS(key),

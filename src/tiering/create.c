@@ -11,19 +11,24 @@
  * first block follows the intent's fallback when that target is full after
  * all, and an arena holding data whose target fills moves down as a whole
  * (arena.c): an auto arena's allocation does not fail while a lower
- * candidate has room.
+ * candidate has room. With a profile (profile.c), an arena whose site it
+ * knows starts on the site's profiled target instead, when that target's
+ * budget has room for what the profile saw there after its hotter sites,
+ * else below it.
  */
 #include "tiering/tiering.h"
 
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
-static const struct loci_target *first_with_room(const tiering_config_t *c, const resolution_t *res)
+/* The first candidate from `from` on whose auto arenas hold less than its budget; the last one. */
+static const struct loci_target *first_with_room(const tiering_config_t *c, const resolution_t *res, int from)
 {
     tiering_lock();
     const struct loci_target *t = res->candidates[res->ncandidates - 1];
-    for (int i = 0; i < res->ncandidates - 1; i++)
+    for (int i = from; i < res->ncandidates - 1; i++)
         if (tiering_bytes_on(res->candidates[i]) < tiering_budget_bytes(c, res->candidates[i])) {
             t = res->candidates[i];
             break;
@@ -32,7 +37,38 @@ static const struct loci_target *first_with_room(const tiering_config_t *c, cons
     return t;
 }
 
-static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, size_t max_bytes)
+/* The site of the arena to make (its ordinal: live auto arenas of the same
+ * site before it), and where it starts: without a profile entry, the first
+ * candidate with room; with one, its profiled target when that target's
+ * budget has room for the bytes the profile saw, both now and after the
+ * profile's hotter sites there (made yet or not) — else the first candidate
+ * with room below it, leaving the room to the hotter ones. *profiled: the
+ * profile placed it (*heat: the profile's). */
+static const struct loci_target *site_and_start(const tiering_config_t *c, const resolution_t *res,
+                                                const void *caller, unsigned size_class, tiering_site_t *site,
+                                                bool *profiled, double *heat)
+{
+    tiering_site_of(caller, size_class, site);
+    tiering_lock();
+    for (tier_arena_t *t = tiering_arenas(); t && site->module; t = t->next)
+        site->ordinal += t->site.module && t->site.offset == site->offset && t->site.size_class == size_class &&
+                         strcmp(t->site.module, site->module) == 0;
+    const struct loci_target *at = NULL;
+    uint64_t bytes, hotter;
+    bool known = tiering_profile_place(site, res, &at, &bytes, heat, &hotter);
+    *profiled = known && tiering_bytes_on(at) + bytes <= tiering_budget_bytes(c, at) &&
+                hotter + bytes <= tiering_budget_bytes(c, at);
+    tiering_unlock();
+    if (*profiled)
+        return at;
+    int below = 0;
+    while (known && below < res->ncandidates && res->candidates[below] != at)
+        below++;
+    return first_with_room(c, res, known ? below + 1 : 0);
+}
+
+static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, size_t max_bytes, const void *caller,
+                                 unsigned size_class)
 {
     tiering_config_t c;
     int rc = tiering_config_read(&c);
@@ -52,17 +88,36 @@ static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, si
         errno = loci__errno_of(rc);
         return NULL;
     }
+    tiering_profile_load();
+    tiering_site_t site;
+    double heat = 0;
+    bool profiled;
+    const struct loci_target *start = site_and_start(&c, res, caller, size_class, &site, &profiled, &heat);
     bool shared = res->access != ACCESS_PROCESS || tiering_shared_memory();
-    loci_arena_t *ar = arena_create(in, res, first_with_room(&c, res), shared, max_bytes);
+    loci_arena_t *ar = arena_create(in, res, start, shared, max_bytes);
     if (ar && (rc = tiering_register(ar)) != 0) {
         arena_destroy(ar);
         errno = loci__errno_of(rc);
+        ar = NULL;
+    }
+    if (!ar) {
+        tiering_site_free(&site);
         return NULL;
     }
+    tiering_lock();
+    tier_arena_t *t = tiering_find(ar);
+    t->site = site;
+    if (profiled) { /* the profile's heat until measured: the plan keeps it where the profile put it */
+        t->heat = heat;
+        t->heat_seen = true;
+    }
+    tiering_unlock();
     return ar;
 }
 
-loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)
+static unsigned log2_of(size_t n) { return n ? 63u - (unsigned)__builtin_clzll((unsigned long long)n) : 0; }
+
+static loci_arena_t *create(const char *intent, size_t max_bytes, const void *caller, unsigned size_class)
 {
     int rc = topo_ensure();
     intent_t in;
@@ -76,8 +131,18 @@ loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)
         return NULL;
     }
     if (res.tier_auto)
-        return create_auto(&in, &res, max_bytes);
+        return create_auto(&in, &res, max_bytes, caller, size_class);
     return arena_create(&in, &res, res.candidates[0], res.access != ACCESS_PROCESS, max_bytes);
+}
+
+loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)
+{
+    return create(intent, max_bytes, __builtin_extract_return_addr(__builtin_return_address(0)), log2_of(max_bytes));
+}
+
+loci_arena_t *loci_arena_create_site(const char *intent, size_t max_bytes, const void *site, unsigned size_class)
+{
+    return create(intent, max_bytes, site, size_class);
 }
 
 void loci_arena_destroy(loci_arena_t *ar)
@@ -86,8 +151,11 @@ void loci_arena_destroy(loci_arena_t *ar)
         return;
     tiering_lock();
     tier_arena_t *t = ar->res.tier_auto ? tiering_unregister(ar) : NULL;
+    if (t)
+        tiering_profile_learn(t);
     tiering_unlock();
     if (t) {
+        tiering_site_free(&t->site);
         free(t->watched);
         free(t);
     }

@@ -85,6 +85,7 @@ void tiering_registry_clear(void)
     while (arenas) {
         tier_arena_t *t = arenas;
         DLIST_UNLINK(arenas, t, next, prev);
+        tiering_site_free(&t->site);
         free(t->watched);
         free(t);
     }

@@ -12,6 +12,7 @@
  * parent); it opens a new one when it creates its next auto arena.
  */
 #include "tiering/tiering.h"
+#include "clock.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ static heat_t *heat;
 static heat_t *forked; /* a child's copy of its parent's heat: closed when the child opens its own */
 static tiering_config_t config;
 static double cpu_seconds;
+static uint64_t started_ns; /* the thread's start, for `loci tier`'s share of a core */
 
 static void init_wake(void)
 {
@@ -146,6 +148,8 @@ static void *run(void *arg)
             tiering_step(&config, samples, n);
         free(samples);
         cpu_seconds = thread_cpu_seconds();
+        if (rc == 0)
+            tiering_publish(config.interval_ms, started_ns);
         pthread_mutex_lock(&lock);
         if (rc != 0) {
             loci__log(LOCI_LOG_WARN, "tiering paused: the %s heat source stopped working (%s); tier=auto arenas "
@@ -196,6 +200,7 @@ int tiering_start(const tiering_config_t *c)
     }
     running = true;
     stopping = false;
+    started_ns = clock_mono_ns();
 out:
     pthread_mutex_unlock(&lock);
     return rc;
@@ -219,6 +224,7 @@ void tiering_fini(void)
     pthread_mutex_unlock(&lock);
     if (was)
         pthread_join(thread, NULL);
+    tiering_unpublish(false);
     pthread_mutex_lock(&lock);
     if (heat)
         heat_close(heat);
@@ -228,6 +234,8 @@ void tiering_fini(void)
     running = stopping = warned = false;
     cpu_seconds = 0;
     pthread_mutex_unlock(&lock);
+    tiering_profile_save(); /* what the arenas learned, before their records go */
+    tiering_profile_reset();
     tiering_registry_clear();
     tiering_step_reset();
 }
@@ -236,6 +244,7 @@ void tiering_fork(loci_fork_phase_t phase)
 {
     if (phase == LOCI_FORK_PREPARE)
         pthread_mutex_lock(&lock);
+    tiering_publish_fork(phase); /* before the registry's lock: publishing takes it inside its own */
     tiering_registry_fork(phase);
     if (phase == LOCI_FORK_CHILD) { /* the parent's thread and heat's threads did not come along */
         running = stopping = false;

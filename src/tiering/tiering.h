@@ -13,6 +13,9 @@
  *   step.c      one interval: heat per arena, the plan, its moves
  *   thread.c    the tiering thread and its heat source: watches, collects, steps
  *   stats.c     loci_tier_stats, loci_tier_totals, the LOCI_STATS lines
+ *   site.c      where an auto arena was made, stable across runs
+ *   profile.c   LOCI_TIER_PROFILE: what a run learned, where the next starts
+ *   publish.c   the live table `loci tier PID` reads
  */
 #ifndef LOCI_TIERING_H
 #define LOCI_TIERING_H
@@ -78,6 +81,23 @@ typedef struct {
 size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t nt, const plan_params_t *p,
                  double *rent, plan_move_t *moves);
 
+/* --- site.c ---------------------------------------------------------------- */
+
+/** Where an auto arena was made, the same from run to run (ASLR aside). */
+typedef struct {
+    char *module;              /* path of the executable or library holding the call; NULL: unknown */
+    uint64_t offset;           /* of the call in it */
+    unsigned size_class;       /* the front end's (the malloc interposer: log2 of the block size), else log2 of max_bytes */
+    unsigned ordinal;          /* live auto arenas of the same site made before this one */
+} tiering_site_t;
+
+/** The site of code at `caller` (module NULL when no module holds it). */
+void tiering_site_of(const void *caller, unsigned size_class, tiering_site_t *out);
+bool tiering_site_equal(const tiering_site_t *a, const tiering_site_t *b);
+void tiering_site_free(tiering_site_t *s);
+/** The running executable's path (malloc'd), NULL when /proc cannot say. */
+char *tiering_executable_path(void);
+
 /* --- registry.c ------------------------------------------------------------ */
 
 /** An extent of an auto arena that heat watches. */
@@ -102,6 +122,7 @@ typedef struct tier_arena {
     const struct loci_target *seen; /* where it was at the last interval (or tiering's own move) */
     bool keeps_unmapped;       /* its heat source keeps sampled pages unmapped (faults): a move
                                 * made by someone else leaves those behind (step.c settles it) */
+    tiering_site_t site;       /* where it was made (profile.c, publish.c) */
     tier_span_t *watched;      /* what heat watches of it now */
     size_t nwatched, cap_watched;
     struct tier_arena *next, *prev;
@@ -167,5 +188,75 @@ double tiering_heat_cpu_seconds(void);
 
 /** The tiering part of the LOCI_STATS report (nothing without auto arenas). */
 void tiering_stats_print(FILE *f);
+
+/* --- profile.c ------------------------------------------------------------- */
+
+/** Read LOCI_TIER_PROFILE, once per loci_init (the first auto arena); a
+ *  profile that is not safe, whole and this program's: a warning, ignored. */
+void tiering_profile_load(void);
+/** Where the profile starts site s: its target among res's candidates (the
+ *  same name, else the first of the same kind), the bytes its arena held,
+ *  its heat, and the bytes of the profile's hotter sites on that target
+ *  (which the budget serves first); false: no entry for s, or no such
+ *  candidate. Under the lock. */
+bool tiering_profile_place(const tiering_site_t *s, const resolution_t *res, const struct loci_target **target,
+                           uint64_t *bytes, double *heat, uint64_t *hotter);
+/** Keep what t's run says of its site (its destroy). Under the lock. */
+void tiering_profile_learn(const tier_arena_t *t);
+/** Write the profile: what this run learned, the live arenas included
+ *  (exit, loci_fini). Nothing without LOCI_TIER_PROFILE, or in a forked child. */
+void tiering_profile_save(void);
+/** Forget it (loci_fini, after saving). */
+void tiering_profile_reset(void);
+
+/* --- publish.c ------------------------------------------------------------- */
+
+/** Where tiering processes publish their tables: TIERING_TABLE_DIR/loci-tier-UID-PID. */
+#define TIERING_TABLE_DIR "/dev/shm"
+
+/** The table's header (the file starts with it; entries follow). */
+typedef struct {
+    uint64_t magic;
+    uint32_t version, entry_size;
+    uint64_t generation;       /* odd while the writer writes */
+    uint64_t checksum;         /* XXH3 of the header from pid on, and the entries */
+    int64_t pid;
+    uint32_t uid, interval_ms;
+    uint64_t published_ns, started_ns; /* CLOCK_MONOTONIC: the last interval's, the thread's start */
+    char source[16];           /* the heat source */
+    uint32_t paused, reserved;
+    uint64_t bytes_promoted, bytes_demoted, bytes_pingpong, moves, intervals;
+    double cpu_seconds;        /* the tiering thread's and its heat source's */
+    uint64_t nentries;
+} tiering_table_header_t;
+
+/** One auto arena in the table. */
+typedef struct {
+    char intent[96];           /* the ends of long texts */
+    char target[16], kind[16];
+    char module[128];          /* its site (site.c); "" unknown */
+    uint64_t offset;
+    uint32_t size_class, ordinal;
+    uint64_t bytes, bytes_moved, moves;
+    double heat;
+} tiering_table_entry_t;
+
+typedef struct {
+    tiering_table_header_t header;
+    tiering_table_entry_t *entries; /* header.nentries */
+    double age_s;              /* since it was published */
+} tiering_table_t;
+
+/** Write this process's table (the tiering thread, each interval). */
+void tiering_publish(unsigned interval_ms, uint64_t started_ns);
+/** Remove it (loci_fini; for_good: exit, none made again). */
+void tiering_unpublish(bool for_good);
+void tiering_publish_fork(loci_fork_phase_t phase);
+/** Process pid's table (`loci tier`), checked first: the process and the
+ *  file the caller's, the file loci's (regular, 0600), the copy whole.
+ *  LOCI_ENOENT (no such process, no table), LOCI_EPERM (not yours),
+ *  LOCI_EINVAL (another version), LOCI_EBUSY, with messages. */
+int tiering_table_read(pid_t pid, tiering_table_t *out);
+void tiering_table_free(tiering_table_t *t);
 
 #endif

@@ -14,6 +14,7 @@ int cmd_run(int argc, char **argv);
 int cmd_ckpt(int argc, char **argv);
 int cmd_weights(int argc, char **argv);
 int cmd_devdax(int argc, char **argv);
+int cmd_tier(int argc, char **argv);
 
 /** run_tier.c: the environment of `loci run --tier auto` (terms: --intent, threshold:
  *  --tier-threshold, either NULL), checked and set for command. 0, or the exit code

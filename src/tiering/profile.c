@@ -1,0 +1,389 @@
+/*
+ * Tiering profiles (LOCI_TIER_PROFILE, docs/TIERING.md "Profiles"): at exit
+ * (or loci_fini) what this run learned — per site (site.c) the target its
+ * arena ended on, by name and kind, the most bytes it held and its heat —
+ * is written to the file the variable names; the next run of the same
+ * program reads it with its first auto arena and starts each site's arena
+ * on that target when its budget allows (create.c) — the hottest of the
+ * profile's sites there first, in whatever order the program makes them —
+ * with the profile's heat as the arena's first; measurement corrects both
+ * from then on.
+ *
+ * The file is text, one site a line, and ends in an XXH3 checksum of what
+ * comes before; it is written to a new name (O_CREAT|O_EXCL|O_NOFOLLOW,
+ * 0600) and renamed over the old one, so a reader sees a whole profile or
+ * the previous one. It is read only when it is a regular file of the
+ * user's, writable by nobody else, whose checksum matches and whose
+ * program line names this executable with its size and time: anything
+ * else is ignored with a warning (and replaced at exit). Sites of the
+ * profile this run did not reach are kept. A forked child neither reads
+ * nor writes its parent's profile. State under the registry lock.
+ */
+#include "tiering/tiering.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#define MAGIC "loci-tier-profile 1"
+#define MAX_FILE (64u << 20)
+
+typedef struct {
+    tiering_site_t site;
+    char target[sizeof ((struct loci_target *)0)->name], kind[16];
+    uint64_t bytes;
+    double heat;
+} entry_t;
+
+static struct {
+    bool loaded;        /* this process looked (the first auto arena) */
+    pid_t pid;          /* the process that did: a forked child writes nothing */
+    char *path;         /* absolute; NULL: no profile asked for */
+    char *exe;          /* this executable's path, and */
+    char *build;        /* "build SIZE MTIME" of it: whose profile it is */
+    entry_t *v;
+    size_t n, cap;
+} prof;
+
+/* The executable this process runs: its path and "build SIZE SEC.NSEC". */
+static bool identify_program(void)
+{
+    struct stat st;
+    prof.exe = tiering_executable_path();
+    if (!prof.exe || stat(prof.exe, &st) != 0 ||
+        asprintf(&prof.build, "build %lld %lld.%09ld", (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                 st.st_mtim.tv_nsec) < 0) {
+        prof.build = NULL;
+        return false;
+    }
+    return true;
+}
+
+static entry_t *find(const tiering_site_t *s)
+{
+    for (size_t i = 0; i < prof.n; i++)
+        if (tiering_site_equal(&prof.v[i].site, s))
+            return &prof.v[i];
+    return NULL;
+}
+
+static entry_t *add(void)
+{
+    if (prof.n == prof.cap) {
+        size_t cap = prof.cap ? 2 * prof.cap : 64;
+        entry_t *v = realloc(prof.v, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        prof.v = v;
+        prof.cap = cap;
+    }
+    prof.v[prof.n] = (entry_t){0};
+    return &prof.v[prof.n++];
+}
+
+static void drop_entries(void)
+{
+    for (size_t i = 0; i < prof.n; i++)
+        tiering_site_free(&prof.v[i].site);
+    prof.n = 0;
+}
+
+/* ---- reading ------------------------------------------------------------------ */
+
+/* The file's text, NUL-terminated, when it is safe to believe; NULL with a
+ * warning otherwise, or silently when there is none yet. */
+static char *read_trusted(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno != ENOENT)
+            loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: cannot open it (%s%s): ignored", path, strerror(errno),
+                      errno == ELOOP ? ": a symbolic link" : "");
+        else
+            loci__log(LOCI_LOG_INFO, "LOCI_TIER_PROFILE=%s: none yet; this run's is written at exit", path);
+        return NULL;
+    }
+    struct stat st;
+    char *text = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: not a regular file: ignored", path);
+    else if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+        loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: %s: ignored (a profile must be yours, mode 0600 as loci "
+                                 "writes it)", path, st.st_uid != geteuid() ? "owned by another user"
+                                                                            : "writable by others");
+    else if ((uint64_t)st.st_size > MAX_FILE)
+        loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: %lld bytes, more than any profile: ignored", path,
+                  (long long)st.st_size);
+    else if ((text = malloc((size_t)st.st_size + 1))) {
+        ssize_t got = pread(fd, text, (size_t)st.st_size, 0);
+        if (got != st.st_size) {
+            loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: cannot read it: ignored", path);
+            free(text);
+            text = NULL;
+        } else {
+            text[got] = '\0';
+            *len = (size_t)got;
+        }
+    }
+    close(fd);
+    return text;
+}
+
+/* The body before the last line "checksum HEX\n" when that is its XXH3. */
+static bool checksum_ok(const char *text, size_t len, size_t *body)
+{
+    if (len < 2 || text[len - 1] != '\n')
+        return false;
+    size_t start = len - 1;
+    while (start > 0 && text[start - 1] != '\n')
+        start--;
+    unsigned long long sum;
+    char tail;
+    if (sscanf(text + start, "checksum %16llx%c", &sum, &tail) != 2 || tail != '\n')
+        return false;
+    *body = start;
+    return XXH3_64bits(text, start) == sum;
+}
+
+/* One "site" line into a new entry; false when it is not one. */
+static bool parse_site(char *line)
+{
+    entry_t e = {0};
+    int used = 0;
+    uint64_t offset;
+    if (sscanf(line, "site %" SCNx64 " %u %u %" SCNu64 " %lf %15s %15s %n", &offset, &e.site.size_class,
+               &e.site.ordinal, &e.bytes, &e.heat, e.target, e.kind, &used) != 7 || used == 0 ||
+        line[used] != '/' || !(e.heat >= 0))
+        return false;
+    e.site.offset = offset;
+    entry_t *slot = add();
+    if (slot && (e.site.module = strdup(line + used)))
+        *slot = e;
+    else if (slot)
+        prof.n--; /* out of memory: a site less, not a corrupt file */
+    return true;
+}
+
+/* The profile's entries, when it is this program's and whole. */
+static void parse(const char *path, char *text, size_t body)
+{
+    text[body] = '\0';
+    char *save = NULL, *line = strtok_r(text, "\n", &save);
+    if (!line || strcmp(line, MAGIC) != 0) {
+        loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: not a loci tier profile of this version (first line "
+                                 "\"%s\", expected \"%s\"): ignored", path, line ? line : "", MAGIC);
+        return;
+    }
+    char *program = strtok_r(NULL, "\n", &save), *build = strtok_r(NULL, "\n", &save);
+    bool same_path = program && strncmp(program, "program ", 8) == 0 && strcmp(program + 8, prof.exe) == 0;
+    if (!same_path || !build || strcmp(build, prof.build) != 0) {
+        loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: a profile of %s%s, not of this program (%s): ignored; "
+                                 "this run's replaces it at exit", path,
+                  program && strncmp(program, "program ", 8) == 0 ? program + 8 : "(no program line)",
+                  same_path ? " as it was built before" : "", prof.exe);
+        return;
+    }
+    unsigned lineno = 3;
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        lineno++;
+        if (!parse_site(line)) {
+            loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s:%u: not a site line (\"site OFFSET CLASS ORDINAL BYTES "
+                                     "HEAT TARGET KIND /MODULE\"): the profile is ignored", path, lineno);
+            drop_entries();
+            return;
+        }
+    }
+    loci__log(LOCI_LOG_INFO, "LOCI_TIER_PROFILE=%s: %zu sites", path, prof.n);
+}
+
+static void save_at_exit(void) { tiering_profile_save(); }
+
+void tiering_profile_load(void)
+{
+    tiering_lock();
+    if (prof.loaded) {
+        tiering_unlock();
+        return;
+    }
+    prof.loaded = true;
+    prof.pid = getpid();
+    const char *env = getenv("LOCI_TIER_PROFILE");
+    char cwd[PATH_MAX];
+    if (env && *env && identify_program() &&
+        (env[0] == '/' ? (prof.path = strdup(env)) != NULL
+                       : getcwd(cwd, sizeof cwd) && asprintf(&prof.path, "%s/%s", cwd, env) >= 0)) {
+        static bool armed;
+        if (!armed)
+            atexit(save_at_exit); /* once per process; it saves whatever run of loci is current */
+        armed = true;
+        size_t len = 0, body = 0;
+        char *text = read_trusted(prof.path, &len);
+        if (text && !checksum_ok(text, len, &body))
+            loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: its checksum does not match (cut short or changed "
+                                     "since loci wrote it): ignored; this run's replaces it at exit", prof.path);
+        else if (text)
+            parse(prof.path, text, body);
+        free(text);
+    } else if (env && *env) {
+        loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: cannot tell this program's path (/proc/self/exe): no "
+                                 "profile read or written", env);
+    }
+    tiering_unlock();
+}
+
+bool tiering_profile_place(const tiering_site_t *s, const resolution_t *res, const struct loci_target **target,
+                           uint64_t *bytes, double *heat, uint64_t *hotter)
+{
+    const entry_t *e = s->module ? find(s) : NULL;
+    if (!e)
+        return false;
+    const struct loci_target *by_kind = NULL;
+    for (int i = 0; i < res->ncandidates; i++) {
+        const struct loci_target *c = res->candidates[i];
+        if (strcmp(c->name, e->target) == 0) {
+            by_kind = c; /* the same target: best */
+            break;
+        }
+        if (!by_kind && strcmp(topo_kind_name(c->kind), e->kind) == 0)
+            by_kind = c;
+    }
+    if (!by_kind)
+        return false;
+    *target = by_kind;
+    *bytes = e->bytes;
+    *heat = e->heat;
+    *hotter = 0; /* the profile's hotter sites of that target come first, whenever they are made */
+    for (size_t i = 0; i < prof.n; i++)
+        if (&prof.v[i] != e && strcmp(prof.v[i].target, e->target) == 0 &&
+            (prof.v[i].heat > e->heat || (prof.v[i].heat == e->heat && &prof.v[i] < e)))
+            *hotter += prof.v[i].bytes;
+    return true;
+}
+
+void tiering_profile_learn(const tier_arena_t *t)
+{
+    if (!prof.path || !t->site.module)
+        return;
+    entry_t *e = find(&t->site);
+    if (!e && (e = add()) && !(e->site.module = strdup(t->site.module))) {
+        prof.n--;
+        return;
+    }
+    if (!e)
+        return;
+    pool_stats_t st;
+    uint64_t now = pool_stats_heap(t->ar->heap, &st) == 0 ? st.bytes_committed : 0;
+    const struct loci_target *at = loci_arena_target(t->ar);
+    e->site.offset = t->site.offset;
+    e->site.size_class = t->site.size_class;
+    e->site.ordinal = t->site.ordinal;
+    snprintf(e->target, sizeof e->target, "%s", at->name);
+    snprintf(e->kind, sizeof e->kind, "%s", topo_kind_name(at->kind));
+    e->bytes = t->bytes > now ? t->bytes : now;
+    e->heat = t->heat;
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The profile's text, checksum line included (malloc'd). */
+static char *render(size_t *len)
+{
+    char *text = NULL;
+    FILE *f = open_memstream(&text, len);
+    if (!f)
+        return NULL;
+    fprintf(f, "%s\nprogram %s\n%s\n", MAGIC, prof.exe, prof.build);
+    for (size_t i = 0; i < prof.n; i++) {
+        const entry_t *e = &prof.v[i];
+        fprintf(f, "site %" PRIx64 " %u %u %" PRIu64 " %.6f %s %s %s\n", e->site.offset, e->site.size_class,
+                e->site.ordinal, e->bytes, e->heat, e->target, e->kind, e->site.module);
+    }
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    char *whole = NULL;
+    int n = asprintf(&whole, "%schecksum %016llx\n", text, (unsigned long long)XXH3_64bits(text, *len));
+    free(text);
+    if (n < 0)
+        return NULL;
+    *len = (size_t)n;
+    return whole;
+}
+
+/* Write text to a new name beside path, then rename it over path. */
+static void replace_file(const char *path, const char *text, size_t len)
+{
+    char tmp[PATH_MAX];
+    static unsigned counter;
+    snprintf(tmp, sizeof tmp, "%s.%ld.%u.tmp", path, (long)getpid(), counter++);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: cannot create %s: %s; no profile written", path, tmp,
+                  strerror(errno));
+        return;
+    }
+    int rc = write_all(fd, text, len) == 0 && fsync(fd) == 0 ? 0 : -1;
+    int err = errno;
+    close(fd);
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = -1;
+        err = errno;
+    }
+    if (rc != 0) {
+        unlink(tmp);
+        loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: cannot write it: %s; the previous profile stays", path,
+                  strerror(err));
+    } else {
+        loci__log(LOCI_LOG_INFO, "LOCI_TIER_PROFILE=%s: %zu sites written", path, prof.n);
+    }
+}
+
+void tiering_profile_save(void)
+{
+    tiering_lock();
+    if (prof.path && prof.pid == getpid()) {
+        for (tier_arena_t *t = tiering_arenas(); t; t = t->next)
+            tiering_profile_learn(t);
+        size_t len = 0;
+        char *text = render(&len);
+        if (text)
+            replace_file(prof.path, text, len);
+        else
+            loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: out of memory: no profile written", prof.path);
+        free(text);
+    }
+    tiering_unlock();
+}
+
+void tiering_profile_reset(void)
+{
+    tiering_lock();
+    drop_entries();
+    free(prof.v);
+    free(prof.path);
+    free(prof.exe);
+    free(prof.build);
+    prof = (__typeof__(prof)){0};
+    tiering_unlock();
+}

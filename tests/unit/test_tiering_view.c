@@ -1,0 +1,251 @@
+/*
+ * Seeing tiering from outside (docs/TIERING.md "Seeing it"): the table a
+ * tiering process publishes each interval in /dev/shm/loci-tier-UID-PID
+ * (0600, removed at loci_fini and exit, a forked child's its own) and what
+ * `loci tier PID` reads of it: every auto arena with its site, target and
+ * size, whole copies while the writer keeps writing, and refusals that read
+ * nothing — a process that is gone, one without loci, another user's, a
+ * file loci did not make. Simulated KNL (hbm0 first for bandwidth=high).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "loci.h"
+#include "support/child.h"
+#include "support/scratch.h"
+#include "tiering/tiering.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MiB (1ull << 20)
+
+static const char *const config = "[tiering]\ninterval = 20ms\n[target hbm0]\nnuma_node = 1\ntiering_budget = 8MiB\n";
+
+static void table_path(pid_t pid, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/loci-tier-%u-%ld", TIERING_TABLE_DIR, (unsigned)geteuid(), (long)pid);
+}
+
+/* pid's table once it has `arenas` entries (2 s at most). */
+static int wait_table(pid_t pid, uint64_t arenas, tiering_table_t *t)
+{
+    int rc = LOCI_ENOENT;
+    for (int i = 0; i < 200; i++) {
+        rc = tiering_table_read(pid, t);
+        if (rc == 0 && t->header.nentries == arenas)
+            return 0;
+        if (rc == 0)
+            tiering_table_free(t);
+        usleep(10000);
+    }
+    return rc == 0 ? LOCI_EBUSY : rc;
+}
+
+static void expect_refused(pid_t pid, int code, const char *words)
+{
+    tiering_table_t t;
+    assert_int_equal(tiering_table_read(pid, &t), code);
+    if (!strstr(loci_last_error(), words))
+        fail_msg("process %ld: \"%s\" lacks \"%s\"", (long)pid, loci_last_error(), words);
+    assert_null(t.entries);
+}
+
+static void the_table_shows_every_auto_arena(void **state)
+{
+    use_topology("knl-flat.xml", config);
+    loci_arena_t *ar[3];
+    for (int i = 0; i < 3; i++) {
+        ar[i] = loci_arena_create("bandwidth=high,tier=auto", 0);
+        assert_non_null(loci_arena_alloc(ar[i], 4 * MiB - 4096));
+    }
+    tiering_table_t t;
+    int rc = wait_table(getpid(), 3, &t);
+    if (rc != 0)
+        fail_msg("no table with 3 arenas: %s", loci_last_error());
+    char path[128];
+    table_path(getpid(), path, sizeof path);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(t.header.pid, getpid());
+    assert_true(t.header.interval_ms == 20 && t.header.intervals >= 1);
+    int on_hbm = 0;
+    char *exe = tiering_executable_path();
+    for (uint64_t i = 0; i < t.header.nentries; i++) {
+        const tiering_table_entry_t *e = &t.entries[i];
+        assert_string_equal(e->intent, "bandwidth=high,tier=auto");
+        assert_true(e->bytes >= 4 * MiB - 4096);
+        on_hbm += strcmp(e->target, "hbm0") == 0;
+        assert_true(strstr(exe, e->module) != NULL); /* the end of the executable's path */
+        assert_true(e->ordinal < 3);
+    }
+    assert_int_equal(on_hbm, 2); /* its budget: two of three */
+    free(exe);
+    tiering_table_free(&t);
+
+    loci_fini(); /* gone with tiering */
+    assert_int_equal(lstat(path, &st), -1);
+    expect_refused(getpid(), LOCI_ENOENT, "does not use loci");
+}
+
+/* Arenas come and go while a reader copies: every copy it gets is whole. */
+static volatile int stop;
+static _Atomic int whole, torn;
+static void *reader(void *arg)
+{
+    while (!stop) {
+        tiering_table_t t;
+        if (tiering_table_read(getpid(), &t) != 0)
+            continue;
+        bool ok = true;
+        for (uint64_t i = 0; i < t.header.nentries; i++)
+            ok &= strcmp(t.entries[i].intent, "bandwidth=high,tier=auto") == 0 && t.entries[i].ordinal < 9;
+        tiering_table_free(&t);
+        ok ? whole++ : torn++;
+    }
+    return NULL;
+}
+
+static void readers_never_see_half_an_update(void **state)
+{
+    use_topology("knl-flat.xml", "[tiering]\ninterval = 10ms\n");
+    loci_arena_t *keep = loci_arena_create("bandwidth=high,tier=auto", 0);
+    tiering_table_t t;
+    assert_int_equal(wait_table(getpid(), 1, &t), 0);
+    tiering_table_free(&t);
+    pthread_t th;
+    stop = 0;
+    whole = torn = 0;
+    pthread_create(&th, NULL, reader, NULL);
+    /* the table grows and shrinks, published here too, not only each 10 ms; until 50 copies were read */
+    for (int i = 0; i < 20000 && whole < 50; i++) {
+        loci_arena_t *more[8];
+        for (int k = 0; k < 8; k++)
+            more[k] = loci_arena_create("bandwidth=high,tier=auto", 0);
+        tiering_publish(10, 0);
+        for (int k = 0; k < 8; k++)
+            loci_arena_destroy(more[k]);
+        tiering_publish(10, 0);
+    }
+    stop = 1;
+    pthread_join(th, NULL);
+    assert_int_equal(torn, 0);
+    if (whole < 50)
+        fail_msg("only %d whole copies read", whole);
+    loci_arena_destroy(keep);
+}
+
+static void a_forked_child_has_its_own(void **state)
+{
+    use_topology("knl-flat.xml", config);
+    loci_arena_t *ar = loci_arena_create("bandwidth=high,tier=auto", 0);
+    tiering_table_t t;
+    assert_int_equal(wait_table(getpid(), 1, &t), 0);
+    tiering_table_free(&t);
+    int pipefd[2];
+    assert_int_equal(pipe(pipefd), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        loci_arena_t *two = loci_arena_create("bandwidth=high,tier=auto", 0);
+        tiering_table_t mine;
+        char ok = two && wait_table(getpid(), 2, &mine) == 0 ? 'y' : 'n'; /* its own file, both arenas */
+        assert_int_equal(write(pipefd[1], &ok, 1), 1);
+        exit(0); /* removes its file, not the parent's */
+    }
+    char ok = 0;
+    assert_int_equal(read(pipefd[0], &ok, 1), 1);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(ok, 'y');
+    char path[128];
+    struct stat st;
+    table_path(pid, path, sizeof path);
+    assert_int_equal(lstat(path, &st), -1);
+    table_path(getpid(), path, sizeof path);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_int_equal(wait_table(getpid(), 1, &t), 0);
+    tiering_table_free(&t);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    loci_arena_destroy(ar);
+}
+
+static void refusals_read_nothing(void **state)
+{
+    use_topology("knl-flat.xml", config);
+    /* gone */
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(0);
+    waitpid(pid, NULL, 0);
+    expect_refused(pid, LOCI_ENOENT, "no process");
+    /* a process without loci */
+    pid = fork();
+    if (pid == 0) {
+        execl("/bin/sleep", "sleep", "10", (char *)NULL);
+        _exit(1);
+    }
+    usleep(100000);
+    expect_refused(pid, LOCI_ENOENT, "does not use loci");
+    /* another user's */
+    pid_t other = 1;
+    if (geteuid() == 0) { /* as root, init is ours: a process of nobody's */
+        const char *args[] = {"sleep", NULL};
+        child_t k = child_spawn(args, NULL, 65534);
+        usleep(200000);
+        expect_refused(k.pid, LOCI_EPERM, "not yours");
+        kill(k.pid, SIGKILL);
+        child_reap(&k);
+    } else {
+        expect_refused(other, LOCI_EPERM, "not yours");
+    }
+    /* a file loci did not make, in the place of a live process's table */
+    char path[128];
+    table_path(pid, path, sizeof path);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("not a table", f);
+    fclose(f);
+    chmod(path, 0644);
+    expect_refused(pid, LOCI_EPERM, "is not a table loci made");
+    unlink(path);
+    assert_int_equal(symlink("/etc/passwd", path), 0);
+    expect_refused(pid, LOCI_EPERM, "nothing read");
+    unlink(path);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+static int child_sleep(char **a)
+{
+    sleep(10);
+    return 0;
+}
+
+static const child_role_t roles[] = {{"sleep", 0, child_sleep}, {NULL}};
+
+int main(int argc, char **argv)
+{
+    int status;
+    if (child_dispatch(argc, argv, roles, &status))
+        return status;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_table_shows_every_auto_arena),
+        cmocka_unit_test(readers_never_see_half_an_update),
+        cmocka_unit_test(a_forked_child_has_its_own),
+        cmocka_unit_test(refusals_read_nothing),
+    };
+    return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
+}

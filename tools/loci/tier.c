@@ -1,0 +1,124 @@
+/*
+ * `loci tier PID [--watch [SECONDS]]`: what tiering does in a running
+ * process of yours — each auto arena's site, intent, target, size, heat and
+ * bytes moved, and the totals (promoted, demoted, ping-pong, the tiering
+ * thread's share of one core) — from the table the process publishes each
+ * interval (src/tiering/publish.c), refreshed every SECONDS with --watch
+ * until the process ends. Another user's process, one without loci or
+ * without tiering, or one that died: a message saying which, nothing read.
+ */
+#include "tiering/tiering.h"
+#include "commands.h"
+#include "units.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: loci tier PID [--watch [SECONDS]]\n"
+               "  each tier=auto arena of process PID (yours): its allocation site, intent, target, size, heat\n"
+               "  (share of its memory found accessed per interval) and bytes tiering moved; then the totals.\n"
+               "  --watch: again every SECONDS (default 1) until the process ends or Ctrl-C.\n");
+}
+
+static const char *size(uint64_t bytes, char *buf)
+{
+    return units_format_size(bytes, buf, 16);
+}
+
+/* "gups_malloc+0x1234" (class 20, #0), or "?" when unknown. */
+static const char *site_text(const tiering_table_entry_t *e, char *buf, size_t len)
+{
+    if (!e->module[0])
+        return "?";
+    char module[sizeof e->module];
+    memcpy(module, e->module, sizeof module);
+    snprintf(buf, len, "%s+0x%" PRIx64 "/%u#%u", basename(module), e->offset, e->size_class, e->ordinal);
+    return buf;
+}
+
+static void show(pid_t pid, const tiering_table_t *t)
+{
+    const tiering_table_header_t *h = &t->header;
+    double wall = (double)(h->published_ns - h->started_ns) / 1e9;
+    printf("process %ld: tiering by the %s heat source%s, every %u ms; %" PRIu64 " intervals, %" PRIu64
+           " auto arenas; published %.1f s ago\n",
+           (long)pid, h->source, h->paused ? " (PAUSED: the source stopped working)" : "", h->interval_ms,
+           h->intervals, h->nentries, t->age_s);
+    printf("  %-32s %-28s %-8s %10s %7s %10s %6s\n", "SITE (module+offset/class#n)", "INTENT", "TARGET", "BYTES",
+           "HEAT", "MOVED", "MOVES");
+    for (uint64_t i = 0; i < h->nentries; i++) {
+        const tiering_table_entry_t *e = &t->entries[i];
+        char site[200], b1[16], b2[16];
+        printf("  %-32s %-28s %-8s %10s %7.3f %10s %6" PRIu64 "\n", site_text(e, site, sizeof site), e->intent,
+               e->target, size(e->bytes, b1), e->heat, size(e->bytes_moved, b2), e->moves);
+    }
+    uint64_t moved = h->bytes_promoted + h->bytes_demoted;
+    char b1[16], b2[16], b3[16];
+    printf("totals: %s promoted, %s demoted, %s moved back within 10 intervals (%.1f %% of moved), %" PRIu64
+           " moves;\n        tiering CPU %.3f s = %.2f %% of one core over %.0f s\n",
+           size(h->bytes_promoted, b1), size(h->bytes_demoted, b2), size(h->bytes_pingpong, b3),
+           moved ? 100.0 * (double)h->bytes_pingpong / (double)moved : 0.0, h->moves, h->cpu_seconds,
+           wall > 0 ? 100.0 * h->cpu_seconds / wall : 0.0, wall);
+}
+
+int cmd_tier(int argc, char **argv)
+{
+    if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        usage(stdout);
+        return 0;
+    }
+    char *end;
+    long pid = argc >= 2 ? strtol(argv[1], &end, 10) : 0;
+    if (argc < 2 || *end || pid <= 0) {
+        fprintf(stderr, "loci tier: \"%s\": expected a process ID (a number > 0)\n", argc < 2 ? "" : argv[1]);
+        usage(stderr);
+        return 2;
+    }
+    double every = 0;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--watch") != 0) {
+            fprintf(stderr, "loci tier: unknown option \"%s\"\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+        every = 1;
+        if (i + 1 < argc) {
+            every = strtod(argv[++i], &end);
+            if (*end || !(every >= 0.1 && every <= 3600)) {
+                fprintf(stderr, "loci tier: --watch %s: expected seconds from 0.1 to 3600\n", argv[i]);
+                return 2;
+            }
+        }
+    }
+    bool clear = every > 0 && isatty(STDOUT_FILENO);
+    for (int round = 0;; round++) {
+        tiering_table_t t;
+        int rc = tiering_table_read((pid_t)pid, &t);
+        if (rc != 0) {
+            if (round > 0 && rc == LOCI_ENOENT) { /* watched until it ended */
+                printf("loci tier: process %ld has no tiering table any more: it exited, or ended loci "
+                       "(loci_fini)\n", pid);
+                return 0;
+            }
+            fprintf(stderr, "loci tier: %s\n", loci_last_error());
+            return 1;
+        }
+        if (clear)
+            fputs("\033[H\033[2J", stdout);
+        show((pid_t)pid, &t);
+        tiering_table_free(&t);
+        if (every == 0)
+            return 0;
+        fflush(stdout);
+        usleep((useconds_t)(every * 1e6));
+        if (!clear)
+            putchar('\n');
+    }
+}
