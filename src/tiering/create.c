@@ -72,16 +72,6 @@ static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, si
 {
     tiering_config_t c;
     int rc = tiering_config_read(&c);
-    if (rc == 0 && res->ncandidates == 1) {
-        /* nowhere to move: a plain arena, unwatched (no sampling, no thread); said once per process,
-         * since an unmodified program under loci run --tier auto makes one per allocation site */
-        static atomic_flag said = ATOMIC_FLAG_INIT;
-        if (!atomic_flag_test_and_set(&said))
-            loci__log(LOCI_LOG_WARN, "arena \"%s\": tier=auto changes nothing here: %s is the only target its "
-                                     "intent allows on this machine; the arena works, and stays there (said once "
-                                     "per process)", in->canonical, res->candidates[0]->name);
-        return arena_create(in, res, res->candidates[0], res->access != ACCESS_PROCESS, max_bytes);
-    }
     if (rc == 0)
         rc = tiering_start(&c);
     if (rc != 0) {
@@ -93,7 +83,17 @@ static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, si
     double heat = 0;
     bool profiled;
     const struct loci_target *start = site_and_start(&c, res, caller, size_class, &site, &profiled, &heat);
-    bool shared = res->access != ACCESS_PROCESS || tiering_shared_memory();
+    if (res->ncandidates == 1) {
+        /* nowhere to move: registered (stats, loci tier, profiles), never watched (thread.c) and
+         * in private memory; said once per process, since an unmodified program under loci run
+         * --tier auto makes one arena per allocation site */
+        static atomic_flag said = ATOMIC_FLAG_INIT;
+        if (!atomic_flag_test_and_set(&said))
+            loci__log(LOCI_LOG_WARN, "arena \"%s\": tier=auto changes nothing here: %s is the only target its "
+                                     "intent allows on this machine; the arena works, and stays there (said once "
+                                     "per process)", in->canonical, res->candidates[0]->name);
+    }
+    bool shared = res->access != ACCESS_PROCESS || (res->ncandidates > 1 && tiering_shared_memory());
     loci_arena_t *ar = arena_create(in, res, start, shared, max_bytes);
     if (ar && (rc = tiering_register(ar)) != 0) {
         arena_destroy(ar);

@@ -17,12 +17,6 @@ int loci_tier_stats(const loci_arena_t *ar, loci_tier_stats_t *out)
     if (t)
         *out = (loci_tier_stats_t){t->bytes, t->heat, loci_arena_target(ar), t->bytes_moved, t->moves};
     tiering_unlock();
-    if (!t && ar->res.tier_auto) { /* its intent's only target: tiering never watches it (create.c) */
-        pool_stats_t st;
-        uint64_t bytes = ar->heap && pool_stats_heap(ar->heap, &st) == 0 ? st.bytes_committed : 0;
-        *out = (loci_tier_stats_t){bytes, 0, loci_arena_target(ar), 0, 0};
-        return 0;
-    }
     if (!t)
         return loci__fail(LOCI_EINVAL, "loci_tier_stats: arena \"%s\" is not a tier=auto arena (create it with "
                                        "tier=auto in its intent)", ar->intent);

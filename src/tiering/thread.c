@@ -73,6 +73,8 @@ static bool same(const tier_span_t *a, const tier_span_t *b) { return a->base ==
 static void sync_one(tier_arena_t *t)
 {
     spans_t now = {0};
+    if (t->ar->res.ncandidates < 2) /* it cannot move: nothing to measure (create.c) */
+        return;
     if (pool_heap_foreach_extent(t->ar->heap, add_span, &now) != 0) {
         free(now.v);
         return; /* out of memory: as it was, next interval again */
