@@ -35,6 +35,9 @@ typedef struct chunkstore_ops {
     /** Optional (NULL: one write per run): write the n runs of ONE chunk at
      *  once, all or none (RADOS: one atomic write op, one round trip). */
     int (*write_runs)(chunkstore_t *s, const chunkstore_run_t *runs, unsigned n);
+    /** Adjacent chunks lie side by side in one file: a write spanning
+     *  several is one I/O (the cache merges the runs of adjacent chunks). */
+    bool spans_chunks;
     /** Make everything written so far durable. */
     int (*sync)(chunkstore_t *s);
     /** [off, off+len) reads as zeros afterwards (file: its space stays reserved). */
