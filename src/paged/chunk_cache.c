@@ -832,9 +832,14 @@ static void refault_page(chunk_cache_t *c, slot_t *s, const uffd_fault_t *f)
  * access). Have the window of chunks after it read ahead, a whole batch at a
  * time: what was asked before (up to r->ahead) is not asked again, and new
  * chunks are asked once a batch of them fits in the window (lock held). */
-static void plan_readahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk)
+static void plan_readahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, const uffd_fault_t *f)
 {
     if (chunk < 2 || !lookup(c, r, chunk - 1) || !lookup(c, r, chunk - 2))
+        return;
+    /* A writer entering fresh chunks: nothing to read, and its own fault
+     * installs each chunk dirty (no protect, no second fault to unprotect
+     * it): read ahead, the chunk would come in clean and protected. */
+    if (f->write && !r->readonly && r->fresh && chunk + 1 < r->nchunks && bit(r->fresh, chunk + 1))
         return;
     uint64_t end = chunk + 1 + c->window < r->nchunks ? chunk + 1 + c->window : r->nchunks;
     uint64_t from = r->ahead > chunk + 1 && r->ahead <= end ? r->ahead : chunk + 1; /* else: a new pass */
@@ -884,14 +889,14 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f, uint64_t stamp)
             if ((s = claim(c, r, chunk, NULL, true))) {
                 if (chunk < r->ahead) /* asked but dropped (evicted, or the queue was full): ask again */
                     r->ahead = chunk + 1;
-                plan_readahead(c, r, chunk);
+                plan_readahead(c, r, chunk, f);
                 fill(c, &s, 1, f);
                 break;
             }
             continue;
         }
         if (s->state == SLOT_FILLING && !f->wp && !planned) { /* caught up with the readahead: keep it ahead */
-            plan_readahead(c, r, chunk);
+            plan_readahead(c, r, chunk, f);
             planned = true;
         }
         if (s->state == SLOT_FILLING || s->state == SLOT_EVICTING) {
