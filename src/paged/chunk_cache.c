@@ -456,8 +456,9 @@ static int protect_runs(chunk_cache_t *c, slot_t *const *run, unsigned n, const 
 
 /* Write the dirty pages of the n slots of run[] back (lock held; dropped
  * during the I/O, the slots being busy): n adjacent chunks of one region
- * (n > 1 only for a store whose chunks lie side by side, ops->spans_chunks:
- * runs that continue across chunks are one write). Evicting (n == 1): the
+ * (n > 1 only for a store that takes them at once: spans_chunks, runs that
+ * continue across chunks are one write; write_runs, one request). Evicting
+ * (n == 1): the
  * whole chunk is write-protected first so that no store can slip in before
  * it is dropped (a clean one is already). Otherwise the dirty runs are, so
  * that the next store to them dirties them again. A run the store refuses
@@ -499,30 +500,31 @@ static int write_back(chunk_cache_t *c, slot_t *const *run, unsigned n, bool evi
             owner[nrun++] = i;
         }
     }
-    uint64_t written = 0, nwrites = 0, wrote[n];
-    memset(wrote, 0, sizeof wrote);
+    uint64_t written = 0, nwrites = 0;
+    bool tried[n]; /* a write of it was sent: the store may hold data for it now, even when it failed */
+    memset(tried, 0, sizeof tried);
     int error = 0;
-    /* A store that can takes a chunk's runs in one request; one whose chunks
-     * lie side by side takes runs that continue each other as one write. */
+    /* A store that can takes all the runs in one request (one per chunk,
+     * in flight at once); one whose chunks lie side by side takes runs that
+     * continue each other as one write. */
     const chunkstore_ops_t *ops = r->store->ops;
     for (unsigned i = 0, j; i < nrun; i = j) {
         size_t span = runs[i].len;
         for (j = i + 1; j < nrun; j++) {
-            bool same_chunk = owner[j] == owner[i];
             bool continues = runs[j].off == runs[i].off + span;
-            if (ops->write_runs ? !same_chunk : !(ops->spans_chunks && continues))
+            if (!ops->write_runs && !(ops->spans_chunks && continues))
                 break;
             span += runs[j].len;
         }
         int e = ops->write_runs ? ops->write_runs(r->store, &runs[i], j - i)
                                 : ops->write(r->store, runs[i].off, runs[i].buf, span);
+        /* (a failure of several chunks at once: those written go again later) */
         for (unsigned k = i; k < j; k++) {
             unsigned o = owner[k];
             size_t q0 = (size_t)(runs[k].off - (chunk_addr(r, run[o]->chunk) - r->base)) / c->page;
             for (size_t q = q0; e != 0 && q < q0 + runs[k].len / c->page; q++)
                 bit_set(failed + o * w, q);
-            if (e == 0)
-                wrote[o] += runs[k].len;
+            tried[o] = true;
         }
         if (e != 0)
             error = error ? error : e;
@@ -538,7 +540,7 @@ static int write_back(chunk_cache_t *c, slot_t *const *run, unsigned n, bool evi
     for (unsigned i = 0; i < n; i++) {
         for (unsigned k = 0; error && k < w; k++)
             run[i]->dirty[k] |= failed[i * w + k];
-        if (wrote[i] && r->fresh) /* the store holds data for it now */
+        if (tried[i] && r->fresh) /* the store holds data for it now (or may) */
             bit_clear(r->fresh, run[i]->chunk);
     }
     c->st.bytes_written += written;
@@ -954,14 +956,15 @@ static slot_t *behind_pick(chunk_cache_t *c)
 
 /* The chunks to write behind with s (lock held): s and the chunks after it
  * in its region that may be written too, up to wb_run of them where the
- * store takes adjacent chunks in one write (a sequential writer's): one
- * write-protect and one I/O for all. Returns how many, in run[]. */
+ * store takes adjacent chunks in one write (a file) or in one request (RADOS:
+ * all in flight): one write-protect and one I/O or round trip for all. Returns how many, in run[]. */
 static unsigned behind_run(chunk_cache_t *c, slot_t *s, slot_t **run)
 {
     bool over = c->ndirty - c->nwriting > c->dirty_bg;
     unsigned n = 1;
     run[0] = s;
-    if (!s->region->store->ops->spans_chunks)
+    const chunkstore_ops_t *ops = s->region->store->ops;
+    if (!ops->spans_chunks && !ops->write_runs)
         return n;
     for (slot_t *t; n < c->wb_run && (t = lookup(c, s->region, s->chunk + n)) && behind_ok(c, t, over);)
         run[n++] = t;
