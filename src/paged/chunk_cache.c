@@ -376,6 +376,16 @@ static bool gone_since(const chunk_cache_t *c, const paged_region_t *r, uint64_t
 
 static void wb_start(chunk_cache_t *c);
 
+/* Enough is dirty to write behind (lock held): a whole run more than
+ * dirty_bg, so that each write-behind takes a run of chunks at once instead
+ * of one chunk each time one more is dirtied, or any over it while writers
+ * wait at the limit. */
+static bool behind_over(const chunk_cache_t *c)
+{
+    unsigned pending = c->ndirty - c->nwriting;
+    return pending >= c->dirty_bg + c->wb_run || (c->throttled && pending > c->dirty_bg);
+}
+
 /* s counts as dirty (or no longer): ndirty follows, and the write-behind
  * wakes once more than dirty_bg are (lock held). */
 static void set_counted(chunk_cache_t *c, slot_t *s, bool dirty)
@@ -389,7 +399,7 @@ static void set_counted(chunk_cache_t *c, slot_t *s, bool dirty)
     }
     if (++c->ndirty * c->chunk > c->st.dirty_peak)
         c->st.dirty_peak = c->ndirty * c->chunk;
-    if (c->ndirty > c->dirty_bg) {
+    if (behind_over(c)) {
         wb_start(c);
         pthread_cond_signal(&c->wb_work);
     }
@@ -934,8 +944,8 @@ static bool behind_ok(const chunk_cache_t *c, const slot_t *s, bool over)
 }
 
 /* The next chunk to write behind (lock held): the least recently faulted
- * resident dirty one while more than dirty_bg are dirty and not being written
- * already, but the one a write dirtied last (written now, the rest of the
+ * resident dirty one while enough are dirty and not being written
+ * already (behind_over), but the one a write dirtied last (written now, the rest of the
  * writer's stores there would dirty it again: its pages would go twice)
  * unless writers wait for it, or
  * one of a region being flushed; NULL when there is none or the
@@ -945,7 +955,7 @@ static slot_t *behind_pick(chunk_cache_t *c)
 {
     if (c->store_error && (c->nwriting > 0 || clock_mono_ns() < c->retry_ns))
         return NULL;
-    bool over = c->ndirty - c->nwriting > c->dirty_bg;
+    bool over = behind_over(c);
     if (!over && !c->flushes)
         return NULL;
     for (int i = node(c, c->lru)->prev; i != c->lru; i = c->slots[i].prev)
@@ -960,7 +970,7 @@ static slot_t *behind_pick(chunk_cache_t *c)
  * all in flight): one write-protect and one I/O or round trip for all. Returns how many, in run[]. */
 static unsigned behind_run(chunk_cache_t *c, slot_t *s, slot_t **run)
 {
-    bool over = c->ndirty - c->nwriting > c->dirty_bg;
+    bool over = c->ndirty - c->nwriting > c->dirty_bg; /* (s itself is taken already) */
     unsigned n = 1;
     run[0] = s;
     const chunkstore_ops_t *ops = s->region->store->ops;
@@ -1250,8 +1260,13 @@ chunk_cache_t *cache_create(const struct loci_target *t, const cache_shape_t *sh
         c->batch = c->window / 4;
     if (c->batch == 0)
         c->batch = 1;
-    /* Runs of adjacent chunks (RUN_BYTES), but never more than an eighth of the cache at once. */
-    c->wb_run = (unsigned)(RUN_BYTES / chunk) ? (unsigned)(RUN_BYTES / chunk) : 1;
+    /* Runs of adjacent chunks (RUN_BYTES), but never more than an eighth of
+     * the cache at once, nor half the room between the two thresholds. */
+    c->wb_run = (unsigned)(RUN_BYTES / chunk);
+    if (c->wb_run > (c->dirty_max - c->dirty_bg) / 2)
+        c->wb_run = (c->dirty_max - c->dirty_bg) / 2;
+    if (c->wb_run == 0)
+        c->wb_run = 1;
     c->drop_run = c->wb_run < (unsigned)c->nslots / 8 ? c->wb_run : (unsigned)c->nslots / 8;
     if (c->drop_run == 0)
         c->drop_run = 1;
