@@ -774,8 +774,10 @@ static void fill(chunk_cache_t *c, slot_t *const *run, unsigned m, const uffd_fa
     unsigned dfirst = 0, dn = 0; /* the pages the faulting write dirties */
     if (f && f->write && !r->readonly)
         dirty_span(c, run[0], f->addr, &dfirst, &dn);
-    if (dn) /* the writer was let through the dirty limit for it */
-        set_counted(c, run[0], true);
+    if (dn && m > 1) /* a sequential writer's fresh chunks after its own (writer_run): dirty through them */
+        dn = (unsigned)(len / c->page) - dfirst;
+    for (unsigned i = 0; dn && i < m; i++) /* the writer was let through the dirty limit for them */
+        set_counted(c, run[i], true);
     bool all_fresh = true; /* nothing to read: copied from the zero page */
     for (unsigned i = 0; i < m; i++)
         all_fresh = all_fresh && fresh[i];
@@ -807,7 +809,10 @@ static void fill(chunk_cache_t *c, slot_t *const *run, unsigned m, const uffd_fa
         loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
     else {
         c->st.bytes_read += read;
-        set_dirty(c, run[0], dfirst, dn);
+        for (unsigned i = m; dn && i-- > 1;)
+            set_dirty(c, run[i], 0, (unsigned)(chunk_len(r, run[i]->chunk) / c->page));
+        /* the faulting chunk last: the writer is in it (c->newest) */
+        set_dirty(c, run[0], dfirst, m > 1 ? c->pages - dfirst : dn);
     }
     uffd_wake(c->uffd, (void *)base, len);
     uint64_t number = atomic_fetch_add(&installs, 1) + 1; /* after the wake: see cache_install_stamp */
@@ -863,6 +868,36 @@ static void plan_readahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, 
     r->ahead = end;
 }
 
+static bool room_ahead(chunk_cache_t *c);
+
+/* A sequential writer entering fresh chunks at s (its fault's, claimed;
+ * lock held): the fresh chunks after s, claimed to be installed dirty with
+ * it in one fill, so that it faults once per batch of chunks instead of once
+ * per chunk. As many as the dirty limit leaves room for, and fewer than half
+ * the background threshold: the write-behind takes the oldest dirty chunks,
+ * never these, the newest. Returns how many, in run[]. */
+static unsigned writer_run(chunk_cache_t *c, slot_t *s, const uffd_fault_t *f, slot_t **run)
+{
+    paged_region_t *r = s->region;
+    unsigned first, n;
+    if (!f->write || r->readonly || c->whole_chunks || !r->fresh || !bit(r->fresh, s->chunk))
+        return 0;
+    dirty_span(c, s, f->addr, &first, &n);
+    if (first != 0 || n != c->pages) /* not a sequential writer at the chunk's start */
+        return 0;
+    unsigned max = c->batch - 1, room = c->dirty_max > c->ndirty + 1 ? c->dirty_max - c->ndirty - 1 : 0;
+    if (max > c->dirty_bg / 2)
+        max = c->dirty_bg / 2;
+    if (max > room)
+        max = room;
+    unsigned k = 0;
+    for (uint64_t next = s->chunk + 1; k < max && next < r->nchunks && bit(r->fresh, next) && !lookup(c, r, next) &&
+                                       room_ahead(c) && (run[k] = claim(c, r, next, NULL, false));
+         next++)
+        k++;
+    return k;
+}
+
 /* A writer about to dirty one more chunk while dirty_max are dirty waits
  * for the write-behind (lock held): true when it waited (the caller looks
  * again). A full store lifts the limit (waiting would not end: see claim). */
@@ -902,7 +937,9 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f, uint64_t stamp)
                 if (chunk < r->ahead) /* asked but dropped (evicted, or the queue was full): ask again */
                     r->ahead = chunk + 1;
                 plan_readahead(c, r, chunk, f);
-                fill(c, &s, 1, f);
+                slot_t *run[c->batch];
+                run[0] = s;
+                fill(c, run, 1 + writer_run(c, s, f, run + 1), f);
                 break;
             }
             continue;
