@@ -129,7 +129,8 @@ struct chunk_cache {
     unsigned dirty_bg;      /* the write-behind runs while more than this are dirty */
     unsigned ndirty;        /* slots counted dirty (slot_t.counted) */
     unsigned nwriting;      /* write-behinds in flight */
-    const slot_t *newest;   /* the chunk a write dirtied last: a writer may still be in it */
+    const paged_region_t *newest;    /* the chunks a write dirtied last, [newest_first, newest_last] */
+    uint64_t newest_first, newest_last; /* of it: a writer may still be in them */
     unsigned throttled;     /* writers waiting at the limit now */
     unsigned flushes;       /* flushes running: their regions' dirty chunks are written behind too */
     pthread_cond_t wb_work; /* the write-behind threads wait on it (CLOCK_MONOTONIC) */
@@ -302,7 +303,8 @@ static void set_dirty(chunk_cache_t *c, slot_t *s, unsigned first, unsigned n)
         }
     if (n) {
         set_counted(c, s, true);
-        c->newest = s;
+        c->newest = s->region;
+        c->newest_first = c->newest_last = s->chunk;
     }
 }
 
@@ -811,8 +813,9 @@ static void fill(chunk_cache_t *c, slot_t *const *run, unsigned m, const uffd_fa
         c->st.bytes_read += read;
         for (unsigned i = m; dn && i-- > 1;)
             set_dirty(c, run[i], 0, (unsigned)(chunk_len(r, run[i]->chunk) / c->page));
-        /* the faulting chunk last: the writer is in it (c->newest) */
-        set_dirty(c, run[0], dfirst, m > 1 ? c->pages - dfirst : dn);
+        set_dirty(c, run[0], dfirst, dn && m > 1 ? c->pages - dfirst : dn);
+        if (dn) /* the writer is in the first and goes on through the others without a fault */
+            c->newest_last = run[m - 1]->chunk;
     }
     uffd_wake(c->uffd, (void *)base, len);
     uint64_t number = atomic_fetch_add(&installs, 1) + 1; /* after the wake: see cache_install_stamp */
@@ -976,7 +979,8 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f, uint64_t stamp)
  * last unless writers wait: a writer may still be in it. */
 static bool behind_ok(const chunk_cache_t *c, const slot_t *s, bool over)
 {
-    return s->state == SLOT_RESIDENT && (s->region->flushing || (over && (s != c->newest || c->throttled))) &&
+    bool newest = s->region == c->newest && s->chunk >= c->newest_first && s->chunk <= c->newest_last;
+    return s->state == SLOT_RESIDENT && (s->region->flushing || (over && (!newest || c->throttled))) &&
            any_dirty(c, s);
 }
 

@@ -537,6 +537,13 @@ static void sequential_writer_faults_per_batch(void **state)
     for (size_t i = 0; i < size; i += sizeof(uint64_t))
         if (*(uint64_t *)(p + i) != (mix(i) ^ 3))
             fail_msg("offset %zu: %#llx after eviction", i, (unsigned long long)*(uint64_t *)(p + i));
+    /* Read back (batches read ahead): nothing of it is dirty, nothing written again. */
+    assert_int_equal(provider_paged.file->evict(p, size), 0);
+    loci_cache_stats_t reread = stats_of(p);
+    if (reread.bytes_written != after.bytes_written || reread.pages_dirtied != after.pages_dirtied)
+        fail_msg("reading it back dirtied %llu pages and wrote %llu bytes",
+                 (unsigned long long)(reread.pages_dirtied - after.pages_dirtied),
+                 (unsigned long long)(reread.bytes_written - after.bytes_written));
     assert_int_equal(provider_paged.free(p, size), 0);
 }
 
