@@ -6,7 +6,9 @@
 # on one throw-away loopback cluster (scripts/store-cluster.sh), rounds interleaved, medians.
 # CPU s/GB: loci's is its process' (getrusage, all threads); rados bench's is the child's user +
 # sys as time(1) reports them, per GB it moved.
-#   bench/store/seq.sh [--quick] [--osds N] [--rounds N]
+#   bench/store/seq.sh [--quick] [--osds N] [--rounds N] [--baseline BENCH_NVM]
+# --baseline: another build's bench_nvm (before a change) runs in each round too, right before
+# this build's, so that before and after meet the same cluster and load.
 # Prints a table and writes bench/results/store-seq.{json,txt}. Needs root and Ceph; builds
 # nothing (BUILD_DIR, default build).
 set -euo pipefail
@@ -15,13 +17,15 @@ build=${BUILD_DIR:-build}
 [[ $build = /* ]] || build=$root/$build
 exe=$build/bench/bench_nvm cluster=$root/scripts/store-cluster.sh
 [[ -x $exe ]] || { echo "seq.sh: $exe not found; build with -DLOCI_BUILD_BENCH=ON first" >&2; exit 2; }
-quick=() osds=3 rounds=3 secs=20
+quick=() osds=3 rounds=3 secs=20 baseline=
 while [[ $# -gt 0 ]]; do
     case $1 in
     --quick) quick=(--quick); rounds=1; secs=5; shift ;;
     --osds) osds=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
-    *) echo "usage: $0 [--quick] [--osds N] [--rounds N]" >&2; exit 2 ;;
+    --baseline) baseline=$2; shift 2
+                [[ -x $baseline ]] || { echo "seq.sh: --baseline $baseline is not an executable" >&2; exit 2; } ;;
+    *) echo "usage: $0 [--quick] [--osds N] [--rounds N] [--baseline BENCH_NVM]" >&2; exit 2 ;;
     esac
 done
 scratch=${SCRATCH:-/var/tmp/loci-bench-seq.$$}
@@ -58,10 +62,16 @@ for r in $(seq 1 "$rounds"); do
     w=$(rados_bench write --no-cleanup)
     s=$(rados_bench seq)
     timeout 300 rados -c "$dir/ceph.conf" -p loci cleanup >/dev/null
+    before=null
+    if [[ -n $baseline ]]; then
+        "$baseline" --store "${quick[@]}" --only s --repeats 1 --json "$scratch/b$r.json" >"$scratch/b$r.txt"
+        grep -E '^  (write|read)' "$scratch/b$r.txt" | sed "s/^/round $r: baseline /" | tee -a "$txt"
+        before=$(cat "$scratch/b$r.json")
+    fi
     "$exe" --store "${quick[@]}" --only s --repeats 1 --json "$scratch/s$r.json" >"$scratch/s$r.txt"
     grep -E '^\(s\)|^  (write|read)' "$scratch/s$r.txt" | sed "s/^/round $r: /" | tee -a "$txt"
     echo "round $r: rados bench write $w, seq $s (MB/s CPU-s/GB; 256 KiB objects, 16 in flight)" | tee -a "$txt"
-    rows+=("{\"round\": $r, \"loadavg\": \"$(cut -d' ' -f1-3 /proc/loadavg)\", \"rados_write\": [${w/ /, }], \"rados_seq\": [${s/ /, }], \"loci\": $(cat "$scratch/s$r.json")}")
+    rows+=("{\"round\": $r, \"loadavg\": \"$(cut -d' ' -f1-3 /proc/loadavg)\", \"rados_write\": [${w/ /, }], \"rados_seq\": [${s/ /, }], \"loci\": $(cat "$scratch/s$r.json"), \"baseline\": $before}")
 done
 { echo "{\"osds\": $osds, \"quick\": $([[ ${#quick[@]} -gt 0 ]] && echo true || echo false), \"cpus\": $(nproc), \"rounds\": ["
   (IFS=,; echo "${rows[*]}")
@@ -70,8 +80,8 @@ python3 - "$json" <<'EOF' | tee -a "$txt"
 import json, statistics, sys
 d = json.load(open(sys.argv[1]))
 med = lambda xs: statistics.median(xs)
-def loci(row, key):
-    return med([next(x[key] for x in r["loci"]["rows"] if x["row"] == row) for r in d["rounds"]])
+def loci(row, key, which="loci"):
+    return med([next(x[key] for x in r[which]["rows"] if x["row"] == row) for r in d["rounds"]])
 rw = [r["rados_write"] for r in d["rounds"]]; rs = [r["rados_seq"] for r in d["rounds"]]
 rwm, rwc = med([x[0] for x in rw]), med([x[1] for x in rw])
 rsm, rsc = med([x[0] for x in rs]), med([x[1] for x in rs])
@@ -82,4 +92,7 @@ print(f"  {'rados bench seq':18} {rsm:8.1f} {rsc:9.3f}")
 for row, ref, refc in (("write 16x cache", rwm, rwc), ("write 4x cache", rwm, rwc), ("read 16x cache", rsm, rsc)):
     m, c = loci(row, "mbps"), loci(row, "cpu_s_per_gb")
     print(f"  {'loci ' + row:18} {m:8.1f} {c:9.3f} {m / ref:13.2f} {c / refc:12.2f}")
+    if d["rounds"][0].get("baseline"):
+        m, c = loci(row, "mbps", "baseline"), loci(row, "cpu_s_per_gb", "baseline")
+        print(f"  {'  baseline':18} {m:8.1f} {c:9.3f} {m / ref:13.2f} {c / refc:12.2f}")
 EOF

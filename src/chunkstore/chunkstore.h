@@ -32,9 +32,14 @@ typedef struct chunkstore_ops {
     /** Write len bytes of buf at off. buf is application memory (write-protected
      *  while this runs): never touched from user space, only handed to the kernel. */
     int (*write)(chunkstore_t *s, uint64_t off, const void *buf, size_t len);
-    /** Optional (NULL: one write per run): write the n runs of ONE chunk at
-     *  once, all or none (RADOS: one atomic write op, one round trip). */
+    /** Optional (NULL: one write per run): write the n runs (in order, of
+     *  one chunk or several) at once, each chunk's runs all or none (RADOS:
+     *  one atomic write op per chunk, all in flight). After a failure some
+     *  chunks may have been written, in whole. */
     int (*write_runs)(chunkstore_t *s, const chunkstore_run_t *runs, unsigned n);
+    /** Adjacent chunks lie side by side in one file: a write spanning
+     *  several is one I/O (the cache merges the runs of adjacent chunks). */
+    bool spans_chunks;
     /** Make everything written so far durable. */
     int (*sync)(chunkstore_t *s);
     /** [off, off+len) reads as zeros afterwards (file: its space stays reserved). */

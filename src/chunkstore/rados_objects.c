@@ -30,6 +30,7 @@
 #define XATTR_SNAPC "loci.snapc" /* the region's snapshot context: "SEQ SNAP..." newest first */
 #define REMOVE_BATCH 64
 #define READS_IN_FLIGHT 16
+#define WRITES_IN_FLIGHT 16
 
 typedef struct {
     chunkstore_t base;
@@ -125,28 +126,71 @@ static void note_written(rados_chunks_t *r, uint64_t chunk)
     pthread_mutex_unlock(&r->lock);
 }
 
+/* One chunk's write in flight: its op and completion. */
+typedef struct {
+    rados_write_op_t op;
+    rados_completion_t done;
+    uint64_t chunk;
+} write_op_t;
+
+/* The runs of each chunk go out as one atomic write op, the ops of up to
+ * WRITES_IN_FLIGHT chunks at once (rados_aio_write_op_operate): a run of a
+ * sequential writer's chunks costs one round trip and one thread's wait, not
+ * one per chunk. Each op is bounded by the cluster's rados_osd_op_timeout. */
 static int rados_store_write_runs(chunkstore_t *s, const chunkstore_run_t *runs, unsigned n)
 {
     rados_chunks_t *r = rs_of(s);
-    uint64_t chunk = runs[0].off / r->chunk;
     int rc = rados_pool_check(r->pool, r->what);
-    if (rc)
-        return rc;
-    rados_write_op_t op = rados_create_write_op();
-    if (!op)
-        return loci__fail(LOCI_ENOMEM, "out of memory writing %s", r->what);
-    for (unsigned i = 0; i < n; i++)
-        rados_write_op_write(op, runs[i].buf, runs[i].len, runs[i].off - chunk * r->chunk);
-    char oid[340];
-    chunk_oid(r, chunk, oid, sizeof oid);
-    note_written(r, chunk); /* before: a write that timed out may still have been applied */
-    /* FULL_TRY: a full pool answers ENOSPC/EDQUOT at once instead of
-     * holding the write until space comes back. */
-    rc = rados_write_op_operate(op, r->io, oid, NULL, LIBRADOS_OPERATION_FULL_TRY);
-    rados_release_write_op(op);
-    if (rc < 0)
-        return fail(r, rc, "writing", chunk);
-    return 0;
+    while (rc == 0 && n) {
+        write_op_t w[WRITES_IN_FLIGHT];
+        int k = 0, err = 0;
+        uint64_t err_chunk = 0;
+        while (n && k < WRITES_IN_FLIGHT) {
+            uint64_t chunk = runs[0].off / r->chunk;
+            unsigned m = 1;
+            while (m < n && runs[m].off / r->chunk == chunk)
+                m++;
+            w[k] = (write_op_t){rados_create_write_op(), NULL, chunk};
+            if (!w[k].op) {
+                err = -ENOMEM;
+                err_chunk = chunk;
+                break;
+            }
+            for (unsigned i = 0; i < m; i++)
+                rados_write_op_write(w[k].op, runs[i].buf, runs[i].len, runs[i].off - chunk * r->chunk);
+            char oid[340];
+            chunk_oid(r, chunk, oid, sizeof oid);
+            note_written(r, chunk); /* before: a write that timed out may still have been applied */
+            /* FULL_TRY: a full pool answers ENOSPC/EDQUOT at once instead of
+             * holding the write until space comes back. */
+            if ((err = rados_aio_create_completion2(NULL, NULL, &w[k].done)) == 0 &&
+                (err = rados_aio_write_op_operate(w[k].op, r->io, w[k].done, oid, NULL,
+                                                  LIBRADOS_OPERATION_FULL_TRY)) < 0)
+                rados_aio_release(w[k].done);
+            if (err < 0) {
+                rados_release_write_op(w[k].op);
+                err_chunk = chunk;
+                break;
+            }
+            k++;
+            runs += m;
+            n -= m;
+        }
+        for (int j = 0; j < k; j++) { /* all of them, also after a failure: none may read the pages later */
+            rados_aio_wait_for_complete(w[j].done);
+            int got = rados_aio_get_return_value(w[j].done);
+            rados_aio_release(w[j].done);
+            rados_release_write_op(w[j].op);
+            if (got < 0 && err == 0) {
+                err = got;
+                err_chunk = w[j].chunk;
+            }
+        }
+        if (err < 0)
+            rc = err == -ENOMEM ? loci__fail(LOCI_ENOMEM, "out of memory writing %s", r->what)
+                                : fail(r, err, "writing", err_chunk);
+    }
+    return rc;
 }
 
 static int rados_store_write(chunkstore_t *s, uint64_t off, const void *buf, size_t len)

@@ -59,6 +59,7 @@ static const chunkstore_ops_t file_store_ops = {
     .name = "file",
     .read = file_read,
     .write = file_write,
+    .spans_chunks = true,
     .sync = file_sync,
     .discard = file_discard,
     .close = file_close,

@@ -9,7 +9,9 @@
  *    dirty (a write fault's, the rest of the chunk for a sequential writer)
  *    are moved in instead where the kernel can (UFFDIO_MOVE: no copy); a
  *    moved page is writable, so a clean page is never moved: a write
- *    between its move and its protection would go unseen.
+ *    between its move and its protection would go unseen. A chunk never
+ *    written (fresh) is not read: its pages are copied from a mapping that
+ *    was never written (the kernel's zero page, always in the CPU's cache).
  *  - The first write to a clean page faults again: the page is marked dirty
  *    and unprotected (the rest of the chunk too for a sequential writer, the
  *    whole chunk with whole_chunks).
@@ -17,6 +19,9 @@
  *    pages, the cache's write-behind threads (WB_THREADS, so that as many
  *    writes are in flight) write the oldest dirty chunks back, their dirty
  *    runs write-protected first, so that a later store dirties them again.
+ *    Where the store keeps adjacent chunks side by side (a file), a thread
+ *    takes the dirty chunks that follow its pick as well (RUN_BYTES): one
+ *    write-protect and one write for a sequential writer's run of chunks.
  *    A writer about to dirty one more chunk while dirty_limit of the slots
  *    are dirty waits for them (throttled); under the limit it never waits
  *    for the store. A flush has them write its region's dirty chunks too.
@@ -24,7 +29,10 @@
  *    written back synchronously, only when no clean one is left): it
  *    write-protects the chunk (writers wait), writes only the dirty pages,
  *    merged into runs, and drops the chunk (MADV_DONTNEED) so that the next
- *    access faults again.
+ *    access faults again. A clean victim goes with the clean chunks after it
+ *    that the LRU would take next (a sequential pass): one MADV_DONTNEED.
+ *    Each protect and drop is a TLB shootdown (an interrupt to every CPU
+ *    running the process): per run of chunks instead of per chunk.
  *  - A store that refuses writes: the chunks stay dirty in DRAM and the
  *    write-behind retries at a growing interval (WB_RETRY_*), one message
  *    when it starts failing and one when it recovers; writers wait at the
@@ -64,6 +72,7 @@
 #define WB_THREADS 16 /* write-behinds in flight per cache, at most (rados bench's default -t) */
 #define WB_RETRY_MIN_MS 50    /* after a failed write, the write-behind waits this long before it tries again, */
 #define WB_RETRY_MAX_MS 5000  /* doubled per failure up to this: a bounded rate while the store is away */
+#define RUN_BYTES ((size_t)2 << 20) /* adjacent chunks written behind, or dropped, at once: at most this much */
 #define FAULT_SLACK 4 /* slots the fault threads may be filling for writers beyond the dirty limit */
 
 typedef enum { SLOT_FREE, SLOT_FILLING, SLOT_RESIDENT, SLOT_WRITING, SLOT_EVICTING } slot_state_t;
@@ -98,6 +107,8 @@ struct chunk_cache {
     bool move;              /* the userfaultfd moves pages (UFFDIO_MOVE) */
     unsigned batch;         /* chunks per readahead batch (a bounce buffer holds one) */
     unsigned window;        /* chunks read ahead of a sequential reader */
+    unsigned wb_run;        /* adjacent dirty chunks written behind at once, at most */
+    unsigned drop_run;      /* adjacent clean chunks evicted at once, at most */
     slot_t *slots;
     int nslots;
     int lru;                /* sentinel index (nslots): lru.next is the most recent */
@@ -106,6 +117,7 @@ struct chunk_cache {
     unsigned nbuckets;
     uint64_t *bits;         /* backing of the dirty bitmaps */
     void *bounce[NBOUNCE];  /* batch chunks each (resident only where used) */
+    void *zeros;            /* batch chunks never written (the zero page): where fresh chunks are copied from */
     unsigned bounce_used;   /* bit per buffer */
     gone_t gone[NGONE];     /* a ring: the last chunks evicted or dropped */
     unsigned gone_next;
@@ -117,7 +129,8 @@ struct chunk_cache {
     unsigned dirty_bg;      /* the write-behind runs while more than this are dirty */
     unsigned ndirty;        /* slots counted dirty (slot_t.counted) */
     unsigned nwriting;      /* write-behinds in flight */
-    const slot_t *newest;   /* the chunk a write dirtied last: a writer may still be in it */
+    const paged_region_t *newest;    /* the chunks a write dirtied last, [newest_first, newest_last] */
+    uint64_t newest_first, newest_last; /* of it: a writer may still be in them */
     unsigned throttled;     /* writers waiting at the limit now */
     unsigned flushes;       /* flushes running: their regions' dirty chunks are written behind too */
     pthread_cond_t wb_work; /* the write-behind threads wait on it (CLOCK_MONOTONIC) */
@@ -290,7 +303,8 @@ static void set_dirty(chunk_cache_t *c, slot_t *s, unsigned first, unsigned n)
         }
     if (n) {
         set_counted(c, s, true);
-        c->newest = s;
+        c->newest = s->region;
+        c->newest_first = c->newest_last = s->chunk;
     }
 }
 
@@ -364,6 +378,16 @@ static bool gone_since(const chunk_cache_t *c, const paged_region_t *r, uint64_t
 
 static void wb_start(chunk_cache_t *c);
 
+/* Enough is dirty to write behind (lock held): a whole run more than
+ * dirty_bg, so that each write-behind takes a run of chunks at once instead
+ * of one chunk each time one more is dirtied, or any over it while writers
+ * wait at the limit. */
+static bool behind_over(const chunk_cache_t *c)
+{
+    unsigned pending = c->ndirty - c->nwriting;
+    return pending >= c->dirty_bg + c->wb_run || (c->throttled && pending > c->dirty_bg);
+}
+
 /* s counts as dirty (or no longer): ndirty follows, and the write-behind
  * wakes once more than dirty_bg are (lock held). */
 static void set_counted(chunk_cache_t *c, slot_t *s, bool dirty)
@@ -377,7 +401,7 @@ static void set_counted(chunk_cache_t *c, slot_t *s, bool dirty)
     }
     if (++c->ndirty * c->chunk > c->st.dirty_peak)
         c->st.dirty_peak = c->ndirty * c->chunk;
-    if (c->ndirty > c->dirty_bg) {
+    if (behind_over(c)) {
         wb_start(c);
         pthread_cond_signal(&c->wb_work);
     }
@@ -418,70 +442,121 @@ static void store_answered(chunk_cache_t *c, int rc)
     pthread_cond_broadcast(&c->changed); /* a full store lifts the limit: throttled writers go on */
 }
 
-/* Write the dirty pages of s back in runs (lock held; dropped during the
- * I/O, s being busy). Evicting: the whole chunk is write-protected first so
- * that no store can slip in before it is dropped (a clean one is already).
- * Otherwise the runs are, so that the next store to them dirties them again.
- * A run the store refuses (full, I/O error) stays dirty, and an eviction
- * then keeps the chunk in DRAM. Returns 0 or the store's error (its message
- * in loci_last_error()); *bytes: what reached the store. */
-static int write_back(chunk_cache_t *c, slot_t *s, bool evict, uint64_t *bytes)
+/* Write-protect the dirty pages of the n adjacent chunks of run[] whose
+ * bits are in snap (lock held): runs that continue across a chunk boundary
+ * (a sequential writer's) are one UFFDIO_WRITEPROTECT, one TLB shootdown. */
+static int protect_runs(chunk_cache_t *c, slot_t *const *run, unsigned n, const uint64_t *snap)
 {
-    paged_region_t *r = s->region;
-    uintptr_t base = chunk_addr(r, s->chunk);
-    size_t len = chunk_len(r, s->chunk);
-    unsigned npages = (unsigned)(len / c->page), p = 0, first;
-    uint64_t snap[c->words], failed[c->words];
-    memcpy(snap, s->dirty, sizeof snap);
-    memset(s->dirty, 0, sizeof snap);
-    memset(failed, 0, sizeof failed);
+    uintptr_t from = 0, to = 0; /* the range gathered so far */
+    int rc = 0;
+    for (unsigned i = 0; i < n && rc == 0; i++) {
+        uintptr_t base = chunk_addr(run[i]->region, run[i]->chunk);
+        unsigned np = (unsigned)(chunk_len(run[i]->region, run[i]->chunk) / c->page), p = 0, first;
+        while (rc == 0 && next_run(snap + (size_t)i * c->words, np, &p, &first)) {
+            if (base + first * c->page != to) { /* a gap: protect what was gathered */
+                if (to > from)
+                    rc = uffd_protect(c->uffd, (void *)from, to - from);
+                from = base + first * c->page;
+            }
+            to = base + p * c->page;
+        }
+    }
+    if (rc == 0 && to > from)
+        rc = uffd_protect(c->uffd, (void *)from, to - from);
+    return rc;
+}
+
+/* Write the dirty pages of the n slots of run[] back (lock held; dropped
+ * during the I/O, the slots being busy): n adjacent chunks of one region
+ * (n > 1 only for a store that takes them at once: spans_chunks, runs that
+ * continue across chunks are one write; write_runs, one request). Evicting
+ * (n == 1): the
+ * whole chunk is write-protected first so that no store can slip in before
+ * it is dropped (a clean one is already). Otherwise the dirty runs are, so
+ * that the next store to them dirties them again. A run the store refuses
+ * (full, I/O error) stays dirty, and an eviction then keeps the chunk in
+ * DRAM. Returns 0 or the store's error (its message in loci_last_error());
+ * *bytes: what reached the store. */
+static int write_back(chunk_cache_t *c, slot_t *const *run, unsigned n, bool evict, uint64_t *bytes)
+{
+    paged_region_t *r = run[0]->region;
+    uintptr_t base = chunk_addr(r, run[0]->chunk);
+    size_t len = chunk_len(r, run[0]->chunk);
+    unsigned w = c->words;
+    uint64_t snap[n * w], failed[n * w];
     bool clean = true; /* then it is protected already: a page is writable only while dirty */
-    for (unsigned w = 0; w < c->words && clean; w++)
-        clean = snap[w] == 0;
+    for (unsigned i = 0; i < n; i++) {
+        memcpy(snap + i * w, run[i]->dirty, w * sizeof *snap);
+        memset(run[i]->dirty, 0, w * sizeof *snap);
+        for (unsigned k = 0; k < w; k++)
+            clean = clean && snap[i * w + k] == 0;
+    }
+    memset(failed, 0, sizeof failed);
     int rc = evict && !r->readonly && !clean ? uffd_protect(c->uffd, (void *)base, len) : 0;
-    while (!evict && rc == 0 && next_run(snap, npages, &p, &first))
-        rc = uffd_protect(c->uffd, (void *)(base + first * c->page), (p - first) * c->page);
+    if (!evict && rc == 0)
+        rc = protect_runs(c, run, n, snap);
     if (rc != 0) /* a store could slip past the write-back: say so */
         loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
     pthread_mutex_unlock(&c->lock);
 
-    uint64_t written = 0, runs = 0;
-    int error = 0;
-    chunkstore_run_t run[npages / 2 + 1]; /* runs alternate with clean pages */
-    unsigned nrun = 0;
-    for (p = 0; next_run(snap, npages, &p, &first);) {
-        size_t off = (size_t)first * c->page;
-        run[nrun++] = (chunkstore_run_t){base - r->base + off, (void *)(base + off), (size_t)(p - first) * c->page};
+    /* The store runs, in order: offsets in r's store, the pages' own memory. */
+    unsigned npages = c->pages, cap = n * (npages / 2 + 1); /* runs alternate with clean pages */
+    chunkstore_run_t runs[cap];
+    unsigned owner[cap], nrun = 0; /* owner: the slot of each run */
+    for (unsigned i = 0; i < n; i++) {
+        uintptr_t cb = chunk_addr(r, run[i]->chunk);
+        unsigned p = 0, first, np = (unsigned)(chunk_len(r, run[i]->chunk) / c->page);
+        while (next_run(snap + i * w, np, &p, &first)) {
+            runs[nrun] = (chunkstore_run_t){cb - r->base + first * c->page, (void *)(cb + first * c->page),
+                                            (size_t)(p - first) * c->page};
+            owner[nrun++] = i;
+        }
     }
-    /* A store that can takes the chunk's runs in one request; else run by run. */
+    uint64_t written = 0, nwrites = 0;
+    bool tried[n]; /* a write of it was sent: the store may hold data for it now, even when it failed */
+    memset(tried, 0, sizeof tried);
+    int error = 0;
+    /* A store that can takes all the runs in one request (one per chunk,
+     * in flight at once); one whose chunks lie side by side takes runs that
+     * continue each other as one write. */
     const chunkstore_ops_t *ops = r->store->ops;
-    for (unsigned i = 0; i < nrun; i += ops->write_runs ? nrun : 1) {
-        unsigned n = ops->write_runs ? nrun : 1;
-        int w = ops->write_runs ? ops->write_runs(r->store, &run[i], n)
-                                : ops->write(r->store, run[i].off, run[i].buf, run[i].len);
-        size_t done = 0;
-        for (unsigned k = i; k < i + n; k++)
-            done += run[k].len;
-        if (w != 0) {
-            error = error ? error : w;
-            for (unsigned k = i; k < i + n; k++)
-                for (size_t q = (run[k].off - (base - r->base)) / c->page; q < (run[k].off - (base - r->base) + run[k].len) / c->page; q++)
-                    bit_set(failed, (unsigned)q);
-        } else {
-            written += done;
-            runs += n;
+    for (unsigned i = 0, j; i < nrun; i = j) {
+        size_t span = runs[i].len;
+        for (j = i + 1; j < nrun; j++) {
+            bool continues = runs[j].off == runs[i].off + span;
+            if (!ops->write_runs && !(ops->spans_chunks && continues))
+                break;
+            span += runs[j].len;
+        }
+        int e = ops->write_runs ? ops->write_runs(r->store, &runs[i], j - i)
+                                : ops->write(r->store, runs[i].off, runs[i].buf, span);
+        /* (a failure of several chunks at once: those written go again later) */
+        for (unsigned k = i; k < j; k++) {
+            unsigned o = owner[k];
+            size_t q0 = (size_t)(runs[k].off - (chunk_addr(r, run[o]->chunk) - r->base)) / c->page;
+            for (size_t q = q0; e != 0 && q < q0 + runs[k].len / c->page; q++)
+                bit_set(failed + o * w, q);
+            tried[o] = true;
+        }
+        if (e != 0)
+            error = error ? error : e;
+        else {
+            written += span;
+            nwrites += ops->write_runs ? j - i : 1;
         }
     }
     if (evict && !error && vm_drop((void *)base, len) != 0)
         loci__log(LOCI_LOG_ERROR, "mode=paged: madvise(DONTNEED) of a chunk: %s", strerror(errno));
 
     pthread_mutex_lock(&c->lock);
-    for (unsigned w = 0; error && w < c->words; w++)
-        s->dirty[w] |= failed[w];
-    if (written && r->fresh) /* the store holds data for it now */
-        bit_clear(r->fresh, s->chunk);
+    for (unsigned i = 0; i < n; i++) {
+        for (unsigned k = 0; error && k < w; k++)
+            run[i]->dirty[k] |= failed[i * w + k];
+        if (tried[i] && r->fresh) /* the store holds data for it now (or may) */
+            bit_clear(r->fresh, run[i]->chunk);
+    }
     c->st.bytes_written += written;
-    c->st.writebacks += runs;
+    c->st.writebacks += nwrites;
     *bytes = written;
     if (nrun)
         store_answered(c, error);
@@ -510,7 +585,7 @@ static bool evict(chunk_cache_t *c, slot_t *s, bool force, int *rc_out)
     s->state = SLOT_EVICTING;
     lru_unlink(c, s);
     uint64_t bytes;
-    int rc = *rc_out = write_back(c, s, true, &bytes);
+    int rc = *rc_out = write_back(c, &s, 1, true, &bytes);
     if (rc != 0 && !force) {
         s->state = SLOT_RESIDENT;
         lru_push(c, s);
@@ -530,6 +605,39 @@ static bool evict(chunk_cache_t *c, slot_t *s, bool force, int *rc_out)
     c->st.evictions++;
     pthread_cond_broadcast(&c->changed);
     return true;
+}
+
+static void push_free(chunk_cache_t *c, slot_t *s);
+
+/* Evict s, clean (lock held, dropped meanwhile), with the clean chunks after
+ * it in its region that the LRU holds right after it (a sequential pass
+ * leaves its chunks there in order): one MADV_DONTNEED, one TLB shootdown,
+ * for up to drop_run chunks instead of one each. The caller owns s's free
+ * slot afterwards; the others go on the free list. */
+static void evict_clean(chunk_cache_t *c, slot_t *s)
+{
+    paged_region_t *r = s->region;
+    slot_t *run[c->drop_run];
+    unsigned n = 0;
+    for (slot_t *t = s; n < c->drop_run && t->region == r && t->chunk == s->chunk + n && t->state == SLOT_RESIDENT &&
+                        !t->counted; t = node(c, t->prev)) /* (the sentinel has no region) */
+        run[n++] = t;
+    for (unsigned i = 0; i < n; i++) {
+        run[i]->state = SLOT_EVICTING;
+        lru_unlink(c, run[i]);
+    }
+    pthread_mutex_unlock(&c->lock);
+    uint64_t last = s->chunk + n - 1;
+    if (vm_drop((void *)chunk_addr(r, s->chunk), (size_t)(n - 1) * c->chunk + chunk_len(r, last)) != 0)
+        loci__log(LOCI_LOG_ERROR, "mode=paged: madvise(DONTNEED) of %u chunk(s): %s", n, strerror(errno));
+    pthread_mutex_lock(&c->lock);
+    for (unsigned i = 0; i < n; i++) {
+        unslot(c, run[i]);
+        if (i > 0)
+            push_free(c, run[i]);
+    }
+    c->st.evictions += n;
+    pthread_cond_broadcast(&c->changed);
 }
 
 static void push_free(chunk_cache_t *c, slot_t *s)
@@ -579,12 +687,15 @@ static slot_t *claim(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, const 
          * unflushed pages lost, reported), whose slot is then this one; while
          * the store fails otherwise (away) the caller waits for it instead. */
         int e;
-        for (int tries = 1; !evict(c, s, tries >= c->nslots && c->store_error == LOCI_ENOSPC, &e); tries++)
-            if (tries >= c->nslots || !(s = victim(c))) {
-                if (wait)
-                    wait_change(c);
-                return NULL;
-            }
+        if (!s->counted)
+            evict_clean(c, s);
+        else
+            for (int tries = 1; !evict(c, s, tries >= c->nslots && c->store_error == LOCI_ENOSPC, &e); tries++)
+                if (tries >= c->nslots || !(s = victim(c))) {
+                    if (wait)
+                        wait_change(c);
+                    return NULL;
+                }
         if (lookup(c, r, chunk) || (epoch && r->epoch != *epoch)) {
             push_free(c, s);
             return NULL;
@@ -633,12 +744,15 @@ static uint64_t read_chunks(chunk_cache_t *c, paged_region_t *r, uint64_t first,
 
 /* Install buf at base (len bytes): write-protected copies (unless r is
  * read-only), but pages [first, first+n) that start dirty are moved in
- * where the kernel can (copied, unprotected, where it cannot). */
+ * where the kernel can and buf is a bounce buffer (copied, unprotected,
+ * where it cannot or buf is the zeros: copying the zero page costs less
+ * than refilling the bounce buffer a move empties). */
 static int install(chunk_cache_t *c, paged_region_t *r, uintptr_t base, char *buf, size_t len, unsigned first,
                    unsigned n)
 {
     size_t from = (size_t)first * c->page, to = from + (size_t)n * c->page;
-    size_t moved = n && c->move ? uffd_move(c->uffd, (void *)(base + from), buf + from, to - from) : 0;
+    bool move = n && c->move && buf != c->zeros;
+    size_t moved = move ? uffd_move(c->uffd, (void *)(base + from), buf + from, to - from) : 0;
     int rc = uffd_copy(c->uffd, (void *)base, buf, from, !r->readonly);
     if (rc == 0 && moved < to - from)
         rc = uffd_copy(c->uffd, (void *)(base + from + moved), buf + from + moved, to - from - moved, false);
@@ -662,16 +776,22 @@ static void fill(chunk_cache_t *c, slot_t *const *run, unsigned m, const uffd_fa
     unsigned dfirst = 0, dn = 0; /* the pages the faulting write dirties */
     if (f && f->write && !r->readonly)
         dirty_span(c, run[0], f->addr, &dfirst, &dn);
-    if (dn) /* the writer was let through the dirty limit for it */
-        set_counted(c, run[0], true);
-    char *buf = take_bounce(c);
+    if (dn && m > 1) /* a sequential writer's fresh chunks after its own (writer_run): dirty through them */
+        dn = (unsigned)(len / c->page) - dfirst;
+    for (unsigned i = 0; dn && i < m; i++) /* the writer was let through the dirty limit for them */
+        set_counted(c, run[i], true);
+    bool all_fresh = true; /* nothing to read: copied from the zero page */
+    for (unsigned i = 0; i < m; i++)
+        all_fresh = all_fresh && fresh[i];
+    char *buf = all_fresh ? c->zeros : take_bounce(c);
     pthread_mutex_unlock(&c->lock);
 
-    uint64_t read = read_chunks(c, r, first, m, fresh, buf, len);
+    uint64_t read = all_fresh ? 0 : read_chunks(c, r, first, m, fresh, buf, len);
     int rc = install(c, r, base, buf, len, dfirst, dn);
 
     pthread_mutex_lock(&c->lock);
-    give_bounce(c, buf);
+    if (!all_fresh)
+        give_bounce(c, buf);
     for (unsigned i = 0; i < m; i++) {
         slot_t *s = run[i];
         if (rc != 0) { /* the faulting threads will fault again and retry */
@@ -691,7 +811,11 @@ static void fill(chunk_cache_t *c, slot_t *const *run, unsigned m, const uffd_fa
         loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
     else {
         c->st.bytes_read += read;
-        set_dirty(c, run[0], dfirst, dn);
+        for (unsigned i = m; dn && i-- > 1;)
+            set_dirty(c, run[i], 0, (unsigned)(chunk_len(r, run[i]->chunk) / c->page));
+        set_dirty(c, run[0], dfirst, dn && m > 1 ? c->pages - dfirst : dn);
+        if (dn) /* the writer is in the first and goes on through the others without a fault */
+            c->newest_last = run[m - 1]->chunk;
     }
     uffd_wake(c->uffd, (void *)base, len);
     uint64_t number = atomic_fetch_add(&installs, 1) + 1; /* after the wake: see cache_install_stamp */
@@ -728,9 +852,14 @@ static void refault_page(chunk_cache_t *c, slot_t *s, const uffd_fault_t *f)
  * access). Have the window of chunks after it read ahead, a whole batch at a
  * time: what was asked before (up to r->ahead) is not asked again, and new
  * chunks are asked once a batch of them fits in the window (lock held). */
-static void plan_readahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk)
+static void plan_readahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, const uffd_fault_t *f)
 {
     if (chunk < 2 || !lookup(c, r, chunk - 1) || !lookup(c, r, chunk - 2))
+        return;
+    /* A writer entering fresh chunks: nothing to read, and its own fault
+     * installs each chunk dirty (no protect, no second fault to unprotect
+     * it): read ahead, the chunk would come in clean and protected. */
+    if (f->write && !r->readonly && r->fresh && chunk + 1 < r->nchunks && bit(r->fresh, chunk + 1))
         return;
     uint64_t end = chunk + 1 + c->window < r->nchunks ? chunk + 1 + c->window : r->nchunks;
     uint64_t from = r->ahead > chunk + 1 && r->ahead <= end ? r->ahead : chunk + 1; /* else: a new pass */
@@ -740,6 +869,36 @@ static void plan_readahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk)
         if (!lookup(c, r, k))
             paged_readahead(r, k);
     r->ahead = end;
+}
+
+static bool room_ahead(chunk_cache_t *c);
+
+/* A sequential writer entering fresh chunks at s (its fault's, claimed;
+ * lock held): the fresh chunks after s, claimed to be installed dirty with
+ * it in one fill, so that it faults once per batch of chunks instead of once
+ * per chunk. As many as the dirty limit leaves room for, and fewer than half
+ * the background threshold: the write-behind takes the oldest dirty chunks,
+ * never these, the newest. Returns how many, in run[]. */
+static unsigned writer_run(chunk_cache_t *c, slot_t *s, const uffd_fault_t *f, slot_t **run)
+{
+    paged_region_t *r = s->region;
+    unsigned first, n;
+    if (!f->write || r->readonly || c->whole_chunks || !r->fresh || !bit(r->fresh, s->chunk))
+        return 0;
+    dirty_span(c, s, f->addr, &first, &n);
+    if (first != 0 || n != c->pages) /* not a sequential writer at the chunk's start */
+        return 0;
+    unsigned max = c->batch - 1, room = c->dirty_max > c->ndirty + 1 ? c->dirty_max - c->ndirty - 1 : 0;
+    if (max > c->dirty_bg / 2)
+        max = c->dirty_bg / 2;
+    if (max > room)
+        max = room;
+    unsigned k = 0;
+    for (uint64_t next = s->chunk + 1; k < max && next < r->nchunks && bit(r->fresh, next) && !lookup(c, r, next) &&
+                                       room_ahead(c) && (run[k] = claim(c, r, next, NULL, false));
+         next++)
+        k++;
+    return k;
 }
 
 /* A writer about to dirty one more chunk while dirty_max are dirty waits
@@ -780,14 +939,16 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f, uint64_t stamp)
             if ((s = claim(c, r, chunk, NULL, true))) {
                 if (chunk < r->ahead) /* asked but dropped (evicted, or the queue was full): ask again */
                     r->ahead = chunk + 1;
-                plan_readahead(c, r, chunk);
-                fill(c, &s, 1, f);
+                plan_readahead(c, r, chunk, f);
+                slot_t *run[c->batch];
+                run[0] = s;
+                fill(c, run, 1 + writer_run(c, s, f, run + 1), f);
                 break;
             }
             continue;
         }
         if (s->state == SLOT_FILLING && !f->wp && !planned) { /* caught up with the readahead: keep it ahead */
-            plan_readahead(c, r, chunk);
+            plan_readahead(c, r, chunk, f);
             planned = true;
         }
         if (s->state == SLOT_FILLING || s->state == SLOT_EVICTING) {
@@ -814,9 +975,18 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f, uint64_t stamp)
 
 /* ---- write-behind --------------------------------------------------------- */
 
+/* May s be written behind now (lock held)? Not the chunk a write dirtied
+ * last unless writers wait: a writer may still be in it. */
+static bool behind_ok(const chunk_cache_t *c, const slot_t *s, bool over)
+{
+    bool newest = s->region == c->newest && s->chunk >= c->newest_first && s->chunk <= c->newest_last;
+    return s->state == SLOT_RESIDENT && (s->region->flushing || (over && (!newest || c->throttled))) &&
+           any_dirty(c, s);
+}
+
 /* The next chunk to write behind (lock held): the least recently faulted
- * resident dirty one while more than dirty_bg are dirty and not being written
- * already, but the one a write dirtied last (written now, the rest of the
+ * resident dirty one while enough are dirty and not being written
+ * already (behind_over), but the one a write dirtied last (written now, the rest of the
  * writer's stores there would dirty it again: its pages would go twice)
  * unless writers wait for it, or
  * one of a region being flushed; NULL when there is none or the
@@ -826,15 +996,30 @@ static slot_t *behind_pick(chunk_cache_t *c)
 {
     if (c->store_error && (c->nwriting > 0 || clock_mono_ns() < c->retry_ns))
         return NULL;
-    bool over = c->ndirty - c->nwriting > c->dirty_bg;
+    bool over = behind_over(c);
     if (!over && !c->flushes)
         return NULL;
-    for (int i = node(c, c->lru)->prev; i != c->lru; i = c->slots[i].prev) {
-        slot_t *s = &c->slots[i];
-        if (s->state == SLOT_RESIDENT && (s->region->flushing || (over && (s != c->newest || c->throttled))) && any_dirty(c, s))
-            return s;
-    }
+    for (int i = node(c, c->lru)->prev; i != c->lru; i = c->slots[i].prev)
+        if (behind_ok(c, &c->slots[i], over))
+            return &c->slots[i];
     return NULL;
+}
+
+/* The chunks to write behind with s (lock held): s and the chunks after it
+ * in its region that may be written too, up to wb_run of them where the
+ * store takes adjacent chunks in one write (a file) or in one request (RADOS:
+ * all in flight): one write-protect and one I/O or round trip for all. Returns how many, in run[]. */
+static unsigned behind_run(chunk_cache_t *c, slot_t *s, slot_t **run)
+{
+    bool over = c->ndirty - c->nwriting > c->dirty_bg; /* (s itself is taken already) */
+    unsigned n = 1;
+    run[0] = s;
+    const chunkstore_ops_t *ops = s->region->store->ops;
+    if (!ops->spans_chunks && !ops->write_runs)
+        return n;
+    for (slot_t *t; n < c->wb_run && (t = lookup(c, s->region, s->chunk + n)) && behind_ok(c, t, over);)
+        run[n++] = t;
+    return n;
 }
 
 static void *write_behind(void *arg)
@@ -852,14 +1037,19 @@ static void *write_behind(void *arg)
             }
             continue;
         }
-        s->state = SLOT_WRITING;
-        c->nwriting++;
+        slot_t *run[c->wb_run];
+        unsigned n = behind_run(c, s, run);
+        for (unsigned i = 0; i < n; i++)
+            run[i]->state = SLOT_WRITING;
+        c->nwriting += n;
         uint64_t bytes;
-        write_back(c, s, false, &bytes); /* a failure: the pages stay dirty, store_answered backs off */
-        c->nwriting--;
+        write_back(c, run, n, false, &bytes); /* a failure: the pages stay dirty, store_answered backs off */
+        c->nwriting -= n;
         c->st.written_behind += bytes;
-        s->state = SLOT_RESIDENT;
-        recount(c, s);
+        for (unsigned i = 0; i < n; i++) {
+            run[i]->state = SLOT_RESIDENT;
+            recount(c, run[i]);
+        }
         pthread_cond_broadcast(&c->changed);
     }
     pthread_mutex_unlock(&c->lock);
@@ -965,7 +1155,7 @@ int cache_writeback(paged_region_t *r, uintptr_t addr, size_t len, bool drop)
         } else if (s && any_dirty(c, s)) {
             uint64_t bytes;
             s->state = SLOT_WRITING;
-            e = write_back(c, s, false, &bytes);
+            e = write_back(c, &s, 1, false, &bytes);
             s->state = SLOT_RESIDENT;
             recount(c, s);
             pthread_cond_broadcast(&c->changed);
@@ -1111,6 +1301,16 @@ chunk_cache_t *cache_create(const struct loci_target *t, const cache_shape_t *sh
         c->batch = c->window / 4;
     if (c->batch == 0)
         c->batch = 1;
+    /* Runs of adjacent chunks (RUN_BYTES), but never more than an eighth of
+     * the cache at once, nor half the room between the two thresholds. */
+    c->wb_run = (unsigned)(RUN_BYTES / chunk);
+    if (c->wb_run > (c->dirty_max - c->dirty_bg) / 2)
+        c->wb_run = (c->dirty_max - c->dirty_bg) / 2;
+    if (c->wb_run == 0)
+        c->wb_run = 1;
+    c->drop_run = c->wb_run < (unsigned)c->nslots / 8 ? c->wb_run : (unsigned)c->nslots / 8;
+    if (c->drop_run == 0)
+        c->drop_run = 1;
     c->lru = c->nslots;
     for (c->nbuckets = 16; c->nbuckets < 2u * (unsigned)c->nslots; c->nbuckets *= 2)
         ;
@@ -1126,6 +1326,8 @@ chunk_cache_t *cache_create(const struct loci_target *t, const cache_shape_t *sh
         if (ok)
             vm_advise_no_fork_no_huge(c->bounce[i], c->batch * chunk);
     }
+    c->zeros = ok ? vm_map_lazy(c->batch * chunk) : MAP_FAILED;
+    ok = c->zeros != MAP_FAILED;
     if (!ok) {
         cache_destroy(c);
         return loci__fail_null(LOCI_ENOMEM, "out of memory creating a chunk cache of %zu slots", (size_t)c->nslots);
@@ -1156,6 +1358,8 @@ void cache_destroy(chunk_cache_t *c)
     for (unsigned i = 0; i < NBOUNCE; i++)
         if (c->bounce[i] && c->bounce[i] != MAP_FAILED)
             vm_unmap(c->bounce[i], c->batch * c->chunk);
+    if (c->zeros && c->zeros != MAP_FAILED)
+        vm_unmap(c->zeros, c->batch * c->chunk);
     pthread_mutex_destroy(&c->lock);
     pthread_cond_destroy(&c->changed);
     free(c->slots);

@@ -512,6 +512,41 @@ static void sequential_writer_round_trip(void **state)
     assert_int_equal(provider_paged.free(p, size), 0);
 }
 
+/* A sequential writer entering fresh chunks with a cache large enough for
+ * batches (64 chunks: background 6, batches of 4): it faults about once per
+ * batch, not once per chunk, every page is written back once, and all reads
+ * back intact. */
+static void sequential_writer_faults_per_batch(void **state)
+{
+    size_t chunk = 64 * KB, cache = 64 * chunk, size = 4 * cache, nchunks = size / chunk;
+    place_t pl = paged_place(cache, chunk);
+    unsigned char *p = provider_paged.alloc(&pl, size, page);
+    assert_non_null(p);
+    for (size_t i = 0; i < size; i += sizeof(uint64_t))
+        *(uint64_t *)(p + i) = mix(i) ^ 3;
+    loci_cache_stats_t st = stats_of(p);
+    assert_int_equal(provider_paged.file->evict(p, size), 0);
+    loci_cache_stats_t after = stats_of(p);
+    print_message("  %zu chunks written: %llu missing faults, %llu bytes written back\n", nchunks,
+                  (unsigned long long)st.faults, (unsigned long long)after.bytes_written);
+    if (st.faults > nchunks / 2)
+        fail_msg("%llu missing faults for %zu fresh chunks written in order (want a batch per fault)",
+                 (unsigned long long)st.faults, nchunks);
+    if (after.bytes_written < size || after.bytes_written > size + 2 * chunk)
+        fail_msg("%llu bytes written back for %zu written", (unsigned long long)after.bytes_written, size);
+    for (size_t i = 0; i < size; i += sizeof(uint64_t))
+        if (*(uint64_t *)(p + i) != (mix(i) ^ 3))
+            fail_msg("offset %zu: %#llx after eviction", i, (unsigned long long)*(uint64_t *)(p + i));
+    /* Read back (batches read ahead): nothing of it is dirty, nothing written again. */
+    assert_int_equal(provider_paged.file->evict(p, size), 0);
+    loci_cache_stats_t reread = stats_of(p);
+    if (reread.bytes_written != after.bytes_written || reread.pages_dirtied != after.pages_dirtied)
+        fail_msg("reading it back dirtied %llu pages and wrote %llu bytes",
+                 (unsigned long long)(reread.pages_dirtied - after.pages_dirtied),
+                 (unsigned long long)(reread.bytes_written - after.bytes_written));
+    assert_int_equal(provider_paged.free(p, size), 0);
+}
+
 /* uffd_move hands pages over without a copy: the bytes at the destination,
  * the source left unmapped; a page already at the destination is kept. */
 static void uffd_move_hands_pages_over(void **state)
@@ -765,6 +800,7 @@ int main(void)
         cmocka_unit_test(provider_chosen_by_intent),
         cmocka_unit_test(full_store_neither_hangs_nor_floods),
         cmocka_unit_test(sequential_writer_round_trip),
+        cmocka_unit_test(sequential_writer_faults_per_batch),
         cmocka_unit_test(uffd_move_hands_pages_over),
         cmocka_unit_test(write_behind_streams_under_the_limit),
         cmocka_unit_test(dirty_limits_checked),
