@@ -232,7 +232,8 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
     double interval_s = c->interval_ms / 1e3;
     int64_t per_interval = (int64_t)((double)c->rate * interval_s);
     allowance = allowance + per_interval > per_interval ? per_interval : allowance + per_interval;
-    qsort(samples, n, sizeof *samples, by_tag);
+    if (n) /* none: samples is NULL, which qsort may not take */
+        qsort(samples, n, sizeof *samples, by_tag);
     tiering_lock();
     settle_moved();
     account(samples, n);

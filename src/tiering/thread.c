@@ -79,7 +79,8 @@ static void sync_one(tier_arena_t *t)
         free(now.v);
         return; /* out of memory: as it was, next interval again */
     }
-    qsort(now.v, now.n, sizeof *now.v, by_base);
+    if (now.n) /* qsort's base may not be NULL, even for none */
+        qsort(now.v, now.n, sizeof *now.v, by_base);
     size_t i = 0, j = 0;
     while (i < t->nwatched || j < now.n) {
         if (j == now.n || (i < t->nwatched && t->watched[i].base < now.v[j].base) ||
