@@ -17,6 +17,7 @@
 #include "alloc/allocator.h"
 #include "paged/paged_internal.h"
 #include "provider/provider.h"
+#include "support/child.h"
 #include "support/resident.h"
 
 #include <errno.h>
@@ -742,6 +743,8 @@ static void store_away_keeps_data_dirty(void **state)
  * every page of its region reads as flushed or as written after. */
 static void killed_mid_write_behind(void **state)
 {
+    if (child_threads_unsupported_after_fork("killed_mid_write_behind"))
+        skip();
     size_t chunk = 64 * KB, cache = 16 * chunk, size = 8 * cache;
     place_t pl = paged_place(cache, chunk);
     int ready[2];

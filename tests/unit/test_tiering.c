@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "loci.h"
+#include "support/child.h"
 #include "support/scratch.h"
 #include "tiering/tiering.h"
 
@@ -259,6 +260,8 @@ static void a_full_target_moves_the_arena_down(void **state)
 
 static void a_child_keeps_working(void **state)
 {
+    if (child_threads_unsupported_after_fork("a_child_keeps_working"))
+        skip();
     use_topology("knl-flat.xml", config);
     set_t s;
     make_set(&s);

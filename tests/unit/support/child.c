@@ -102,3 +102,24 @@ int child_fork_stderr(void (*body)(void *), void *arg, char *msg, size_t len)
         return -1;
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
+
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+
+bool child_threads_unsupported_after_fork(const char *test)
+{
+#ifdef UNDER_TSAN
+    fprintf(stderr, "%s: skipped under ThreadSanitizer: its forked child starts threads after a fork of a "
+                    "multithreaded process, which ThreadSanitizer does not support (the release and ASan stages "
+                    "run it)\n", test);
+    return true;
+#else
+    (void)test;
+    return false;
+#endif
+}

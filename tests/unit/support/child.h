@@ -46,6 +46,13 @@ int child_run(const char *const *args);
  *  128 + the signal that ended it (e.g. 128 + SIGABRT for fallback=abort). */
 int child_fork_stderr(void (*body)(void *), void *arg, char *msg, size_t len);
 
+/** True, with the reason on stderr, when this build runs under
+ *  ThreadSanitizer, which kills a child that starts threads after a fork of
+ *  a multithreaded process ("starting new threads after multi-threaded fork
+ *  is not supported"): a case whose forked child makes loci start a thread
+ *  (write-behind, tiering) skips there; the release and ASan stages run it. */
+bool child_threads_unsupported_after_fork(const char *test);
+
 /** A role a child can play: `name` with at least `nargs` arguments. */
 typedef struct {
     const char *name;
