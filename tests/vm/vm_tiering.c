@@ -146,12 +146,37 @@ static void update_batch(const int hot[2], uint64_t *seed)
     }
 }
 
+/* What tiering saw of every arena at each check of a phase — its smoothed heat, its node (its
+ * target's) and the tiering intervals done — printed when the phase fails: a miss says whether
+ * the heat source saw the hot set, or the policy did not act on it. */
+static char trace[PHASE_INTERVALS + 2][NARENAS * 16 + 64];
+static int traced;
+
+static void trace_interval(double at)
+{
+    if (traced >= PHASE_INTERVALS + 2)
+        return;
+    loci_tier_totals_t tot;
+    loci_tier_totals(&tot);
+    char *line = trace[traced++];
+    size_t len = sizeof trace[0];
+    int at_end = snprintf(line, len, "%5.1f i%-3llu", at, (unsigned long long)tot.intervals);
+    for (int a = 0; a < NARENAS && at_end > 0 && (size_t)at_end < len; a++) {
+        loci_tier_stats_t st = {0};
+        loci_target_info_t info = {.numa_node = -1};
+        if (loci_tier_stats(arenas[a].ar, &st) == 0 && st.target)
+            loci_target_info(st.target, &info);
+        at_end += snprintf(line + at_end, len - (size_t)at_end, " %.2f@%d", st.heat, info.numa_node);
+    }
+}
+
 /* One phase: updates to `hot`, the placement checked every interval. */
 static void phase(const char *name, const int hot[2], int fast, uint64_t *seed)
 {
     double start = now_s(), next = start + INTERVAL_MS / 1e3;
     double placed_at = -1;
     size_t peak = 0;
+    traced = 0;
     while (now_s() - start < PHASE_INTERVALS * INTERVAL_MS / 1e3) {
         update_batch(hot, seed);
         usleep(10000);
@@ -163,6 +188,7 @@ static void phase(const char *name, const int hot[2], int fast, uint64_t *seed)
         CHECK(on <= BUDGET, "%s: %zu bytes of auto arenas on node %d, over its budget of %u", name, on, fast,
               BUDGET);
         bool placed = hot_set_placed(hot, fast);
+        trace_interval((now_s() - start) / (INTERVAL_MS / 1e3));
         if (placed && placed_at < 0)
             placed_at = (now_s() - start) / (INTERVAL_MS / 1e3);
         if (!placed && placed_at >= 0 && (now_s() - start) / (INTERVAL_MS / 1e3) > DEADLINE_INTERVALS)
@@ -174,9 +200,15 @@ static void phase(const char *name, const int hot[2], int fast, uint64_t *seed)
         printf("     %s: hot arena %d: %zu of %zu pages on node %d (%zu mapped)\n", name, hot[h], on, total, fast,
                mapped);
     }
-    CHECK(placed_at >= 0 && placed_at <= DEADLINE_INTERVALS,
-          "%s: hot arenas %d and %d not on node %d within %d intervals (%s)", name, hot[0], hot[1], fast,
+    bool in_time = placed_at >= 0 && placed_at <= DEADLINE_INTERVALS;
+    CHECK(in_time, "%s: hot arenas %d and %d not on node %d within %d intervals (%s)", name, hot[0], hot[1], fast,
           DEADLINE_INTERVALS, placed_at < 0 ? "never" : "later");
+    if (!in_time) {
+        printf("     %s, each check: intervals since the phase began, tiering's intervals, then per arena "
+               "0..%d its heat@node\n", name, NARENAS - 1);
+        for (int i = 0; i < traced; i++)
+            printf("     %s\n", trace[i]);
+    }
     printf("     %s: hot set on node %d after %.1f intervals; at most %zu bytes of auto arenas there\n", name, fast,
            placed_at, peak);
 }
