@@ -117,18 +117,17 @@ static double thread_cpu_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Sleep until the next interval begins, one interval after the last began:
- * an interval is a period, the collect and the moves inside it (a source
- * whose collect waits for the kernel — damon — keeps its pace), and one
- * that ran over starts the next at once, with no catching up. `next`: when
- * the last began (CLOCK_MONOTONIC ns). False when told to stop. Under `lock`. */
-static bool wait_interval(uint64_t *next)
+/* Sleep one interval; false when told to stop. Under `lock`. */
+static bool wait_interval(void)
 {
-    *next += (uint64_t)config.interval_ms * 1000000;
-    uint64_t now = clock_mono_ns();
-    if (*next < now)
-        *next = now;
-    struct timespec until = {.tv_sec = (time_t)(*next / 1000000000), .tv_nsec = (long)(*next % 1000000000)};
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += config.interval_ms / 1000;
+    until.tv_nsec += (long)(config.interval_ms % 1000) * 1000000;
+    if (until.tv_nsec >= 1000000000) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000;
+    }
     while (!stopping && pthread_cond_timedwait(&wake, &lock, &until) == 0)
         ;
     return !stopping;
@@ -138,8 +137,7 @@ static void *run(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&lock);
-    uint64_t next = clock_mono_ns();
-    while (wait_interval(&next)) {
+    while (wait_interval()) {
         pthread_mutex_unlock(&lock);
         tiering_lock();
         for (tier_arena_t *t = tiering_arenas(); t; t = t->next)
