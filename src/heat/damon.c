@@ -66,7 +66,7 @@
 #include <unistd.h>
 
 #define ADMIN "/sys/kernel/mm/damon/admin/kdamonds"
-#define CHECKS 20u       /* checks per aggregation: a check's window is a twentieth of the interval */
+#define CHECKS 10u       /* checks per aggregation: a check's window is a tenth of the interval */
 #define REGIONS_PER_GRANULE 4
 #define MAX_REGIONS 1000u
 #define PATH_LEN 256
