@@ -79,6 +79,8 @@ typedef struct {
     char record[PATH_LEN + 32]; /* the file saying it is ours */
     _Atomic long kdamond_pid;   /* its thread, for its CPU time (read once: sysfs answers EBUSY mid-command) */
     pthread_t thread;           /* the reporter */
+    struct span *given;         /* (the reporter's) the ranges DAMON has, sorted */
+    size_t ngiven;
     pthread_cond_t wake;        /* the reporter waits here for ranges to watch */
     /* under h->lock: */
     bool stale;                 /* the watched ranges changed since DAMON was given them */
@@ -353,11 +355,32 @@ static void release(damon_t *d)
 
 /* --- the reporter thread ------------------------------------------------- */
 
-typedef struct {
+typedef struct span {
     uintptr_t start, end;
     size_t granules;
     double nr_accesses; /* (tried regions) */
 } span_t;
+
+/* Whether DAMON monitors every one of these ranges already (both lists
+ * sorted), or nothing is watched and it is off. Ranges it has beyond them
+ * are left there: it only looks at their accessed bits, and the reports'
+ * regions outside the watched ranges are ignored. So an arena moved —
+ * unwatched, then watched again at the same addresses — costs no commit,
+ * which would cost the kdamond's next aggregation and the reports of a few
+ * more (they came back empty for about two seconds under TCG). */
+static bool given_already(const damon_t *d, const span_t *v, size_t n)
+{
+    if (n == 0)
+        return !d->on;
+    size_t j = 0;
+    for (size_t i = 0; i < n && d->on; i++) {
+        while (j < d->ngiven && d->given[j].start < v[i].start)
+            j++;
+        if (j == d->ngiven || d->given[j].start != v[i].start || d->given[j].end != v[i].end)
+            return false;
+    }
+    return d->on;
+}
 
 /* Hand DAMON the ranges as the target's regions, and start it or commit them
  * to the running kdamond; stop it when nothing is watched. The regions:
@@ -397,6 +420,8 @@ static int apply_regions(damon_t *d, const span_t *v, size_t n)
         return loci__fail(e == EBUSY ? LOCI_EBUSY : LOCI_EIO, "damon source: kdamond %d: %s: %s", kd,
                           d->on ? "commit" : "starting", strerror(e));
     }
+    loci__log(LOCI_LOG_DEBUG, "damon source: kdamond %d %s, %zu ranges, %zu to %zu regions", kd,
+              d->on ? "given new ranges" : "started", n, lo, hi);
     if (!d->on)
         atomic_store(&d->kdamond_pid, kd_read_long(kd, "pid"));
     d->on = true;
@@ -518,8 +543,15 @@ static void *reporter(void *arg)
         bool commit = d->stale && (v || h->nranges == 0);
         d->stale &= !commit;
         pthread_mutex_unlock(&h->lock);
+        commit &= !given_already(d, v, n);
         int rc = commit ? apply_regions(d, v, n) : 0;
-        free(v);
+        if (commit && rc == 0) {
+            free(d->given);
+            d->given = v;
+            d->ngiven = n;
+        } else {
+            free(v);
+        }
         v = NULL;
         n = 0;
         if (rc == 0 && d->on)
@@ -595,6 +627,7 @@ static void damon_close(heat_t *h, bool in_child)
         pthread_cond_destroy(&d->wake);
         release(d);
     }
+    free(d->given); /* (a child's copy of it is its own memory) */
     free(d);
 }
 
