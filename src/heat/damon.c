@@ -18,11 +18,11 @@
  * the reporter's (sysfs reads) and no fault in the program.
  *
  * Why these settings (measured under QEMU TCG on 6.12, docs/TIERING.md):
- * - a check's window is a twentieth of the interval, not DAMON's usual 5 ms:
- *   a page a program touches in bursts a few ms apart (paced work, a loop
- *   over many arrays) is found accessed in most 20 ms windows but few 5 ms
- *   ones, so its heat stays well above the noise of a sampled share, as the
- *   policy's hysteresis needs; fewer checks cost the kdamond less;
+ * - a check's window is a tenth of the interval, not DAMON's usual 5 ms:
+ *   a page a program touches in bursts some ms apart (paced work, a loop
+ *   over many arrays) is found accessed in most 40 ms windows but few 5 ms
+ *   ones, so its heat stays well above the policy's hysteresis; fewer
+ *   checks cost the kdamond less;
  * - the regions are kept near one per granule (min = granules, max = four
  *   per granule, at most 1000): heat is wanted per granule, and every region
  *   costs a page-table walk per check — 1000 regions made each check outlast
@@ -32,9 +32,10 @@
  *   waits for the end of an aggregation (plus the kernel's 100 ms polling),
  *   up to seconds under TCG, which stretched the tiering thread's intervals
  *   to three times their length;
- * - the ranges are handed to DAMON by the reporter when they changed, not at
- *   every watch: each commit waits for the kdamond, and the tiering thread
- *   watches a batch of arenas (and each one it moved) at once;
+ * - the ranges are handed to DAMON by the reporter when one is new to it,
+ *   not at every watch: each commit waits for the kdamond, the tiering
+ *   thread watches a batch of arenas (and again each one it moved) at once,
+ *   and reports came back empty for a while after a commit;
  * - DAMON sees a transparent huge page as one page (its PMD's accessed bit):
  *   2 MiB touched somewhere in nearly every window reads as hot as the
  *   hottest, so the watched memory should be in base pages
