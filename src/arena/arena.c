@@ -105,13 +105,14 @@ void arena_rehome(loci_arena_t *ar, const struct loci_target *t, const provider_
 /* How an arena of `res` lives on t — bound there; on a file tier with
  * mode=paged, in loci's chunk cache as for loci_alloc — and the provider
  * that maps it. LOCI_ENOTSUP when t cannot hold an arena. */
-static int arena_home(const char *intent, const resolution_t *res, bool shareable, const struct loci_target *t,
-                      place_t *place, const provider_ops_t **ops)
+static int arena_home(const char *intent, const resolution_t *res, bool shareable, bool base_pages,
+                      const struct loci_target *t, place_t *place, const provider_ops_t **ops)
 {
     arena_place(t, res->pinned, shareable, place);
     /* shared only for tiering's heat source (the intent wants this process alone): a
      * fork's child gets a copy, as of private memory */
     place->fork_private = shareable && res->access == ACCESS_PROCESS;
+    place->base_pages = base_pages;
     if (t->numa_node < 0)
         allocator_file_mode(res, place);
     place->managed = res->managed;
@@ -125,12 +126,12 @@ static int arena_home(const char *intent, const resolution_t *res, bool shareabl
 }
 
 loci_arena_t *arena_create(const intent_t *in, const resolution_t *res, const struct loci_target *t, bool shareable,
-                           size_t max_bytes)
+                           bool base_pages, size_t max_bytes)
 {
     arena_follow_topology(); /* arenas on a target that goes away move to the best one left */
     place_t place;
     const provider_ops_t *ops;
-    int rc = arena_home(in->canonical, res, shareable, t, &place, &ops);
+    int rc = arena_home(in->canonical, res, shareable, base_pages, t, &place, &ops);
     if (rc != 0) {
         errno = loci__errno_of(rc);
         return NULL;
@@ -222,7 +223,7 @@ static bool first_block_on(loci_allocator_t *local, int i, void *arg)
     const struct loci_target *t = local ? allocator_res(local)->candidates[0] : ar->res.candidates[i];
     place_t place;
     const provider_ops_t *ops;
-    if (t == home || arena_home(ar->intent, &ar->res, ar->shareable, t, &place, &ops) != 0 ||
+    if (t == home || arena_home(ar->intent, &ar->res, ar->shareable, ar->place.base_pages, t, &place, &ops) != 0 ||
         pool_heap_rebase(ar->heap, ops, &place, NULL, NULL) != 0)
         return false;
     if ((f->p = heap_alloc(ar, f->align, f->size))) {

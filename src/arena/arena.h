@@ -62,10 +62,11 @@ struct loci_arena {
  *  candidates), registered: loci_arena_create's work below the tiering
  *  layer, which chooses t (the best candidate, or for tier=auto the best
  *  with room under its budget). shareable: mapped as shared memory
- *  (access=node, or the faults source of tiering must see it). NULL + errno
- *  and loci_last_error(). */
+ *  (access=node, or the faults source of tiering must see it); base_pages:
+ *  never in transparent huge pages, across moves too (tiering's damon
+ *  source must see it). NULL + errno and loci_last_error(). */
 loci_arena_t *arena_create(const intent_t *in, const resolution_t *res, const struct loci_target *t, bool shareable,
-                           size_t max_bytes);
+                           bool base_pages, size_t max_bytes);
 /** Release ar and all its memory (loci_arena_destroy below tiering): waits
  *  for its moves; a shared arena is detached. */
 void arena_destroy(loci_arena_t *ar);

@@ -6,14 +6,40 @@
  *
  * One kdamond monitors this process's virtual addresses, the watched ranges
  * as its regions ("fvaddr": only those; "vaddr" where fvaddr is missing: the
- * whole address space, regions outside the ranges ignored). Every sample
- * interval (5 ms) it checks one page of each region for the PTE accessed
- * bit, kernel-made accesses and reads included; at the end of each
- * aggregation (one heat interval) a `stat` scheme records every region with
- * nr_accesses, the checks that found it accessed. heat_collect asks for those
- * (`update_schemes_tried_regions`) and spreads each region over the granules
- * it covers: heat = nr_accesses / checks per aggregation. It costs the
- * kdamond's CPU and no fault in the program.
+ * whole address space, regions outside the ranges ignored). CHECKS times per
+ * aggregation (one heat interval) it checks one page of each region for the
+ * PTE accessed bit, kernel-made accesses and reads included; at the end of
+ * each aggregation a `stat` scheme records every region with nr_accesses,
+ * the checks that found it accessed. A reporter thread of ours asks for
+ * those after every aggregation (`update_schemes_tried_regions`, which
+ * waits for its end) and spreads each region over the granules it covers:
+ * heat = nr_accesses / CHECKS; heat_collect takes what it counted since the
+ * last collect and never waits for the kdamond. It costs the kdamond's CPU,
+ * the reporter's (sysfs reads) and no fault in the program.
+ *
+ * Why these settings (measured under QEMU TCG on 6.12, docs/TIERING.md):
+ * - a check's window is a tenth of the interval, not DAMON's usual 5 ms:
+ *   a page a program touches in bursts some ms apart (paced work, a loop
+ *   over many arrays) is found accessed in most 40 ms windows but few 5 ms
+ *   ones, so its heat stays well above the policy's hysteresis; fewer
+ *   checks cost the kdamond less;
+ * - the regions are kept near one per granule (min = granules, max = four
+ *   per granule, at most 1000): heat is wanted per granule, and every region
+ *   costs a page-table walk per check — 1000 regions made each check outlast
+ *   its window under TCG, stretching an aggregation (counted in checks, not
+ *   time) to seconds;
+ * - the reporter, not heat_collect, talks to the kdamond: every command
+ *   waits for the end of an aggregation (plus the kernel's 100 ms polling),
+ *   up to seconds under TCG, which stretched the tiering thread's intervals
+ *   to three times their length;
+ * - the ranges are handed to DAMON by the reporter when one is new to it,
+ *   not at every watch: each commit waits for the kdamond, the tiering
+ *   thread watches a batch of arenas (and again each one it moved) at once,
+ *   and reports came back empty for a while after a commit;
+ * - DAMON sees a transparent huge page as one page (its PMD's accessed bit):
+ *   2 MiB touched somewhere in nearly every window reads as hot as the
+ *   hottest, so the watched memory should be in base pages
+ *   (heat_needs_base_pages: tiering maps auto arenas so).
  *
  * kdamonds are shared by every user of DAMON, and the interface adds one
  * only while none runs: this source takes a kdamond that is off and set up
@@ -25,6 +51,7 @@
  * should it run, only when its target is that dead process), never another's.
  */
 #include "heat/heat_internal.h"
+#include "clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -36,18 +63,30 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #define ADMIN "/sys/kernel/mm/damon/admin/kdamonds"
-#define SAMPLE_US 5000u
+#define CHECKS 10u       /* checks per aggregation: a check's window is a tenth of the interval */
+#define REGIONS_PER_GRANULE 4
+#define MAX_REGIONS 1000u
 #define PATH_LEN 256
 
 typedef struct {
     int kdamond; /* the index of ours under ADMIN */
-    bool on;
+    bool on;     /* (the reporter's) */
     bool fixed;  /* fvaddr: DAMON monitors only the watched ranges */
     unsigned long sample_us, aggr_us;
     char record[PATH_LEN + 32]; /* the file saying it is ours */
+    _Atomic long kdamond_pid;   /* its thread, for its CPU time (read once: sysfs answers EBUSY mid-command) */
+    pthread_t thread;           /* the reporter */
+    struct span *given;         /* (the reporter's) the ranges DAMON has, sorted */
+    size_t ngiven;
+    pthread_cond_t wake;        /* the reporter waits here for ranges to watch */
+    /* under h->lock: */
+    bool stale;                 /* the watched ranges changed since DAMON was given them */
+    bool stop;
+    char broken[300];           /* why the reporter stopped; "" while it works */
 } damon_t;
 
 /* --- sysfs files ------------------------------------------------------- */
@@ -101,6 +140,13 @@ static bool running(int kd)
 {
     char buf[16];
     return strcmp(kd_read(kd, "state", buf, sizeof buf), "on") == 0;
+}
+
+/* Turned off for sure: "off" read back (a read that fails says nothing). */
+static bool stopped(int kd)
+{
+    char buf[16];
+    return strcmp(kd_read(kd, "state", buf, sizeof buf), "off") == 0;
 }
 
 /* --- which kdamond is ours --------------------------------------------- */
@@ -259,10 +305,8 @@ static int damon_probe(const heat_config_t *cfg, char *why, size_t len)
 static int set_up(heat_t *h, damon_t *d, char *why, size_t len)
 {
     int kd = d->kdamond;
-    d->sample_us = SAMPLE_US;
     d->aggr_us = (unsigned long)h->cfg.interval_ms * 1000;
-    if (d->aggr_us < 10 * d->sample_us) /* at least 10 checks per aggregation */
-        d->sample_us = d->aggr_us / 10 ? d->aggr_us / 10 : 1;
+    d->sample_us = d->aggr_us / CHECKS; /* (an interval is at least 1 ms: 50 us or more) */
     static const struct {
         const char *rel, *value;
     } fixed[] = {
@@ -310,85 +354,136 @@ static void release(damon_t *d)
         unlink(d->record);
 }
 
-static int damon_open(heat_t *h, char *why, size_t len)
+/* --- the reporter thread ------------------------------------------------- */
+
+typedef struct span {
+    uintptr_t start, end;
+    size_t granules;
+    double nr_accesses; /* (tried regions) */
+} span_t;
+
+/* Whether DAMON monitors every one of these ranges already (both lists
+ * sorted), or nothing is watched and it is off. Ranges it has beyond them
+ * are left there: it only looks at their accessed bits, and the reports'
+ * regions outside the watched ranges are ignored. So an arena moved —
+ * unwatched, then watched again at the same addresses — costs no commit,
+ * which would cost the kdamond's next aggregation and the reports of a few
+ * more (they came back empty for about two seconds under TCG). */
+static bool given_already(const damon_t *d, const span_t *v, size_t n)
 {
-    damon_t *d = calloc(1, sizeof *d);
-    if (!d)
-        return heat__refuse(why, len, LOCI_ENOMEM, "out of memory");
-    int lock = lock_records();
-    int rc = d->kdamond = choose_kdamond(true, why, len);
-    if (rc >= 0) {
-        write_record(d);
-        rc = set_up(h, d, why, len);
-        if (rc != 0)
-            release(d);
+    if (n == 0)
+        return !d->on;
+    size_t j = 0;
+    for (size_t i = 0; i < n && d->on; i++) {
+        while (j < d->ngiven && d->given[j].start < v[i].start)
+            j++;
+        if (j == d->ngiven || d->given[j].start != v[i].start || d->given[j].end != v[i].end)
+            return false;
     }
-    if (lock >= 0)
-        close(lock);
-    if (rc < 0) {
-        free(d);
-        return rc;
-    }
-    h->src = d;
-    return 0;
+    return d->on;
 }
 
-static void damon_close(heat_t *h, bool in_child)
+/* Hand DAMON the ranges as the target's regions, and start it or commit them
+ * to the running kdamond; stop it when nothing is watched. The regions:
+ * about one per granule at least, four at most (1000 in all). Reporter
+ * thread, without the lock. */
+static int apply_regions(damon_t *d, const span_t *v, size_t n)
 {
-    damon_t *d = h->src;
-    if (!in_child) /* (the kdamond is the parent's) */
-        release(d);
-    free(d);
-}
-
-/* Hand DAMON the watched ranges as the target's regions, and start it or
- * commit them to the running kdamond; stop it when nothing is watched. */
-static int apply_regions(heat_t *h, const heat_range_t *leaving)
-{
-    damon_t *d = h->src;
     int kd = d->kdamond;
-    size_t n = 0;
-    for (size_t i = 0; i < h->nranges; i++)
-        n += h->ranges[i] != leaving;
     if (n == 0) {
         if (d->on)
             (void)kd_write(kd, "state", "off");
         d->on = false;
         return 0;
     }
+    size_t granules = 0;
     if (kd_write(kd, "contexts/0/targets/0/regions/nr_regions", "%zu", n) != 0)
         return loci__fail(LOCI_EIO, "damon source: kdamond %d: %zu regions: %s", kd, n, strerror(errno));
-    for (size_t i = 0, k = 0; i < h->nranges; i++) {
-        const heat_range_t *r = h->ranges[i];
-        if (r == leaving)
-            continue;
+    for (size_t i = 0; i < n; i++) {
         char rel[96];
-        snprintf(rel, sizeof rel, "contexts/0/targets/0/regions/%zu/start", k);
-        int rc = kd_write(kd, rel, "%lu", (unsigned long)r->base);
-        snprintf(rel, sizeof rel, "contexts/0/targets/0/regions/%zu/end", k++);
-        if (rc != 0 || kd_write(kd, rel, "%lu", (unsigned long)(r->base + r->size)) != 0)
-            return loci__fail(LOCI_EIO, "damon source: kdamond %d: region [%p, +%zu): %s", kd, (void *)r->base,
-                              r->size, strerror(errno));
+        snprintf(rel, sizeof rel, "contexts/0/targets/0/regions/%zu/start", i);
+        int rc = kd_write(kd, rel, "%lu", (unsigned long)v[i].start);
+        snprintf(rel, sizeof rel, "contexts/0/targets/0/regions/%zu/end", i);
+        if (rc != 0 || kd_write(kd, rel, "%lu", (unsigned long)v[i].end) != 0)
+            return loci__fail(LOCI_EIO, "damon source: kdamond %d: region [%p, %p): %s", kd, (void *)v[i].start,
+                              (void *)v[i].end, strerror(errno));
+        granules += v[i].granules;
     }
-    if (kd_write(kd, "contexts/0/monitoring_attrs/nr_regions/min", "%zu", n > 10 ? n : 10) != 0 ||
-        kd_write(kd, "contexts/0/monitoring_attrs/nr_regions/max", "%zu", n > 1000 ? n : 1000) != 0 ||
-        kd_write(kd, "state", d->on ? "commit" : "on") != 0)
-        return loci__fail(LOCI_EIO, "damon source: kdamond %d: %s: %s", kd, d->on ? "commit" : "starting",
-                          strerror(errno));
+    /* (checked against each other by DAMON when committed, not when written) */
+    size_t lo = granules < 10 ? 10 : granules < MAX_REGIONS ? granules : MAX_REGIONS;
+    size_t hi = REGIONS_PER_GRANULE * granules;
+    hi = hi < lo ? lo : hi > MAX_REGIONS ? MAX_REGIONS : hi;
+    hi = hi < n ? n : hi; /* (more ranges than that: a region each at least) */
+    if (kd_write(kd, "contexts/0/monitoring_attrs/nr_regions/min", "%zu", lo) != 0 ||
+        kd_write(kd, "contexts/0/monitoring_attrs/nr_regions/max", "%zu", hi) != 0 ||
+        kd_write(kd, "state", d->on ? "commit" : "on") != 0) {
+        int e = errno;
+        return loci__fail(e == EBUSY ? LOCI_EBUSY : LOCI_EIO, "damon source: kdamond %d: %s: %s", kd,
+                          d->on ? "commit" : "starting", strerror(e));
+    }
+    loci__log(LOCI_LOG_DEBUG, "damon source: kdamond %d %s, %zu ranges, %zu to %zu regions", kd,
+              d->on ? "given new ranges" : "started", n, lo, hi);
+    if (!d->on)
+        atomic_store(&d->kdamond_pid, kd_read_long(kd, "pid"));
     d->on = true;
     return 0;
 }
 
-static int damon_watch(heat_t *h, heat_range_t *r)
+/* The watched ranges now (under the lock); NULL with *n 0 when none or out of memory. */
+static span_t *snapshot(const heat_t *h, size_t *n)
 {
-    (void)r; /* (in h->ranges already) */
-    return apply_regions(h, NULL);
+    span_t *v = h->nranges ? malloc(h->nranges * sizeof *v) : NULL;
+    *n = v ? h->nranges : 0;
+    for (size_t i = 0; i < *n; i++)
+        v[i] = (span_t){h->ranges[i]->base, h->ranges[i]->base + h->ranges[i]->size, h->ranges[i]->ngranules, 0};
+    return v;
 }
 
-static void damon_unwatch(heat_t *h, heat_range_t *r)
+/* DAMON's regions at the end of the next aggregation (update_schemes_tried_regions
+ * waits for it): *out malloc'd. Reporter thread, without the lock. */
+static int report(damon_t *d, span_t **out, size_t *n)
 {
-    if (apply_regions(h, r) != 0)
-        loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
+    *out = NULL;
+    *n = 0;
+    uint64_t t0 = clock_mono_ns();
+    if (kd_write(d->kdamond, "state", "update_schemes_tried_regions") != 0) {
+        int e = errno;
+        if (stopped(d->kdamond))
+            return loci__fail(LOCI_EIO, "damon source: kdamond %d stopped (turned off by someone else?)",
+                              d->kdamond);
+        return loci__fail(e == EBUSY ? LOCI_EBUSY : LOCI_EIO, "damon source: kdamond %d: "
+                          "update_schemes_tried_regions: %s", d->kdamond, strerror(e));
+    }
+    uint64_t t1 = clock_mono_ns();
+    char dir[PATH_LEN];
+    snprintf(dir, sizeof dir, ADMIN "/%d/contexts/0/schemes/0/tried_regions", d->kdamond);
+    DIR *dd = opendir(dir);
+    size_t cap = 0;
+    for (struct dirent *e; dd && (e = readdir(dd));) {
+        char *tail, path[PATH_LEN + 300], buf[32];
+        long idx = strtol(e->d_name, &tail, 10);
+        if (*tail || tail == e->d_name || idx < 0)
+            continue;
+        if (*n == cap) {
+            span_t *v = realloc(*out, (cap = cap ? 2 * cap : 64) * sizeof *v);
+            if (!v)
+                break; /* (out of memory: what was read so far) */
+            *out = v;
+        }
+        span_t *r = &(*out)[*n];
+        snprintf(path, sizeof path, "%s/%s/start", dir, e->d_name);
+        r->start = (uintptr_t)strtoull(heat__read_line(path, buf, sizeof buf), NULL, 10);
+        snprintf(path, sizeof path, "%s/%s/end", dir, e->d_name);
+        r->end = (uintptr_t)strtoull(heat__read_line(path, buf, sizeof buf), NULL, 10);
+        snprintf(path, sizeof path, "%s/%s/nr_accesses", dir, e->d_name);
+        r->nr_accesses = strtod(heat__read_line(path, buf, sizeof buf), NULL);
+        (*n)++;
+    }
+    if (dd)
+        closedir(dd);
+    loci__log(LOCI_LOG_DEBUG, "damon source: %zu regions; the kdamond took %.0f ms to report them, reading them "
+              "%.0f ms", *n, (double)(t1 - t0) / 1e6, (double)(clock_mono_ns() - t1) / 1e6);
+    return 0;
 }
 
 /* One tried region: spread over the granules of the ranges it covers. */
@@ -411,64 +506,178 @@ static void spread(heat_t *h, uintptr_t start, uintptr_t end, double nr_accesses
     }
 }
 
-static int damon_refresh(heat_t *h)
+/* A report's regions into the counts of the ranges watched now. Under the lock. */
+static void count(heat_t *h, const span_t *v, size_t n)
 {
-    damon_t *d = h->src;
-    if (!d->on)
-        return 0;
-    if (!running(d->kdamond))
-        return loci__fail(LOCI_EIO, "damon source: kdamond %d stopped (turned off by someone else?)", d->kdamond);
-    if (kd_write(d->kdamond, "state", "update_schemes_tried_regions") != 0)
-        return loci__fail(LOCI_EIO, "damon source: kdamond %d: update_schemes_tried_regions: %s", d->kdamond,
-                          strerror(errno));
     size_t total = 0;
     for (size_t i = 0; i < h->nranges; i++)
         total += h->ranges[i]->ngranules;
-    double *weight = calloc(total ? total : 1, sizeof *weight); /* how much of each granule regions covered */
+    double *weight = n && total ? calloc(total, sizeof *weight) : NULL; /* how much of each granule regions covered */
     if (!weight)
-        return loci__fail(LOCI_ENOMEM, "damon source: out of memory");
-    char dir[PATH_LEN];
-    snprintf(dir, sizeof dir, ADMIN "/%d/contexts/0/schemes/0/tried_regions", d->kdamond);
-    DIR *dd = opendir(dir);
-    for (struct dirent *e; dd && (e = readdir(dd));) {
-        char *tail, path[PATH_LEN + 300], buf[32];
-        long idx = strtol(e->d_name, &tail, 10);
-        if (*tail || tail == e->d_name || idx < 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s/start", dir, e->d_name);
-        uintptr_t start = (uintptr_t)strtoull(heat__read_line(path, buf, sizeof buf), NULL, 10);
-        snprintf(path, sizeof path, "%s/%s/end", dir, e->d_name);
-        uintptr_t end = (uintptr_t)strtoull(heat__read_line(path, buf, sizeof buf), NULL, 10);
-        snprintf(path, sizeof path, "%s/%s/nr_accesses", dir, e->d_name);
-        spread(h, start, end, strtod(heat__read_line(path, buf, sizeof buf), NULL), weight);
-    }
-    if (dd)
-        closedir(dd);
+        return; /* (nothing reported, nothing watched, or out of memory: no observation) */
+    for (size_t k = 0; k < n; k++)
+        spread(h, v[k].start, v[k].end, v[k].nr_accesses, weight);
     /* A granule the regions covered for the most part rests on one aggregation's checks. */
-    uint64_t checks = d->aggr_us / d->sample_us;
     for (size_t i = 0, w = 0; i < h->nranges; w += h->ranges[i++]->ngranules)
         for (size_t g = 0; g < h->ranges[i]->ngranules; g++)
             if (weight[w + g] > 0.5)
-                h->ranges[i]->counts[g].obs += checks;
+                h->ranges[i]->counts[g].obs += CHECKS;
     free(weight);
+}
+
+/* The reporter: hands DAMON the watched ranges when they changed, then asks
+ * for each aggregation's regions and counts them — so that heat_collect,
+ * and the tiering thread with it, never waits for the kdamond (each sysfs
+ * command waits for the end of an aggregation, seconds under TCG). */
+static void *reporter(void *arg)
+{
+    heat_t *h = arg;
+    damon_t *d = h->src;
+    pthread_mutex_lock(&h->lock);
+    while (!d->stop && !d->broken[0]) {
+        if (!d->stale && !d->on) {
+            pthread_cond_wait(&d->wake, &h->lock);
+            continue;
+        }
+        size_t n = 0;
+        span_t *v = d->stale ? snapshot(h, &n) : NULL;
+        bool commit = d->stale && (v || h->nranges == 0);
+        d->stale &= !commit;
+        pthread_mutex_unlock(&h->lock);
+        commit &= !given_already(d, v, n);
+        int rc = commit ? apply_regions(d, v, n) : 0;
+        if (commit && rc == 0) {
+            free(d->given);
+            d->given = v;
+            d->ngiven = n;
+        } else {
+            free(v);
+        }
+        v = NULL;
+        n = 0;
+        if (rc == 0 && d->on)
+            rc = report(d, &v, &n);
+        pthread_mutex_lock(&h->lock);
+        if (rc == 0)
+            count(h, v, n);
+        free(v);
+        if (rc == LOCI_EBUSY) {
+            /* another user of DAMON's sysfs interface holds its lock: again shortly */
+            d->stale |= commit;
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            ts.tv_nsec += (long)(d->aggr_us / CHECKS) * 1000;
+            ts.tv_sec += ts.tv_nsec / 1000000000;
+            ts.tv_nsec %= 1000000000;
+            pthread_cond_timedwait(&d->wake, &h->lock, &ts);
+        } else if (rc != 0) {
+            snprintf(d->broken, sizeof d->broken, "%s", loci_last_error());
+            loci__log(LOCI_LOG_ERROR, "%s; heat is no longer measured", d->broken);
+        }
+    }
+    pthread_mutex_unlock(&h->lock);
+    return NULL;
+}
+
+/* --- the source ---------------------------------------------------------- */
+
+static int damon_open(heat_t *h, char *why, size_t len)
+{
+    damon_t *d = calloc(1, sizeof *d);
+    if (!d)
+        return heat__refuse(why, len, LOCI_ENOMEM, "out of memory");
+    int lock = lock_records();
+    int rc = d->kdamond = choose_kdamond(true, why, len);
+    if (rc >= 0) {
+        write_record(d);
+        rc = set_up(h, d, why, len);
+        if (rc != 0)
+            release(d);
+    }
+    if (lock >= 0)
+        close(lock);
+    if (rc < 0) {
+        free(d);
+        return rc;
+    }
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&d->wake, &a);
+    pthread_condattr_destroy(&a);
+    h->src = d;
+    if ((rc = heat__start_thread(&d->thread, reporter, h)) != 0) {
+        release(d);
+        pthread_cond_destroy(&d->wake);
+        free(d);
+        h->src = NULL;
+        return heat__refuse(why, len, LOCI_ENOMEM, "cannot start its reporter thread: %s", strerror(rc));
+    }
     return 0;
 }
 
-/* The kdamond's CPU time (/proc/PID/stat utime + stime). */
+static void damon_close(heat_t *h, bool in_child)
+{
+    damon_t *d = h->src;
+    if (!in_child) { /* (the thread and the kdamond are the parent's) */
+        pthread_mutex_lock(&h->lock);
+        d->stop = true;
+        pthread_cond_signal(&d->wake);
+        pthread_mutex_unlock(&h->lock);
+        pthread_join(d->thread, NULL); /* (it may be waiting for the end of an aggregation) */
+        pthread_cond_destroy(&d->wake);
+        release(d);
+    }
+    free(d->given); /* (a child's copy of it is its own memory) */
+    free(d);
+}
+
+/* The ranges reach DAMON through the reporter: a commit waits for the end of
+ * an aggregation. Unwatched memory DAMON still checks meanwhile is only
+ * looked at (its accessed bits), never changed. */
+static int damon_watch(heat_t *h, heat_range_t *r)
+{
+    (void)r;
+    damon_t *d = h->src;
+    if (d->broken[0])
+        return loci__fail(LOCI_EIO, "damon source: %s", d->broken);
+    d->stale = true;
+    pthread_cond_signal(&d->wake);
+    return 0;
+}
+
+static void damon_unwatch(heat_t *h, heat_range_t *r)
+{
+    (void)r;
+    damon_t *d = h->src;
+    d->stale = true;
+    pthread_cond_signal(&d->wake);
+}
+
+/* The reporter counted already: only whether it still can. */
+static int damon_refresh(heat_t *h)
+{
+    const damon_t *d = h->src;
+    return d->broken[0] ? loci__fail(LOCI_EIO, "%s", d->broken) : 0;
+}
+
+/* The kdamond's CPU time (/proc/PID/stat utime + stime) and the reporter's. */
 static double damon_cpu(const heat_t *h)
 {
     const damon_t *d = h->src;
     char path[64], line[1024];
-    snprintf(path, sizeof path, "/proc/%ld/stat", kd_read_long(d->kdamond, "pid"));
+    snprintf(path, sizeof path, "/proc/%ld/stat", atomic_load(&d->kdamond_pid));
     const char *s = strrchr(heat__read_line(path, line, sizeof line), ')');
     unsigned long utime = 0, stime = 0;
+    double reporter = heat__thread_cpu_s(d->thread);
     if (!s || sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2)
-        return 0;
-    return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+        return reporter;
+    return reporter + (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
 }
 
 const heat_ops_t heat_damon_ops = {
     .id = HEAT_SOURCE_DAMON,
+    .needs_base_pages = true,
     .probe = damon_probe,
     .open = damon_open,
     .close = damon_close,

@@ -27,7 +27,6 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,12 +282,7 @@ static int faults_open(heat_t *h, char *why, size_t len)
     }
     pthread_cond_init(&f->ended, NULL);
     h->src = f;
-    /* Signals go to the application's threads, never to the sampler. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int e = pthread_create(&f->thread, NULL, sampler, h);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int e = heat__start_thread(&f->thread, sampler, h);
     if (e != 0) {
         pthread_cond_destroy(&f->ended);
         free_source(f);

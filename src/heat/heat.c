@@ -8,6 +8,7 @@
 #include "grow.h"
 #include "os/vm.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,16 @@ const char *heat__read_line(const char *path, char *buf, size_t len)
     }
     buf[strcspn(buf, "\n")] = '\0';
     return buf;
+}
+
+int heat__start_thread(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int e = pthread_create(thread, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return e;
 }
 
 static double own_cpu_s(void) { return heat__thread_cpu_s(pthread_self()); }
@@ -188,6 +199,7 @@ int heat__open_unstarted(const heat_ops_t *ops, const heat_config_t *cfg, heat_t
 heat_source_t heat_source(const heat_t *h) { return h ? h->ops->id : HEAT_SOURCE_NONE; }
 const char *heat_skipped(const heat_t *h) { return h ? h->skipped : ""; }
 bool heat_needs_shared_memory(const heat_t *h) { return h && h->ops->needs_shared_memory; }
+bool heat_needs_base_pages(const heat_t *h) { return h && h->ops->needs_base_pages; }
 
 /* Calls in a fork's child on a measurement its parent opened fail, saying so. */
 static int parents(const heat_t *h)

@@ -97,6 +97,10 @@ heat_source_t heat_probe(const heat_config_t *cfg, char *why, size_t len);
 int heat_source_parse(const char *name, heat_source_t *out);
 /** The source only sees memory the caller maps as shared memory (faults). */
 bool heat_needs_shared_memory(const heat_t *h);
+/** The source sees a transparent huge page as one page (damon: its PMD's
+ *  accessed bit), so that 2 MiB touched anywhere within a check reads as hot
+ *  as the hottest: the caller should keep watched memory in base pages. */
+bool heat_needs_base_pages(const heat_t *h);
 
 /** Watch / stop watching [base, base+size) (page-aligned) under `tag`.
  *  heat_watch: LOCI_EINVAL for an unaligned or empty range or one that

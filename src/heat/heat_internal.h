@@ -46,6 +46,7 @@ struct heat {
 typedef struct heat_ops {
     heat_source_t id;
     bool needs_shared_memory;
+    bool needs_base_pages; /* sees a transparent huge page as one page (heat_needs_base_pages) */
     /** Could it work here? 0, or LOCI_E* with the reason in why: cheap, and
      *  leaves nothing behind. */
     int (*probe)(const heat_config_t *cfg, char *why, size_t len);
@@ -121,6 +122,10 @@ static inline size_t heat__granule_size(const heat_range_t *r, size_t g)
     size_t left = r->size - g * HEAT_GRANULE;
     return left < HEAT_GRANULE ? left : HEAT_GRANULE;
 }
+
+/** Start a source's own thread with every signal blocked (signals go to the
+ *  application's threads): pthread_create's 0 or error number. */
+int heat__start_thread(pthread_t *thread, void *(*fn)(void *), void *arg);
 
 /** CPU seconds a thread has used (its CPU clock); 0 when it cannot be read. */
 double heat__thread_cpu_s(pthread_t thread);

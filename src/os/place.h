@@ -43,6 +43,8 @@ typedef struct {
                                               * source that needs shared memory): a fork's child gets
                                               * a copy of its own, as with private memory (shm.c) */
     bool simulated;                          /* injected topology: record, do not mbind */
+    bool base_pages;                         /* no transparent huge pages (MADV_NOHUGEPAGE): tier=auto
+                                              * under a heat source that sees a huge page as one */
     file_mode_t file_mode;                   /* file tiers: page cache or chunk cache */
     uint64_t cache, chunk;                   /* paged: DRAM budget, chunk size (0 = 64 MiB, 256 KiB) */
     unsigned dirty_limit, dirty_background;  /* paged: % of the cache (0 = the target's, else 50 %, 10 %) */

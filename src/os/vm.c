@@ -269,6 +269,8 @@ const char *vm_mode_name(int mode) { return mode_name(mode); }
 
 int vm_apply_policy(void *addr, size_t size, const place_t *place, unsigned mflags)
 {
+    if (place->base_pages)
+        (void)madvise(addr, size, MADV_NOHUGEPAGE); /* best effort: a kernel without THP has none to avoid */
     if (place->simulated || place->policy == PLACE_LOCAL)
         return 0;
     int mode;

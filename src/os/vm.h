@@ -38,7 +38,8 @@ int vm_unmap(void *addr, size_t size);
 
 /** Apply place->policy to [addr, addr+size) with mbind; `mflags` are
  *  MPOL_MF_* flags (0 when mapping, MOVE|STRICT when moving). No-op for
- *  PLACE_LOCAL and simulated places. 0 or LOCI_E* with loci__fail. */
+ *  PLACE_LOCAL and simulated places. place->base_pages: MADV_NOHUGEPAGE
+ *  first (pages already huge stay so). 0 or LOCI_E* with loci__fail. */
 int vm_apply_policy(void *addr, size_t size, const place_t *place, unsigned mflags);
 
 /** Apply `to` to the range and move the pages already there

@@ -94,7 +94,8 @@ static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, si
                                      "per process)", in->canonical, res->candidates[0]->name);
     }
     bool shared = res->access != ACCESS_PROCESS || (res->ncandidates > 1 && tiering_shared_memory());
-    loci_arena_t *ar = arena_create(in, res, start, shared, max_bytes);
+    bool base_pages = res->ncandidates > 1 && tiering_base_pages();
+    loci_arena_t *ar = arena_create(in, res, start, shared, base_pages, max_bytes);
     if (ar && (rc = tiering_register(ar)) != 0) {
         arena_destroy(ar);
         errno = loci__errno_of(rc);
@@ -132,7 +133,7 @@ static loci_arena_t *create(const char *intent, size_t max_bytes, const void *ca
     }
     if (res.tier_auto)
         return create_auto(&in, &res, max_bytes, caller, size_class);
-    return arena_create(&in, &res, res.candidates[0], res.access != ACCESS_PROCESS, max_bytes);
+    return arena_create(&in, &res, res.candidates[0], res.access != ACCESS_PROCESS, false, max_bytes);
 }
 
 loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)

@@ -217,6 +217,14 @@ bool tiering_shared_memory(void)
     return shared;
 }
 
+bool tiering_base_pages(void)
+{
+    pthread_mutex_lock(&lock);
+    bool base = heat && heat_needs_base_pages(heat);
+    pthread_mutex_unlock(&lock);
+    return base;
+}
+
 void tiering_fini(void)
 {
     pthread_mutex_lock(&lock);

@@ -174,6 +174,9 @@ int tiering_start(const tiering_config_t *c);
 /** Whether the heat source sees only shared memory (faults): auto arenas
  *  are then mapped as shared memory, used privately. */
 bool tiering_shared_memory(void);
+/** Whether the heat source sees a huge page as one (damon): auto arenas are
+ *  then kept in base pages. */
+bool tiering_base_pages(void);
 /** Stop it, first thing in loci_fini. */
 void tiering_fini(void);
 /** fork() handler (core/fork.c). */
