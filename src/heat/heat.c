@@ -135,9 +135,9 @@ heat_source_t heat_probe(const heat_config_t *cfg, char *why, size_t len)
     return HEAT_SOURCE_NONE;
 }
 
-int heat_open(const heat_config_t *cfg, heat_t **out)
+/* A measurement of this process with its checked configuration, no source yet. */
+static int heat_new(const heat_config_t *cfg, heat_t **out)
 {
-    *out = NULL;
     heat_t *h = calloc(1, sizeof *h);
     if (!h)
         return loci__fail(LOCI_ENOMEM, "access measurement: out of memory");
@@ -148,6 +148,17 @@ int heat_open(const heat_config_t *cfg, heat_t **out)
     }
     pthread_mutex_init(&h->lock, NULL);
     h->owner = getpid();
+    *out = h;
+    return 0;
+}
+
+int heat_open(const heat_config_t *cfg, heat_t **out)
+{
+    *out = NULL;
+    heat_t *h;
+    int rc = heat_new(cfg, &h);
+    if (rc != 0)
+        return rc;
     rc = LOCI_ENOTSUP;
     for (size_t i = 0; i < NSOURCES && !h->ops; i++) {
         const heat_ops_t *s = sources[i];
@@ -181,18 +192,10 @@ int heat_open(const heat_config_t *cfg, heat_t **out)
 
 int heat__open_unstarted(const heat_ops_t *ops, const heat_config_t *cfg, heat_t **out)
 {
-    heat_t *h = calloc(1, sizeof *h);
-    if (!h)
-        return loci__fail(LOCI_ENOMEM, "access measurement: out of memory");
-    int rc = checked_config(cfg, &h->cfg);
-    if (rc != 0) {
-        free(h);
+    int rc = heat_new(cfg, out);
+    if (rc != 0)
         return rc;
-    }
-    pthread_mutex_init(&h->lock, NULL);
-    h->owner = getpid();
-    h->ops = ops;
-    *out = h;
+    (*out)->ops = ops;
     return 0;
 }
 

@@ -23,6 +23,7 @@
 #include "os/vm.h"
 #include "tier/tier.h"
 #include "units.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,14 +42,10 @@ static devdax_open_t *open_at(devdax_device_t *d, uint64_t offset)
 
 static bool remember(devdax_device_t *d, devdax_open_t o)
 {
-    if (d->nopens == d->capopens) {
-        size_t cap = d->capopens ? 2 * d->capopens : 8;
-        devdax_open_t *n = realloc(d->opens, cap * sizeof *n);
-        if (!n)
-            return false;
-        d->opens = n;
-        d->capopens = cap;
-    }
+    devdax_open_t *n = grow_for_one(d->opens, d->nopens, &d->capopens, sizeof *n, 8);
+    if (!n)
+        return false;
+    d->opens = n;
     d->opens[d->nopens++] = o;
     return true;
 }

@@ -13,6 +13,7 @@
  */
 #include "tiering/tiering.h"
 #include "clock.h"
+#include "grow.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -48,14 +49,10 @@ typedef struct {
 static int add_span(void *base, size_t size, void *arg)
 {
     spans_t *s = arg;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 16;
-        tier_span_t *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return LOCI_ENOMEM;
-        s->v = v;
-        s->cap = cap;
-    }
+    tier_span_t *v = grow_for_one(s->v, s->n, &s->cap, sizeof *v, 16);
+    if (!v)
+        return LOCI_ENOMEM;
+    s->v = v;
     s->v[s->n++] = (tier_span_t){base, size};
     return 0;
 }
