@@ -76,6 +76,8 @@ damos() { # on|off
       say "kdamond $k ($(cat "$d/$k/contexts/0/schemes/0/action")): tried $(cat "$st/sz_tried") B in $(cat "$st/nr_tried") regions, applied $(cat "$st/sz_applied") B, quota exceeded $(cat "$st/qt_exceeds") times"
       echo off >"$d/$k/state" 2>/dev/null
     done
+    # gone, not just off: loci's damon source takes a kdamond only where none is set up by others
+    echo 0 >"$d/nr_kdamonds" 2>/dev/null
     return 0
   fi
   [ -d "$d" ] || { say "no DAMON sysfs here (kernel $(uname -r))"; return 1; }
