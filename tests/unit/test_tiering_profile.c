@@ -93,7 +93,7 @@ static int child_place(char **a)
     return 0;
 }
 
-static const child_role_t roles[] = {{"learn", 0, child_learn}, {"place", 0, child_place}, {NULL}};
+static const child_role_t roles[] = {{"learn", 0, child_learn}, {"place", 0, child_place}, {NULL, 0, NULL}};
 
 /* Run role, its stdout into out. */
 static void run(const char *role, char *out, size_t len)

@@ -236,7 +236,7 @@ static int child_sleep(char **a)
     return 0;
 }
 
-static const child_role_t roles[] = {{"sleep", 0, child_sleep}, {NULL}};
+static const child_role_t roles[] = {{"sleep", 0, child_sleep}, {NULL, 0, NULL}};
 
 int main(int argc, char **argv)
 {
