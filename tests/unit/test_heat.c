@@ -375,7 +375,6 @@ static void faults_cost_per_sample(void **state)
     fprintf(stderr, "test_heat: faults cost: %zu pages; unmapping %.2f us of sampler CPU per page (mincore "
                     "included); a touched sampled page %.2f us for the toucher, %.2f us of sampler CPU\n",
             pages, (cpu1 - cpu0) / (double)pages * 1e6, fault_us, (cpu2 - cpu1) / (double)pages * 1e6);
-    assert_true(fault_us < 1000);
     heat_close(h);
     vm_unmap(p, size);
 }
