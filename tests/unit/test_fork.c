@@ -9,6 +9,8 @@
 
 #include <loci.h>
 
+#include "support/child.h"
+
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -87,11 +89,12 @@ static void fork_while_threads_allocate(void **state)
     for (uintptr_t i = 0; i < WORKERS; i++)
         assert_int_equal(pthread_create(&t[i], NULL, churn, (void *)i), 0);
     int stuck = 0, failed = 0; /* the last failure's status */
+    bool children_allocate = !child_malloc_unsafe_after_fork("fork_while_threads_allocate");
     for (int n = 0; n < FORKS; n++) {
         pid_t pid = fork();
         assert_true(pid >= 0);
         if (pid == 0)
-            _exit(child_allocates());
+            _exit(children_allocate ? child_allocates() : 0);
         int status = 0;
         assert_int_equal(waitpid(pid, &status, 0), pid);
         if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
