@@ -8,7 +8,7 @@ packages=(
   # build
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
   # libraries loci uses
-  libhwloc-dev hwloc libhwloc-plugins libnuma-dev numactl libinih-dev
+  libhwloc-dev hwloc libhwloc-plugins libnuma-dev numactl
   # checkpoint chunk checksums (XXH3-128)
   libxxhash-dev
   # tests: unit tests, fuzzing runtime, the VM test bed

@@ -5,6 +5,11 @@
  * `key: value`) lines with an optional "# why" after the value. What a
  * section or key means is for config.c's callers of topo_config_read.
  * Every mistake is reported as "file:line: what is wrong".
+ * By hand, not libinih (DESIGN.md §4 names it): Debian's build of it reads
+ * lines into a 200-byte stack buffer (a long path would be cut), gives the
+ * handler no line number (no "file:line:" messages), reports no section
+ * without keys, and takes an indented line as the previous value's
+ * continuation.
  */
 #include "topo/topo_internal.h"
 
