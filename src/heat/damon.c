@@ -52,6 +52,7 @@
  */
 #include "heat/heat_internal.h"
 #include "clock.h"
+#include "dir.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -151,7 +152,11 @@ static bool stopped(int kd)
 
 /* --- which kdamond is ours --------------------------------------------- */
 
-/* The directory of the records (made 0700 when `make`), or "" where there is none. */
+/* The directory of the records (made 0700 when `make`), or "" where there is
+ * none or it is not ours alone: a record decides whose kdamond is taken back,
+ * so it is trusted only in a directory of this user's (or root's) that nobody
+ * else may write, reached through directories nobody else could swap
+ * (dir_open_checked), which keeps the paths below it valid after the check. */
 static void records_dir(char *dir, size_t len, bool make)
 {
     const char *xdg = getenv("XDG_RUNTIME_DIR");
@@ -165,6 +170,23 @@ static void records_dir(char *dir, size_t len, bool make)
         (void)mkdir("/run/loci", 0700);
     if (make && dir[0] && mkdir(dir, 0700) != 0 && errno != EEXIST)
         dir[0] = '\0';
+    if (!dir[0])
+        return;
+    int fd = dir_open_checked("damon source: records", dir, false);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == geteuid() && !(st.st_mode & 022)) {
+        close(fd);
+        return;
+    }
+    if (fd >= 0) {
+        static atomic_bool said;
+        if (!atomic_exchange(&said, true))
+            loci__log(LOCI_LOG_WARN, "damon source: %s is not this user's alone (owner uid %u, mode %04o): no "
+                                     "records kept, so a kdamond left by a dead process is not taken back",
+                      dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+        close(fd);
+    }
+    dir[0] = '\0';
 }
 
 /* A process's start time (clock ticks after boot), telling it from a later

@@ -26,6 +26,16 @@ void *shared_map_file_at(uintptr_t at, size_t size, int fd)
     return p;
 }
 
+void *shared_map_file_private_over(uintptr_t at, size_t size, int fd)
+{
+    return mmap((void *)at, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0);
+}
+
+void *shared_map_zero_over(uintptr_t at, size_t size)
+{
+    return mmap((void *)at, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+}
+
 int shared_map_sync(void *addr, size_t size) { return msync(addr, size, MS_SYNC); }
 
 int shared_map_remove(void *addr, size_t size) { return madvise(addr, size, MADV_REMOVE); }

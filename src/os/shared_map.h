@@ -24,6 +24,16 @@ void *shared_map_file(int fd, size_t size, bool writable);
  *  (errno EEXIST) when something is there. */
 void *shared_map_file_at(uintptr_t at, size_t size, int fd);
 
+/** Map `size` bytes of fd from offset 0 MAP_PRIVATE read-write over
+ *  whatever is at `at` (MAP_FIXED): the file's pages are read, stores go to
+ *  private copies and never reach the file. A fork's child detaches its
+ *  parent's file memory this way. */
+void *shared_map_file_private_over(uintptr_t at, size_t size, int fd);
+
+/** Fresh private anonymous memory over whatever is at `at` (MAP_FIXED):
+ *  the range reads zeros. Purging a detached range (above) this way. */
+void *shared_map_zero_over(uintptr_t at, size_t size);
+
 /** Write the range's dirty pages to the file and wait (msync MS_SYNC). */
 int shared_map_sync(void *addr, size_t size);
 

@@ -8,6 +8,14 @@
  * persistent region is its named file, kept open (it holds the region's
  * lock) and kept when unmapped. The file of each extent is recorded out of
  * band in a table keyed by address.
+ *
+ * fork(): the child's pool holds a copy of its parent's tables, so were the
+ * files still shared it would hand out, write, purge (punch holes) and
+ * unlink what its parent still uses. In the child, before fork() returns,
+ * each temporary extent is mapped again MAP_PRIVATE from its file: the
+ * child reads its parent's data and writes copies of its own; a purge there
+ * maps zeros, a free unmaps and leaves the file to the parent. Named
+ * regions stay shared: sharing them is what they are for.
  */
 #include "provider/provider_impl.h"
 #include "tier/tier.h"
@@ -22,7 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { XF_TMPFS = 1, XF_DAX = 2, XF_NAMED = 4 };
+enum { XF_TMPFS = 1, XF_DAX = 2, XF_NAMED = 4, XF_DETACHED = 8 /* a fork child's private view */ };
 
 static xtable_t files = XTABLE_INIT;
 
@@ -135,6 +143,9 @@ static int extent_fd(void *addr, xrec_t *r, bool *close_it)
     char path[4096];
     if (!xtable_find(&files, (uintptr_t)addr, r, path, sizeof path))
         return loci__fail(LOCI_EINVAL, "file: %p is no extent of the file provider", addr);
+    if (r->flags & XF_DETACHED)
+        return loci__fail(LOCI_EINVAL, "file: %p is a fork child's private copy of its parent's file memory: "
+                                       "it has no file of its own", addr);
     *close_it = r->fd < 0;
     int fd = r->fd >= 0 ? r->fd : open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     return fd >= 0 ? fd : loci__fail(LOCI_EIO, "file: cannot open %s: %s", path, strerror(errno));
@@ -146,6 +157,10 @@ static int extent_fd(void *addr, xrec_t *r, bool *close_it)
 static int file_purge(void *addr, size_t size)
 {
     xrec_t r;
+    if (xtable_find(&files, (uintptr_t)addr, &r, NULL, 0) && (r.flags & XF_DETACHED)) /* zeros of the child's own */
+        return shared_map_zero_over((uintptr_t)addr, size) == MAP_FAILED
+                   ? loci__fail(LOCI_EIO, "file: purge of %p: %s", addr, strerror(errno))
+                   : 0;
     bool close_it;
     int fd = extent_fd(addr, &r, &close_it);
     if (fd == LOCI_EINVAL)
@@ -198,14 +213,40 @@ static int file_evict(void *addr, size_t size)
 int provider_file_path(const void *addr, char *buf, size_t buflen, size_t *offset)
 {
     xrec_t r;
-    if (!xtable_find(&files, (uintptr_t)addr, &r, buf, buflen))
+    if (!xtable_find(&files, (uintptr_t)addr, &r, buf, buflen) || (r.flags & XF_DETACHED)) /* no file of its own */
         return LOCI_ENOENT;
     if (offset)
         *offset = (uintptr_t)addr - r.base;
     return 0;
 }
 
-static void file_fork(loci_fork_phase_t phase) { xtable_fork(&files, phase); }
+/* In the child: r's temporary extent becomes a private view of its file.
+ * Failing that, the child would write into its parent's memory: it stops
+ * instead, saying why. */
+static void detach_in_child(xrec_t *r, void *arg)
+{
+    (void)arg;
+    if (!r->path)
+        return;
+    int fd = open(r->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 || shared_map_file_private_over(r->base, r->size, fd) == MAP_FAILED) {
+        loci__log(LOCI_LOG_ERROR, "fork: the child cannot detach file memory at %p from %s (%s); it would write "
+                                  "into its parent's, so it stops here",
+                  (void *)r->base, r->path, strerror(errno));
+        abort();
+    }
+    close(fd);
+    free(r->path);
+    r->path = NULL; /* the parent's to unlink */
+    r->flags |= XF_DETACHED;
+}
+
+static void file_fork(loci_fork_phase_t phase)
+{
+    if (phase == LOCI_FORK_CHILD)
+        xtable_each_held(&files, detach_in_child, NULL);
+    xtable_fork(&files, phase);
+}
 
 static const provider_move_ops_t file_moves = {
     .move = NULL, /* the kernel's page cache decides where file pages live */

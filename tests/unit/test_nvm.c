@@ -6,7 +6,8 @@
  * and planted files, locking, the target every address of a region names
  * (and loci_free refused on it) in both layouts and modes, prefetch/flush/
  * evict on every kind of loci memory, mmap-mode allocations (own sparse
- * reserved file, MAP_SHARED, small ones pooled) and the statistics table.
+ * reserved file, MAP_SHARED, small ones pooled; a fork child's view of
+ * them private) and the statistics table.
  * Several processes: test_nvm_proc.c.
  */
 #include <setjmp.h>
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define KB ((size_t)1 << 10)
@@ -436,6 +438,64 @@ static void mmap_mode_allocations(void **state)
     loci_free(s2);
 }
 
+/* In the child: it reads what its parent wrote, then writes, frees and
+ * allocates as it likes; the exit status says what went wrong. */
+static int child_uses_inherited(loci_allocator_t *a, uint64_t *big, uint64_t *small)
+{
+    for (size_t i = 0; i < 8 * MB / 8; i += 61)
+        if (big[i] != word(i, 1))
+            return 2;
+    if (small[0] != word(0, 1) || mapped_shared(big))
+        return 3;
+    fill(big, 8 * MB, 2);
+    small[0] = word(0, 2);
+    loci_free(big); /* the extent's file is the parent's: not removed here */
+    loci_free(small);
+    for (int round = 0; round < 4; round++) { /* the freed extents and slab slots, handed out here again */
+        uint64_t *b = loci_alloc(a, 8 * MB), *s = loci_calloc(a, 1, 64);
+        if (!b || !s || s[0] != 0)
+            return 4;
+        fill(b, 8 * MB, 3);
+        s[0] = word(0, 3);
+        loci_free(b);
+        loci_free(s);
+    }
+    return 0;
+}
+
+static void forked_child_detaches_mmap_memory(void **state)
+{
+    loci_allocator_t *a = loci_allocator_create("kind=ssd!,mode=mmap");
+    uint64_t *big = loci_alloc(a, 8 * MB), *small = loci_alloc(a, 64);
+    assert_non_null(big);
+    assert_non_null(small);
+    char path[4096];
+    struct stat st;
+    file_of(big, path, sizeof path, &st);
+    fill(big, 8 * MB, 1);
+    small[0] = word(0, 1);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(child_uses_inherited(a, big, small));
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    check(big, 8 * MB, 1); /* none of the child's stores, purges or frees reached the parent */
+    assert_true(small[0] == word(0, 1));
+    assert_true(mapped_shared(big));
+    assert_int_equal(loci_range_flush(big, 8 * MB), 0);
+    int fd = open(path, O_RDONLY); /* its file still there, with the parent's data */
+    assert_true(fd >= 0);
+    uint64_t w = 0;
+    assert_int_equal(pread(fd, &w, 8, 61 * 8), 8);
+    close(fd);
+    assert_true(w == word(61, 1));
+    loci_free(big);
+    loci_free(small);
+}
+
 static void stats_table(void **state)
 {
     loci_allocator_t *a = loci_allocator_create("kind=ssd!,mode=paged,cache=1MiB,chunk=64KiB");
@@ -464,6 +524,7 @@ int main(void)
         cmocka_unit_test(range_calls),
         cmocka_unit_test(region_memory_names_its_target),
         cmocka_unit_test(mmap_mode_allocations),
+        cmocka_unit_test(forked_child_detaches_mmap_memory),
         cmocka_unit_test(stats_table),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
