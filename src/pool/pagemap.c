@@ -14,8 +14,10 @@ pm_entry_t pool__pm_zero_leaf[(size_t)1 << PM_LEAF_BITS];
 _Atomic uintptr_t pool__pm_root[(size_t)1 << PM_ROOT_BITS];
 static pthread_mutex_t leaf_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The leaves as plain pointers too: the root holds offsets, which leak
- * checkers do not recognise as references. */
-static pm_entry_t *leaves[(size_t)1 << PM_ROOT_BITS];
+ * checkers do not recognise as references. Never read, so not static: the
+ * compiler dropped a static one's stores, and LSan then reported a leaf
+ * whose only other reference, a thread's cached pointer, had gone. */
+pm_entry_t *pool__pm_leaves[(size_t)1 << PM_ROOT_BITS];
 
 void pool__pagemap_fork(loci_fork_phase_t phase) { loci__fork_mutex(&leaf_lock, phase); }
 
@@ -37,7 +39,7 @@ static pm_entry_t *leaf_for(uintptr_t a, bool create)
         /* calloc of 4 MiB is a fresh zeroed mapping: untouched parts stay free. */
         pm_entry_t *leaf = calloc((size_t)1 << PM_LEAF_BITS, sizeof *leaf);
         if (leaf) {
-            leaves[key] = leaf;
+            pool__pm_leaves[key] = leaf;
             off = (uintptr_t)leaf - (uintptr_t)pool__pm_zero_leaf;
             atomic_store_explicit(slot, off, memory_order_release);
         }

@@ -426,6 +426,7 @@ typedef struct pm_entry {
 
 extern pm_entry_t pool__pm_zero_leaf[(size_t)1 << PM_LEAF_BITS];
 extern _Atomic uintptr_t pool__pm_root[(size_t)1 << PM_ROOT_BITS];
+extern pm_entry_t *pool__pm_leaves[(size_t)1 << PM_ROOT_BITS]; /* what leak checkers see of the leaves (pagemap.c) */
 
 static inline size_t pm_index(uintptr_t a)
 {
