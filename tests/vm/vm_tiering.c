@@ -27,6 +27,12 @@
  *                               SLOW, those the sampler had unmapped too (tiering takes them
  *                               along), and at least a quarter of them are mapped.
  *
+ *   vm_tiering paused FAST      (where DAMON is: 6.12) the damon source's kdamond turned off by
+ *                               someone else (its sysfs state written "off") while an auto arena
+ *                               on FAST is watched: within 10 s tiering says it paused (totals),
+ *                               the arena's data intact, it still allocates, and destroying it
+ *                               leaves no kdamond on for this process.
+ *
  * Updates are paced (a batch of 1,000, then 10 ms asleep: ~35,000 per 400 ms interval), so that
  * a cold page is not touched in every interval: the heat sources see whether a sampled page was
  * touched in an interval (faults) or in a check's window (damon), not how often. Each batch
@@ -38,6 +44,7 @@
 #include <loci.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -482,8 +489,85 @@ static int test_spill(int fast, int slow)
     return 0;
 }
 
+#define DAMON_ADMIN "/sys/kernel/mm/damon/admin/kdamonds"
+
+/* The index of the kdamond that runs for this process, or -1. */
+static int our_kdamond(void)
+{
+    char path[160], buf[32];
+    for (int kd = 0; kd < 16; kd++) {
+        snprintf(path, sizeof path, DAMON_ADMIN "/%d/contexts/0/targets/0/pid_target", kd);
+        FILE *f = fopen(path, "r");
+        long pid = f && fgets(buf, sizeof buf, f) ? atol(buf) : 0;
+        if (f)
+            fclose(f);
+        snprintf(path, sizeof path, DAMON_ADMIN "/%d/state", kd);
+        f = pid == getpid() ? fopen(path, "r") : NULL;
+        bool on = f && fgets(buf, sizeof buf, f) && !strncmp(buf, "on", 2);
+        if (f)
+            fclose(f);
+        if (on)
+            return kd;
+    }
+    return -1;
+}
+
+static int test_paused(int fast)
+{
+    if (access(DAMON_ADMIN, F_OK) != 0) {
+        fprintf(stderr, "vm_tiering: skipped: no DAMON sysfs interface in this kernel (Debian's 6.1 has none)\n");
+        return 77;
+    }
+    if (use_config("[tiering]\nsource = damon\ninterval = 500ms\n[target fast]\nnuma_node = %d\n", fast) != 0)
+        return 2;
+    const size_t bytes = 4u << 20;
+    loci_arena_t *ar = loci_arena_create("bandwidth=high,tier=auto", 0);
+    uint64_t *w = ar ? loci_arena_alloc(ar, bytes) : NULL;
+    if (!w) {
+        fprintf(stderr, "vm_tiering: setup: %s\n", loci_last_error());
+        return 2;
+    }
+    for (size_t k = 0; k < bytes / 8; k++)
+        w[k] = k + 11;
+    int kd = -1;
+    for (double until = now_s() + 10; kd < 0 && now_s() < until; usleep(100000))
+        kd = our_kdamond();
+    CHECK(kd >= 0, "no kdamond runs for this process 10 s after its auto arena was made");
+    if (kd < 0)
+        return 0;
+    char state[160];
+    snprintf(state, sizeof state, DAMON_ADMIN "/%d/state", kd);
+    /* what another user of DAMON (damo, an admin) may do; EBUSY while loci's source holds the
+     * interface's lock (it only ever tries it), so again, as damo would */
+    int fd = open(state, O_WRONLY), off = -1;
+    for (double until = now_s() + 5; fd >= 0 && (off = (int)write(fd, "off", 3)) < 0 && errno == EBUSY &&
+                                      now_s() < until;)
+        usleep(10000);
+    CHECK(off == 3, "turning kdamond %d off: %s", kd, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    loci_tier_totals_t tot = {0};
+    for (double until = now_s() + 10; !tot.paused && now_s() < until; usleep(100000))
+        loci_tier_totals(&tot);
+    CHECK(tot.paused, "tiering did not pause within 10 s of its kdamond being turned off");
+    CHECK(words_are(w, bytes / 8, 11), "the arena's data changed");
+    uint64_t *more = loci_arena_alloc(ar, 1u << 20);
+    CHECK(more, "the paused auto arena no longer allocates: %s", loci_last_error());
+    loci_arena_destroy(ar);
+    CHECK(our_kdamond() < 0, "a kdamond still runs for this process after its arena went");
+    if (!failures)
+        printf("     kdamond %d turned off: tiering paused, data intact, the arena still allocates\n", kd);
+    unlink(config);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "paused")) {
+        int rc = test_paused(atoi(argv[2]));
+        loci_fini();
+        return rc ? rc : failures ? 1 : 0;
+    }
     if (argc == 3 && !strcmp(argv[1], "fork")) {
         int rc = test_fork(atoi(argv[2]));
         loci_fini();
@@ -499,6 +583,6 @@ int main(int argc, char **argv)
         loci_fini();
         return rc ? rc : failures ? 1 : 0;
     }
-    fprintf(stderr, "usage: vm_tiering gups FAST SLOW | fork FAST | spill FAST SLOW\n");
+    fprintf(stderr, "usage: vm_tiering gups FAST SLOW | fork FAST | spill FAST SLOW | paused FAST\n");
     return 2;
 }
