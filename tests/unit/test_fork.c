@@ -11,6 +11,7 @@
 
 #include "support/child.h"
 
+#include <execinfo.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -51,10 +52,22 @@ static void *churn(void *arg)
     return NULL;
 }
 
+/* A child the alarm stops: where it was, on stderr, then killed by it. */
+static void say_where_stuck(int sig)
+{
+    static const char msg[] = "child stuck for 30 s, at:\n";
+    void *frames[32];
+    (void)!write(2, msg, sizeof msg - 1);
+    backtrace_symbols_fd(frames, backtrace(frames, 32), 2);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 /* In the child: what a program does right after fork. Killed by the alarm
  * if a lock is left held. */
 static int child_allocates(void)
 {
+    signal(SIGALRM, say_where_stuck);
     alarm(30);
     loci_allocator_t *a = loci_allocator_create("latency=low");
     char *p[64];
@@ -85,6 +98,8 @@ static int child_allocates(void)
 static void fork_while_threads_allocate(void **state)
 {
     assert_int_equal(loci_init(), 0);
+    void *frame;
+    backtrace(&frame, 1); /* loads what backtrace needs now, not in a stuck child's signal handler */
     pthread_t t[WORKERS];
     for (uintptr_t i = 0; i < WORKERS; i++)
         assert_int_equal(pthread_create(&t[i], NULL, churn, (void *)i), 0);

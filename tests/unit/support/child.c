@@ -124,12 +124,20 @@ bool child_threads_unsupported_after_fork(const char *test)
 #endif
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
 bool child_malloc_unsafe_after_fork(const char *test)
 {
-#ifdef UNDER_TSAN
-    fprintf(stderr, "%s: under ThreadSanitizer the forked children exit at once: its malloc is not fork-safe "
-                    "(a child can block in it on a lock a parent thread held at fork); the parent's fork "
-                    "handlers still run raced, and the release and ASan stages run the children\n", test);
+#if defined(UNDER_TSAN) || defined(UNDER_ASAN)
+    fprintf(stderr, "%s: under a sanitizer the forked children exit at once: its malloc is not fork-safe (a "
+                    "child can block in it on a lock a parent thread held at fork); the parent's fork handlers "
+                    "still run raced, and the release stage runs the children\n", test);
     return true;
 #else
     (void)test;

@@ -53,14 +53,16 @@ int child_fork_stderr(void (*body)(void *), void *arg, char *msg, size_t len);
  *  (write-behind, tiering) skips there; the release and ASan stages run it. */
 bool child_threads_unsupported_after_fork(const char *test);
 
-/** True, with the reason on stderr, when this build runs
- *  under ThreadSanitizer, whose own malloc is not fork-safe in GCC 12's
- *  runtime: its fork interceptor does not lock the allocator, so a child of a
- *  parent whose other threads are inside malloc can block forever in its
- *  first malloc (seen: SizeClassAllocator64::GetFromAllocator). A case that
- *  forks while threads allocate keeps its parent side under TSan (the fork
- *  handlers' locking, raced) and leaves the child's allocations to the
- *  release and ASan stages. */
+/** True, with the reason on stderr, when this build runs under
+ *  ThreadSanitizer or AddressSanitizer, whose malloc is not fork-safe in
+ *  GCC 12's runtimes: their fork interceptors do not lock the allocator
+ *  (later LLVM releases do), so a child of a parent whose other threads are
+ *  inside malloc can block forever in its first malloc (seen under both:
+ *  TSan in SizeClassAllocator64::GetFromAllocator; ASan's libasan.so.8 has
+ *  no fork interceptor at all, and a child hung in about 1 run of 60). A
+ *  case that forks while threads allocate keeps its parent side there (the
+ *  fork handlers' locking, raced) and leaves the child's allocations to the
+ *  release stage. */
 bool child_malloc_unsafe_after_fork(const char *test);
 
 /** A role a child can play: `name` with at least `nargs` arguments. */
