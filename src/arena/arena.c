@@ -109,9 +109,6 @@ static int arena_home(const char *intent, const resolution_t *res, bool shareabl
                       const struct loci_target *t, place_t *place, const provider_ops_t **ops)
 {
     arena_place(t, res->pinned, shareable, place);
-    /* shared only for tiering's heat source (the intent wants this process alone): a
-     * fork's child gets a copy, as of private memory */
-    place->fork_private = shareable && res->access == ACCESS_PROCESS;
     place->base_pages = base_pages;
     if (t->numa_node < 0)
         allocator_file_mode(res, place);

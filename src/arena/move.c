@@ -174,7 +174,6 @@ int arena_move(loci_arena_t *ar, const struct loci_target *dst)
     const struct loci_target *from = loci_arena_target(ar);
     move_t m = {.from_ops = ar->ops, .to_ops = to_ops, .from = ar->place, .remap = ar->ops != to_ops};
     arena_place(dst, ar->pinned, ar->shareable, &m.to);
-    m.to.fork_private = ar->place.fork_private; /* shared memory used privately stays so */
     m.to.base_pages = ar->place.base_pages;     /* and memory kept in base pages */
     if (provider_has(to_ops, PROVIDER_FOLLOWS_GPU)) { /* still managed memory, allocated through the same GPU */
         m.to.managed = true;

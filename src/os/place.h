@@ -39,9 +39,6 @@ typedef struct {
     const struct loci_target *target;        /* the target this extent is charged to */
     bool pinned;                             /* mlock the extent */
     bool shared;                             /* must be mappable by other processes (shm) */
-    bool fork_private;                       /* shared memory used privately (tier=auto under a heat
-                                              * source that needs shared memory): a fork's child gets
-                                              * a copy of its own, as with private memory (shm.c) */
     bool simulated;                          /* injected topology: record, do not mbind */
     bool base_pages;                         /* no transparent huge pages (MADV_NOHUGEPAGE): tier=auto
                                               * under a heat source that sees a huge page as one */

@@ -5,11 +5,14 @@
  * band by address, so provider_shm_fd() can hand it to other processes
  * (through /proc/<pid>/fd/<n> or SCM_RIGHTS).
  *
- * Shared memory used privately (place_t.fork_private: tier=auto arenas
- * whose heat source sees only shared memory) must behave across fork() as
- * private memory does: the child gets a copy as of the fork, and neither
- * process sees the other's later stores. The fork handler does it: in the
- * child, before fork() returns there, each such extent is copied into a
+ * Its memory behaves across fork() as private memory does: the child gets
+ * a copy as of the fork, and neither process sees the other's later stores.
+ * Were it shared, the child's copy of the pool's tables would hand out,
+ * write and free blocks its parent uses too; and for shared memory used
+ * privately (tier=auto arenas whose heat source sees only shared memory)
+ * private is what the program asked for. Memory shared with other
+ * processes on purpose is a shared arena's (named segments, named.c). The
+ * fork handler does it: in the child, before fork() returns there, each extent is copied into a
  * memfd of the child's own, mapped over the same addresses
  * (shared_map_copy_over); the parent's forking thread waits in its own
  * handler until the child says it is done (a byte on a pipe made in
@@ -29,8 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define SHM_FORK_PRIVATE 1u /* xrec_t.flags: a fork's child gets a copy (place_t.fork_private) */
 
 static xtable_t shms = XTABLE_INIT;
 
@@ -58,8 +59,7 @@ static void *shm_alloc(const place_t *place, size_t size, size_t alignment)
     if (rc == 0 && place->pinned)
         rc = vm_pin(p, size);
     if (rc == 0)
-        rc = xtable_add(&shms, &(xrec_t){.base = (uintptr_t)p, .size = size, .fd = fd,
-                                     .flags = place->fork_private ? SHM_FORK_PRIVATE : 0});
+        rc = xtable_add(&shms, &(xrec_t){.base = (uintptr_t)p, .size = size, .fd = fd});
     if (rc != 0) {
         vm_unmap(p, size);
         close(fd);
@@ -108,14 +108,14 @@ int provider_shm_fd(const void *addr, size_t *offset)
     return r.fd;
 }
 
-/* ---- fork: shared memory used privately is copied for the child ------------ */
+/* ---- fork: the child gets a copy of every extent --------------------------- */
 
 static int child_done[2] = {-1, -1}; /* the child writes a byte when its copies are made */
 
-static void count_private(xrec_t *r, void *arg)
+static void count_one(xrec_t *r, void *arg)
 {
-    if (r->flags & SHM_FORK_PRIVATE)
-        ++*(size_t *)arg;
+    (void)r;
+    ++*(size_t *)arg;
 }
 
 /* In the child: r's extent becomes a copy of its own. Failing that, the
@@ -124,20 +124,18 @@ static void count_private(xrec_t *r, void *arg)
 static void copy_for_child(xrec_t *r, void *arg)
 {
     (void)arg;
-    if (!(r->flags & SHM_FORK_PRIVATE))
-        return;
     bool placed;
     int fd = shared_map_copy_over((void *)r->base, r->size, r->fd, "loci-shm", &placed);
     if (fd < 0) {
         char sz[32];
-        loci__log(LOCI_LOG_ERROR, "fork: the child cannot get its own copy of %s of a tier=auto arena at %p (%s); "
+        loci__log(LOCI_LOG_ERROR, "fork: the child cannot get its own copy of %s of shm memory at %p (%s); "
                                   "it would share it with its parent, so it stops here",
                   units_format_size(r->size, sz, sizeof sz), (void *)r->base, strerror(errno));
         abort();
     }
     if (!placed)
-        loci__log(LOCI_LOG_WARN, "fork: the child's copy of a tier=auto arena's memory at %p is not on its "
-                                 "arena's node (full): the kernel placed it", (void *)r->base);
+        loci__log(LOCI_LOG_WARN, "fork: the child's copy of shm memory at %p is not on its node (full): "
+                                 "the kernel placed it", (void *)r->base);
     close(r->fd);
     r->fd = fd;
 }
@@ -147,9 +145,9 @@ static void shm_fork(loci_fork_phase_t phase)
     if (phase == LOCI_FORK_PREPARE) {
         xtable_fork(&shms, phase);
         size_t n = 0;
-        xtable_each_held(&shms, count_private, &n);
+        xtable_each_held(&shms, count_one, &n);
         if (n && pipe2(child_done, O_CLOEXEC) != 0) {
-            loci__log(LOCI_LOG_WARN, "fork: no pipe to wait for the child's copy of tier=auto arenas (%s): stores "
+            loci__log(LOCI_LOG_WARN, "fork: no pipe to wait for the child's copy of shm memory (%s): stores "
                                      "this process makes right after fork() may reach the child", strerror(errno));
             child_done[0] = child_done[1] = -1;
         }

@@ -8,8 +8,10 @@
  * fork() returned in the parent; its own stores stay its own; with the
  * tiering thread sampling (pages unmapped by the sampler copied too); a
  * child that forks again; fork while another thread of the parent writes
- * and allocates. An access=node arena stays shared with the child (that is
- * what it asks for). Skipped, saying why, where the faults source cannot run.
+ * and allocates. An access=node arena's and allocator's memory is copied for
+ * the child too: were it shared, the child's copy of loci's tables would
+ * hand out blocks its parent uses (memory shared on purpose is a shared
+ * arena's). Skipped, saying why, where the faults source cannot run.
  * Also prints what a fork costs with 64 MiB of auto arenas (LOCI_TEST_FORK_MIB
  * sets another size).
  */
@@ -268,20 +270,43 @@ static void fork_in_a_multithreaded_parent(void **state)
     loci_arena_destroy(ar);
 }
 
-/* access=node asks for memory other processes share: a child shares it. */
-static void an_access_node_arena_stays_shared(void **state)
+/* access=node memory (the shm provider's, like auto arenas under the faults
+ * source) is a copy in the child: the child reads what its parent wrote,
+ * and what it writes, allocates and frees there never reaches its parent —
+ * the blocks its parent hands out after the fork included. */
+static void access_node_memory_is_copied_for_the_child(void **state)
 {
     use_faults_source("60s");
     loci_arena_t *ar;
     unsigned char *block = arena_block("bandwidth=high,access=node", BLOCK, &ar);
+    loci_allocator_t *a = loci_allocator_create("access=node");
+    assert_non_null(a);
+    unsigned char *small[8];
+    for (int i = 0; i < 8; i++)
+        memset(small[i] = loci_alloc(a, 100), 'P', 100);
+    loci_free(small[7]); /* a slot free in both processes' tables at the fork */
     fill(block, BLOCK, 1);
     pid_t pid = fork();
     if (pid == 0) {
+        bool saw = holds(block, BLOCK, 1) && small[0][0] == 'P';
         fill(block, BLOCK, 2);
-        _exit(0);
+        unsigned char *mine = loci_alloc(a, 100), *more = loci_arena_alloc(ar, 100);
+        if (mine)
+            memset(mine, 'C', 100);
+        if (more)
+            memset(more, 'C', 100);
+        _exit(saw && mine && more ? 0 : 1);
     }
     assert_int_equal(reap(pid), 0);
-    assert_true(holds(block, BLOCK, 2));
+    assert_true(holds(block, BLOCK, 1));
+    unsigned char *next = loci_alloc(a, 100); /* the slot the child took in its own copy */
+    assert_non_null(next);
+    assert_int_not_equal(next[0], 'C');
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(small[i][99], 'P');
+    loci_free(next);
+    for (int i = 0; i < 7; i++)
+        loci_free(small[i]);
     loci_arena_destroy(ar);
 }
 
@@ -338,7 +363,7 @@ int main(void)
         cmocka_unit_test(a_child_of_a_child_gets_a_copy),
         cmocka_unit_test(a_child_gets_pages_the_sampler_unmapped),
         cmocka_unit_test(fork_in_a_multithreaded_parent),
-        cmocka_unit_test(an_access_node_arena_stays_shared),
+        cmocka_unit_test(access_node_memory_is_copied_for_the_child),
         cmocka_unit_test(fork_cost),
     };
     return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
