@@ -16,13 +16,34 @@
 
 #include <loci.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { SIZE = 4 << 20 };
 
 static int rank, nprocs, failures;
+static volatile sig_atomic_t verdict; /* the exit status once every check is done */
+
+#ifdef MPICH_VERSION
+/* MPICH 4.0's ch4:ucx may never leave MPI_Finalize: a process in its PMI
+ * barrier (blocked reading the PMI socket) keeps a peer's ucp_disconnect_nb
+ * from completing, and that peer spins (seen in the VM, one emulated CPU,
+ * about 1 run in 14 under load: guest-init's where_stuck showed exactly
+ * these two states). MPICH removed that barrier (pmodels/mpich#6596, 4.2).
+ * Every check has been made by then: the verdict stands, and the hang is
+ * said. */
+static void finalize_hung(int sig)
+{
+    (void)sig;
+    static const char msg[] = "vm_mpi_place: MPI_Finalize did not return within 60 s (MPICH 4.0 ch4:ucx finalize "
+                              "hang, pmodels/mpich#6596); exiting with the checks' verdict\n";
+    (void)!write(2, msg, sizeof msg - 1);
+    _exit(verdict);
+}
+#endif
 
 static void expect(const char *what, void *p, size_t len, int node)
 {
@@ -179,6 +200,12 @@ int main(int argc, char **argv)
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf("vm_mpi_place: %s on %d processes (%d misplaced)\n", all ? "FAILED" : "passed", nprocs, all);
+    fflush(stdout);
+    verdict = all ? 1 : 0;
+#ifdef MPICH_VERSION
+    signal(SIGALRM, finalize_hung);
+    alarm(60);
+#endif
     MPI_Finalize();
-    return all ? 1 : 0;
+    return verdict;
 }

@@ -44,6 +44,22 @@ nodes=
 for n in /sys/devices/system/node/node*; do nodes="$nodes ${n##*/node}"; done
 log "booted in $(uptime_s) s; nodes:$nodes"
 
+# What a test that ran out of time was doing: every user process (its own in session $1, and
+# others, e.g. daemons it started in a session of their own) and, per thread, its state, where the
+# kernel has it waiting and the system call it is in.
+where_stuck() {
+    for d in /proc/[0-9]*; do
+        cmd=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null | cut -c1-100)
+        [ -n "$cmd" ] && [ "${d#/proc/}" != 1 ] || continue
+        session=$(awk '{ print $6 }' "$d/stat" 2>/dev/null)
+        echo "timeout: process ${d#/proc/} ($cmd)$([ "$session" = "$1" ] && echo ", the test's")"
+        for t in "$d"/task/*; do
+            echo "  thread ${t##*/} $(cat "$t/comm" 2>/dev/null): state $(awk '{ print $3 }' "$t/stat" 2>/dev/null)," \
+                 "wchan $(cat "$t/wchan" 2>/dev/null), syscall $(cut -d' ' -f1-3 "$t/syscall" 2>/dev/null)"
+        done
+    done
+}
+
 state=/run/loci-vm   # bookkeeping, out of the tests' /tmp
 mkdir -p "$state"
 cd /test || exit 1
@@ -59,6 +75,7 @@ while read -r name timeout cmd; do
         trap 'kill $sleeper; exit 0' TERM
         wait $sleeper
         touch "$state/$name.timedout"
+        where_stuck "$pid" >>"$out" 2>&1
         kill -KILL "-$pid"
     ) &
     watchdog=$!
