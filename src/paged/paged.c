@@ -188,6 +188,7 @@ static void watch_forks(void) { pthread_atfork(NULL, NULL, reset_in_child); }
 
 static void region_free(paged_region_t *r)
 {
+    backing_close(r);
     if (r->store)
         r->store->ops->close(r->store);
     free(r->fresh);
@@ -215,6 +216,7 @@ static paged_region_t *region_new(chunkstore_t *store, size_t size, size_t chunk
     r->nchunks = nchunks;
     r->fresh = fresh;
     r->readonly = readonly;
+    r->mem = -1;
     return r;
 }
 
@@ -234,8 +236,11 @@ static void *map_region(const place_t *place, chunkstore_t *store, size_t size, 
         errno = loci__errno_of(uffd < 0 ? uffd : LOCI_ENOMEM);
         return NULL;
     }
-    void *p = vm_map_aligned(size, alignment, -1, 0);
-    rc = p == MAP_FAILED ? loci__fail(LOCI_ENOMEM, "mode=paged: mmap of %zu bytes: %s", size, strerror(errno)) : 0;
+    bool shared = backing_shared_for(shape.chunk);
+    void *p = shared ? backing_map_shared(r, size, alignment) : vm_map_aligned(size, alignment, -1, 0);
+    rc = p == MAP_FAILED ? loci__fail(LOCI_ENOMEM, "mode=paged: mmap of %zu bytes%s: %s", size,
+                                      shared ? " of a memory file" : "", strerror(errno))
+                         : 0;
     if (rc == 0) {
         r->base = (uintptr_t)p;
         /* Not inherited (no handler in a child), never huge pages (copied in 4 KiB pages). */
@@ -244,7 +249,7 @@ static void *map_region(const place_t *place, chunkstore_t *store, size_t size, 
             rc = loci__fail(LOCI_ENOMEM, "mode=paged: mprotect: %s", strerror(errno));
     }
     if (rc == 0)
-        rc = uffd_register(uffd, p, size, !readonly);
+        rc = shared ? uffd_register_shared(uffd, p, size, !readonly) : uffd_register(uffd, p, size, !readonly);
     if (rc == 0) {
         pthread_mutex_lock(&table_lock);
         r->cache = cache_get(place, &shape, uffd);
