@@ -1,7 +1,8 @@
 /*
  * paged provider (mode=paged): anonymous memory whose pages loci fills from a
  * store on fault, through its own DRAM chunk cache (chunk_cache.c) instead of
- * the kernel's page cache. Each extent is a region with its own store: a
+ * the kernel's page cache — or, where the system gives shared memory huge
+ * pages, a memory file filled in place (shared_backing.c). Each extent is a region with its own store: a
  * nameless O_DIRECT file in the tier directory, its space reserved at once so
  * that writing back never meets a full disk; a persistent region's store is
  * its directory of chunk files (chunkstore/chunk_files.c, paged/paged.h), or the flat file

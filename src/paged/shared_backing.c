@@ -25,6 +25,7 @@
 #include "os/vm.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -88,8 +89,12 @@ char *backing_io_at(const paged_region_t *r, uintptr_t addr)
 char *backing_fill_at(const paged_region_t *r, uintptr_t addr, size_t len)
 {
     char *at = backing_io_at(r, addr);
-    if (vm_populate(at, len) != 0)
-        return NULL;
+    int rc = vm_populate(at, len);
+    if (rc != 0) {
+        char why[512]; /* (a copy: the message is rewritten in the same buffer) */
+        snprintf(why, sizeof why, "%s", loci_last_error());
+        return loci__fail_null(rc, "mode=paged: pages of shared memory for a chunk: %s", why);
+    }
     return at;
 }
 
