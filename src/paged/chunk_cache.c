@@ -553,7 +553,7 @@ static int write_back(chunk_cache_t *c, slot_t *const *run, unsigned n, bool evi
         }
     }
     if (evict && !error && backing_drop(r, base, len) != 0)
-        loci__log(LOCI_LOG_ERROR, "mode=paged: madvise(DONTNEED) of a chunk: %s", strerror(errno));
+        loci__log(LOCI_LOG_ERROR, "mode=paged: dropping the pages of a chunk: %s", strerror(errno));
 
     pthread_mutex_lock(&c->lock);
     for (unsigned i = 0; i < n; i++) {
@@ -636,7 +636,7 @@ static void evict_clean(chunk_cache_t *c, slot_t *s)
     pthread_mutex_unlock(&c->lock);
     uint64_t last = s->chunk + n - 1;
     if (backing_drop(r, chunk_addr(r, s->chunk), (size_t)(n - 1) * c->chunk + chunk_len(r, last)) != 0)
-        loci__log(LOCI_LOG_ERROR, "mode=paged: madvise(DONTNEED) of %u chunk(s): %s", n, strerror(errno));
+        loci__log(LOCI_LOG_ERROR, "mode=paged: dropping the pages of %u chunk(s): %s", n, strerror(errno));
     pthread_mutex_lock(&c->lock);
     for (unsigned i = 0; i < n; i++) {
         unslot(c, run[i]);

@@ -137,7 +137,7 @@ bool backing_shared_for(size_t chunk);
  *  set). MAP_FAILED with errno set. */
 void *backing_map_shared(paged_region_t *r, size_t size, size_t alignment);
 
-/** Unmap r's alias and close its memory file (nothing for anonymous regions). */
+/** Free the pages of r's memory file, unmap its alias and close it (nothing for anonymous regions). */
 void backing_close(paged_region_t *r);
 
 /** Free the memory of [addr, addr+len) of r: the next access faults to

@@ -66,8 +66,12 @@ void *backing_map_shared(paged_region_t *r, size_t size, size_t alignment)
 
 void backing_close(paged_region_t *r)
 {
-    if (r->alias)
+    if (r->alias) {
+        /* Freed now, not when the file's last descriptor closes: a child of
+         * fork() holds one too (only exec closes it). */
+        (void)shared_map_remove(r->alias, r->size);
         vm_unmap(r->alias, r->size);
+    }
     if (r->mem >= 0)
         close(r->mem);
     r->alias = NULL;
