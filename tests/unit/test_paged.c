@@ -77,14 +77,16 @@ static loci_cache_stats_t stats_of(const void *p)
 }
 
 /* DRAM this process holds as anonymous and shared memory (a paged region
- * may be either), from /proc/self/status (bytes). */
+ * may be either), from /proc/self/smaps_rollup (bytes): proportional sizes,
+ * so that a shared page mapped twice (at the region and at its alias) counts
+ * once, as it is. */
 static size_t rss_memory(void)
 {
-    FILE *f = fopen("/proc/self/status", "r");
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
     char line[256];
     size_t kb, sum = 0;
     while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "RssAnon: %zu kB", &kb) == 1 || sscanf(line, "RssShmem: %zu kB", &kb) == 1)
+        if (sscanf(line, "Pss_Anon: %zu kB", &kb) == 1 || sscanf(line, "Pss_Shmem: %zu kB", &kb) == 1)
             sum += kb;
     if (f)
         fclose(f);
