@@ -37,6 +37,8 @@ typedef struct {
     const char *b_region;
     bool make_b;
     const char *order; /* "row" or "column" */
+    const char *chunk; /* (s): the paged chunk ("256KiB"; "2MiB": where shared memory comes in huge pages, the
+                        * cache fills it in place) */
 } bench_opts_t;
 
 /** Sequential O_DIRECT read of the whole file at path in 1 MiB requests: MB/s. A region

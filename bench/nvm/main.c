@@ -1,5 +1,5 @@
 /*
- * bench_nvm [--quick] [--repeats N] [--only abcdmsw] [--json FILE] [--placements LIST]
+ * bench_nvm [--quick] [--repeats N] [--only abcdmsw] [--json FILE] [--placements LIST] [--chunk SIZE]
  *           [--store [--osd-bytes CMD] [--raw-read CMD] [--writes N]
  *                    [--b-region NAME [--make-b | --order row|column]]]
  * The NVMalloc §IV evaluation on this machine's ssd0 tier (bench.h). The
@@ -12,7 +12,8 @@
  * store only) is one client node's share of NVMalloc Fig. 4: a multiply
  * with B in store region NAME, opened read-only (--make-b: make that region).
  * Part s (--only s, ssd0 or the store) is a sequential writer and reader of
- * a region 16x its cache, MB/s and CPU s/GB (seqio.c).
+ * a region 16x its cache, MB/s and CPU s/GB (seqio.c), in chunks of 256 KiB
+ * or --chunk SIZE.
  */
 #include "bench.h"
 
@@ -22,7 +23,7 @@
 
 int main(int argc, char **argv)
 {
-    bench_opts_t o = {.repeats = 0};
+    bench_opts_t o = {.repeats = 0, .chunk = "256KiB"};
     const char *only = NULL, *json = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
@@ -50,10 +51,12 @@ int main(int argc, char **argv)
             o.order = argv[++i];
         else if (strcmp(argv[i], "--placements") == 0 && i + 1 < argc)
             o.placements = argv[++i];
+        else if (strcmp(argv[i], "--chunk") == 0 && i + 1 < argc)
+            o.chunk = argv[++i];
         else {
             fprintf(stderr, "usage: %s [--quick] [--repeats N (1-16)] [--only abcdmsw] [--json FILE] [--placements "
-                            "B,C,BC...] [--store [--osd-bytes CMD] [--raw-read CMD] [--writes N] [--b-region NAME "
-                            "[--make-b | --order row|column]]]\n", argv[0]);
+                            "B,C,BC...] [--chunk SIZE] [--store [--osd-bytes CMD] [--raw-read CMD] [--writes N] "
+                            "[--b-region NAME [--make-b | --order row|column]]]\n", argv[0]);
             return 2;
         }
     }

@@ -123,9 +123,9 @@ int bench_seqio(const bench_opts_t *o)
     size_t cache = o->quick ? 16 * MiB : 64 * MiB, big = 16 * cache, small = 4 * cache;
     char intent[256], name[64], raw[4200];
     if (o->store)
-        snprintf(intent, sizeof intent, "target=%s,cache=%zu,chunk=256KiB", o->store, cache);
+        snprintf(intent, sizeof intent, "target=%s,cache=%zu,chunk=%s", o->store, cache, o->chunk);
     else
-        snprintf(intent, sizeof intent, "kind=ssd!,mode=paged!,cache=%zu,chunk=256KiB", cache);
+        snprintf(intent, sizeof intent, "kind=ssd!,mode=paged!,cache=%zu,chunk=%s", cache, o->chunk);
     snprintf(name, sizeof name, "bench-seq-%ld", (long)getpid());
     target_t t = {name, intent, o->store ? NULL : bench_check(loci_allocator_create(intent), intent)};
     snprintf(raw, sizeof raw, "%s/bench-seq-raw-%ld", o->tier, (long)getpid());
@@ -135,8 +135,8 @@ int bench_seqio(const bench_opts_t *o)
     const size_t sizes[ROWS] = {big, small, big, big, big};
     int rows = o->store ? RAW_W : ROWS;
     double mbps[ROWS][16], cpu[ROWS][16];
-    printf("\n(s) sequential writer and reader, %s, cache %zu MiB, chunk 256 KiB, %d repeat(s), medians\n",
-           o->store ? "a region of the store" : "one array on ssd0, paged", cache / MiB, o->repeats);
+    printf("\n(s) sequential writer and reader, %s, cache %zu MiB, chunk %s, %d repeat(s), medians\n",
+           o->store ? "a region of the store" : "one array on ssd0, paged", cache / MiB, o->chunk, o->repeats);
     for (int r = 0; r < o->repeats; r++) { /* rows interleaved: a load change hits all of them */
         figure_t f[ROWS];
         bench_progress("(s) repeat %d/%d", r + 1, o->repeats);

@@ -6,7 +6,8 @@
 # on one throw-away loopback cluster (scripts/store-cluster.sh), rounds interleaved, medians.
 # CPU s/GB: loci's is its process' (getrusage, all threads); rados bench's is the child's user +
 # sys as time(1) reports them, per GB it moved.
-#   bench/store/seq.sh [--quick] [--osds N] [--rounds N] [--baseline BENCH_NVM]
+#   bench/store/seq.sh [--quick] [--osds N] [--rounds N] [--chunk 256KiB|2MiB...] [--baseline BENCH_NVM]
+# --chunk: loci's chunk and rados bench's object size (256KiB).
 # --baseline: another build's bench_nvm (before a change) runs in each round too, right before
 # this build's, so that before and after meet the same cluster and load.
 # Prints a table and writes bench/results/store-seq.{json,txt}. Needs root and Ceph; builds
@@ -17,17 +18,23 @@ build=${BUILD_DIR:-build}
 [[ $build = /* ]] || build=$root/$build
 exe=$build/bench/bench_nvm cluster=$root/scripts/store-cluster.sh
 [[ -x $exe ]] || { echo "seq.sh: $exe not found; build with -DLOCI_BUILD_BENCH=ON first" >&2; exit 2; }
-quick=() osds=3 rounds=3 secs=20 baseline=
+quick=() osds=3 rounds=3 secs=20 baseline= chunk=256KiB chunk_arg=() # (a --baseline from before --chunk takes none)
 while [[ $# -gt 0 ]]; do
     case $1 in
     --quick) quick=(--quick); rounds=1; secs=5; shift ;;
     --osds) osds=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
+    --chunk) chunk=$2; chunk_arg=(--chunk "$2"); shift 2 ;;
     --baseline) baseline=$2; shift 2
                 [[ -x $baseline ]] || { echo "seq.sh: --baseline $baseline is not an executable" >&2; exit 2; } ;;
-    *) echo "usage: $0 [--quick] [--osds N] [--rounds N] [--baseline BENCH_NVM]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--osds N] [--rounds N] [--chunk SIZE] [--baseline BENCH_NVM]" >&2; exit 2 ;;
     esac
 done
+case $chunk in
+*KiB) object=$(( ${chunk%KiB} << 10 )) ;;
+*MiB) object=$(( ${chunk%MiB} << 20 )) ;;
+*) echo "seq.sh: --chunk $chunk: give KiB or MiB, e.g. 256KiB or 2MiB" >&2; exit 2 ;;
+esac
 scratch=${SCRATCH:-/var/tmp/loci-bench-seq.$$}
 mkdir -p "$scratch" "$root/bench/results"
 chmod 700 "$scratch"
@@ -36,18 +43,18 @@ cleanup() { [[ -z $running ]] || "$cluster" stop "$dir" >/dev/null 2>&1 || true;
 trap cleanup EXIT
 say() { echo "seq.sh: $*" >&2; }
 
-# rados bench MODE, 16 in flight (write: of 256 KiB objects, which seq reads), under time(1):
+# rados bench MODE, 16 in flight (write: of chunk-sized objects, which seq reads), under time(1):
 # "MB/s CPU_s_per_GB"
 rados_bench() {
     local out cpu size=()
-    [[ $1 != write ]] || size=(-b 262144)
+    [[ $1 != write ]] || size=(-b "$object")
     out=$(/usr/bin/time -f '%U %S' -o "$scratch/time" timeout 300 rados -c "$dir/ceph.conf" -p loci \
           bench "$secs" "$1" "${size[@]}" -t 16 "${@:2}" 2>&1) || { echo "$out" >&2; say "rados bench $1 failed"; exit 1; }
     cpu=$(awk '{ print $1 + $2 }' "$scratch/time")
-    echo "$out" | awk -v cpu="$cpu" '
+    echo "$out" | awk -v cpu="$cpu" -v object="$object" '
         /^Total (writes|reads) made:/ { n = $4 }
         /^Bandwidth \(MB\/sec\)/ { mbps = $3 * 1.048576 }
-        END { if (!n || !mbps) exit 1; printf "%.1f %.3f\n", mbps, cpu / (n * 262144 / 1e9) }'
+        END { if (!n || !mbps) exit 1; printf "%.1f %.3f\n", mbps, cpu / (n * object / 1e9) }'
 }
 
 say "cluster with $osds OSD(s) (loopback, replicas 1)"
@@ -64,13 +71,13 @@ for r in $(seq 1 "$rounds"); do
     timeout 300 rados -c "$dir/ceph.conf" -p loci cleanup >/dev/null
     before=null
     if [[ -n $baseline ]]; then
-        "$baseline" --store "${quick[@]}" --only s --repeats 1 --json "$scratch/b$r.json" >"$scratch/b$r.txt"
+        "$baseline" --store "${quick[@]}" "${chunk_arg[@]}" --only s --repeats 1 --json "$scratch/b$r.json" >"$scratch/b$r.txt"
         grep -E '^  (write|read)' "$scratch/b$r.txt" | sed "s/^/round $r: baseline /" | tee -a "$txt"
         before=$(cat "$scratch/b$r.json")
     fi
-    "$exe" --store "${quick[@]}" --only s --repeats 1 --json "$scratch/s$r.json" >"$scratch/s$r.txt"
+    "$exe" --store "${quick[@]}" "${chunk_arg[@]}" --only s --repeats 1 --json "$scratch/s$r.json" >"$scratch/s$r.txt"
     grep -E '^\(s\)|^  (write|read)' "$scratch/s$r.txt" | sed "s/^/round $r: /" | tee -a "$txt"
-    echo "round $r: rados bench write $w, seq $s (MB/s CPU-s/GB; 256 KiB objects, 16 in flight)" | tee -a "$txt"
+    echo "round $r: rados bench write $w, seq $s (MB/s CPU-s/GB; $chunk objects, 16 in flight)" | tee -a "$txt"
     rows+=("{\"round\": $r, \"loadavg\": \"$(cut -d' ' -f1-3 /proc/loadavg)\", \"rados_write\": [${w/ /, }], \"rados_seq\": [${s/ /, }], \"loci\": $(cat "$scratch/s$r.json"), \"baseline\": $before}")
 done
 { echo "{\"osds\": $osds, \"quick\": $([[ ${#quick[@]} -gt 0 ]] && echo true || echo false), \"cpus\": $(nproc), \"rounds\": ["

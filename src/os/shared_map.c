@@ -2,6 +2,9 @@
 #include "os/shared_map.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #ifndef MADV_REMOVE
@@ -39,3 +42,59 @@ void *shared_map_zero_over(uintptr_t at, size_t size)
 int shared_map_sync(void *addr, size_t size) { return msync(addr, size, MS_SYNC); }
 
 int shared_map_remove(void *addr, size_t size) { return madvise(addr, size, MADV_REMOVE); }
+
+#define THP "/sys/kernel/mm/transparent_hugepage/"
+
+/* The [selected] word of a THP setting file into out ("" when unreadable). */
+static void thp_setting(const char *path, char *out, size_t len)
+{
+    char line[256] = "";
+    FILE *f = fopen(path, "re");
+    if (f) {
+        if (!fgets(line, sizeof line, f))
+            line[0] = '\0';
+        fclose(f);
+    }
+    char *open = strchr(line, '['), *close = open ? strchr(open, ']') : NULL;
+    size_t n = open && close ? (size_t)(close - open - 1) : 0;
+    if (n >= len)
+        n = len - 1;
+    memcpy(out, open ? open + 1 : "", n);
+    out[n] = '\0';
+}
+
+static size_t huge_size;
+
+/* PMD-sized pages for shared memory that asks: the size's own setting
+ * (Linux 6.11) unless it says inherit, else the global one. */
+static void read_huge_size(void)
+{
+    unsigned long size = 0;
+    FILE *f = fopen(THP "hpage_pmd_size", "re");
+    if (f) {
+        if (fscanf(f, "%lu", &size) != 1)
+            size = 0;
+        fclose(f);
+    }
+    char path[128], mode[32];
+    snprintf(path, sizeof path, THP "hugepages-%lukB/shmem_enabled", size / 1024);
+    thp_setting(path, mode, sizeof mode);
+    if (mode[0] == '\0' || strcmp(mode, "inherit") == 0)
+        thp_setting(THP "shmem_enabled", mode, sizeof mode);
+    bool yes = strcmp(mode, "always") == 0 || strcmp(mode, "within_size") == 0 || strcmp(mode, "advise") == 0 ||
+               strcmp(mode, "force") == 0;
+    huge_size = yes ? (size_t)size : 0;
+}
+
+size_t shared_map_huge_size(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, read_huge_size);
+    return huge_size;
+}
+
+void shared_map_advise_huge(void *addr, size_t size)
+{
+    madvise(addr, size, MADV_DONTFORK);
+    madvise(addr, size, MADV_HUGEPAGE);
+}

@@ -41,6 +41,16 @@ int shared_map_sync(void *addr, size_t size);
  *  shared memory keeps its pages after MADV_DONTNEED. */
 int shared_map_remove(void *addr, size_t size);
 
+/** The size of the huge pages a memory file's mapping gets when it asks
+ *  (MADV_HUGEPAGE, shared_map_advise_huge), or 0 when the system keeps
+ *  shared memory in base pages (transparent_hugepage/shmem_enabled at never
+ *  or deny, the default; the administrator's to change). Read once. */
+size_t shared_map_huge_size(void);
+
+/** Not inherited by a child of fork(), and in huge pages where the system
+ *  gives shared memory any (MADV_DONTFORK, MADV_HUGEPAGE). */
+void shared_map_advise_huge(void *addr, size_t size);
+
 /** Give this process a copy of its own of the shared memory at [base,
  *  base+size), which maps memory file `fd` from offset 0 (shared_copy.c):
  *  a new memory file named `name` gets the data `fd` holds — read from the

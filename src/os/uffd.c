@@ -1,5 +1,6 @@
 /* userfaultfd ioctls for the paged provider and the heat layer's faults source (see uffd.h). */
 #include "os/uffd.h"
+#include "os/shared_map.h"
 #include "os/vm.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <linux/userfaultfd.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -32,7 +34,13 @@ struct uffdio_move {
 #define UFFDIO_MOVE _IOWR(UFFDIO, 0x05, struct uffdio_move)
 #endif
 
+/* UFFDIO_CONTINUE_MODE_WP (Linux 6.4): no feature bit says it, a try does. */
+#ifndef UFFDIO_CONTINUE_MODE_WP
+#define UFFDIO_CONTINUE_MODE_WP ((__u64)1 << 1)
+#endif
+
 #define UFFD_FLAGS (O_CLOEXEC | O_NONBLOCK)
+#define SHARED_FEATURES (UFFD_FEATURE_MINOR_SHMEM | UFFD_FEATURE_WP_HUGETLBFS_SHMEM)
 
 static int open_full(void)
 {
@@ -50,33 +58,78 @@ static int open_full(void)
     return fd;
 }
 
-/* Ask for write-protect faults on anonymous memory, and for moves when
- * want_move and the kernel has them (a kernel without refuses the feature
- * and leaves the descriptor to be asked again); false (errno set) when the
- * kernel lacks write-protection. */
-static bool handshake(int fd, bool want_move, bool *can_move)
+/* The features this kernel's userfaultfd has: a descriptor takes one
+ * handshake, so a probe of the same kind (user-mode only or not) is asked,
+ * with none requested, and answers with all it has (0: none could be had). */
+static uint64_t kernel_features(bool user_only)
 {
-    struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP | UFFD_FEATURE_MOVE};
-    int rc = want_move ? ioctl(fd, UFFDIO_API, &api) : -1;
-    if (rc != 0) {
-        api = (struct uffdio_api){.api = UFFD_API, .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP};
-        rc = ioctl(fd, UFFDIO_API, &api);
-    }
-    *can_move = want_move && rc == 0 && (api.features & UFFD_FEATURE_MOVE); /* (the kernel lists all it has) */
-    if (rc != 0)
+    int fd = user_only ? (int)syscall(SYS_userfaultfd, UFFD_FLAGS | UFFD_USER_MODE_ONLY) : open_full();
+    struct uffdio_api api = {.api = UFFD_API};
+    uint64_t have = fd >= 0 && ioctl(fd, UFFDIO_API, &api) == 0 ? api.features : 0;
+    if (fd >= 0)
+        close(fd);
+    return have;
+}
+
+/* Ask fd for write-protect faults on anonymous memory and for those of
+ * `want` the kernel has (*got: what it granted); false (errno set) when it
+ * lacks write-protection. */
+static bool handshake(int fd, bool user_only, uint64_t want, uint64_t *got)
+{
+    uint64_t have = kernel_features(user_only);
+    struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP | (want & have)};
+    *got = 0;
+    if (ioctl(fd, UFFDIO_API, &api) != 0)
         return false;
     if (!(api.features & UFFD_FEATURE_PAGEFAULT_FLAG_WP)) {
         errno = ENOTSUP;
         return false;
     }
+    *got = want & have & api.features;
     return true;
 }
+
+/* Does fd map shared memory write-protected (UFFDIO_CONTINUE_MODE_WP)? Tried
+ * on one page of a memory file, registered and given back. */
+static bool continues_protected(int fd)
+{
+    size_t page = vm_page_size();
+    int mem = shared_map_memfd("loci-uffd-probe");
+    bool ok = false;
+    if (mem >= 0 && ftruncate(mem, (off_t)page) == 0) {
+        char *at = shared_map_file(mem, page, true), *alias = shared_map_file(mem, page, true);
+        if (at != MAP_FAILED && alias != MAP_FAILED) {
+            alias[0] = 1; /* the page the continue maps */
+            struct uffdio_register r = {.range = {(uintptr_t)at, page},
+                                        .mode = UFFDIO_REGISTER_MODE_MINOR | UFFDIO_REGISTER_MODE_WP};
+            struct uffdio_continue c = {.range = {(uintptr_t)at, page}, .mode = UFFDIO_CONTINUE_MODE_WP};
+            ok = ioctl(fd, UFFDIO_REGISTER, &r) == 0 && ioctl(fd, UFFDIO_CONTINUE, &c) == 0;
+            (void)uffd_unregister(fd, at, page);
+        }
+        if (at != MAP_FAILED)
+            vm_unmap(at, page);
+        if (alias != MAP_FAILED)
+            vm_unmap(alias, page);
+    }
+    if (mem >= 0)
+        close(mem);
+    return ok;
+}
+
+/* An environment switch: 0 or 1 as set, else -1. */
+static int env_switch(const char *name)
+{
+    const char *v = getenv(name);
+    return v && strcmp(v, "0") == 0 ? 0 : v && strcmp(v, "1") == 0 ? 1 : -1;
+}
+
+int uffd_shared_wanted(void) { return env_switch("LOCI_UFFD_SHM"); }
 
 int uffd_open_wp(void)
 {
     int fd = open_full();
-    bool can_move;
-    if (fd >= 0 && !handshake(fd, false, &can_move)) {
+    uint64_t got;
+    if (fd >= 0 && !handshake(fd, false, 0, &got)) {
         int e = errno;
         close(fd);
         errno = e;
@@ -89,13 +142,13 @@ static const char *const how_to_allow =
     "allow it with `sysctl vm.unprivileged_userfaultfd=1`, the CAP_SYS_PTRACE capability, or "
     "read-write access to /dev/userfaultfd";
 
-int uffd_open(bool user_only_ok, bool *user_only, bool *can_move)
+int uffd_open(bool user_only_ok, uffd_caps_t *caps)
 {
-    *user_only = *can_move = false;
+    *caps = (uffd_caps_t){0};
     int fd = open_full();
     if (fd < 0 && errno == EPERM && user_only_ok) {
         fd = (int)syscall(SYS_userfaultfd, UFFD_FLAGS | UFFD_USER_MODE_ONLY);
-        *user_only = fd >= 0;
+        caps->user_only = fd >= 0;
     }
     if (fd < 0) {
         if (errno == EPERM)
@@ -105,16 +158,20 @@ int uffd_open(bool user_only_ok, bool *user_only, bool *can_move)
         return loci__fail(LOCI_ENOTSUP, "mode=paged: userfaultfd(2) failed: %s (a kernel without "
                                         "CONFIG_USERFAULTFD?); use mode=mmap", strerror(errno));
     }
-    /* LOCI_UFFD_MOVE=0: copies only, so that the copy path can be run on any kernel. */
-    const char *env = getenv("LOCI_UFFD_MOVE");
-    if (!handshake(fd, !(env && strcmp(env, "0") == 0), can_move)) {
+    /* LOCI_UFFD_MOVE=0: copies only, LOCI_UFFD_SHM=0: anonymous memory only, so
+     * that those paths can be run on any kernel. */
+    uint64_t want = (env_switch("LOCI_UFFD_MOVE") == 0 ? 0 : UFFD_FEATURE_MOVE) |
+                    (env_switch("LOCI_UFFD_SHM") == 0 ? 0 : SHARED_FEATURES), got;
+    if (!handshake(fd, caps->user_only, want, &got)) {
         int e = errno;
         close(fd);
         return loci__fail(LOCI_ENOTSUP, "mode=paged: this kernel's userfaultfd cannot write-protect "
                                         "anonymous memory (%s; Linux 5.7 or later has it); use mode=mmap",
                                         strerror(e));
     }
-    if (*user_only)
+    caps->move = got & UFFD_FEATURE_MOVE;
+    caps->shared = (got & SHARED_FEATURES) == SHARED_FEATURES && continues_protected(fd);
+    if (caps->user_only)
         loci__log(LOCI_LOG_WARN, "mode=paged: userfaultfd handles user-mode faults only here, so system "
                                  "calls that read or write paged memory directly (read(2), write(2)...) fail "
                                  "with EFAULT; %s", how_to_allow);
@@ -283,6 +340,47 @@ int uffd_continue(int fd, void *addr, size_t len)
             return -1;
         }
         if (c.mapped > 0) { /* part done (woken), or a page skipped */
+            c.range.start += (uint64_t)c.mapped;
+            c.range.len -= (uint64_t)c.mapped;
+        }
+    }
+    return 0;
+}
+
+int uffd_register_shared(int fd, void *addr, size_t len, bool wp)
+{
+    struct uffdio_register r = {
+        .range = {(uintptr_t)addr, len},
+        .mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR | (wp ? UFFDIO_REGISTER_MODE_WP : 0),
+    };
+    if (ioctl(fd, UFFDIO_REGISTER, &r) != 0)
+        return loci__fail(errno == ENOMEM ? LOCI_ENOMEM : LOCI_ENOTSUP,
+                          "mode=paged: UFFDIO_REGISTER of %zu bytes of shared memory at %p: %s", len, addr,
+                          strerror(errno));
+    uint64_t need = (1ull << _UFFDIO_CONTINUE) | (wp ? 1ull << _UFFDIO_WRITEPROTECT : 0);
+    if ((r.ioctls & need) != need) {
+        (void)uffd_unregister(fd, addr, len);
+        return loci__fail(LOCI_ENOTSUP, "mode=paged: the kernel offers no UFFDIO_CONTINUE%s on shared memory",
+                          wp ? "/UFFDIO_WRITEPROTECT" : "");
+    }
+    return 0;
+}
+
+int uffd_map_cached(int fd, void *addr, size_t len, bool wp)
+{
+    size_t page = vm_page_size();
+    struct uffdio_continue c = {.range = {(uintptr_t)addr, len},
+                                .mode = UFFDIO_CONTINUE_MODE_DONTWAKE | (wp ? UFFDIO_CONTINUE_MODE_WP : 0)};
+    while (c.range.len > 0) {
+        c.mapped = 0;
+        if (ioctl(fd, UFFDIO_CONTINUE, &c) == 0)
+            return 0;
+        if (errno == EEXIST) /* the first page is mapped already: go on after it */
+            c.mapped = (int64_t)page;
+        else if (errno != EAGAIN)
+            return loci__fail(errno == ENOMEM ? LOCI_ENOMEM : LOCI_EIO, "mode=paged: UFFDIO_CONTINUE at %p: %s",
+                              (void *)(uintptr_t)c.range.start, strerror(errno));
+        if (c.mapped > 0) { /* part done, or a page skipped */
             c.range.start += (uint64_t)c.mapped;
             c.range.len -= (uint64_t)c.mapped;
         }

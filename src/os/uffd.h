@@ -13,17 +13,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/** What a descriptor from uffd_open can do beyond anonymous memory. */
+typedef struct {
+    bool user_only; /* it handles user-mode faults only (see uffd_open) */
+    bool move;      /* it moves pages (UFFDIO_MOVE, Linux 6.8), unless LOCI_UFFD_MOVE=0 */
+    bool shared;    /* it serves shared memory (memfds): missing and minor faults, write-protection, and
+                     * UFFDIO_CONTINUE that maps write-protected (Linux 6.4; 6.1 lacks the last), unless
+                     * LOCI_UFFD_SHM=0 */
+} uffd_caps_t;
+
 /** Open a userfaultfd with write-protect support on anonymous memory
  *  (non-blocking, close-on-exec): through userfaultfd(2), else
  *  /dev/userfaultfd. Such a descriptor also handles the faults the kernel
  *  takes on the process's behalf (read(2) into paged memory...). When neither
  *  is allowed and `user_only_ok`, falls back to a descriptor that handles
  *  user-mode faults only (what vm.unprivileged_userfaultfd=0 leaves to
- *  unprivileged users) and sets *user_only. Returns the fd, or LOCI_EPERM /
+ *  unprivileged users) and sets caps->user_only. Returns the fd, or LOCI_EPERM /
  *  LOCI_ENOTSUP with a message naming the sysctl, the capability and the
- *  device node. *can_move: the kernel moves pages (UFFDIO_MOVE, Linux 6.8),
- *  unless the environment says LOCI_UFFD_MOVE=0 (copies only). */
-int uffd_open(bool user_only_ok, bool *user_only, bool *can_move);
+ *  device node. *caps: what else it can do (probed once per descriptor). */
+int uffd_open(bool user_only_ok, uffd_caps_t *caps);
+
+/** LOCI_UFFD_SHM in the environment: 1 (paged caches in shared memory
+ *  wherever the descriptor can serve it, even in 4 KiB pages: for tests), 0
+ *  (never), else -1 (where shared memory comes in huge pages). */
+int uffd_shared_wanted(void);
 
 /** A full descriptor (it also handles faults the kernel takes for the process)
  *  with write-protect support on anonymous memory, as uffd_open opens it, or
@@ -94,5 +107,18 @@ int uffd_unregister(int fd, void *addr, size_t len);
  *  0, or -1 with errno set (ENOENT: the range is no longer registered or
  *  mapped; the caller wakes it with uffd_wake). */
 int uffd_continue(int fd, void *addr, size_t len);
+
+/* --- shared memory behind paged regions (uffd_caps_t.shared) ------------ */
+
+/** Hand [addr, addr+len) of shared memory (a memfd mapped MAP_SHARED) to fd:
+ *  missing pages (holes in the file) and pages the file holds but that are
+ *  not mapped here fault to it, and with `wp` writes to write-protected
+ *  pages too. 0 or LOCI_E* with a message. */
+int uffd_register_shared(int fd, void *addr, size_t len, bool wp);
+
+/** Map the file's pages of [addr, addr+len) (UFFDIO_CONTINUE),
+ *  write-protected when `wp`, waking nobody; pages already mapped are left
+ *  alone. 0 or LOCI_E* with a message. */
+int uffd_map_cached(int fd, void *addr, size_t len, bool wp);
 
 #endif

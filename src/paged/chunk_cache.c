@@ -45,6 +45,13 @@
  *    consecutive chunks are read with one store request (one larger read
  *    of a file, or all chunks in flight at once) and installed together.
  *
+ * A region may instead be backed by shared memory (shared_backing.c: where
+ * the system gives it huge pages): then a fill reads the store straight into
+ * the memory file's pages and maps them (UFFDIO_CONTINUE, write-protected but
+ * the pages that start dirty), with no bounce buffer and no copy, and a drop
+ * removes the file's pages. Everything else — dirty bits, write-behind,
+ * evictions — is the same.
+ *
  * Loads from resident pages never reach loci, so "least recently used" means
  * least recently faulted — as in NVMalloc, whose FUSE cache sat below the
  * kernel's page cache. One mutex guards the slots; store I/O and copies run
@@ -507,7 +514,7 @@ static int write_back(chunk_cache_t *c, slot_t *const *run, unsigned n, bool evi
         uintptr_t cb = chunk_addr(r, run[i]->chunk);
         unsigned p = 0, first, np = (unsigned)(chunk_len(r, run[i]->chunk) / c->page);
         while (next_run(snap + i * w, np, &p, &first)) {
-            runs[nrun] = (chunkstore_run_t){cb - r->base + first * c->page, (void *)(cb + first * c->page),
+            runs[nrun] = (chunkstore_run_t){cb - r->base + first * c->page, backing_io_at(r, cb + first * c->page),
                                             (size_t)(p - first) * c->page};
             owner[nrun++] = i;
         }
@@ -545,8 +552,8 @@ static int write_back(chunk_cache_t *c, slot_t *const *run, unsigned n, bool evi
             nwrites += ops->write_runs ? j - i : 1;
         }
     }
-    if (evict && !error && vm_drop((void *)base, len) != 0)
-        loci__log(LOCI_LOG_ERROR, "mode=paged: madvise(DONTNEED) of a chunk: %s", strerror(errno));
+    if (evict && !error && backing_drop(r, base, len) != 0)
+        loci__log(LOCI_LOG_ERROR, "mode=paged: dropping the pages of a chunk: %s", strerror(errno));
 
     pthread_mutex_lock(&c->lock);
     for (unsigned i = 0; i < n; i++) {
@@ -599,7 +606,7 @@ static bool evict(chunk_cache_t *c, slot_t *s, bool force, int *rc_out)
             loci__log(LOCI_LOG_ERROR, "mode=paged: no chunk of the cache can be written back; dropping one, its "
                                       "unwritten pages are lost (%llu so far): %s",
                       (unsigned long long)atomic_load(&c->dropped), loci_last_error());
-        vm_drop((void *)chunk_addr(s->region, s->chunk), chunk_len(s->region, s->chunk));
+        backing_drop(s->region, chunk_addr(s->region, s->chunk), chunk_len(s->region, s->chunk));
     }
     unslot(c, s);
     c->st.evictions++;
@@ -628,8 +635,8 @@ static void evict_clean(chunk_cache_t *c, slot_t *s)
     }
     pthread_mutex_unlock(&c->lock);
     uint64_t last = s->chunk + n - 1;
-    if (vm_drop((void *)chunk_addr(r, s->chunk), (size_t)(n - 1) * c->chunk + chunk_len(r, last)) != 0)
-        loci__log(LOCI_LOG_ERROR, "mode=paged: madvise(DONTNEED) of %u chunk(s): %s", n, strerror(errno));
+    if (backing_drop(r, chunk_addr(r, s->chunk), (size_t)(n - 1) * c->chunk + chunk_len(r, last)) != 0)
+        loci__log(LOCI_LOG_ERROR, "mode=paged: dropping the pages of %u chunk(s): %s", n, strerror(errno));
     pthread_mutex_lock(&c->lock);
     for (unsigned i = 0; i < n; i++) {
         unslot(c, run[i]);
@@ -780,17 +787,29 @@ static void fill(chunk_cache_t *c, slot_t *const *run, unsigned m, const uffd_fa
         dn = (unsigned)(len / c->page) - dfirst;
     for (unsigned i = 0; dn && i < m; i++) /* the writer was let through the dirty limit for them */
         set_counted(c, run[i], true);
-    bool all_fresh = true; /* nothing to read: copied from the zero page */
+    bool all_fresh = true; /* nothing to read: copied from the zero page (shared memory: its new pages) */
     for (unsigned i = 0; i < m; i++)
         all_fresh = all_fresh && fresh[i];
-    char *buf = all_fresh ? c->zeros : take_bounce(c);
+    bool bounced = !r->alias && !all_fresh;
+    char *buf = r->alias ? NULL : bounced ? take_bounce(c) : c->zeros;
     pthread_mutex_unlock(&c->lock);
 
-    uint64_t read = all_fresh ? 0 : read_chunks(c, r, first, m, fresh, buf, len);
-    int rc = install(c, r, base, buf, len, dfirst, dn);
+    uint64_t read = 0;
+    int rc = 0;
+    if (r->alias) { /* read in place, then mapped at the region: no copy */
+        buf = backing_fill_at(r, base, len);
+        rc = buf ? 0 : LOCI_ENOMEM;
+        if (rc == 0 && !all_fresh)
+            read = read_chunks(c, r, first, m, fresh, buf, len);
+        if (rc == 0)
+            rc = backing_install(c->uffd, r, base, len, (size_t)dfirst * c->page, (size_t)(dfirst + dn) * c->page);
+    } else {
+        read = all_fresh ? 0 : read_chunks(c, r, first, m, fresh, buf, len);
+        rc = install(c, r, base, buf, len, dfirst, dn);
+    }
 
     pthread_mutex_lock(&c->lock);
-    if (!all_fresh)
+    if (bounced)
         give_bounce(c, buf);
     for (unsigned i = 0; i < m; i++) {
         slot_t *s = run[i];
@@ -826,12 +845,17 @@ static void fill(chunk_cache_t *c, slot_t *const *run, unsigned m, const uffd_fa
 
 /* A missing page in a resident chunk that no install has answered (those are
  * stale, see above): its page was dropped behind loci's back (an
- * application's madvise) and comes back from the store. */
+ * application's madvise) and comes back from the store — or, in shared
+ * memory, which kept it, is mapped again. */
 static void refault_page(chunk_cache_t *c, slot_t *s, const uffd_fault_t *f)
 {
     paged_region_t *r = s->region;
     uintptr_t page = f->addr & ~(uintptr_t)(c->page - 1);
-    if (vm_page_absent((void *)page)) {
+    if (r->alias) { /* shared memory keeps the page: mapped again, protected unless dirty */
+        bool dirty = bit(s->dirty, (page - chunk_addr(r, s->chunk)) / c->page);
+        if (backing_install(c->uffd, r, page, c->page, 0, dirty ? c->page : 0) != 0)
+            loci__log(LOCI_LOG_ERROR, "mode=paged: mapping a page again: %s", loci_last_error());
+    } else if (vm_page_absent((void *)page)) {
         bit_clear(s->dirty, (page - chunk_addr(r, s->chunk)) / c->page); /* its data is gone */
         recount(c, s);
         void *buf = aligned_alloc(c->page, c->page); /* rare: I/O under the lock keeps s as it is */
@@ -1247,9 +1271,9 @@ int cache_reload(paged_region_t *r)
     if (r->fresh) /* the new contents may have data anywhere */
         memset(r->fresh, 0, (r->nchunks + 63) / 64 * sizeof *r->fresh);
     /* Under the lock: no fill of r installs a page between. */
-    int rc = vm_drop((void *)r->base, r->size) == 0
+    int rc = backing_drop(r, r->base, r->size) == 0
                  ? 0
-                 : loci__fail(LOCI_EIO, "mode=paged: madvise(DONTNEED) of a region: %s", strerror(errno));
+                 : loci__fail(LOCI_EIO, "mode=paged: dropping the pages of a region: %s", strerror(errno));
     pthread_mutex_unlock(&c->lock);
     return rc;
 }

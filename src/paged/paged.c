@@ -1,7 +1,8 @@
 /*
  * paged provider (mode=paged): anonymous memory whose pages loci fills from a
  * store on fault, through its own DRAM chunk cache (chunk_cache.c) instead of
- * the kernel's page cache. Each extent is a region with its own store: a
+ * the kernel's page cache — or, where the system gives shared memory huge
+ * pages, a memory file filled in place (shared_backing.c). Each extent is a region with its own store: a
  * nameless O_DIRECT file in the tier directory, its space reserved at once so
  * that writing back never meets a full disk; a persistent region's store is
  * its directory of chunk files (chunkstore/chunk_files.c, paged/paged.h), or the flat file
@@ -188,6 +189,7 @@ static void watch_forks(void) { pthread_atfork(NULL, NULL, reset_in_child); }
 
 static void region_free(paged_region_t *r)
 {
+    backing_close(r);
     if (r->store)
         r->store->ops->close(r->store);
     free(r->fresh);
@@ -215,6 +217,7 @@ static paged_region_t *region_new(chunkstore_t *store, size_t size, size_t chunk
     r->nchunks = nchunks;
     r->fresh = fresh;
     r->readonly = readonly;
+    r->mem = -1;
     return r;
 }
 
@@ -234,8 +237,11 @@ static void *map_region(const place_t *place, chunkstore_t *store, size_t size, 
         errno = loci__errno_of(uffd < 0 ? uffd : LOCI_ENOMEM);
         return NULL;
     }
-    void *p = vm_map_aligned(size, alignment, -1, 0);
-    rc = p == MAP_FAILED ? loci__fail(LOCI_ENOMEM, "mode=paged: mmap of %zu bytes: %s", size, strerror(errno)) : 0;
+    bool shared = backing_shared_for(shape.chunk);
+    void *p = shared ? backing_map_shared(r, size, alignment) : vm_map_aligned(size, alignment, -1, 0);
+    rc = p == MAP_FAILED ? loci__fail(LOCI_ENOMEM, "mode=paged: mmap of %zu bytes%s: %s", size,
+                                      shared ? " of a memory file" : "", strerror(errno))
+                         : 0;
     if (rc == 0) {
         r->base = (uintptr_t)p;
         /* Not inherited (no handler in a child), never huge pages (copied in 4 KiB pages). */
@@ -244,7 +250,7 @@ static void *map_region(const place_t *place, chunkstore_t *store, size_t size, 
             rc = loci__fail(LOCI_ENOMEM, "mode=paged: mprotect: %s", strerror(errno));
     }
     if (rc == 0)
-        rc = uffd_register(uffd, p, size, !readonly);
+        rc = shared ? uffd_register_shared(uffd, p, size, !readonly) : uffd_register(uffd, p, size, !readonly);
     if (rc == 0) {
         pthread_mutex_lock(&table_lock);
         r->cache = cache_get(place, &shape, uffd);

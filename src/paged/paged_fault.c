@@ -29,7 +29,8 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int uffd = -1;
 static bool user_only;
-static _Atomic bool can_move; /* the descriptor moves pages (UFFDIO_MOVE) */
+static _Atomic bool can_move;  /* the descriptor moves pages (UFFDIO_MOVE) */
+static _Atomic bool can_share; /* it serves shared memory (uffd_caps_t.shared) */
 static int nthreads; /* started, of FAULT_THREADS + READAHEAD_THREADS */
 /* The check for unrestricted access, made once: 1 = fine, else the LOCI_E*. */
 static int access_rc;
@@ -160,10 +161,12 @@ int paged_uffd(bool forced)
 {
     lock_state();
     int rc = uffd;
-    bool moves;
-    if (rc < 0 && (rc = uffd_open(forced, &user_only, &moves)) >= 0) {
+    uffd_caps_t caps;
+    if (rc < 0 && (rc = uffd_open(forced, &caps)) >= 0) {
         uffd = rc;
-        atomic_store(&can_move, moves);
+        user_only = caps.user_only;
+        atomic_store(&can_move, caps.move);
+        atomic_store(&can_share, caps.shared);
     }
     if (rc >= 0 && nthreads < FAULT_THREADS + READAHEAD_THREADS) {
         start_threads(rc);
@@ -176,17 +179,21 @@ int paged_uffd(bool forced)
 
 bool paged_uffd_moves(void) { return atomic_load(&can_move); }
 
+bool paged_uffd_shares(void) { return atomic_load(&can_share); }
+
 int paged_check_access(const char **why)
 {
     lock_state();
     if (access_rc == 0) {
         int fd = uffd;
         if (fd < 0 || user_only) { /* not tried yet, or only a user-mode one was had */
-            bool only, moves;
-            fd = uffd_open(false, &only, &moves);
+            uffd_caps_t caps;
+            fd = uffd_open(false, &caps);
             if (fd >= 0 && uffd < 0) {
                 uffd = fd; /* keep it: the first paged allocation comes next */
-                atomic_store(&can_move, moves);
+                user_only = false;
+                atomic_store(&can_move, caps.move);
+                atomic_store(&can_share, caps.shared);
             }
             else if (fd >= 0)
                 close(fd);

@@ -8,6 +8,7 @@
  *                  caches by (target, size, chunk)
  *   chunk_cache.c  the cache: fill on fault, LRU, dirty pages, write-back runs
  *   paged_fault.c  the userfaultfd and its fault-handling threads
+ *   shared_backing.c  a region's memory: anonymous, or a memory file filled in place
  * Below: os/uffd.c (the userfaultfd ioctls), src/chunkstore (where chunks
  * live), tier/tier_chunks.c (regions kept as a directory of chunk files).
  */
@@ -39,6 +40,8 @@ typedef struct paged_region {
     unsigned epoch;       /* bumped by evictions and purges (cache lock): older readaheads are void */
     uint64_t ahead;       /* chunks before it were asked to be read ahead (cache lock) */
     unsigned flushing;    /* flushes of it running: written behind too (cache lock) */
+    int mem;              /* shared-memory backed (shared_backing.c): its memory file, else -1 */
+    char *alias;          /* ... and the file's second mapping, which fills and evictions use; else NULL */
 } paged_region_t;
 
 /* ------------------------------------------------------- chunk_cache.c -- */
@@ -115,10 +118,48 @@ int paged_uffd(bool forced);
 /** The process's userfaultfd moves pages (UFFDIO_MOVE): probed when it was opened. */
 bool paged_uffd_moves(void);
 
+/** The process's userfaultfd serves shared memory (uffd_caps_t.shared): probed when it was opened. */
+bool paged_uffd_shares(void);
+
 /** Have a readahead thread fill chunk `chunk` of r soon (cache_readahead),
  *  r held until then. The caller holds r and its cache's lock. Dropped when
  *  too many are queued. */
 void paged_readahead(paged_region_t *r, uint64_t chunk);
+
+/* ---------------------------------------------------- shared_backing.c -- */
+
+/** Should a region of `chunk`-byte chunks be backed by shared memory: the
+ *  process's userfaultfd serves it and the system gives shared memory huge
+ *  pages that whole chunks fill, or LOCI_UFFD_SHM=1 (not with =0). */
+bool backing_shared_for(size_t chunk);
+
+/** Map `size` bytes for r, aligned, over a new memory file (r->mem, r->alias
+ *  set). MAP_FAILED with errno set. */
+void *backing_map_shared(paged_region_t *r, size_t size, size_t alignment);
+
+/** Free the pages of r's memory file, unmap its alias and close it (nothing for anonymous regions). */
+void backing_close(paged_region_t *r);
+
+/** Free the memory of [addr, addr+len) of r: the next access faults to
+ *  loci as missing. 0, or -1 with errno set. */
+int backing_drop(const paged_region_t *r, uintptr_t addr, size_t len);
+
+/** Where the store writes the pages at addr of r from: the alias of a
+ *  shared-memory region, never registered with the userfaultfd, so a page the
+ *  application dropped from the region (madvise) cannot make the write-back's
+ *  own read of it fault to loci (and wait for the slot it is writing); else
+ *  addr itself. */
+char *backing_io_at(const paged_region_t *r, uintptr_t addr);
+
+/** The alias pages of [addr, addr+len) of a shared-memory region, there and
+ *  zeroed where the file had none: what a fill reads the store into. NULL +
+ *  loci__fail. */
+char *backing_fill_at(const paged_region_t *r, uintptr_t addr, size_t len);
+
+/** Map the file's pages of [base, base+len) of a shared-memory region at the
+ *  region: bytes [from, to) writable (they start dirty), the others
+ *  write-protected unless r is read-only. 0 or LOCI_E*. */
+int backing_install(int uffd, const paged_region_t *r, uintptr_t base, size_t len, size_t from, size_t to);
 
 /* ---------------------------------------------------------------- paged.c -- */
 

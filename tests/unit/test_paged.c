@@ -6,7 +6,9 @@
  * asked), purge, prefetch, system calls on paged memory, bad cache sizes,
  * which provider an intent gets, and both ways pages are installed: moved
  * (UFFDIO_MOVE, Linux 6.8) where the kernel can, copied otherwise (the
- * suite runs again with LOCI_UFFD_MOVE=0: unit.test_paged_copy).
+ * suite runs again with LOCI_UFFD_MOVE=0: unit.test_paged_copy); and the
+ * whole suite once more over shared memory filled in place (LOCI_UFFD_SHM=1:
+ * unit.test_paged_shared).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,7 @@
 #include <cmocka.h>
 
 #include "alloc/allocator.h"
+#include "os/shared_map.h"
 #include "paged/paged_internal.h"
 #include "provider/provider.h"
 #include "support/child.h"
@@ -73,18 +76,21 @@ static loci_cache_stats_t stats_of(const void *p)
     return st;
 }
 
-/* Anonymous memory of this process, from /proc/self/status (bytes). */
-static size_t rss_anon(void)
+/* DRAM this process holds as anonymous and shared memory (a paged region
+ * may be either), from /proc/self/smaps_rollup (bytes): proportional sizes,
+ * so that a shared page mapped twice (at the region and at its alias) counts
+ * once, as it is. */
+static size_t rss_memory(void)
 {
-    FILE *f = fopen("/proc/self/status", "r");
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
     char line[256];
-    size_t kb = 0;
+    size_t kb, sum = 0;
     while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "RssAnon: %zu kB", &kb) == 1)
-            break;
+        if (sscanf(line, "Pss_Anon: %zu kB", &kb) == 1 || sscanf(line, "Pss_Shmem: %zu kB", &kb) == 1)
+            sum += kb;
     if (f)
         fclose(f);
-    return kb * KB;
+    return sum * KB;
 }
 
 static uint64_t mix(uint64_t x)
@@ -126,7 +132,7 @@ static void random_writes_16x_cache(void **state)
     size_t cache = 2 * MB, chunk = 64 * KB, size = 16 * cache, npages = size / page;
     place_t pl = paged_place(cache, chunk);
     uint64_t *shadow = calloc(npages, sizeof *shadow);
-    size_t before = rss_anon();
+    size_t before = rss_memory();
     unsigned char *p = provider_paged.alloc(&pl, size, page);
     assert_non_null(p);
     uint64_t rng = 42;
@@ -152,7 +158,7 @@ static void random_writes_16x_cache(void **state)
     assert_true(st.evictions > 1000);
     assert_true(st.resident_peak <= cache);
     assert_true(max_resident * page <= cache);
-    size_t held = rss_anon() - before;
+    size_t held = rss_memory() - before;
     print_message("  16x cache: %llu faults, %llu evictions, %.1f MiB read, %.1f MiB written, DRAM +%.1f MiB\n",
                   (unsigned long long)st.faults, (unsigned long long)st.evictions, st.bytes_read / (double)MB,
                   st.bytes_written / (double)MB, held / (double)MB);
@@ -486,6 +492,58 @@ static bool moves_expected(void)
            (major > 6 || (major == 6 && minor >= 8)) && !(env && strcmp(env, "0") == 0);
 }
 
+/* An environment switch: 0 or 1 as set, else -1. */
+static int env_switch(const char *name)
+{
+    const char *v = getenv(name);
+    return v && strcmp(v, "0") == 0 ? 0 : v && strcmp(v, "1") == 0 ? 1 : -1;
+}
+
+/* The kernel maps shared memory write-protected with UFFDIO_CONTINUE (Linux
+ * 6.4 and later) unless LOCI_UFFD_SHM=0 says anonymous memory only. */
+static bool shares_expected(void)
+{
+    struct utsname u;
+    int major = 0, minor = 0;
+    return uname(&u) == 0 && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+           (major > 6 || (major == 6 && minor >= 4)) && env_switch("LOCI_UFFD_SHM") != 0;
+}
+
+/* Which memory backs a region: shared memory filled in place where asked
+ * (LOCI_UFFD_SHM=1) or where the system gives shared memory huge pages that
+ * whole chunks fill, else anonymous memory. In shared memory a page the
+ * application dropped (MADV_DONTNEED) keeps its data and stays dirty: the
+ * eviction writes it, and it reads back from the store. */
+static void backing_chosen_and_pages_kept(void **state)
+{
+    size_t chunk = 64 * KB, size = 32 * chunk;
+    place_t pl = paged_place(8 * chunk, chunk);
+    unsigned char *p = provider_paged.alloc(&pl, size, page);
+    assert_non_null(p);
+    assert_int_equal(paged_uffd_shares(), shares_expected());
+    paged_region_t *r = paged_region_get((uintptr_t)p);
+    bool shared = r->alias != NULL;
+    paged_region_put(r);
+    size_t huge = shared_map_huge_size();
+    bool expected = paged_uffd_shares() && (env_switch("LOCI_UFFD_SHM") == 1 ||
+                                            (env_switch("LOCI_UFFD_SHM") != 0 && huge && chunk % huge == 0));
+    print_message("  %s memory (shared memory in huge pages of %zu KiB: %s)\n", shared ? "shared" : "anonymous",
+                  huge / KB, huge ? "yes" : "no, the system keeps it in base pages");
+    assert_int_equal(shared, expected);
+    memset(p + 3 * chunk, 0x5a, 2 * page);
+    if (shared) { /* the application drops its mapping of the pages: the memory file keeps them */
+        assert_int_equal(madvise(p + 3 * chunk, 2 * page, MADV_DONTNEED), 0);
+        assert_int_equal(p[3 * chunk + page + 7], 0x5a);
+    }
+    assert_int_equal(provider_paged.file->evict(p, size), 0);
+    assert_int_equal(resident_pages(p, size), 0);
+    assert_int_equal(stats_of(p).bytes_written, 2 * page);
+    for (size_t i = 0; i < 2 * page; i++)
+        if (p[3 * chunk + i] != 0x5a)
+            fail_msg("byte %zu: %#x after eviction", i, p[3 * chunk + i]);
+    assert_int_equal(provider_paged.free(p, size), 0);
+}
+
 /* A sequential writer over 4x the cache: its chunks are installed dirty (moved
  * where the kernel can, else copied unprotected), written back whole, and
  * read back intact after eviction; the probe found what the kernel has. */
@@ -552,8 +610,9 @@ static void sequential_writer_faults_per_batch(void **state)
  * the source left unmapped; a page already at the destination is kept. */
 static void uffd_move_hands_pages_over(void **state)
 {
-    bool user_only, can_move;
-    int fd = uffd_open(true, &user_only, &can_move);
+    uffd_caps_t caps;
+    int fd = uffd_open(true, &caps);
+    bool can_move = caps.move;
     assert_true(fd >= 0);
     assert_int_equal(can_move, moves_expected());
     if (!can_move) {
@@ -805,6 +864,7 @@ int main(void)
         cmocka_unit_test(sequential_writer_round_trip),
         cmocka_unit_test(sequential_writer_faults_per_batch),
         cmocka_unit_test(uffd_move_hands_pages_over),
+        cmocka_unit_test(backing_chosen_and_pages_kept),
         cmocka_unit_test(write_behind_streams_under_the_limit),
         cmocka_unit_test(dirty_limits_checked),
         cmocka_unit_test(store_away_keeps_data_dirty),
