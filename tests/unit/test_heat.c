@@ -13,8 +13,8 @@
 #include "heat/heat.h"
 #include "os/shared_map.h"
 #include "os/vm.h"
+#include "support/threads.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,29 +35,6 @@ static void sleep_ms(unsigned ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
     nanosleep(&ts, NULL);
-}
-
-static int count_threads(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/self/task");
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    if (d)
-        closedir(d);
-    return n;
-}
-
-/* Threads of this process, once those that ended have left /proc (a joined
- * thread's task may linger there a moment): waits up to 2 s for `expect`. */
-static int threads_now_or(int expect)
-{
-    int n = count_threads();
-    for (int i = 0; i < 200 && n != expect; i++, n = count_threads()) {
-        struct timespec ts = {0, 10000000};
-        nanosleep(&ts, NULL);
-    }
-    return n;
 }
 
 static void *nothing(void *arg) { return arg; }

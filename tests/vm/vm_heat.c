@@ -16,8 +16,8 @@
 #include "heat/heat.h"
 #include "os/shared_map.h"
 #include "os/vm.h"
+#include "threads.h"
 
-#include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <pthread.h>
@@ -37,29 +37,6 @@
 #define DAMON_ADMIN "/sys/kernel/mm/damon/admin/kdamonds"
 
 static size_t page;
-
-static int count_threads(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/self/task");
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    if (d)
-        closedir(d);
-    return n;
-}
-
-/* Threads of this process, once those that ended have left /proc (a joined
- * thread's task may linger there a moment): waits up to 2 s for `expect`. */
-static int threads_now_or(int expect)
-{
-    int n = count_threads();
-    for (int i = 0; i < 200 && n != expect; i++, n = count_threads()) {
-        struct timespec ts = {0, 10000000};
-        nanosleep(&ts, NULL);
-    }
-    return n;
-}
 
 static uint64_t *shared_range(uint64_t seed)
 {
