@@ -178,20 +178,30 @@ int uffd_open(bool user_only_ok, uffd_caps_t *caps)
     return fd;
 }
 
-int uffd_register(int fd, void *addr, size_t len, bool wp)
+/* Register [addr, addr+len) in `mode` (+ write-protect when wp) and check
+ * that the kernel offers `fill` (and UFFDIO_WRITEPROTECT when wp) there;
+ * `memory` and `how` name them in the messages. 0 or LOCI_E*. */
+static int register_range(int fd, void *addr, size_t len, uint64_t mode, bool wp, unsigned fill, const char *how,
+                          const char *memory)
 {
-    struct uffdio_register r = {
-        .range = {(uintptr_t)addr, len},
-        .mode = UFFDIO_REGISTER_MODE_MISSING | (wp ? UFFDIO_REGISTER_MODE_WP : 0),
-    };
+    struct uffdio_register r = {.range = {(uintptr_t)addr, len}, .mode = mode | (wp ? UFFDIO_REGISTER_MODE_WP : 0)};
     if (ioctl(fd, UFFDIO_REGISTER, &r) != 0)
         return loci__fail(errno == ENOMEM ? LOCI_ENOMEM : LOCI_ENOTSUP,
-                          "mode=paged: UFFDIO_REGISTER of %zu bytes at %p: %s", len, addr, strerror(errno));
-    uint64_t need = (1ull << _UFFDIO_COPY) | (wp ? 1ull << _UFFDIO_WRITEPROTECT : 0);
-    if ((r.ioctls & need) != need)
-        return loci__fail(LOCI_ENOTSUP, "mode=paged: the kernel offers no UFFDIO_COPY%s on anonymous memory",
-                          wp ? "/UFFDIO_WRITEPROTECT" : "");
+                          "mode=paged: UFFDIO_REGISTER of %zu bytes of %s at %p: %s", len, memory, addr,
+                          strerror(errno));
+    uint64_t need = (1ull << fill) | (wp ? 1ull << _UFFDIO_WRITEPROTECT : 0);
+    if ((r.ioctls & need) != need) {
+        (void)uffd_unregister(fd, addr, len);
+        return loci__fail(LOCI_ENOTSUP, "mode=paged: the kernel offers no %s%s on %s", how,
+                          wp ? "/UFFDIO_WRITEPROTECT" : "", memory);
+    }
     return 0;
+}
+
+int uffd_register(int fd, void *addr, size_t len, bool wp)
+{
+    return register_range(fd, addr, len, UFFDIO_REGISTER_MODE_MISSING, wp, _UFFDIO_COPY, "UFFDIO_COPY",
+                          "anonymous memory");
 }
 
 /* Fill [dst, dst + len) from src with UFFDIO_COPY or (move) UFFDIO_MOVE. Both
@@ -324,66 +334,45 @@ int uffd_unregister(int fd, void *addr, size_t len)
     return ioctl(fd, UFFDIO_UNREGISTER, &r);
 }
 
-int uffd_continue(int fd, void *addr, size_t len)
+/* UFFDIO_CONTINUE over [addr, addr+len) with `mode`, page by page past the
+ * pages already mapped (woken, unless DONTWAKE: the caller wakes). 0, or -1
+ * with errno set. */
+static int continue_range(int fd, void *addr, size_t len, uint64_t mode)
 {
     size_t page = vm_page_size();
-    struct uffdio_continue c = {.range = {(uintptr_t)addr, len}};
-    while (c.range.len > 0) {
-        c.mapped = 0;
-        int rc = ioctl(fd, UFFDIO_CONTINUE, &c);
-        if (rc == 0)
-            return 0;
-        if (errno == EEXIST) { /* the first page is mapped already: wake whoever faulted on it, go on after it */
-            uffd_wake(fd, (void *)(uintptr_t)c.range.start, page);
-            c.mapped = (int64_t)page;
-        } else if (errno != EAGAIN) {
-            return -1;
-        }
-        if (c.mapped > 0) { /* part done (woken), or a page skipped */
-            c.range.start += (uint64_t)c.mapped;
-            c.range.len -= (uint64_t)c.mapped;
-        }
-    }
-    return 0;
-}
-
-int uffd_register_shared(int fd, void *addr, size_t len, bool wp)
-{
-    struct uffdio_register r = {
-        .range = {(uintptr_t)addr, len},
-        .mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR | (wp ? UFFDIO_REGISTER_MODE_WP : 0),
-    };
-    if (ioctl(fd, UFFDIO_REGISTER, &r) != 0)
-        return loci__fail(errno == ENOMEM ? LOCI_ENOMEM : LOCI_ENOTSUP,
-                          "mode=paged: UFFDIO_REGISTER of %zu bytes of shared memory at %p: %s", len, addr,
-                          strerror(errno));
-    uint64_t need = (1ull << _UFFDIO_CONTINUE) | (wp ? 1ull << _UFFDIO_WRITEPROTECT : 0);
-    if ((r.ioctls & need) != need) {
-        (void)uffd_unregister(fd, addr, len);
-        return loci__fail(LOCI_ENOTSUP, "mode=paged: the kernel offers no UFFDIO_CONTINUE%s on shared memory",
-                          wp ? "/UFFDIO_WRITEPROTECT" : "");
-    }
-    return 0;
-}
-
-int uffd_map_cached(int fd, void *addr, size_t len, bool wp)
-{
-    size_t page = vm_page_size();
-    struct uffdio_continue c = {.range = {(uintptr_t)addr, len},
-                                .mode = UFFDIO_CONTINUE_MODE_DONTWAKE | (wp ? UFFDIO_CONTINUE_MODE_WP : 0)};
+    struct uffdio_continue c = {.range = {(uintptr_t)addr, len}, .mode = mode};
     while (c.range.len > 0) {
         c.mapped = 0;
         if (ioctl(fd, UFFDIO_CONTINUE, &c) == 0)
             return 0;
-        if (errno == EEXIST) /* the first page is mapped already: go on after it */
+        if (errno == EEXIST) { /* the first page is mapped already: go on after it */
+            if (!(mode & UFFDIO_CONTINUE_MODE_DONTWAKE))
+                uffd_wake(fd, (void *)(uintptr_t)c.range.start, page);
             c.mapped = (int64_t)page;
-        else if (errno != EAGAIN)
-            return loci__fail(errno == ENOMEM ? LOCI_ENOMEM : LOCI_EIO, "mode=paged: UFFDIO_CONTINUE at %p: %s",
-                              (void *)(uintptr_t)c.range.start, strerror(errno));
+        } else if (errno != EAGAIN) {
+            return -1;
+        }
         if (c.mapped > 0) { /* part done, or a page skipped */
             c.range.start += (uint64_t)c.mapped;
             c.range.len -= (uint64_t)c.mapped;
         }
     }
     return 0;
+}
+
+int uffd_continue(int fd, void *addr, size_t len) { return continue_range(fd, addr, len, 0); }
+
+int uffd_register_shared(int fd, void *addr, size_t len, bool wp)
+{
+    return register_range(fd, addr, len, UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR, wp,
+                          _UFFDIO_CONTINUE, "UFFDIO_CONTINUE", "shared memory");
+}
+
+int uffd_map_cached(int fd, void *addr, size_t len, bool wp)
+{
+    uint64_t mode = UFFDIO_CONTINUE_MODE_DONTWAKE | (wp ? UFFDIO_CONTINUE_MODE_WP : 0);
+    if (continue_range(fd, addr, len, mode) == 0)
+        return 0;
+    return loci__fail(errno == ENOMEM ? LOCI_ENOMEM : LOCI_EIO, "mode=paged: UFFDIO_CONTINUE in [%p, +%zu): %s", addr,
+                      len, strerror(errno));
 }
