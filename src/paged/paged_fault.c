@@ -157,17 +157,22 @@ static void lock_state(void)
     pthread_mutex_lock(&lock);
 }
 
+/* The process's descriptor from now on, and what it can do (state lock held). */
+static void keep(int fd, const uffd_caps_t *caps)
+{
+    uffd = fd;
+    user_only = caps->user_only;
+    atomic_store(&can_move, caps->move);
+    atomic_store(&can_share, caps->shared);
+}
+
 int paged_uffd(bool forced)
 {
     lock_state();
     int rc = uffd;
     uffd_caps_t caps;
-    if (rc < 0 && (rc = uffd_open(forced, &caps)) >= 0) {
-        uffd = rc;
-        user_only = caps.user_only;
-        atomic_store(&can_move, caps.move);
-        atomic_store(&can_share, caps.shared);
-    }
+    if (rc < 0 && (rc = uffd_open(forced, &caps)) >= 0)
+        keep(rc, &caps);
     if (rc >= 0 && nthreads < FAULT_THREADS + READAHEAD_THREADS) {
         start_threads(rc);
         if (nthreads <= FAULT_THREADS) /* no fault thread, or no readahead one */
@@ -189,12 +194,8 @@ int paged_check_access(const char **why)
         if (fd < 0 || user_only) { /* not tried yet, or only a user-mode one was had */
             uffd_caps_t caps;
             fd = uffd_open(false, &caps);
-            if (fd >= 0 && uffd < 0) {
-                uffd = fd; /* keep it: the first paged allocation comes next */
-                user_only = false;
-                atomic_store(&can_move, caps.move);
-                atomic_store(&can_share, caps.shared);
-            }
+            if (fd >= 0 && uffd < 0)
+                keep(fd, &caps); /* the first paged allocation comes next */
             else if (fd >= 0)
                 close(fd);
         }
