@@ -276,7 +276,7 @@ static void fork_in_a_multithreaded_parent(void **state)
  * the blocks its parent hands out after the fork included. */
 static void access_node_memory_is_copied_for_the_child(void **state)
 {
-    use_faults_source("60s");
+    use_topology("knl-flat.xml", ""); /* no heat source needed: this is the shm provider's own */
     loci_arena_t *ar;
     unsigned char *block = arena_block("bandwidth=high,access=node", BLOCK, &ar);
     loci_allocator_t *a = loci_allocator_create("access=node");
