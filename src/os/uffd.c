@@ -116,14 +116,17 @@ static bool continues_protected(int fd)
     return ok;
 }
 
-/* An environment switch: 0 or 1 as set, else -1. */
-static int env_switch(const char *name)
+/* An environment switch: 0 or 1 as set, else -1 (anything else set is
+ * ignored, and said when `say`: once, where the descriptor is opened). */
+static int env_switch(const char *name, bool say)
 {
     const char *v = getenv(name);
+    if (say && v && *v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+        loci__log(LOCI_LOG_WARN, "%s=%s: not 0 or 1; ignored", name, v);
     return v && strcmp(v, "0") == 0 ? 0 : v && strcmp(v, "1") == 0 ? 1 : -1;
 }
 
-int uffd_shared_wanted(void) { return env_switch("LOCI_UFFD_SHM"); }
+int uffd_shared_wanted(void) { return env_switch("LOCI_UFFD_SHM", false); }
 
 int uffd_open_wp(void)
 {
@@ -160,8 +163,8 @@ int uffd_open(bool user_only_ok, uffd_caps_t *caps)
     }
     /* LOCI_UFFD_MOVE=0: copies only, LOCI_UFFD_SHM=0: anonymous memory only, so
      * that those paths can be run on any kernel. */
-    uint64_t want = (env_switch("LOCI_UFFD_MOVE") == 0 ? 0 : UFFD_FEATURE_MOVE) |
-                    (env_switch("LOCI_UFFD_SHM") == 0 ? 0 : SHARED_FEATURES), got;
+    uint64_t want = (env_switch("LOCI_UFFD_MOVE", true) == 0 ? 0 : UFFD_FEATURE_MOVE) |
+                    (env_switch("LOCI_UFFD_SHM", true) == 0 ? 0 : SHARED_FEATURES), got;
     if (!handshake(fd, caps->user_only, want, &got)) {
         int e = errno;
         close(fd);
