@@ -8,8 +8,11 @@
  * read-only, so that nothing of it is cached. On ssd0 one array of
  * loci_alloc: written until loci_range_flush returned, read after
  * loci_range_evict. Rows: a writer dirtying 16x and 4x the cache, the reader of
- * the 16x region; on ssd0 also the raw O_DIRECT file (1 MiB requests, one
- * in flight) written and read in the same run, the figure to compare with.
+ * the 16x region; the same writer's and reader's loops alone over resident
+ * DRAM (the program's own CPU per GB, which no store or competitor spends:
+ * what is left after it is loci's and librados'); on ssd0 also the raw
+ * O_DIRECT file (1 MiB requests, one in flight) written and read in the same
+ * run, the figure to compare with.
  * bench/store/seq.sh runs it beside `rados bench` on the store.
  */
 #include "bench.h"
@@ -92,6 +95,24 @@ static void write_then_read(const target_t *t, size_t bytes, figure_t *w, figure
         loci_region_remove(t->name, t->intent);
 }
 
+/* The writer's and reader's loops alone: `bytes` through a resident DRAM
+ * buffer of `room` bytes (faulted in before the clock starts), so that only
+ * the stores and loads and the check are counted. */
+static void loops_alone(size_t bytes, size_t room, figure_t *w, figure_t *r)
+{
+    uint64_t *v = bench_check(malloc(room), "the loops' DRAM buffer");
+    memset(v, 0, room);
+    double t0 = clock_mono_s(), c0 = bench_cpu();
+    for (size_t done = 0; done < bytes; done += room)
+        fill(v, room);
+    *w = figure(bytes, t0, c0);
+    t0 = clock_mono_s(), c0 = bench_cpu();
+    for (size_t done = 0; done < bytes; done += room)
+        check(v, room, "the loops' DRAM buffer");
+    *r = figure(bytes, t0, c0);
+    free(v);
+}
+
 /* The raw file at path, `bytes` written (then fdatasync) or read with O_DIRECT, 1 MiB at a time. */
 static figure_t raw_file(const char *path, size_t bytes, bool write)
 {
@@ -129,10 +150,11 @@ int bench_seqio(const bench_opts_t *o)
     snprintf(name, sizeof name, "bench-seq-%ld", (long)getpid());
     target_t t = {name, intent, o->store ? NULL : bench_check(loci_allocator_create(intent), intent)};
     snprintf(raw, sizeof raw, "%s/bench-seq-raw-%ld", o->tier, (long)getpid());
-    enum { W16, W4, R16, RAW_W, RAW_R, ROWS };
-    static const char *const labels[ROWS] = {"write 16x cache", "write 4x cache", "read 16x cache",
-                                             "raw O_DIRECT write", "raw O_DIRECT read"};
-    const size_t sizes[ROWS] = {big, small, big, big, big};
+    enum { W16, W4, R16, LOOP_W, LOOP_R, RAW_W, RAW_R, ROWS };
+    static const char *const labels[ROWS] = {"write 16x cache",    "write 4x cache",   "read 16x cache",
+                                             "write loop alone",   "read loop alone",  "raw O_DIRECT write",
+                                             "raw O_DIRECT read"};
+    const size_t sizes[ROWS] = {big, small, big, big, big, big, big};
     int rows = o->store ? RAW_W : ROWS;
     double mbps[ROWS][16], cpu[ROWS][16];
     printf("\n(s) sequential writer and reader, %s, cache %zu MiB, chunk %s, %d repeat(s), medians\n",
@@ -142,6 +164,7 @@ int bench_seqio(const bench_opts_t *o)
         bench_progress("(s) repeat %d/%d", r + 1, o->repeats);
         write_then_read(&t, big, &f[W16], &f[R16]);
         write_then_read(&t, small, &f[W4], NULL);
+        loops_alone(big, cache, &f[LOOP_W], &f[LOOP_R]);
         if (!o->store) {
             f[RAW_W] = raw_file(raw, big, true);
             f[RAW_R] = raw_file(raw, big, false);
