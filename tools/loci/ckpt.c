@@ -100,13 +100,26 @@ static int by_time(const void *a, const void *b)
 
 static int ckpt_ls(void)
 {
-    int n = loci_ckpt_list(NULL, 0);
-    loci_ckpt_info_t *v = n > 0 ? calloc((size_t)n, sizeof *v) : NULL;
-    if (n < 0 || (n > 0 && !v)) {
-        free(v);
-        return n < 0 ? fail() : 1;
+    /* One listing (each reads every manifest, level 2's over the network),
+     * again only if checkpoints were added meanwhile beyond the room. */
+    loci_ckpt_info_t *v = NULL;
+    int n, room = 64;
+    for (;;) {
+        loci_ckpt_info_t *bigger = realloc(v, (size_t)room * sizeof *v);
+        if (!bigger) {
+            free(v);
+            fprintf(stderr, "loci ckpt: out of memory listing checkpoints\n");
+            return 1;
+        }
+        v = bigger;
+        if ((n = loci_ckpt_list(v, room)) < 0) {
+            free(v);
+            return fail();
+        }
+        if (n <= room)
+            break;
+        room = n;
     }
-    n = loci_ckpt_list(v, n);
     rows_t rows = {0};
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++)
