@@ -100,8 +100,9 @@ static int by_time(const void *a, const void *b)
 
 static int ckpt_ls(void)
 {
-    /* One listing (each reads every manifest, level 2's over the network),
-     * again only if checkpoints were added meanwhile beyond the room. */
+    /* Usually one listing (each reads every manifest, level 2's over the
+     * network); again, with room for all, only when there were more than the
+     * room held (the count is the list's whole length). */
     loci_ckpt_info_t *v = NULL;
     int n, room = 64;
     for (;;) {
