@@ -7,6 +7,7 @@
 #include "heat/heat_internal.h"
 #include "grow.h"
 #include "os/vm.h"
+#include "text_file.h"
 
 #include <signal.h>
 #include <stdarg.h>
@@ -65,14 +66,7 @@ double heat__thread_cpu_s(pthread_t thread)
 
 const char *heat__read_line(const char *path, char *buf, size_t len)
 {
-    buf[0] = '\0';
-    FILE *f = fopen(path, "re");
-    if (f) {
-        if (!fgets(buf, (int)len, f))
-            buf[0] = '\0';
-        fclose(f);
-    }
-    buf[strcspn(buf, "\n")] = '\0';
+    text_first_line(path, buf, len);
     return buf;
 }
 

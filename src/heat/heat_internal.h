@@ -130,8 +130,8 @@ int heat__start_thread(pthread_t *thread, void *(*fn)(void *), void *arg);
 /** CPU seconds a thread has used (its CPU clock); 0 when it cannot be read. */
 double heat__thread_cpu_s(pthread_t thread);
 
-/** The first line of a file (sysfs, /proc), without its newline, in buf;
- *  "" when it cannot be read. Returns buf. */
+/** text_first_line (util/text_file.h) for use inside an expression:
+ *  returns buf ("" when the file cannot be read). */
 const char *heat__read_line(const char *path, char *buf, size_t len);
 
 /** Write the reason of a refusal into why[len] (printf-style) and return code. */

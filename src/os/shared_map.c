@@ -1,9 +1,11 @@
 /* Shared mappings of memory files and files (see shared_map.h). */
 #include "os/shared_map.h"
+#include "text_file.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -48,13 +50,8 @@ int shared_map_remove(void *addr, size_t size) { return madvise(addr, size, MADV
 /* The [selected] word of a THP setting file into out ("" when unreadable). */
 static void thp_setting(const char *path, char *out, size_t len)
 {
-    char line[256] = "";
-    FILE *f = fopen(path, "re");
-    if (f) {
-        if (!fgets(line, sizeof line, f))
-            line[0] = '\0';
-        fclose(f);
-    }
+    char line[256];
+    text_first_line(path, line, sizeof line);
     char *open = strchr(line, '['), *close = open ? strchr(open, ']') : NULL;
     size_t n = open && close ? (size_t)(close - open - 1) : 0;
     if (n >= len)
@@ -69,14 +66,9 @@ static size_t huge_size;
  * (Linux 6.11) unless it says inherit, else the global one. */
 static void read_huge_size(void)
 {
-    unsigned long size = 0;
-    FILE *f = fopen(THP "hpage_pmd_size", "re");
-    if (f) {
-        if (fscanf(f, "%lu", &size) != 1)
-            size = 0;
-        fclose(f);
-    }
-    char path[128], mode[32];
+    char line[32], path[128], mode[32];
+    text_first_line(THP "hpage_pmd_size", line, sizeof line);
+    unsigned long size = strtoul(line, NULL, 10);
     snprintf(path, sizeof path, THP "hugepages-%lukB/shmem_enabled", size / 1024);
     thp_setting(path, mode, sizeof mode);
     if (mode[0] == '\0' || strcmp(mode, "inherit") == 0)

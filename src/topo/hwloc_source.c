@@ -4,6 +4,7 @@
  * GPUs — from this machine or from an injected XML topology.
  */
 #include "topo/topo_internal.h"
+#include "text_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -59,14 +60,11 @@ static int possible_span(hwloc_topology_t h, const topo_t *t)
 {
     int span = hwloc_bitmap_last(hwloc_topology_get_complete_nodeset(h)) + 1;
     char list[4096];
-    FILE *f = t->simulated ? NULL : fopen("/sys/devices/system/node/possible", "re");
     hwloc_bitmap_t possible = hwloc_bitmap_alloc();
-    if (f && possible && fgets(list, sizeof list, f) && hwloc_bitmap_list_sscanf(possible, list) == 0 &&
-        hwloc_bitmap_last(possible) + 1 > span)
+    if (!t->simulated && possible && text_first_line("/sys/devices/system/node/possible", list, sizeof list) &&
+        hwloc_bitmap_list_sscanf(possible, list) == 0 && hwloc_bitmap_last(possible) + 1 > span)
         span = hwloc_bitmap_last(possible) + 1;
     hwloc_bitmap_free(possible);
-    if (f)
-        fclose(f);
     return span < TOPO_MAX_NODE_SPAN ? span : TOPO_MAX_NODE_SPAN;
 }
 

@@ -8,6 +8,7 @@
  */
 #include "topo/topo_internal.h"
 #include "dir.h"
+#include "text_file.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -16,22 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-static bool read_line(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return false;
-    bool ok = fgets(buf, (int)len, f) != NULL;
-    fclose(f);
-    if (ok)
-        buf[strcspn(buf, "\n")] = '\0';
-    return ok;
-}
-
 static bool read_u64(const char *path, uint64_t *v)
 {
     char buf[64];
-    if (!read_line(path, buf, sizeof buf))
+    if (!text_first_line(path, buf, sizeof buf))
         return false;
     char *end;
     *v = strtoull(buf, &end, 10);
@@ -43,7 +32,7 @@ static void mark_has_cpus(topo_t *t, const char *root)
     for (int i = 0; i < t->nnodes; i++) {
         char path[256], list[4096];
         snprintf(path, sizeof path, "%s/devices/system/node/node%d/cpulist", root, t->nodes[i].os_index);
-        if (read_line(path, list, sizeof list))
+        if (text_first_line(path, list, sizeof list))
             t->nodes[i].has_cpus = list[strspn(list, " \t")] != '\0';
     }
 }
@@ -91,7 +80,7 @@ static int read_memory_tier(int dirfd, const char *dir, const char *entry, void 
     char path[800], list[4096];
     snprintf(path, sizeof path, "%s/%s/nodelist", dir, entry);
     hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
-    if (nodes && read_line(path, list, sizeof list) && hwloc_bitmap_list_sscanf(nodes, list) == 0) {
+    if (nodes && text_first_line(path, list, sizeof list) && hwloc_bitmap_list_sscanf(nodes, list) == 0) {
         int node;
         hwloc_bitmap_foreach_begin(node, nodes)
             topo_node_t *n = topo_node(t, node);

@@ -24,6 +24,7 @@
  */
 #include "topo/topo_internal.h"
 #include "dir.h"
+#include "text_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -117,13 +118,7 @@ static int add_dax_device(int dirfd, const char *dir, const char *entry, void *a
  * dax device with its driver (device_dax: mappable; kmem: a node's memory). */
 static void fingerprint(char *buf)
 {
-    FILE *f = fopen("/sys/devices/system/node/has_memory", "re");
-    buf[0] = '\0';
-    if (f) {
-        if (!fgets(buf, FINGERPRINT_MAX, f))
-            buf[0] = '\0';
-        fclose(f);
-    }
+    text_first_line("/sys/devices/system/node/has_memory", buf, FINGERPRINT_MAX);
     const char *dax = "/sys/bus/dax/devices";
     int fd = open(dax, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) {
