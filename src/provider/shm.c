@@ -112,12 +112,6 @@ int provider_shm_fd(const void *addr, size_t *offset)
 
 static int child_done[2] = {-1, -1}; /* the child writes a byte when its copies are made */
 
-static void count_one(xrec_t *r, void *arg)
-{
-    (void)r;
-    ++*(size_t *)arg;
-}
-
 /* In the child: r's extent becomes a copy of its own. Failing that, the
  * child would share its parent's memory, where either process's stores
  * corrupt the other's data: it stops instead, saying why. */
@@ -143,10 +137,8 @@ static void copy_for_child(xrec_t *r, void *arg)
 static void shm_fork(loci_fork_phase_t phase)
 {
     if (phase == LOCI_FORK_PREPARE) {
-        xtable_fork(&shms, phase);
-        size_t n = 0;
-        xtable_each_held(&shms, count_one, &n);
-        if (n && pipe2(child_done, O_CLOEXEC) != 0) {
+        xtable_fork(&shms, phase); /* (its lock held until after fork: the count stays) */
+        if (shms.records.n && pipe2(child_done, O_CLOEXEC) != 0) {
             loci__log(LOCI_LOG_WARN, "fork: no pipe to wait for the child's copy of shm memory (%s): stores "
                                      "this process makes right after fork() may reach the child", strerror(errno));
             child_done[0] = child_done[1] = -1;
