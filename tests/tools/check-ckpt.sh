@@ -73,4 +73,10 @@ if command -v script >/dev/null; then # a terminal (util-linux script's pseudo-t
 else
   echo "check-ckpt: no script(1): the terminal case of progress bars not checked"
 fi
-echo "loci ckpt: ls, show, verify (a flipped chunk byte and a flipped manifest byte caught), rm, gc, progress bars"
+# More checkpoints than ls's first listing has room for (64): every one listed, once.
+export LOCI_CKPT_DIR=$scratch/many
+for i in $(seq 1 70); do "$maker" --child save "many-$i" "$i" many-region >/dev/null; done
+out=$("$loci" ckpt ls)
+[ "$(grep -c '^many-' <<<"$out")" -eq 70 ] || fail "ls of 70 checkpoints lists $(grep -c '^many-' <<<"$out")"
+[ "$(grep '^many-' <<<"$out" | awk '{ print $1 }' | sort -u | wc -l)" -eq 70 ] || fail "ls lists a checkpoint twice"
+echo "loci ckpt: ls (also of 70), show, verify (a flipped chunk byte and a flipped manifest byte caught), rm, gc, progress bars"
