@@ -53,6 +53,7 @@
 #include "heat/heat_internal.h"
 #include "clock.h"
 #include "dir.h"
+#include "text_file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -129,6 +130,16 @@ static long kd_read_long(int kd, const char *rel)
 {
     char buf[32];
     return *kd_read(kd, rel, buf, sizeof buf) ? strtol(buf, NULL, 10) : -1;
+}
+
+/* Whether the blank-separated list holds word. */
+static bool has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+            return true;
+    return false;
 }
 
 static int nr_kdamonds(void)
@@ -280,6 +291,27 @@ static int choose_kdamond(bool take, char *why, size_t len)
     return n;
 }
 
+/* The operations sets kdamond kd's kernel was built with. A kernel takes the
+ * name of one it lacks and refuses only the start (EINVAL), so they are read
+ * from avail_operations — which exists only in a context: when kd has none,
+ * one is made for the question and taken away again (under the records'
+ * lock, or by the process that holds kd). The list goes to avail, one line. */
+typedef enum { OPS_NONE, OPS_VADDR, OPS_FVADDR, OPS_UNKNOWN } operations_t;
+static operations_t operations(int kd, char *avail, size_t len)
+{
+    char path[PATH_LEN];
+    snprintf(path, sizeof path, ADMIN "/%d/contexts/0/avail_operations", kd);
+    bool made = kd_read_long(kd, "contexts/nr_contexts") == 0 && kd_write(kd, "contexts/nr_contexts", "1") == 0;
+    bool listed = text_whole(path, avail, len) && avail[0];
+    if (made)
+        (void)kd_write(kd, "contexts/nr_contexts", "0");
+    for (char *c = avail; (c = strchr(c, '\n')) != NULL;)
+        *c = c[1] ? ' ' : '\0';
+    if (!listed)
+        return OPS_UNKNOWN; /* (a kernel before avail_operations: try them) */
+    return has_word(avail, "fvaddr") ? OPS_FVADDR : has_word(avail, "vaddr") ? OPS_VADDR : OPS_NONE;
+}
+
 /* Serialises choosing among processes of ours (a lock file beside the records). */
 static int lock_records(void)
 {
@@ -318,7 +350,16 @@ static int damon_probe(const heat_config_t *cfg, char *why, size_t len)
     if (access(ADMIN "/nr_kdamonds", F_OK) != 0)
         return heat__refuse(why, len, LOCI_ENOTSUP, "no DAMON sysfs interface (" ADMIN ": a kernel without "
                                                     "CONFIG_DAMON_SYSFS, e.g. Debian's 6.1)");
-    int kd = choose_kdamond(false, why, len);
+    /* chosen as open would (a kdamond added where there is none), so that
+     * what operations the kernel has can be asked */
+    int lock = lock_records();
+    int kd = choose_kdamond(true, why, len);
+    char avail[128];
+    if (kd >= 0 && operations(kd, avail, sizeof avail) == OPS_NONE)
+        kd = heat__refuse(why, len, LOCI_ENOTSUP, "this kernel's DAMON monitors no virtual addresses "
+                                                  "(avail_operations: %s; CONFIG_DAMON_VADDR)", avail);
+    if (lock >= 0)
+        close(lock);
     return kd < 0 ? kd : 0;
 }
 
@@ -327,6 +368,7 @@ static int damon_probe(const heat_config_t *cfg, char *why, size_t len)
 static int set_up(heat_t *h, damon_t *d, char *why, size_t len)
 {
     int kd = d->kdamond;
+    char path[PATH_LEN];
     d->aggr_us = (unsigned long)h->cfg.interval_ms * 1000;
     d->sample_us = d->aggr_us / CHECKS; /* (an interval is at least 1 ms: 50 us or more) */
     static const struct {
@@ -347,7 +389,12 @@ static int set_up(heat_t *h, damon_t *d, char *why, size_t len)
     };
     if (kd_write(kd, "contexts/nr_contexts", "1") != 0)
         return heat__refuse(why, len, LOCI_EIO, "kdamond %d: setting up a context: %s", kd, strerror(errno));
-    d->fixed = kd_write(kd, "contexts/0/operations", "fvaddr") == 0;
+    char avail[128];
+    int ops = operations(kd, avail, sizeof avail);
+    if (ops == OPS_NONE)
+        return heat__refuse(why, len, LOCI_ENOTSUP, "kdamond %d: this kernel's DAMON monitors no virtual addresses "
+                                                    "(avail_operations: %s; CONFIG_DAMON_VADDR)", kd, avail);
+    d->fixed = ops != OPS_VADDR && kd_write(kd, "contexts/0/operations", "fvaddr") == 0;
     if (!d->fixed && kd_write(kd, "contexts/0/operations", "vaddr") != 0)
         return heat__refuse(why, len, LOCI_ENOTSUP, "kdamond %d: this kernel's DAMON monitors no virtual addresses "
                                                     "(operations vaddr: %s; CONFIG_DAMON_VADDR)", kd, strerror(errno));
@@ -359,7 +406,6 @@ static int set_up(heat_t *h, damon_t *d, char *why, size_t len)
             return heat__refuse(why, len, LOCI_EIO, "kdamond %d: writing %s: %s", kd, fixed[i].rel, strerror(errno));
     if (kd_write(kd, "contexts/0/targets/0/pid_target", "%d", (int)getpid()) != 0)
         return heat__refuse(why, len, LOCI_EIO, "kdamond %d: targeting this process: %s", kd, strerror(errno));
-    char path[PATH_LEN];
     snprintf(path, sizeof path, ADMIN "/%d/contexts/0/schemes/0/tried_regions", kd);
     if (access(path, F_OK) != 0)
         return heat__refuse(why, len, LOCI_ENOTSUP, "this kernel's DAMON reports no regions a scheme tried "
