@@ -20,7 +20,7 @@
  */
 #include "chunkstore/chunkstore.h"
 #include "chunkstore/chunkstore.h"
-#include "tier/tier.h"
+#include "filetier/filetier.h"
 #include "os/vm.h"
 
 #include <errno.h>
@@ -384,7 +384,7 @@ chunkstore_t *chunkstore_chunks_open(int dirfd, const char *path, uint64_t size,
     s->words = words;
     s->readonly = readonly;
     s->version = next_version();
-    s->in_memory = tier_in_memory(dirfd);
+    s->in_memory = filetier_in_memory(dirfd);
     atomic_init(&s->direct, true);
     pthread_mutex_init(&s->lock, NULL);
     snprintf(s->path, sizeof s->path, "%s", path);

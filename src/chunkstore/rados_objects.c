@@ -8,12 +8,12 @@
  *
  * Named regions keep their size and chunk size as xattrs of the object
  * "loci-region/<name>", which also carries the writer's (exclusive) or the
- * readers' (shared) lock, expiring when its holder dies (rados_lock.c).
+ * readers' (shared) lock, expiring when its holder dies (lock.c).
  * Private extents (loci_alloc on the store) are "loci-anon/<host>.<pid>.<random>"
  * and their objects go when the extent is freed.
  */
 #include "chunkstore/rados_objects.h"
-#include "tier/tier.h"
+#include "filetier/filetier.h"
 #include "units.h"
 
 #include <errno.h>
@@ -34,7 +34,7 @@
 
 typedef struct {
     chunkstore_t base;
-    rados_pool_t *pool;
+    jobstore_t *pool;
     rados_ioctx_t io;
     size_t chunk;
     bool readonly, anonymous, locked;
@@ -45,20 +45,20 @@ typedef struct {
     uint64_t *written;  /* anonymous: bit per chunk written once (removed at close); a writable
                          * region: bit per chunk written since last_snap */
     uint64_t last_snap; /* a writable region: the snapshot this store took last (0: none) */
-} rados_chunks_t;
+} object_chunks_t;
 
-static rados_chunks_t *rs_of(chunkstore_t *s) { return (rados_chunks_t *)s; }
+static object_chunks_t *rs_of(chunkstore_t *s) { return (object_chunks_t *)s; }
 
-static void chunk_oid(const rados_chunks_t *r, uint64_t chunk, char *buf, size_t len)
+static void chunk_oid(const object_chunks_t *r, uint64_t chunk, char *buf, size_t len)
 {
     snprintf(buf, len, "%s/%016llx", r->prefix, (unsigned long long)chunk);
 }
 
-static int fail(const rados_chunks_t *r, int err, const char *op, uint64_t chunk)
+static int fail(const object_chunks_t *r, int err, const char *op, uint64_t chunk)
 {
     char what[400];
     snprintf(what, sizeof what, "%s chunk %llu of %s", op, (unsigned long long)chunk, r->what);
-    return rados_pool_fail(r->pool, err, what);
+    return jobstore_fail(r->pool, err, what);
 }
 
 /* ---- ops ------------------------------------------------------------------- */
@@ -73,10 +73,10 @@ typedef struct {
 
 /* Every chunk of a read is one rados_aio_read, all in flight at once (up to
  * READS_IN_FLIGHT): a readahead batch of 8 chunks costs one round trip, not 8. */
-static int rados_store_read(chunkstore_t *s, uint64_t off, void *buf, size_t len)
+static int objects_read(chunkstore_t *s, uint64_t off, void *buf, size_t len)
 {
-    rados_chunks_t *r = rs_of(s);
-    int rc = rados_pool_check(r->pool, r->what);
+    object_chunks_t *r = rs_of(s);
+    int rc = jobstore_check(r->pool, r->what);
     while (rc == 0 && len) {
         read_op_t op[READS_IN_FLIGHT];
         int k = 0, err = 0;
@@ -117,7 +117,7 @@ static int rados_store_read(chunkstore_t *s, uint64_t off, void *buf, size_t len
     return rc;
 }
 
-static void note_written(rados_chunks_t *r, uint64_t chunk)
+static void note_written(object_chunks_t *r, uint64_t chunk)
 {
     if (!r->written)
         return;
@@ -137,10 +137,10 @@ typedef struct {
  * WRITES_IN_FLIGHT chunks at once (rados_aio_write_op_operate): a run of a
  * sequential writer's chunks costs one round trip and one thread's wait, not
  * one per chunk. Each op is bounded by the cluster's rados_osd_op_timeout. */
-static int rados_store_write_runs(chunkstore_t *s, const chunkstore_run_t *runs, unsigned n)
+static int objects_write_runs(chunkstore_t *s, const chunkstore_run_t *runs, unsigned n)
 {
-    rados_chunks_t *r = rs_of(s);
-    int rc = rados_pool_check(r->pool, r->what);
+    object_chunks_t *r = rs_of(s);
+    int rc = jobstore_check(r->pool, r->what);
     while (rc == 0 && n) {
         write_op_t w[WRITES_IN_FLIGHT];
         int k = 0, err = 0;
@@ -193,13 +193,13 @@ static int rados_store_write_runs(chunkstore_t *s, const chunkstore_run_t *runs,
     return rc;
 }
 
-static int rados_store_write(chunkstore_t *s, uint64_t off, const void *buf, size_t len)
+static int objects_write(chunkstore_t *s, uint64_t off, const void *buf, size_t len)
 {
-    rados_chunks_t *r = rs_of(s);
+    object_chunks_t *r = rs_of(s);
     while (len) { /* one op per chunk */
         size_t n = r->chunk - off % r->chunk < len ? r->chunk - off % r->chunk : len;
         chunkstore_run_t run = {off, buf, n};
-        int rc = rados_store_write_runs(s, &run, 1);
+        int rc = objects_write_runs(s, &run, 1);
         if (rc)
             return rc;
         buf = (const char *)buf + n;
@@ -210,15 +210,15 @@ static int rados_store_write(chunkstore_t *s, uint64_t off, const void *buf, siz
 }
 
 /* Writes are acknowledged by the OSDs when they return: nothing is pending. */
-static int rados_store_sync(chunkstore_t *s)
+static int objects_sync(chunkstore_t *s)
 {
     (void)s;
     return 0;
 }
 
-static int rados_store_discard(chunkstore_t *s, uint64_t off, size_t len)
+static int objects_discard(chunkstore_t *s, uint64_t off, size_t len)
 {
-    rados_chunks_t *r = rs_of(s);
+    object_chunks_t *r = rs_of(s);
     char oid[340];
     while (len) {
         uint64_t chunk = off / r->chunk, inner = off % r->chunk;
@@ -247,7 +247,7 @@ static int rados_store_discard(chunkstore_t *s, uint64_t off, size_t len)
 
 /* Remove objects prefix/i for the chunks i with bit set in `which` (NULL:
  * all of 0..nchunks-1), REMOVE_BATCH at a time in flight. */
-static int remove_chunks(rados_chunks_t *r, uint64_t nchunks, const uint64_t *which)
+static int remove_chunks(object_chunks_t *r, uint64_t nchunks, const uint64_t *which)
 {
     rados_completion_t done[REMOVE_BATCH];
     int first_error = 0;
@@ -275,47 +275,47 @@ static int remove_chunks(rados_chunks_t *r, uint64_t nchunks, const uint64_t *wh
             rados_aio_release(done[j]);
         }
     }
-    return first_error ? rados_pool_fail(r->pool, first_error, "removing chunk objects") : 0;
+    return first_error ? jobstore_fail(r->pool, first_error, "removing chunk objects") : 0;
 }
 
-static void rados_store_close(chunkstore_t *s)
+static void objects_close(chunkstore_t *s)
 {
-    rados_chunks_t *r = rs_of(s);
+    object_chunks_t *r = rs_of(s);
     if (r->anonymous) { /* freed memory: its objects go */
         int rc = remove_chunks(r, (s->size + r->chunk - 1) / r->chunk, r->written);
         if (rc)
             loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
     }
     if (r->locked)
-        rados_lock_release(r->io, r->meta_oid);
+        jobstore_lock_release(r->io, r->meta_oid);
     rados_ioctx_destroy(r->io);
     pthread_mutex_destroy(&r->lock);
     free(r->written);
     free(r);
 }
 
-static const chunkstore_ops_t rados_store_ops = {
+static const chunkstore_ops_t objects_ops = {
     .name = "rados",
-    .read = rados_store_read,
-    .write = rados_store_write,
-    .write_runs = rados_store_write_runs,
-    .sync = rados_store_sync,
-    .discard = rados_store_discard,
-    .close = rados_store_close,
+    .read = objects_read,
+    .write = objects_write,
+    .write_runs = objects_write_runs,
+    .sync = objects_sync,
+    .discard = objects_discard,
+    .close = objects_close,
 };
 
 /* ---- making stores ----------------------------------------------------------- */
 
-static rados_chunks_t *store_new(rados_pool_t *rp, uint64_t size, size_t chunk, const char *what)
+static object_chunks_t *store_new(jobstore_t *rp, uint64_t size, size_t chunk, const char *what)
 {
-    rados_chunks_t *r = calloc(1, sizeof *r);
+    object_chunks_t *r = calloc(1, sizeof *r);
     if (!r)
         return loci__fail_null(LOCI_ENOMEM, "out of memory opening %s", what);
-    if (!(r->io = rados_pool_ioctx(rp))) {
+    if (!(r->io = jobstore_ioctx(rp))) {
         free(r);
         return NULL;
     }
-    r->base = (chunkstore_t){&rados_store_ops, size, false};
+    r->base = (chunkstore_t){&objects_ops, size, false};
     r->pool = rp;
     r->chunk = chunk;
     pthread_mutex_init(&r->lock, NULL);
@@ -323,16 +323,16 @@ static rados_chunks_t *store_new(rados_pool_t *rp, uint64_t size, size_t chunk, 
     return r;
 }
 
-chunkstore_t *chunkstore_rados_anonymous(rados_pool_t *rp, uint64_t size, size_t chunk)
+chunkstore_t *chunkstore_rados_anonymous(jobstore_t *rp, uint64_t size, size_t chunk)
 {
     char what[64], host[64] = "";
-    snprintf(what, sizeof what, "%s paged memory", rados_pool_target(rp));
-    rados_chunks_t *r = store_new(rp, size, chunk, what);
+    snprintf(what, sizeof what, "%s paged memory", jobstore_target(rp));
+    object_chunks_t *r = store_new(rp, size, chunk, what);
     if (!r)
         return NULL;
     uint64_t nchunks = (size + chunk - 1) / chunk;
     if (!(r->written = calloc((nchunks + 63) / 64, sizeof *r->written))) {
-        rados_store_close(&r->base);
+        objects_close(&r->base);
         return loci__fail_null(LOCI_ENOMEM, "out of memory opening %s", what);
     }
     r->anonymous = true;
@@ -351,7 +351,7 @@ static void region_oid(const char *name, char *buf, size_t len) { snprintf(buf, 
 
 /* Size and chunk size of a region from its metadata object: 0, LOCI_ENOENT
  * (no such region), or an error naming what is wrong with it. */
-static int read_meta(rados_pool_t *rp, rados_ioctx_t io, const char *oid, const char *name, uint64_t *size,
+static int read_meta(jobstore_t *rp, rados_ioctx_t io, const char *oid, const char *name, uint64_t *size,
                      size_t *chunk)
 {
     char sz[32] = "", ch[32] = "";
@@ -362,12 +362,12 @@ static int read_meta(rados_pool_t *rp, rados_ioctx_t io, const char *oid, const 
     if (b < 0 && b != -ENODATA) {
         char what[200];
         snprintf(what, sizeof what, "reading the metadata of region \"%s\"", name);
-        return rados_pool_fail(rp, b, what);
+        return jobstore_fail(rp, b, what);
     }
     unsigned long long s = 0, c = 0;
     if (b < 0 || sscanf(sz, "%llu", &s) != 1 || sscanf(ch, "%llu", &c) != 1 || !s || !c || c % 4096)
         return loci__fail(LOCI_EINVAL, "%s: object %s of region \"%s\" has no valid %s/%s attributes: it was not made "
-                                       "by loci; remove the region or fix the object", rados_pool_target(rp), oid,
+                                       "by loci; remove the region or fix the object", jobstore_target(rp), oid,
                           name, XATTR_SIZE, XATTR_CHUNK);
     *size = s;
     *chunk = (size_t)c;
@@ -375,7 +375,7 @@ static int read_meta(rados_pool_t *rp, rados_ioctx_t io, const char *oid, const 
 }
 
 /* A missing metadata object whose chunk 0 exists: deleted behind loci's back. */
-static int missing_region(rados_pool_t *rp, rados_ioctx_t io, const char *name, unsigned flags)
+static int missing_region(jobstore_t *rp, rados_ioctx_t io, const char *name, unsigned flags)
 {
     char oid[340];
     uint64_t sz;
@@ -384,13 +384,13 @@ static int missing_region(rados_pool_t *rp, rados_ioctx_t io, const char *name, 
     if (rados_stat(io, oid, &sz, &mtime) == 0)
         return loci__fail(LOCI_EIO, "region \"%s\" in %s has chunk objects but its metadata object " REGION_PREFIX
                                     "%s is gone (deleted behind loci's back): its size is unknown; remove the region "
-                                    "with loci_region_remove and write it again", name, rados_pool_target(rp), name);
-    return loci__fail(LOCI_ENOENT, "region \"%s\" does not exist in %s (pool %s)%s", name, rados_pool_target(rp),
-                      rados_pool_params(rp)->pool, flags & LOCI_READONLY ? "" : " (pass LOCI_CREATE to create it)");
+                                    "with loci_region_remove and write it again", name, jobstore_target(rp), name);
+    return loci__fail(LOCI_ENOENT, "region \"%s\" does not exist in %s (pool %s)%s", name, jobstore_target(rp),
+                      jobstore_params(rp)->pool, flags & LOCI_READONLY ? "" : " (pass LOCI_CREATE to create it)");
 }
 
 /* Create the metadata object of a new region: exclusively, in one op. */
-static int create_meta(rados_pool_t *rp, rados_ioctx_t io, const char *oid, const char *what, uint64_t size, size_t chunk)
+static int create_meta(jobstore_t *rp, rados_ioctx_t io, const char *oid, const char *what, uint64_t size, size_t chunk)
 {
     char sz[32], ch[32];
     snprintf(sz, sizeof sz, "%llu", (unsigned long long)size);
@@ -405,15 +405,15 @@ static int create_meta(rados_pool_t *rp, rados_ioctx_t io, const char *oid, cons
     rados_release_write_op(op);
     char op_what[400];
     snprintf(op_what, sizeof op_what, "creating the metadata of %s", what);
-    return rc == -EEXIST ? LOCI_EEXIST : rc < 0 ? rados_pool_fail(rp, rc, op_what) : 0;
+    return rc == -EEXIST ? LOCI_EEXIST : rc < 0 ? jobstore_fail(rp, rc, op_what) : 0;
 }
 
-chunkstore_t *chunkstore_rados_open_region(rados_pool_t *rp, const char *name, unsigned flags, uint64_t *size, size_t *chunk)
+chunkstore_t *chunkstore_rados_open_region(jobstore_t *rp, const char *name, unsigned flags, uint64_t *size, size_t *chunk)
 {
     char what[300];
-    snprintf(what, sizeof what, "%s region \"%s\"", rados_pool_target(rp), name);
+    snprintf(what, sizeof what, "%s region \"%s\"", jobstore_target(rp), name);
     size_t asked_chunk = *chunk;
-    rados_chunks_t *r = store_new(rp, 0, asked_chunk ? asked_chunk : STORE_RADOS_CHUNK, what);
+    object_chunks_t *r = store_new(rp, 0, asked_chunk ? asked_chunk : STORE_RADOS_CHUNK, what);
     if (!r)
         return NULL;
     region_oid(name, r->meta_oid, sizeof r->meta_oid);
@@ -434,26 +434,26 @@ chunkstore_t *chunkstore_rados_open_region(rados_pool_t *rp, const char *name, u
     if (rc == LOCI_ENOENT)
         rc = missing_region(rp, r->io, name, flags);
     /* The lock after the metadata: a lock on a missing object would create it. */
-    if (rc == 0 && (rc = rados_lock_take(rp, r->io, r->meta_oid, !r->readonly, what)) == 0)
+    if (rc == 0 && (rc = jobstore_lock_take(rp, r->io, r->meta_oid, !r->readonly, what)) == 0)
         r->locked = true;
     if (rc == 0 && *size && has != *size)
-        rc = tier_size_mismatch(name, has, *size);
+        rc = filetier_size_mismatch(name, has, *size);
     if (rc == 0 && asked_chunk && has_chunk != asked_chunk) {
         char a[32], b[32];
         rc = loci__fail(LOCI_EINVAL, "region \"%s\" in %s has chunks of %s, not the chunk=%s asked; open it without "
-                                     "chunk= (or remove it to change its chunk size)", name, rados_pool_target(rp),
+                                     "chunk= (or remove it to change its chunk size)", name, jobstore_target(rp),
                         units_format_size(has_chunk, a, sizeof a), units_format_size(asked_chunk, b, sizeof b));
     }
     /* A writer writes with the region's snapshot context, or its writes
-     * would not keep the checkpoints' bytes (rados_snapc.c). */
-    rados_snapc_t snapc;
-    if (rc == 0 && !r->readonly && (rc = rados_snapc_read(rp, r->io, r->meta_oid, &snapc)) == 0)
-        rc = rados_snapc_apply(rp, r->io, &snapc);
+     * would not keep the checkpoints' bytes (snapc.c). */
+    jobstore_snapc_t snapc;
+    if (rc == 0 && !r->readonly && (rc = jobstore_snapc_read(rp, r->io, r->meta_oid, &snapc)) == 0)
+        rc = jobstore_snapc_apply(rp, r->io, &snapc);
     uint64_t nchunks = (has + has_chunk - 1) / (has_chunk ? has_chunk : 1);
     if (rc == 0 && !r->readonly && !(r->written = calloc((nchunks + 63) / 64 + 1, sizeof *r->written)))
         rc = loci__fail(LOCI_ENOMEM, "out of memory opening %s", what);
     if (rc != 0) {
-        rados_store_close(&r->base);
+        objects_close(&r->base);
         errno = loci__errno_of(rc);
         return NULL;
     }
@@ -465,11 +465,11 @@ chunkstore_t *chunkstore_rados_open_region(rados_pool_t *rp, const char *name, u
     return &r->base;
 }
 
-int chunkstore_rados_remove_region(rados_pool_t *rp, const char *name)
+int chunkstore_rados_remove_region(jobstore_t *rp, const char *name)
 {
     char what[300];
-    snprintf(what, sizeof what, "%s region \"%s\"", rados_pool_target(rp), name);
-    rados_chunks_t *r = store_new(rp, 0, 4096, what);
+    snprintf(what, sizeof what, "%s region \"%s\"", jobstore_target(rp), name);
+    object_chunks_t *r = store_new(rp, 0, 4096, what);
     if (!r)
         return LOCI_EIO; /* store_new said why */
     region_oid(name, r->meta_oid, sizeof r->meta_oid);
@@ -479,38 +479,38 @@ int chunkstore_rados_remove_region(rados_pool_t *rp, const char *name)
     int rc = read_meta(rp, r->io, r->meta_oid, name, &size, &chunk);
     if (rc == LOCI_ENOENT)
         rc = missing_region(rp, r->io, name, LOCI_READONLY);
-    if (rc == 0 && (rc = rados_lock_take(rp, r->io, r->meta_oid, true, what)) == 0)
+    if (rc == 0 && (rc = jobstore_lock_take(rp, r->io, r->meta_oid, true, what)) == 0)
         r->locked = true;
     if (rc == 0) {
         r->chunk = chunk;
         rc = remove_chunks(r, (size + chunk - 1) / chunk, NULL);
     }
-    rados_snapc_t snapc; /* checkpoints of it go with it: their snapshots hold its old chunks */
-    if (rc == 0 && (rc = rados_snapc_read(rp, r->io, r->meta_oid, &snapc)) == 0)
+    jobstore_snapc_t snapc; /* checkpoints of it go with it: their snapshots hold its old chunks */
+    if (rc == 0 && (rc = jobstore_snapc_read(rp, r->io, r->meta_oid, &snapc)) == 0)
         for (unsigned i = 0; i < snapc.n && rc == 0; i++)
-            rc = rados_snapc_remove(rp, r->meta_oid, snapc.snaps[i]);
+            rc = jobstore_snapc_remove(rp, r->meta_oid, snapc.snaps[i]);
     if (rc == 0) {
-        rados_lock_release(r->io, r->meta_oid);
+        jobstore_lock_release(r->io, r->meta_oid);
         r->locked = false;
         int e = rados_remove(r->io, r->meta_oid);
         if (e < 0 && e != -ENOENT)
-            rc = rados_pool_fail(rp, e, "removing a region's metadata");
+            rc = jobstore_fail(rp, e, "removing a region's metadata");
     }
-    rados_store_close(&r->base);
+    objects_close(&r->base);
     return rc;
 }
 
 /* ---- snapshots of regions (checkpoints) -------------------------------------- */
 
-static rados_chunks_t *region_writer(chunkstore_t *s)
+static object_chunks_t *region_writer(chunkstore_t *s)
 {
-    rados_chunks_t *r = s && s->ops == &rados_store_ops ? rs_of(s) : NULL;
+    object_chunks_t *r = s && s->ops == &objects_ops ? rs_of(s) : NULL;
     return r && !r->anonymous && !r->readonly ? r : NULL;
 }
 
-rados_pool_t *chunkstore_rados_region_pool(chunkstore_t *s)
+jobstore_t *chunkstore_rados_region_pool(chunkstore_t *s)
 {
-    rados_chunks_t *r = region_writer(s);
+    object_chunks_t *r = region_writer(s);
     return r ? r->pool : NULL;
 }
 
@@ -518,12 +518,12 @@ size_t chunkstore_rados_chunk(chunkstore_t *s) { return rs_of(s)->chunk; }
 
 int chunkstore_rados_snapshot(chunkstore_t *s, uint64_t *snap)
 {
-    rados_chunks_t *r = region_writer(s);
+    object_chunks_t *r = region_writer(s);
     if (!r)
         return loci__fail(LOCI_ENOTSUP, "only a store region open writable can be snapshotted");
-    rados_snapc_t c;
+    jobstore_snapc_t c;
     pthread_mutex_lock(&r->lock); /* no write-back runs meanwhile: the caller flushed */
-    int rc = rados_snapc_take(r->pool, r->io, r->meta_oid, r->what, &c);
+    int rc = jobstore_snapc_take(r->pool, r->io, r->meta_oid, r->what, &c);
     if (rc == 0) {
         *snap = c.snaps[0];
         r->last_snap = c.snaps[0];
@@ -535,7 +535,7 @@ int chunkstore_rados_snapshot(chunkstore_t *s, uint64_t *snap)
 
 bool chunkstore_rados_unchanged(chunkstore_t *s, uint64_t snap, uint64_t chunk)
 {
-    rados_chunks_t *r = region_writer(s);
+    object_chunks_t *r = region_writer(s);
     if (!r || !snap)
         return false;
     pthread_mutex_lock(&r->lock);
@@ -545,29 +545,29 @@ bool chunkstore_rados_unchanged(chunkstore_t *s, uint64_t snap, uint64_t chunk)
 }
 
 struct chunkstore_rados_snap {
-    rados_pool_t *pool;
+    jobstore_t *pool;
     rados_ioctx_t io;
     char prefix[300], what[300];
 };
 
-chunkstore_rados_snap_t *chunkstore_rados_snap_open(rados_pool_t *rp, const char *name, uint64_t snap)
+chunkstore_rados_snap_t *chunkstore_rados_snap_open(jobstore_t *rp, const char *name, uint64_t snap)
 {
     chunkstore_rados_snap_t *sn = calloc(1, sizeof *sn);
     if (!sn)
         return loci__fail_null(LOCI_ENOMEM, "out of memory reading a snapshot");
-    if (!(sn->io = rados_pool_ioctx(rp))) {
+    if (!(sn->io = jobstore_ioctx(rp))) {
         free(sn);
         return NULL;
     }
     sn->pool = rp;
     region_oid(name, sn->prefix, sizeof sn->prefix);
-    snprintf(sn->what, sizeof sn->what, "%s region \"%s\" at snapshot %llu", rados_pool_target(rp), name,
+    snprintf(sn->what, sizeof sn->what, "%s region \"%s\" at snapshot %llu", jobstore_target(rp), name,
              (unsigned long long)snap);
-    rados_snapc_t c;
-    int rc = rados_snapc_read(rp, sn->io, sn->prefix, &c);
+    jobstore_snapc_t c;
+    int rc = jobstore_snapc_read(rp, sn->io, sn->prefix, &c);
     if (rc == LOCI_ENOENT)
         rc = loci__fail(LOCI_ENOENT, "%s: the region's metadata object %s is gone", sn->what, sn->prefix);
-    else if (rc == 0 && !rados_snapc_has(&c, snap))
+    else if (rc == 0 && !jobstore_snapc_has(&c, snap))
         rc = loci__fail(LOCI_ENOENT, "%s: the region has no such snapshot (removed behind loci's back?)", sn->what);
     if (rc != 0) {
         chunkstore_rados_snap_close(sn);
@@ -587,7 +587,7 @@ int chunkstore_rados_snap_read(chunkstore_rados_snap_t *sn, uint64_t chunk, void
     if (n < 0) {
         char what[400];
         snprintf(what, sizeof what, "reading chunk %llu of %s", (unsigned long long)chunk, sn->what);
-        return rados_pool_fail(sn->pool, n, what);
+        return jobstore_fail(sn->pool, n, what);
     }
     *got = (size_t)n;
     return 0;
@@ -601,31 +601,31 @@ void chunkstore_rados_snap_close(chunkstore_rados_snap_t *sn)
     free(sn);
 }
 
-int chunkstore_rados_sweep_snaps(rados_pool_t *rp, const char *name, const uint64_t *keep, size_t nkeep, uint64_t *kept,
+int chunkstore_rados_sweep_snaps(jobstore_t *rp, const char *name, const uint64_t *keep, size_t nkeep, uint64_t *kept,
                             uint64_t *removed)
 {
     char oid[300], what[400];
     region_oid(name, oid, sizeof oid);
-    snprintf(what, sizeof what, "%s region \"%s\" (collecting its snapshots)", rados_pool_target(rp), name);
-    rados_ioctx_t io = rados_pool_ioctx(rp);
+    snprintf(what, sizeof what, "%s region \"%s\" (collecting its snapshots)", jobstore_target(rp), name);
+    rados_ioctx_t io = jobstore_ioctx(rp);
     if (!io)
         return LOCI_EIO;
     /* The writer's lock: no save of the region is between taking its
      * snapshot and publishing the manifest that names it. */
-    int rc = rados_lock_take(rp, io, oid, true, what);
-    rados_snapc_t c;
+    int rc = jobstore_lock_take(rp, io, oid, true, what);
+    jobstore_snapc_t c;
     if (rc == 0) {
-        if ((rc = rados_snapc_read(rp, io, oid, &c)) == 0)
+        if ((rc = jobstore_snapc_read(rp, io, oid, &c)) == 0)
             for (unsigned i = 0; i < c.n && rc == 0; i++) {
                 bool wanted = false;
                 for (size_t k = 0; k < nkeep && !wanted; k++)
                     wanted = keep[k] == c.snaps[i];
                 if (wanted)
                     ++*kept;
-                else if ((rc = rados_snapc_remove(rp, oid, c.snaps[i])) == 0)
+                else if ((rc = jobstore_snapc_remove(rp, oid, c.snaps[i])) == 0)
                     ++*removed;
             }
-        rados_lock_release(io, oid);
+        jobstore_lock_release(io, oid);
     }
     rados_ioctx_destroy(io);
     return rc;

@@ -6,14 +6,14 @@
 #define LOCI_CHUNKSTORE_RADOS_OBJECTS_H
 
 #include "chunkstore/chunkstore.h"
-#include "rados/rados_pool.h"
+#include "jobstore/jobstore.h"
 
 /** Chunk size of store regions when the intent gives no chunk= (NVMalloc's 256 KiB). */
 #define STORE_RADOS_CHUNK ((size_t)256 << 10)
 
 /** A private store of `size` bytes in `chunk`-byte objects (loci_alloc on the
  *  store): its objects are removed when it is closed. NULL + loci__fail. */
-chunkstore_t *chunkstore_rados_anonymous(rados_pool_t *rp, uint64_t size, size_t chunk);
+chunkstore_t *chunkstore_rados_anonymous(jobstore_t *rp, uint64_t size, size_t chunk);
 
 /** Open (LOCI_CREATE: or create) the region `name`: flags LOCI_CREATE,
  *  LOCI_READONLY. *size: wanted (0 = as it is), then its size; *chunk: asked
@@ -22,15 +22,15 @@ chunkstore_t *chunkstore_rados_anonymous(rados_pool_t *rp, uint64_t size, size_t
  *  across nodes, until the store is closed (or its process dies + lock_ttl).
  *  NULL + loci__fail: LOCI_ENOENT, LOCI_EBUSY (held elsewhere), LOCI_EINVAL
  *  (size or chunk differs), LOCI_EIO (cluster unreachable, metadata gone). */
-chunkstore_t *chunkstore_rados_open_region(rados_pool_t *rp, const char *name, unsigned flags, uint64_t *size, size_t *chunk);
+chunkstore_t *chunkstore_rados_open_region(jobstore_t *rp, const char *name, unsigned flags, uint64_t *size, size_t *chunk);
 
 /** Delete region `name` and all its objects (LOCI_EBUSY when open anywhere). */
-int chunkstore_rados_remove_region(rados_pool_t *rp, const char *name);
+int chunkstore_rados_remove_region(jobstore_t *rp, const char *name);
 
 /* ---- snapshots of regions: checkpoints on the store (docs/CHECKPOINT.md) ---- */
 
 /** The pool of s when s is a store region open writable here, else NULL. */
-rados_pool_t *chunkstore_rados_region_pool(chunkstore_t *s);
+jobstore_t *chunkstore_rados_region_pool(chunkstore_t *s);
 
 /** Chunk size of a RADOS store. */
 size_t chunkstore_rados_chunk(chunkstore_t *s);
@@ -50,7 +50,7 @@ typedef struct chunkstore_rados_snap chunkstore_rados_snap_t;
 
 /** Open region `name` at snapshot `snap`: NULL + LOCI_ENOENT when the
  *  region's metadata or the snapshot is gone (removed behind loci's back). */
-chunkstore_rados_snap_t *chunkstore_rados_snap_open(rados_pool_t *rp, const char *name, uint64_t snap);
+chunkstore_rados_snap_t *chunkstore_rados_snap_open(jobstore_t *rp, const char *name, uint64_t snap);
 
 /** Chunk `chunk` at the snapshot into buf (len bytes at most): *got bytes
  *  (0: it had no object then, zeros). */
@@ -61,7 +61,7 @@ void chunkstore_rados_snap_close(chunkstore_rados_snap_t *sn);
  *  holding its writer lock (LOCI_EBUSY: open for writing somewhere, maybe
  *  saving: nothing removed); *kept and *removed counted up. LOCI_ENOENT:
  *  no such region. */
-int chunkstore_rados_sweep_snaps(rados_pool_t *rp, const char *name, const uint64_t *keep, size_t nkeep, uint64_t *kept,
+int chunkstore_rados_sweep_snaps(jobstore_t *rp, const char *name, const uint64_t *keep, size_t nkeep, uint64_t *kept,
                             uint64_t *removed);
 
 #endif

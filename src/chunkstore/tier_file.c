@@ -4,7 +4,7 @@
  * chunk cache holds the only DRAM copy.
  */
 #include "chunkstore/chunkstore.h"
-#include "tier/tier.h"
+#include "filetier/filetier.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -74,6 +74,6 @@ chunkstore_t *chunkstore_file_open(int fd, uint64_t size, const char *what)
     }
     f->base = (chunkstore_t){&file_store_ops, size, false};
     snprintf(f->what, sizeof f->what, "%s", what);
-    f->io = (chunkstore_fd_t){fd, (fcntl(fd, F_GETFL) & O_DIRECT) != 0, tier_in_memory(fd), f->what};
+    f->io = (chunkstore_fd_t){fd, (fcntl(fd, F_GETFL) & O_DIRECT) != 0, filetier_in_memory(fd), f->what};
     return &f->base;
 }

@@ -1,6 +1,6 @@
 /*
  * Checkpoint and restart (loci.h "checkpoint"; docs/CHECKPOINT.md), the
- * layer above the regions (src/nvm). Three places hold chunks, each with
+ * layer above the regions (src/region). Three places hold chunks, each with
  * one name: the checkpoint directory (ckpt_dir_t: this node's level 1, its
  * manifests and chunk pool), the job store (ckpt_store_*: a store target's
  * RADOS pool, level 2 and the home of access=job regions), and a paged
@@ -26,7 +26,7 @@
 #ifndef LOCI_CKPT_H
 #define LOCI_CKPT_H
 
-#include "nvm/nvm.h"
+#include "region/region.h"
 
 #include <stdint.h>
 #include <xxhash.h>
@@ -213,10 +213,10 @@ int ckpt_chunk_inodes(int dirfd, uint64_t nchunks, uint64_t **out);
 
 /* -------------------------------------- regions in the job store (ckpt_snap.c) -- */
 
-struct rados_pool;
+struct jobstore;
 
 /** The connection of store target `target` (named in a manifest), or NULL + loci__fail. */
-struct rados_pool *ckpt_target_pool(const char *target);
+struct jobstore *ckpt_target_pool(const char *target);
 
 /** Objects of checkpoints in a job store: "loci-ckpt/<name>" (manifests of
  *  checkpoints whole there), CKPT_STORE_CHUNKS "<pool id>" (drained chunks) and
@@ -234,28 +234,28 @@ int ckpt_snap_targets_each(const ckpt_manifest_t *m,
  *  or with none configured every reachable store target's (at most max, into
  *  out). How many, or LOCI_EIO when the drain target cannot be used (said why). */
 #define CKPT_LEVEL2_MAX 64
-int ckpt_level2_stores(struct rados_pool **out, int max);
+int ckpt_level2_stores(struct jobstore **out, int max);
 
 /** Manifest of checkpoint `name` in the store of rp, checked (LOCI_ENOENT: none). */
-int ckpt_store_manifest_get(struct rados_pool *rp, const char *name, ckpt_manifest_t *m);
+int ckpt_store_manifest_get(struct jobstore *rp, const char *name, ckpt_manifest_t *m);
 
 /** Put manifest text of checkpoint `name` in the store of rp (atomically). */
-int ckpt_store_manifest_put_to(struct rados_pool *rp, const char *name, const char *text, size_t len);
+int ckpt_store_manifest_put_to(struct jobstore *rp, const char *name, const char *text, size_t len);
 
 /** Checkpoint `name` at level 2: in the drain target's store (or, with
  *  none configured, the first store target holding it): its manifest and
  *  that store. LOCI_ENOENT saying where it looked, or where the checkpoint
  *  is when a store records it whole at another node's level 1
  *  (ckpt_level1_elsewhere). */
-int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct rados_pool **rp);
+int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct jobstore **rp);
 
 /** Call fn(name, arg) for each checkpoint whose manifest is in the store of rp. */
-int ckpt_store_manifest_each(struct rados_pool *rp, int (*fn)(const char *name, void *arg), void *arg);
+int ckpt_store_manifest_each(struct jobstore *rp, int (*fn)(const char *name, void *arg), void *arg);
 
 /** Call fn(manifest, arg) for each checkpoint whose manifest or level-1
  *  record is in the store of rp, for a GC's mark: one that cannot be read
  *  stops it (LOCI_EIO: what it refers to cannot be told). */
-int ckpt_store_manifest_mark(struct rados_pool *rp, int (*fn)(const ckpt_manifest_t *m, void *arg), void *arg);
+int ckpt_store_manifest_mark(struct jobstore *rp, int (*fn)(const ckpt_manifest_t *m, void *arg), void *arg);
 
 /* ------------- checkpoints whole only at one node's level 1, in the store (ckpt_level1.c) -- */
 
@@ -267,7 +267,7 @@ typedef struct {
     char dir[4096];           /* its checkpoint directory there */
     char drain[64];           /* the drain target when it was saved, "" for none */
     ckpt_manifest_t m;
-    struct rados_pool *rp;    /* the store holding the record */
+    struct jobstore *rp;    /* the store holding the record */
     char oid[CKPT_LEVEL1_OID]; /* and its object there */
 } ckpt_level1_t;
 
@@ -279,13 +279,13 @@ int ckpt_level1_put(const ckpt_dir_t *d, const ckpt_manifest_t *m, const char *t
 /** Remove this node's record of checkpoint m->name (directory d): from rp
  *  when it is m (the same checksum: m is whole there now), or, rp NULL, from
  *  each store of m's snapshots whatever it holds. */
-int ckpt_level1_forget(const ckpt_dir_t *d, const ckpt_manifest_t *m, struct rados_pool *rp);
+int ckpt_level1_forget(const ckpt_dir_t *d, const ckpt_manifest_t *m, struct jobstore *rp);
 
 /** Call fn(record, arg) for each record in the store of rp (of checkpoint
  *  `name`, or NULL: of every one); fn may take r->m (leaving it zeroed). A
  *  record that cannot be read stops it when `strict` (a GC's mark), else is
  *  warned about and left out. */
-int ckpt_level1_each(struct rados_pool *rp, const char *name, bool strict, int (*fn)(ckpt_level1_t *r, void *arg),
+int ckpt_level1_each(struct jobstore *rp, const char *name, bool strict, int (*fn)(ckpt_level1_t *r, void *arg),
                      void *arg);
 
 /** ckpt_level1_each, not strict, over every reachable store target. */
@@ -325,7 +325,7 @@ int ckpt_store_manifest_put(const ckpt_manifest_t *m, const char *text, size_t l
 int ckpt_store_manifest_remove(const ckpt_manifest_t *m);
 
 /** Remove the manifest of checkpoint `name` from the store of rp (0 when none). */
-int ckpt_store_manifest_remove_from(struct rados_pool *rp, const char *name);
+int ckpt_store_manifest_remove_from(struct jobstore *rp, const char *name);
 
 /** References to store snapshots, for the GC. */
 typedef struct {
@@ -370,7 +370,7 @@ typedef struct ckpt_guard ckpt_guard_t;
  *  (from their first look at the store to their manifest's put; waits at
  *  most the target's timeout while a GC holds it), exclusive for the GC
  *  (LOCI_EBUSY at once while a drain runs anywhere). */
-int ckpt_store_guard(struct rados_pool *rp, bool exclusive, ckpt_guard_t **out);
+int ckpt_store_guard(struct jobstore *rp, bool exclusive, ckpt_guard_t **out);
 void ckpt_store_unguard(ckpt_guard_t *g);
 
 /** Remove the drained chunk objects of the drain target's store that no

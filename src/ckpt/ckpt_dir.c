@@ -9,7 +9,7 @@
  */
 #include "dir.h"
 #include "ckpt/ckpt.h"
-#include "tier/tier.h"
+#include "filetier/filetier.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,9 +30,9 @@ static int where(char *out, size_t len)
         return 0;
     }
     place_t place;
-    int rc = nvm_resolve_dir(NULL, &place);
+    int rc = region_resolve_dir(NULL, &place);
     if (rc == 0)
-        rc = tier_check_dir(place.target);
+        rc = filetier_check_dir(place.target);
     if (rc == 0)
         snprintf(out, len, "%s/ckpt", place.target->path);
     return rc;

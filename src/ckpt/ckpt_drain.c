@@ -10,7 +10,7 @@
  * checkpoints are visible there. The next process drains what is pending.
  */
 #include "ckpt/ckpt.h"
-#include "rados/rados_pool.h"
+#include "jobstore/jobstore.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,13 +49,13 @@ const char *ckpt_drain_target(void)
 }
 
 /* Chunk i of v (a pool file of d) into the job store, unless it is there. */
-static int drain_chunk(const ckpt_dir_t *d, struct rados_pool *rp, const ckpt_var_t *v, uint64_t i,
+static int drain_chunk(const ckpt_dir_t *d, struct jobstore *rp, const ckpt_var_t *v, uint64_t i,
                        unsigned char *buf, uint64_t *sent)
 {
     char oid[64], id[17];
     ckpt_id_name(v->chunks[i].id, id);
     snprintf(oid, sizeof oid, CKPT_STORE_CHUNKS "%s", id);
-    int rc = rados_object_exists(rp, oid);
+    int rc = jobstore_object_exists(rp, oid);
     if (rc == 0)
         return 0;
     if (rc != LOCI_ENOENT)
@@ -70,7 +70,7 @@ static int drain_chunk(const ckpt_dir_t *d, struct rados_pool *rp, const ckpt_va
     /* what goes to the store is what the manifest says: a bad chunk stops here */
     if (!ckpt_sum_equal(XXH3_128bits(buf, (size_t)got), v->chunks[i].sum))
         return loci__fail(LOCI_EIO, "%s/chunks/%s fails its checksum: not drained", d->path, id);
-    if ((rc = rados_object_put(rp, oid, buf, (size_t)got)) == 0)
+    if ((rc = jobstore_object_put(rp, oid, buf, (size_t)got)) == 0)
         *sent += (uint64_t)got;
     return rc;
 }
@@ -79,7 +79,7 @@ static int drain_chunk(const ckpt_dir_t *d, struct rados_pool *rp, const ckpt_va
  * store lacks (*sent counts their bytes), then its manifest. */
 static int ckpt_drain_now(const char *name, const char *target, uint64_t *sent)
 {
-    struct rados_pool *rp = ckpt_target_pool(target);
+    struct jobstore *rp = ckpt_target_pool(target);
     if (!rp)
         return ckpt_fail_in(LOCI_EIO, "checkpoint \"%s\" not drained", name);
     ckpt_guard_t *guard; /* no GC removes a chunk found below before the manifest names it */

@@ -21,7 +21,7 @@
 
 typedef struct {
     const ckpt_dir_t *dir;      /* the directory, or NULL */
-    struct rados_pool *rp;      /* the level-2 store being listed */
+    struct jobstore *rp;      /* the level-2 store being listed */
     loci_ckpt_info_t *v;
     ckpt_sum_t *sums;           /* of v's manifests */
     size_t n, cap;
@@ -122,7 +122,7 @@ int loci_ckpt_list(loci_ckpt_info_t *out, int max)
     } else {
         rc = 0;
     }
-    struct rados_pool *stores[CKPT_LEVEL2_MAX];
+    struct jobstore *stores[CKPT_LEVEL2_MAX];
     int nstores = rc == 0 ? ckpt_level2_stores(stores, CKPT_LEVEL2_MAX) : 0;
     if (nstores < 0) /* level 2 unreachable: level 1 is listed */
         loci__log(LOCI_LOG_WARN, "%s", loci_last_error());
@@ -151,7 +151,7 @@ int loci_ckpt_list(loci_ckpt_info_t *out, int max)
 static int remove_stored(const char *ckpt)
 {
     ckpt_manifest_t m;
-    struct rados_pool *rp;
+    struct jobstore *rp;
     int rc = ckpt_store_find(ckpt, &m, &rp);
     if (rc == 0) {
         ckpt_manifest_free(&m);

@@ -20,7 +20,7 @@
  * on another node removes the records of a node that is lost.
  */
 #include "ckpt/ckpt.h"
-#include "rados/rados_pool.h"
+#include "jobstore/jobstore.h"
 #include "topo/topo.h"
 
 #include <inttypes.h>
@@ -90,8 +90,8 @@ static int put_one(const char *target, const ckpt_manifest_t *m, void *arg)
         free(rec);
         return loci__fail(LOCI_ENOMEM, "out of memory recording checkpoint \"%s\" in %s", m->name, target);
     }
-    struct rados_pool *rp = ckpt_target_pool(target);
-    int rc = rp ? rados_object_put(rp, oid, rec, len) : LOCI_EIO;
+    struct jobstore *rp = ckpt_target_pool(target);
+    int rc = rp ? jobstore_object_put(rp, oid, rec, len) : LOCI_EIO;
     free(rec);
     return rc ? ckpt_fail_in(rc, "its record in %s", target) : 0;
 }
@@ -119,11 +119,11 @@ static bool header(const char **p, const char *end, const char *key, char *out, 
 }
 
 /* Record object `oid` of rp, of checkpoint `name`, into *r. */
-static int read_record(struct rados_pool *rp, const char *oid, const char *name, ckpt_level1_t *r)
+static int read_record(struct jobstore *rp, const char *oid, const char *name, ckpt_level1_t *r)
 {
     char *text;
     size_t len;
-    int rc = rados_object_get(rp, oid, RECORD_MAX, &text, &len);
+    int rc = jobstore_object_get(rp, oid, RECORD_MAX, &text, &len);
     if (rc != 0)
         return rc;
     const char *p = text, *end = text + len;
@@ -138,11 +138,11 @@ static int read_record(struct rados_pool *rp, const char *oid, const char *name,
         r->drain[0] = '\0';
     r->rp = rp;
     snprintf(r->oid, sizeof r->oid, "%s", oid);
-    return rc ? ckpt_fail_in(rc, "record %s of %s", oid, rados_pool_target(rp)) : 0;
+    return rc ? ckpt_fail_in(rc, "record %s of %s", oid, jobstore_target(rp)) : 0;
 }
 
 typedef struct {
-    struct rados_pool *rp;
+    struct jobstore *rp;
     const char *name; /* of the checkpoint, or NULL: every one */
     bool strict;
     int (*fn)(ckpt_level1_t *r, void *arg);
@@ -179,13 +179,13 @@ static int each_record(const char *entry, void *arg)
     return rc;
 }
 
-int ckpt_level1_each(struct rados_pool *rp, const char *name, bool strict, int (*fn)(ckpt_level1_t *r, void *arg),
+int ckpt_level1_each(struct jobstore *rp, const char *name, bool strict, int (*fn)(ckpt_level1_t *r, void *arg),
                      void *arg)
 {
     char prefix[CKPT_LEVEL1_OID];
     snprintf(prefix, sizeof prefix, CKPT_STORE_LEVEL1 "%s%s", name ? name : "", name ? "/" : "");
     each_t e = {rp, name, strict, fn, arg};
-    return rados_object_each(rp, prefix, each_record, &e);
+    return jobstore_object_each(rp, prefix, each_record, &e);
 }
 
 int ckpt_level1_all(const char *name, int (*fn)(ckpt_level1_t *r, void *arg), void *arg)
@@ -207,7 +207,7 @@ typedef struct {
     const ckpt_sum_t *sum; /* remove only the record of this manifest, or NULL: whatever it holds */
 } forget_t;
 
-static int forget_in(struct rados_pool *rp, const forget_t *f)
+static int forget_in(struct jobstore *rp, const forget_t *f)
 {
     if (f->sum) {
         ckpt_level1_t *r = calloc(1, sizeof *r);
@@ -219,17 +219,17 @@ static int forget_in(struct rados_pool *rp, const forget_t *f)
         if (!same) /* none, another save's (it stays), or unreadable (the next save replaces it) */
             return 0;
     }
-    return rados_object_remove(rp, f->oid);
+    return jobstore_object_remove(rp, f->oid);
 }
 
 static int forget_one(const char *target, const ckpt_manifest_t *m, void *arg)
 {
     (void)m;
-    struct rados_pool *rp = ckpt_target_pool(target);
+    struct jobstore *rp = ckpt_target_pool(target);
     return rp ? forget_in(rp, arg) : LOCI_EIO;
 }
 
-int ckpt_level1_forget(const ckpt_dir_t *d, const ckpt_manifest_t *m, struct rados_pool *rp)
+int ckpt_level1_forget(const ckpt_dir_t *d, const ckpt_manifest_t *m, struct jobstore *rp)
 {
     char host[256];
     forget_t f = {.name = m->name, .sum = rp ? &m->sum : NULL};
@@ -241,7 +241,7 @@ int ckpt_level1_forget(const ckpt_dir_t *d, const ckpt_manifest_t *m, struct rad
 static int remove_record(ckpt_level1_t *r, void *arg)
 {
     unsigned *removed = arg;
-    int rc = rados_object_remove(r->rp, r->oid);
+    int rc = jobstore_object_remove(r->rp, r->oid);
     *removed += rc == 0;
     return rc;
 }
@@ -278,7 +278,7 @@ static bool find_newest(const char *name, ckpt_level1_t *r)
 /* Where checkpoint r is and what to change to restart elsewhere, into buf. */
 static void say_where(const ckpt_level1_t *r, char *buf, size_t len)
 {
-    const char *target = rados_pool_target(r->rp);
+    const char *target = jobstore_target(r->rp);
     if (r->drain[0]) {
         snprintf(buf, len, "checkpoint \"%s\" was saved on node %s (checkpoint directory %s), level 1 only: its drain "
                            "to %s has not completed; `loci ckpt drain %s` on that node completes it",

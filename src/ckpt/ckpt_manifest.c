@@ -249,7 +249,7 @@ static int parse_var(cursor_t *c, ckpt_manifest_t *m, char *line)
         return bad(c, "variable kind is neither memory nor region");
     if (!linked && !in_snap && strcmp(tok[5], "copy") != 0)
         return bad(c, "variable layout is neither copy, link nor snap");
-    if (nvm_check_name("variable", tok[2]) != 0)
+    if (region_check_name("variable", tok[2]) != 0)
         return bad(c, "bad variable name");
     if (!decimal(tok[3], &size) || !decimal(tok[4], &chunk) || chunk == 0 || chunk > ((uint64_t)1 << 40) ||
         size > ((uint64_t)1 << 60))

@@ -27,7 +27,7 @@ int loci_ckpt_register(const char *name, const void *ptr, size_t len)
 {
     int rc = topo_ensure();
     if (rc == 0)
-        rc = nvm_check_name("checkpoint variable", name);
+        rc = region_check_name("checkpoint variable", name);
     if (rc != 0)
         return rc;
     if (!ptr || len == 0)
@@ -77,7 +77,7 @@ int loci_ckpt_register(const char *name, const void *ptr, size_t len)
 
 int loci_ckpt_unregister(const char *name)
 {
-    int rc = nvm_check_name("checkpoint variable", name);
+    int rc = region_check_name("checkpoint variable", name);
     if (rc != 0)
         return rc;
     rc = LOCI_ENOENT;
@@ -123,7 +123,7 @@ static void add_region(const char *name, void *base, size_t size, unsigned flags
 int ckpt_entry_check(const char *ckpt)
 {
     int rc = topo_ensure();
-    return rc ? rc : nvm_check_name("checkpoint", ckpt);
+    return rc ? rc : region_check_name("checkpoint", ckpt);
 }
 
 int ckpt_begin(const char *ckpt, const char *what, ckpt_item_t **out, size_t *n)
@@ -138,7 +138,7 @@ int ckpt_begin(const char *ckpt, const char *what, ckpt_item_t **out, size_t *n)
         ok = append(&l, vars[i].name, CKPT_MEMORY, vars[i].base, vars[i].size, false);
     pthread_mutex_unlock(&lock);
     if (ok)
-        nvm_foreach_region(add_region, &l);
+        region_foreach(add_region, &l);
     if (!ok || l.cap == SIZE_MAX || l.n == 0) {
         free(l.items);
         return !ok || l.cap == SIZE_MAX

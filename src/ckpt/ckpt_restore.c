@@ -12,7 +12,7 @@
 #include "chunkstore/chunkstore.h"
 #include "paged/paged.h"
 #include "chunkstore/rados_objects.h"
-#include "rados/rados_pool.h"
+#include "jobstore/jobstore.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,22 +35,22 @@ static const char *kind_name(ckpt_kind_t k) { return k == CKPT_REGION ? "region"
 typedef struct {
     ckpt_dir_t dir;
     bool opened;           /* dir is open (and locked) */
-    struct rados_pool *rp;
+    struct jobstore *rp;
 } source_t;
 
 /* Drained chunk i of v: its object, malloc'd into *data. */
-static int get_drained(struct rados_pool *rp, const ckpt_var_t *v, uint64_t i, char **data, size_t *len)
+static int get_drained(struct jobstore *rp, const ckpt_var_t *v, uint64_t i, char **data, size_t *len)
 {
     char oid[64], id[17];
     ckpt_id_name(v->chunks[i].id, id);
     snprintf(oid, sizeof oid, CKPT_STORE_CHUNKS "%s", id);
-    int rc = rados_object_get(rp, oid, v->chunk, data, len);
-    return rc == LOCI_ENOENT ? loci__fail(LOCI_EIO, "object %s is missing from %s", oid, rados_pool_target(rp)) : rc;
+    int rc = jobstore_object_get(rp, oid, v->chunk, data, len);
+    return rc == LOCI_ENOENT ? loci__fail(LOCI_EIO, "object %s is missing from %s", oid, jobstore_target(rp)) : rc;
 }
 
 /* Chunk i of v against its checksum: a copied chunk has its exact length, a
  * linked chunk file at most that (its tail is zeros). */
-static int check_drained(struct rados_pool *rp, const char *ckpt, const ckpt_var_t *v, uint64_t i)
+static int check_drained(struct jobstore *rp, const char *ckpt, const ckpt_var_t *v, uint64_t i)
 {
     char *data = NULL;
     size_t got, len = ckpt_chunk_len(v, i);
@@ -61,7 +61,7 @@ static int check_drained(struct rados_pool *rp, const char *ckpt, const ckpt_var
         rc = loci__fail(LOCI_EIO, "fails its checksum");
     free(data);
     return rc ? ckpt_fail_in(rc, "checkpoint \"%s\" in %s is corrupt: %s \"%s\", chunk %llu", ckpt,
-                             rados_pool_target(rp), kind_name(v->kind), v->name, (unsigned long long)i)
+                             jobstore_target(rp), kind_name(v->kind), v->name, (unsigned long long)i)
               : 0;
 }
 
@@ -109,7 +109,7 @@ static int check_snap_chunk(chunkstore_rados_snap_t *sn, const char *ckpt, const
 /* The snapshot of v to read, or NULL + loci__fail naming the checkpoint. */
 static chunkstore_rados_snap_t *open_snap(const char *ckpt, const ckpt_var_t *v)
 {
-    struct rados_pool *rp = ckpt_target_pool(v->target);
+    struct jobstore *rp = ckpt_target_pool(v->target);
     chunkstore_rados_snap_t *sn = rp ? chunkstore_rados_snap_open(rp, v->name, v->snap) : NULL;
     if (!sn)
         ckpt_fail_in(ckpt_code_of(errno), "checkpoint \"%s\", region \"%s\"", ckpt, v->name);
@@ -271,7 +271,7 @@ static int check_any(const source_t *src, chunkstore_rados_snap_t *sn, const cha
 static int newer_in_store(const char *ckpt, source_t *src, ckpt_manifest_t *m)
 {
     const char *drain = ckpt_drain_target();
-    struct rados_pool *rp = drain ? ckpt_target_pool(drain) : NULL;
+    struct jobstore *rp = drain ? ckpt_target_pool(drain) : NULL;
     ckpt_manifest_t there;
     if (!rp || ckpt_store_manifest_get(rp, ckpt, &there) != 0)
         return 0; /* not there, or unreachable: this node's */

@@ -310,9 +310,9 @@ static int sum_snap_chunk(save_t *sv, chunkstore_rados_snap_t *sn, const ckpt_va
  * (the OSDs copy a chunk on its next write), and nothing is sent. Each chunk
  * is summed at the snapshot — except those this opening has not written
  * since the previous checkpoint's snapshot, whose sums are that one's. */
-static int save_snapshot(save_t *sv, const ckpt_item_t *it, chunkstore_t *chunk_store, struct rados_pool *rp)
+static int save_snapshot(save_t *sv, const ckpt_item_t *it, chunkstore_t *chunk_store, struct jobstore *rp)
 {
-    const char *target = rados_pool_target(rp);
+    const char *target = jobstore_target(rp);
     size_t chunk = chunkstore_rados_chunk(chunk_store);
     const ckpt_var_t *pv = ckpt_manifest_find(sv->prev, CKPT_REGION, it->name);
     if (pv && (!pv->snap || pv->chunk != chunk || pv->size != it->size || strcmp(pv->target, target) != 0))
@@ -357,7 +357,7 @@ static int save_item(save_t *sv, const ckpt_item_t *it)
     int r = paged_chunks(it->base, &rc); /* written back and durable: the one flush of this save */
     if (r != 0)
         return ckpt_fail_in(r, "region \"%s\"", it->name);
-    struct rados_pool *rp = chunkstore_rados_region_pool(rc.store);
+    struct jobstore *rp = chunkstore_rados_region_pool(rc.store);
     if (rp && chunkstore_rados_chunk(rc.store) <= CKPT_CHUNK)
         return save_snapshot(sv, it, rc.store, rp);
     if (rc.dirfd < 0)

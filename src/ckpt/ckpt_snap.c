@@ -23,7 +23,7 @@ struct ckpt_snap_ref {
     uint64_t snap;
 };
 
-struct rados_pool *ckpt_target_pool(const char *target)
+struct jobstore *ckpt_target_pool(const char *target)
 {
     const loci_target_t *t = loci_target_by_name(target);
     if (!t)
@@ -56,17 +56,17 @@ typedef struct {
     size_t len;
 } blob_t;
 
-int ckpt_store_manifest_put_to(struct rados_pool *rp, const char *name, const char *text, size_t len)
+int ckpt_store_manifest_put_to(struct jobstore *rp, const char *name, const char *text, size_t len)
 {
     char oid[NVM_NAME_MAX + 16];
     snprintf(oid, sizeof oid, MANIFEST_PREFIX "%s", name);
-    return rados_object_put(rp, oid, text, len);
+    return jobstore_object_put(rp, oid, text, len);
 }
 
 static int put_one(const char *target, const ckpt_manifest_t *m, void *arg)
 {
     const blob_t *b = arg;
-    struct rados_pool *rp = ckpt_target_pool(target);
+    struct jobstore *rp = ckpt_target_pool(target);
     int rc = rp ? ckpt_store_manifest_put_to(rp, m->name, b->text, b->len) : LOCI_EIO;
     return rc ? ckpt_fail_in(rc, "its manifest in %s", target) : 0;
 }
@@ -77,12 +77,12 @@ int ckpt_store_manifest_put(const ckpt_manifest_t *m, const char *text, size_t l
     return ckpt_snap_targets_each(m, put_one, &b);
 }
 
-int ckpt_store_manifest_get(struct rados_pool *rp, const char *name, ckpt_manifest_t *m)
+int ckpt_store_manifest_get(struct jobstore *rp, const char *name, ckpt_manifest_t *m)
 {
     char oid[NVM_NAME_MAX + 16], *text;
     size_t len;
     snprintf(oid, sizeof oid, MANIFEST_PREFIX "%s", name);
-    int rc = rados_object_get(rp, oid, MANIFEST_MAX, &text, &len);
+    int rc = jobstore_object_get(rp, oid, MANIFEST_MAX, &text, &len);
     if (rc != 0)
         return rc;
     rc = ckpt_manifest_parse(name, text, len, m);
@@ -93,7 +93,7 @@ int ckpt_store_manifest_get(struct rados_pool *rp, const char *name, ckpt_manife
 static int remove_one(const char *target, const ckpt_manifest_t *m, void *arg)
 {
     (void)arg;
-    struct rados_pool *rp = ckpt_target_pool(target);
+    struct jobstore *rp = ckpt_target_pool(target);
     if (!rp)
         return LOCI_EIO;
     ckpt_manifest_t there;
@@ -105,7 +105,7 @@ static int remove_one(const char *target, const ckpt_manifest_t *m, void *arg)
         ckpt_manifest_free(&there);
     char oid[NVM_NAME_MAX + 16];
     snprintf(oid, sizeof oid, MANIFEST_PREFIX "%s", m->name);
-    return same ? rados_object_remove(rp, oid) : 0;
+    return same ? jobstore_object_remove(rp, oid) : 0;
 }
 
 int ckpt_store_manifest_remove(const ckpt_manifest_t *m)
@@ -118,18 +118,18 @@ int ckpt_store_manifest_remove(const ckpt_manifest_t *m)
     return rc == 0 && drain && !named ? remove_one(drain, m, NULL) : rc;
 }
 
-int ckpt_store_manifest_remove_from(struct rados_pool *rp, const char *name)
+int ckpt_store_manifest_remove_from(struct jobstore *rp, const char *name)
 {
     char oid[NVM_NAME_MAX + 16];
     snprintf(oid, sizeof oid, MANIFEST_PREFIX "%s", name);
-    return rados_object_remove(rp, oid);
+    return jobstore_object_remove(rp, oid);
 }
 
-int ckpt_level2_stores(struct rados_pool **out, int max)
+int ckpt_level2_stores(struct jobstore **out, int max)
 {
     const char *drain = ckpt_drain_target();
     if (drain) {
-        struct rados_pool *rp = ckpt_target_pool(drain);
+        struct jobstore *rp = ckpt_target_pool(drain);
         if (!rp)
             return ckpt_fail_in(LOCI_EIO, "level 2 of checkpoints ([checkpoint] drain = %s) cannot be read", drain);
         out[0] = rp;
@@ -144,9 +144,9 @@ int ckpt_level2_stores(struct rados_pool **out, int max)
     return n;
 }
 
-int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct rados_pool **out)
+int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct jobstore **out)
 {
-    struct rados_pool *stores[CKPT_LEVEL2_MAX];
+    struct jobstore *stores[CKPT_LEVEL2_MAX];
     int n = ckpt_level2_stores(stores, CKPT_LEVEL2_MAX);
     if (n < 0)
         return n;
@@ -155,7 +155,7 @@ int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct rados_pool **ou
         if (e == LOCI_ENOENT)
             continue;
         if (e != 0)
-            return ckpt_fail_in(e, "checkpoint \"%s\" in %s", name, rados_pool_target(stores[i]));
+            return ckpt_fail_in(e, "checkpoint \"%s\" in %s", name, jobstore_target(stores[i]));
         *out = stores[i];
         return 0;
     }
@@ -177,10 +177,10 @@ static int each_manifest(const char *name, void *arg)
     return strchr(name, '/') ? 0 : e->fn(name, e->arg);
 }
 
-int ckpt_store_manifest_each(struct rados_pool *rp, int (*fn)(const char *name, void *arg), void *arg)
+int ckpt_store_manifest_each(struct jobstore *rp, int (*fn)(const char *name, void *arg), void *arg)
 {
     each_t e = {fn, arg};
-    return rados_object_each(rp, MANIFEST_PREFIX, each_manifest, &e);
+    return jobstore_object_each(rp, MANIFEST_PREFIX, each_manifest, &e);
 }
 
 /* ---- garbage collection of snapshots ---------------------------------------- */
@@ -214,7 +214,7 @@ void ckpt_snap_refs_free(ckpt_snap_refs_t *refs)
 }
 
 typedef struct {
-    struct rados_pool *rp;
+    struct jobstore *rp;
     int (*fn)(const ckpt_manifest_t *m, void *arg);
     void *arg;
 } marking_t;
@@ -227,7 +227,7 @@ static int mark_one(const char *name, void *arg)
     if (rc == LOCI_ENOENT) /* removed meanwhile */
         return 0;
     if (rc != 0) /* what it refers to cannot be told: removing anything could lose it */
-        return ckpt_fail_in(rc, "nothing collected in %s", rados_pool_target(k->rp));
+        return ckpt_fail_in(rc, "nothing collected in %s", jobstore_target(k->rp));
     rc = k->fn(&m, k->arg);
     ckpt_manifest_free(&m);
     return rc;
@@ -240,7 +240,7 @@ static int mark_record(ckpt_level1_t *r, void *arg)
     return k->fn(&r->m, k->arg);
 }
 
-int ckpt_store_manifest_mark(struct rados_pool *rp, int (*fn)(const ckpt_manifest_t *m, void *arg), void *arg)
+int ckpt_store_manifest_mark(struct jobstore *rp, int (*fn)(const ckpt_manifest_t *m, void *arg), void *arg)
 {
     marking_t k = {rp, fn, arg};
     int rc = ckpt_store_manifest_each(rp, mark_one, &k);
@@ -259,7 +259,7 @@ int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_stats_t *out)
         bool seen = false;
         for (size_t k = 0; k < i && !seen; k++)
             seen = strcmp(refs->v[k].target, refs->v[i].target) == 0;
-        struct rados_pool *rp = seen ? NULL : ckpt_target_pool(refs->v[i].target);
+        struct jobstore *rp = seen ? NULL : ckpt_target_pool(refs->v[i].target);
         if (seen)
             continue;
         int rc = rp ? ckpt_store_manifest_mark(rp, add_stored, refs) : LOCI_EIO;
@@ -282,7 +282,7 @@ int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_stats_t *out)
         for (size_t k = 0; k < refs->n; k++)
             if (strcmp(refs->v[k].target, r->target) == 0 && strcmp(refs->v[k].region, r->region) == 0)
                 keep[nkeep++] = refs->v[k].snap;
-        struct rados_pool *rp = ckpt_target_pool(r->target);
+        struct jobstore *rp = ckpt_target_pool(r->target);
         int e = rp ? chunkstore_rados_sweep_snaps(rp, r->region, keep, nkeep, &out->snaps_kept, &out->snaps_removed)
                    : LOCI_EIO;
         if (e == LOCI_EBUSY || e == LOCI_ENOENT) /* open for writing (maybe saving), or removed: not now */

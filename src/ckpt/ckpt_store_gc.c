@@ -12,7 +12,7 @@
  * and the next drain sends them again. The lock expires with its holder.
  */
 #include "ckpt/ckpt.h"
-#include "rados/rados_pool.h"
+#include "jobstore/jobstore.h"
 #include "clock.h"
 
 #include <stdio.h>
@@ -26,20 +26,20 @@ struct ckpt_guard {
     rados_ioctx_t io;
 };
 
-int ckpt_store_guard(struct rados_pool *rp, bool exclusive, ckpt_guard_t **out)
+int ckpt_store_guard(struct jobstore *rp, bool exclusive, ckpt_guard_t **out)
 {
     ckpt_guard_t *g = malloc(sizeof *g);
     if (!g)
         return loci__fail(LOCI_ENOMEM, "out of memory locking the drained checkpoint chunks");
-    if (!(g->io = rados_pool_ioctx(rp))) {
+    if (!(g->io = jobstore_ioctx(rp))) {
         free(g);
         return LOCI_EIO;
     }
     const char *what = exclusive ? "checkpoint chunks of the store (gc)" : "checkpoint chunks of the store (drain)";
-    double until = clock_mono_s() + rados_pool_params(rp)->timeout_s;
+    double until = clock_mono_s() + jobstore_params(rp)->timeout_s;
     int rc;
     /* A drain waits for a GC (they are short); a GC gives way to drains. */
-    while ((rc = rados_lock_take(rp, g->io, GUARD_OID, exclusive, what)) == LOCI_EBUSY && !exclusive &&
+    while ((rc = jobstore_lock_take(rp, g->io, GUARD_OID, exclusive, what)) == LOCI_EBUSY && !exclusive &&
            clock_mono_s() < until)
         nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
     if (rc != 0) {
@@ -55,13 +55,13 @@ void ckpt_store_unguard(ckpt_guard_t *g)
 {
     if (!g)
         return;
-    rados_lock_release(g->io, GUARD_OID);
+    jobstore_lock_release(g->io, GUARD_OID);
     rados_ioctx_destroy(g->io);
     free(g);
 }
 
 typedef struct {
-    struct rados_pool *rp;
+    struct jobstore *rp;
     ckpt_ids_t *ids;    /* named by a manifest */
     ckpt_ids_t garbage; /* chunk objects none names */
     uint64_t kept;      /* chunk objects some manifest names */
@@ -107,13 +107,13 @@ int ckpt_store_chunks_sweep(ckpt_ids_t *ids, loci_ckpt_gc_stats_t *out)
     rc = ckpt_store_manifest_mark(w.rp, mark_stored, ids);
     ckpt_ids_sort(ids);
     if (rc == 0)
-        rc = rados_object_each(w.rp, CKPT_STORE_CHUNKS, note_garbage, &w);
+        rc = jobstore_object_each(w.rp, CKPT_STORE_CHUNKS, note_garbage, &w);
     out->store_chunks_kept += w.kept;
     for (size_t i = 0; i < w.garbage.n && rc == 0; i++) {
         char oid[64], id[17];
         ckpt_id_name(w.garbage.v[i], id);
         snprintf(oid, sizeof oid, CKPT_STORE_CHUNKS "%s", id);
-        if ((rc = rados_object_remove(w.rp, oid)) == 0)
+        if ((rc = jobstore_object_remove(w.rp, oid)) == 0)
             out->store_chunks_removed++;
     }
     ckpt_store_unguard(guard);

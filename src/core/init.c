@@ -6,7 +6,7 @@
 #include "alloc/allocator.h"
 #include "arena/arena.h"
 #include "ckpt/ckpt.h"
-#include "nvm/nvm.h"
+#include "region/region.h"
 #include "pool/pool.h"
 #include "tiering/tiering.h"
 #include "topo/topo.h"
@@ -21,7 +21,7 @@ static void teardown(void)
 {
     tiering_fini(); /* its thread moves arenas: stopped before anything goes */
     ckpt_fini();
-    nvm_fini(); /* regions are no heaps: synced and closed first */
+    region_fini(); /* regions are no heaps: synced and closed first */
     arena_fini();
     allocator_fini();
     pool_fini();

@@ -3,13 +3,13 @@
  * it: a block of an allocator (its heap in the pool), of a private arena
  * (its own heap, under the arena's max_bytes) or of a shared arena (its own
  * allocator in the segment every process maps), or any address of a
- * persistent region open here (src/nvm: mapped whole, closed, never freed).
+ * persistent region open here (src/region: mapped whole, closed, never freed).
  * This is the one place that knows them all, so that none of them has to
  * know the others.
  */
 #include "alloc/allocator.h"
 #include "arena/arena.h"
-#include "nvm/nvm.h"
+#include "region/region.h"
 #include "pool/pool_internal.h"
 
 #include <errno.h>
@@ -19,7 +19,7 @@
 static int refuse_region(const void *ptr, const char *op)
 {
     char name[NVM_NAME_MAX + 1];
-    const loci_target_t *t = nvm_region_may_hold(ptr) ? nvm_region_target(ptr, name) : NULL;
+    const loci_target_t *t = nvm_region_may_hold(ptr) ? region_target(ptr, name) : NULL;
     return t ? loci__fail(LOCI_EINVAL, "%s(%p): memory of region \"%s\" on %s, not a block: a region is "
                                        "closed with loci_region_close, never freed or resized", op, ptr, name,
                           t->name)
@@ -91,6 +91,6 @@ const loci_target_t *loci_ptr_target(const void *ptr)
     if (ar)
         t = loci_arena_target(ar);
     if (!t && ptr && nvm_region_may_hold(ptr))
-        t = nvm_region_target(ptr, NULL);
+        t = region_target(ptr, NULL);
     return t ? t : loci__fail_null(LOCI_ENOENT, "%p is not memory loci allocated, nor in a region open here", ptr);
 }

@@ -2,10 +2,10 @@
  * The statistics report (loci_stats_print; LOCI_STATS=1 prints it at exit):
  * allocators and targets (alloc/stats.c adds the pool's counters up), the
  * auto arenas and tiering's totals (tiering/stats.c) and the paged caches
- * (nvm/stats.c).
+ * (region/stats.c).
  */
 #include "alloc/allocator.h"
-#include "nvm/nvm.h"
+#include "region/region.h"
 #include "tiering/tiering.h"
 
 #include <inttypes.h>
@@ -37,7 +37,7 @@ void loci_stats_print(FILE *f)
                     t->targets[i].name, "", st.bytes_in_use, st.bytes_peak, st.allocations, st.frees);
     }
     tiering_stats_print(f);
-    nvm_stats_print(f);
+    region_stats_print(f);
 }
 
 /* Only for a process that used loci: printing must not start it. */

@@ -5,7 +5,7 @@
  * directory) — and the chunk files the store makes (chunk_files.c). The
  * directory is what is locked, as a flat region's file is.
  */
-#include "tier/tier.h"
+#include "filetier/filetier.h"
 #include "os/vm.h"
 #include "dir.h"
 #include "units.h"
@@ -99,7 +99,7 @@ static int remove_dead_cow(int dirfd, const char *path, const char *entry, void 
     int used = 0;
     if (strlen(entry) < 17 || sscanf(entry + 17, ".cow.%ld.%ld%n", &pid, &tid, &used) != 2 || entry[17 + used])
         return 0;
-    if (tier_process_gone(pid) && unlinkat(dirfd, entry, 0) == 0)
+    if (filetier_process_gone(pid) && unlinkat(dirfd, entry, 0) == 0)
         loci__log(LOCI_LOG_INFO, "%s: removed %s, left by process %ld", path, entry, pid);
     return 0;
 }
@@ -112,7 +112,7 @@ static int remove_entry(int dirfd, const char *path, const char *entry, void *ar
     return loci__fail(LOCI_EIO, "cannot remove %s/%s: %s", path, entry, strerror(errno));
 }
 
-int tier_remove_chunked(int dirfd, const char *path)
+int filetier_remove_chunked(int dirfd, const char *path)
 {
     int rc = remove_entry(dirfd, path, META, NULL);
     if (rc == 0)
@@ -137,7 +137,7 @@ static int fsync_dir(const char *dir)
 static int check_space(const place_t *place, const char *name, uint64_t size)
 {
     uint64_t avail;
-    if (tier_available(place, &avail) != 0 || avail >= size)
+    if (filetier_available(place, &avail) != 0 || avail >= size)
         return 0;
     char sz[32], av[32];
     return loci__fail(LOCI_ENOSPC, "region \"%s\": %s has %s free, not the %s asked; free space in %s or choose "
@@ -146,26 +146,26 @@ static int check_space(const place_t *place, const char *name, uint64_t size)
                       place->target->path);
 }
 
-int tier_open_chunked(const place_t *place, const char *name, unsigned flags, uint64_t *size, size_t *chunk,
+int filetier_open_chunked(const place_t *place, const char *name, unsigned flags, uint64_t *size, size_t *chunk,
                       char *path, size_t len)
 {
-    int rc = tier_region_checked_path(place, name, path, len);
+    int rc = filetier_region_checked_path(place, name, path, len);
     if (rc != 0)
         return rc;
     bool created = false;
     if (flags & LOCI_CREATE) {
         created = mkdir(path, 0700) == 0;
         if (!created && errno != EEXIST)
-            return tier_create_fail(place->target, errno);
+            return filetier_create_fail(place->target, errno);
     }
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && errno == ENOTDIR) /* made flat meanwhile */
         return loci__fail(LOCI_EINVAL, "%s is a flat region file, not a chunk directory", path);
     if (fd < 0)
-        return tier_open_fail(place, name, path, flags, errno);
+        return filetier_open_fail(place, name, path, flags, errno);
     /* A new region is locked exclusively until its meta file is there, so
      * that no other opener sees it half-made. */
-    rc = tier_lock_region(fd, created ? 0 : flags, name);
+    rc = filetier_lock_region(fd, created ? 0 : flags, name);
     uint64_t has = *size;
     if (rc == 0 && created && (rc = check_space(place, name, *size)) == 0)
         rc = write_meta(fd, path, *size, *chunk);
@@ -174,12 +174,12 @@ int tier_open_chunked(const place_t *place, const char *name, unsigned flags, ui
     if (rc == 0 && !created && (rc = check_dir(fd, path)) == 0)
         rc = read_meta(fd, path, name, &has, chunk);
     if (rc == 0 && *size && has != *size)
-        rc = tier_size_mismatch(name, has, *size);
+        rc = filetier_size_mismatch(name, has, *size);
     if (rc == 0 && !(flags & LOCI_READONLY))
         rc = dir_each_entry(fd, path, remove_dead_cow, NULL);
     if (rc != 0) {
         if (created)
-            tier_remove_chunked(fd, path);
+            filetier_remove_chunked(fd, path);
         close(fd);
         return rc;
     }

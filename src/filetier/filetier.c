@@ -1,10 +1,10 @@
 /*
  * File tier directories and the files in them (see tier.h), and what both
  * layouts of a persistent region build on: its path, its lock, the messages
- * of a failed opening. The regions themselves: tier_region.c (flat layout,
- * either layout) and tier_chunks.c (chunk layout), both above this file.
+ * of a failed opening. The regions themselves: filetier/region.c (flat layout,
+ * either layout) and filetier/chunks.c (chunk layout), both above this file.
  */
-#include "tier/tier.h"
+#include "filetier/filetier.h"
 #include "clock.h"
 #include "dir.h"
 #include "units.h"
@@ -25,11 +25,11 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-static const char *tier_name(const struct loci_target *t) { return t && t->name[0] ? t->name : "file tier"; }
+static const char *filetier_name(const struct loci_target *t) { return t && t->name[0] ? t->name : "file tier"; }
 
-int tier_check_dir(const struct loci_target *t)
+int filetier_check_dir(const struct loci_target *t)
 {
-    const char *tier = tier_name(t), *dir = t ? t->path : NULL;
+    const char *tier = filetier_name(t), *dir = t ? t->path : NULL;
     if (!dir || !*dir)
         return loci__fail(LOCI_EINVAL, "%s has no directory", tier);
     /* every component, so that no link planted above it redirects the tier */
@@ -52,9 +52,9 @@ int tier_check_dir(const struct loci_target *t)
     return 0;
 }
 
-bool tier_process_gone(long pid) { return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH; }
+bool filetier_process_gone(long pid) { return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH; }
 
-/* A block's file "loci-<pid>-<n>-<16 hex>" (tier_create) whose process is
+/* A block's file "loci-<pid>-<n>-<16 hex>" (filetier_create) whose process is
  * gone: a crash skipped its unlink, and nobody else can ever use it. */
 static int remove_dead_block(int dirfd, const char *path, const char *entry, void *arg)
 {
@@ -65,7 +65,7 @@ static int remove_dead_block(int dirfd, const char *path, const char *entry, voi
     int used = 0;
     if (sscanf(entry, "loci-%ld-%lu-%16[0-9a-f]%n", &pid, &n, hex, &used) != 3 || entry[used] || strlen(hex) != 16)
         return 0;
-    if (tier_process_gone(pid) && unlinkat(dirfd, entry, 0) == 0)
+    if (filetier_process_gone(pid) && unlinkat(dirfd, entry, 0) == 0)
         loci__log(LOCI_LOG_INFO, "%s: removed %s, left by process %ld", path, entry, pid);
     return 0;
 }
@@ -107,7 +107,7 @@ static uint64_t random64(void)
     return r ^ (r >> 29);
 }
 
-int tier_open_maybe_direct(const char *path, int flags, mode_t mode)
+int filetier_open_maybe_direct(const char *path, int flags, mode_t mode)
 {
     int fd = open(path, flags, mode);
     if (fd < 0 && errno == EINVAL && (flags & O_DIRECT))
@@ -115,33 +115,33 @@ int tier_open_maybe_direct(const char *path, int flags, mode_t mode)
     return fd;
 }
 
-int tier_create_fail(const struct loci_target *t, int e)
+int filetier_create_fail(const struct loci_target *t, int e)
 {
     return loci__fail(e == ENOSPC || e == EDQUOT ? LOCI_ENOSPC : e == EACCES || e == EROFS ? LOCI_EPERM : LOCI_EIO,
-                      "%s: cannot create a file in %s: %s%s", tier_name(t), t->path, strerror(e),
+                      "%s: cannot create a file in %s: %s%s", filetier_name(t), t->path, strerror(e),
                       e == EACCES || e == EROFS ? " (make the directory writable, or choose another tier)" : "");
 }
 
-int tier_create(const struct loci_target *t, int oflags, char *path, size_t len)
+int filetier_create(const struct loci_target *t, int oflags, char *path, size_t len)
 {
-    int rc = tier_check_dir(t);
+    int rc = filetier_check_dir(t);
     if (rc != 0)
         return rc;
     sweep_dead_blocks(t);
     static atomic_ulong counter;
     int base = O_RDWR | O_CLOEXEC | oflags;
     if (!path) {
-        int fd = tier_open_maybe_direct(t->path, base | O_TMPFILE, 0600);
+        int fd = filetier_open_maybe_direct(t->path, base | O_TMPFILE, 0600);
         if (fd >= 0)
             return fd;
         if (errno != EOPNOTSUPP && errno != EISDIR) /* else: no O_TMPFILE here, create and unlink */
-            return tier_create_fail(t, errno);
+            return filetier_create_fail(t, errno);
     }
     char name[4096];
     for (int tries = 0; tries < 8; tries++) {
         snprintf(name, sizeof name, "%s/loci-%ld-%lu-%016llx", t->path, (long)getpid(),
                  atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed), (unsigned long long)random64());
-        int fd = tier_open_maybe_direct(name, base | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+        int fd = filetier_open_maybe_direct(name, base | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
         if (fd >= 0) {
             if (path)
                 snprintf(path, len, "%s", name);
@@ -150,28 +150,28 @@ int tier_create(const struct loci_target *t, int oflags, char *path, size_t len)
             return fd;
         }
         if (errno != EEXIST)
-            return tier_create_fail(t, errno);
+            return filetier_create_fail(t, errno);
     }
-    return tier_create_fail(t, EEXIST);
+    return filetier_create_fail(t, EEXIST);
 }
 
-int tier_fits(const struct loci_target *t, uint64_t size)
+int filetier_fits(const struct loci_target *t, uint64_t size)
 {
     char sz[32], fr[32];
     units_format_size(size, sz, sizeof sz);
     if (size > (uint64_t)INT64_MAX) /* off_t: no file is that big */
-        return loci__fail(LOCI_ENOMEM, "%s: %s is more than a file can hold (8 EiB)", tier_name(t), sz);
+        return loci__fail(LOCI_ENOMEM, "%s: %s is more than a file can hold (8 EiB)", filetier_name(t), sz);
     struct statvfs sv;
     uint64_t avail = 0;
     if (statvfs(t->path, &sv) == 0 && size > (avail = (uint64_t)sv.f_bavail * sv.f_frsize))
         return loci__fail(LOCI_ENOSPC, "%s: no space for %s in %s (%s free); free space there or choose another tier",
-                          tier_name(t), sz, t->path, units_format_size(avail, fr, sizeof fr));
+                          filetier_name(t), sz, t->path, units_format_size(avail, fr, sizeof fr));
     return 0;
 }
 
-int tier_reserve(const struct loci_target *t, int fd, uint64_t size)
+int filetier_reserve(const struct loci_target *t, int fd, uint64_t size)
 {
-    int rc = tier_fits(t, size);
+    int rc = filetier_fits(t, size);
     int err = rc == 0 ? posix_fallocate(fd, 0, (off_t)size) : 0;
     if (rc != 0 || err == 0)
         return rc;
@@ -179,11 +179,11 @@ int tier_reserve(const struct loci_target *t, int fd, uint64_t size)
     units_format_size(size, sz, sizeof sz);
     if (err == ENOSPC || err == EDQUOT || err == EFBIG)
         return loci__fail(LOCI_ENOSPC, "%s: no space for %s in %s (posix_fallocate: %s); free space there "
-                                       "or choose another tier", tier_name(t), sz, t->path, strerror(err));
-    return loci__fail(LOCI_EIO, "%s: posix_fallocate of %s in %s: %s", tier_name(t), sz, t->path, strerror(err));
+                                       "or choose another tier", filetier_name(t), sz, t->path, strerror(err));
+    return loci__fail(LOCI_EIO, "%s: posix_fallocate of %s in %s: %s", filetier_name(t), sz, t->path, strerror(err));
 }
 
-int tier_available(const place_t *place, uint64_t *bytes)
+int filetier_available(const place_t *place, uint64_t *bytes)
 {
     struct statvfs sv;
     if (!place->target || !place->target->path || statvfs(place->target->path, &sv) != 0)
@@ -192,13 +192,13 @@ int tier_available(const place_t *place, uint64_t *bytes)
     return 0;
 }
 
-bool tier_in_memory(int fd)
+bool filetier_in_memory(int fd)
 {
     struct statfs fs;
     return fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC;
 }
 
-int tier_region_path(const place_t *place, const char *name, char *buf, size_t len)
+int filetier_region_path(const place_t *place, const char *name, char *buf, size_t len)
 {
     int n = snprintf(buf, len, "%s/%s.region", place->target->path, name);
     if (strchr(name, '/') || n < 0 || (size_t)n >= len) /* nvm validates names; never leave the directory */
@@ -206,13 +206,13 @@ int tier_region_path(const place_t *place, const char *name, char *buf, size_t l
     return 0;
 }
 
-int tier_region_checked_path(const place_t *place, const char *name, char *buf, size_t len)
+int filetier_region_checked_path(const place_t *place, const char *name, char *buf, size_t len)
 {
-    int rc = tier_check_dir(place->target);
-    return rc ? rc : tier_region_path(place, name, buf, len);
+    int rc = filetier_check_dir(place->target);
+    return rc ? rc : filetier_region_path(place, name, buf, len);
 }
 
-int tier_lock_region(int fd, unsigned flags, const char *name)
+int filetier_lock_region(int fd, unsigned flags, const char *name)
 {
     bool exclusive = !(flags & (LOCI_READONLY | LOCI_SHARED));
     if (flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0)
@@ -225,7 +225,7 @@ int tier_lock_region(int fd, unsigned flags, const char *name)
     return loci__fail(LOCI_EIO, "region \"%s\": flock: %s", name, strerror(errno));
 }
 
-int tier_size_mismatch(const char *name, uint64_t has, uint64_t want)
+int filetier_size_mismatch(const char *name, uint64_t has, uint64_t want)
 {
     char h[32], w[32];
     return loci__fail(LOCI_EINVAL, "region \"%s\" holds %s, not the %s asked (open it with its size, or size 0 to take "
@@ -233,7 +233,7 @@ int tier_size_mismatch(const char *name, uint64_t has, uint64_t want)
                       units_format_size(want, w, sizeof w));
 }
 
-int tier_open_fail(const place_t *place, const char *name, const char *path, unsigned flags, int e)
+int filetier_open_fail(const place_t *place, const char *name, const char *path, unsigned flags, int e)
 {
     if (e == ENOENT)
         return loci__fail(LOCI_ENOENT, "region \"%s\" does not exist in %s%s", name, place->target->path,
@@ -241,6 +241,6 @@ int tier_open_fail(const place_t *place, const char *name, const char *path, uns
     if (e == ELOOP)
         return loci__fail(LOCI_EPERM, "%s is a symbolic link; loci refuses it (remove it if it is not yours)", path);
     if (flags & LOCI_CREATE)
-        return tier_create_fail(place->target, e);
+        return filetier_create_fail(place->target, e);
     return loci__fail(e == EACCES ? LOCI_EPERM : LOCI_EIO, "cannot open %s: %s", path, strerror(e));
 }

@@ -1,9 +1,9 @@
 /*
  * Persistent regions of a tier as a whole (see tier.h): a region in flat
  * layout, one file "<tier dir>/<name>.region" mapped as it is; which layout
- * a region has; and its removal in either layout. Chunk layout: tier_chunks.c.
+ * a region has; and its removal in either layout. Chunk layout: filetier/chunks.c.
  */
-#include "tier/tier.h"
+#include "filetier/filetier.h"
 #include "os/vm.h"
 
 #include <errno.h>
@@ -32,37 +32,37 @@ static int check_region_file(int fd, const char *path)
     return 0;
 }
 
-int tier_open_region(const place_t *place, const char *name, unsigned flags, int oflags, uint64_t *size)
+int filetier_open_region(const place_t *place, const char *name, unsigned flags, int oflags, uint64_t *size)
 {
     char path[4096];
-    int rc = tier_region_checked_path(place, name, path, sizeof path);
+    int rc = filetier_region_checked_path(place, name, path, sizeof path);
     if (rc != 0)
         return rc;
     int base = (flags & LOCI_READONLY ? O_RDONLY : O_RDWR) | O_NOFOLLOW | O_CLOEXEC | oflags;
     bool created = false;
     int fd = -1;
     if (flags & LOCI_CREATE) {
-        fd = tier_open_maybe_direct(path, base | O_CREAT | O_EXCL, 0600);
+        fd = filetier_open_maybe_direct(path, base | O_CREAT | O_EXCL, 0600);
         created = fd >= 0;
     }
     if (fd < 0 && (!(flags & LOCI_CREATE) || errno == EEXIST))
-        fd = tier_open_maybe_direct(path, base, 0);
+        fd = filetier_open_maybe_direct(path, base, 0);
     if (fd < 0)
-        return tier_open_fail(place, name, path, flags, errno);
+        return filetier_open_fail(place, name, path, flags, errno);
     /* A new file is locked exclusively until it has its size, so that no
      * other opener sees it half-made. */
-    rc = tier_lock_region(fd, created ? 0 : flags, name);
+    rc = filetier_lock_region(fd, created ? 0 : flags, name);
     if (rc == 0 && created)
-        rc = tier_reserve(place->target, fd, *size);
+        rc = filetier_reserve(place->target, fd, *size);
     if (rc == 0 && created && (flags & (LOCI_READONLY | LOCI_SHARED)))
-        rc = tier_lock_region(fd, flags, name);
+        rc = filetier_lock_region(fd, flags, name);
     if (rc == 0 && !created)
         rc = check_region_file(fd, path);
     struct stat st;
     if (rc == 0 && fstat(fd, &st) != 0)
         rc = loci__fail(LOCI_EIO, "cannot stat %s: %s", path, strerror(errno));
     if (rc == 0 && *size && (uint64_t)st.st_size != *size)
-        rc = tier_size_mismatch(name, (uint64_t)st.st_size, *size);
+        rc = filetier_size_mismatch(name, (uint64_t)st.st_size, *size);
     if (rc == 0 && st.st_size == 0)
         rc = loci__fail(LOCI_EINVAL, "region \"%s\" is empty (a creator died before sizing it?); remove it", name);
     if (rc != 0) {
@@ -75,10 +75,10 @@ int tier_open_region(const place_t *place, const char *name, unsigned flags, int
     return fd;
 }
 
-int tier_remove_region(const place_t *place, const char *name)
+int filetier_remove_region(const place_t *place, const char *name)
 {
     char path[4096];
-    int rc = tier_region_checked_path(place, name, path, sizeof path);
+    int rc = filetier_region_checked_path(place, name, path, sizeof path);
     if (rc != 0)
         return rc;
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -93,7 +93,7 @@ int tier_remove_region(const place_t *place, const char *name)
     }
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-        rc = tier_remove_chunked(fd, path);
+        rc = filetier_remove_chunked(fd, path);
     else /* Whatever is there (even another user's symlink) goes: the directory is ours. */
         rc = unlink(path) == 0 ? 0 : loci__fail(LOCI_EIO, "cannot remove %s: %s", path, strerror(errno));
     if (fd >= 0)
@@ -101,11 +101,11 @@ int tier_remove_region(const place_t *place, const char *name)
     return rc;
 }
 
-region_layout_t tier_region_layout(const place_t *place, const char *name)
+region_layout_t filetier_region_layout(const place_t *place, const char *name)
 {
     char path[4096];
     struct stat st;
-    if (tier_region_path(place, name, path, sizeof path) != 0 || lstat(path, &st) != 0)
+    if (filetier_region_path(place, name, path, sizeof path) != 0 || lstat(path, &st) != 0)
         return REGION_MISSING; /* opening says why */
     return S_ISDIR(st.st_mode) ? REGION_CHUNKS : REGION_FLAT;
 }

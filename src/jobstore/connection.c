@@ -1,10 +1,10 @@
 /*
- * A connection to one pool of a RADOS cluster (rados_pool.h): configured
+ * A connection to one pool of a RADOS cluster (jobstore.h): configured
  * from the target's keys, every timeout set before connecting, so that a
  * cluster that is down, a wrong conf or a missing pool each end with a
  * message saying what to fix.
  */
-#include "rados/rados_pool.h"
+#include "jobstore/jobstore.h"
 #include "clock.h"
 
 #include <errno.h>
@@ -14,15 +14,15 @@
 #include <string.h>
 #include <unistd.h>
 
-struct rados_pool {
+struct jobstore {
     rados_t cluster;
-    rados_params_t params;
+    jobstore_params_t params;
     char target[16];
     rados_ioctx_t io; /* for cluster-wide questions (space); data I/O gets its own */
     _Atomic int64_t unreachable_until; /* CLOCK_MONOTONIC s: fail fast until then */
 };
 
-int rados_pool_check(rados_pool_t *rp, const char *what)
+int jobstore_check(jobstore_t *rp, const char *what)
 {
     int64_t until = atomic_load(&rp->unreachable_until);
     if (!until || (int64_t)clock_mono_s() >= until)
@@ -32,8 +32,8 @@ int rados_pool_check(rados_pool_t *rp, const char *what)
                       rp->params.pool, rp->params.timeout_s, (long long)(until - (int64_t)clock_mono_s()));
 }
 
-const rados_params_t *rados_pool_params(const rados_pool_t *rp) { return &rp->params; }
-const char *rados_pool_target(const rados_pool_t *rp) { return rp->target; }
+const jobstore_params_t *jobstore_params(const jobstore_t *rp) { return &rp->params; }
+const char *jobstore_target(const jobstore_t *rp) { return rp->target; }
 
 static int errno_code(int err)
 {
@@ -47,7 +47,7 @@ static int errno_code(int err)
     }
 }
 
-int rados_pool_fail(rados_pool_t *rp, int err, const char *what)
+int jobstore_fail(jobstore_t *rp, int err, const char *what)
 {
     if (err == -ETIMEDOUT)
         atomic_store(&rp->unreachable_until, (int64_t)clock_mono_s() + rp->params.timeout_s);
@@ -60,7 +60,7 @@ int rados_pool_fail(rados_pool_t *rp, int err, const char *what)
                       rp->params.pool, rp->params.conf, strerror(-err), hint);
 }
 
-static int set_conf(rados_t c, const char *key, const char *value, const rados_params_t *p, const char *target)
+static int set_conf(rados_t c, const char *key, const char *value, const jobstore_params_t *p, const char *target)
 {
     int rc = rados_conf_set(c, key, value);
     return rc == 0 ? 0
@@ -70,7 +70,7 @@ static int set_conf(rados_t c, const char *key, const char *value, const rados_p
 
 /* The conf must be a readable regular file: librados reads what it can and
  * says nothing useful about a typo in the path. */
-static int check_conf(const rados_params_t *p, const char *target)
+static int check_conf(const jobstore_params_t *p, const char *target)
 {
     if (access(p->conf, R_OK) != 0)
         return loci__fail(LOCI_ECONFIG, "[target %s] conf = %s: %s; give the ceph.conf of the cluster (e.g. "
@@ -79,7 +79,7 @@ static int check_conf(const rados_params_t *p, const char *target)
     return 0;
 }
 
-static int configure(rados_t c, const rados_params_t *p, const char *target)
+static int configure(rados_t c, const jobstore_params_t *p, const char *target)
 {
     int rc = rados_conf_read_file(c, p->conf);
     if (rc < 0)
@@ -100,12 +100,12 @@ static int configure(rados_t c, const rados_params_t *p, const char *target)
     return 0;
 }
 
-int rados_pool_connect(const rados_params_t *p, const char *target, rados_pool_t **out)
+int jobstore_connect(const jobstore_params_t *p, const char *target, jobstore_t **out)
 {
     int rc = check_conf(p, target);
     if (rc)
         return rc;
-    rados_pool_t *rp = calloc(1, sizeof *rp);
+    jobstore_t *rp = calloc(1, sizeof *rp);
     if (!rp)
         return loci__fail(LOCI_ENOMEM, "out of memory connecting to %s", target);
     rp->params = *p;
@@ -134,7 +134,7 @@ int rados_pool_connect(const rados_params_t *p, const char *target, rados_pool_t
         rc = rc == -ENOENT ? loci__fail(LOCI_ENOENT, "%s: the cluster of %s has no pool '%s'; create it with "
                                                      "'ceph osd pool create %s' (or fix pool = in LOCI_CONFIG)",
                                         target, p->conf, p->pool, p->pool)
-                           : rados_pool_fail(rp, rc, "opening the pool");
+                           : jobstore_fail(rp, rc, "opening the pool");
         goto fail;
     }
     rados_ioctx_set_namespace(rp->io, p->ns[0] ? p->ns : NULL);
@@ -146,7 +146,7 @@ fail:
     return rc;
 }
 
-void rados_pool_disconnect(rados_pool_t *rp)
+void jobstore_disconnect(jobstore_t *rp)
 {
     if (!rp)
         return;
@@ -155,12 +155,12 @@ void rados_pool_disconnect(rados_pool_t *rp)
     free(rp);
 }
 
-rados_ioctx_t rados_pool_ioctx(rados_pool_t *rp)
+rados_ioctx_t jobstore_ioctx(jobstore_t *rp)
 {
     rados_ioctx_t io;
     int rc = rados_ioctx_create(rp->cluster, rp->params.pool, &io);
     if (rc < 0) {
-        rados_pool_fail(rp, rc, "opening an I/O context");
+        jobstore_fail(rp, rc, "opening an I/O context");
         return NULL;
     }
     rados_ioctx_set_namespace(io, rp->params.ns[0] ? rp->params.ns : NULL);
@@ -171,7 +171,7 @@ rados_ioctx_t rados_pool_ioctx(rados_pool_t *rp)
 }
 
 /* The pool's replication factor, from the monitor ("size" of the pool). */
-static unsigned pool_size(rados_pool_t *rp)
+static unsigned pool_size(jobstore_t *rp)
 {
     char cmd[256];
     snprintf(cmd, sizeof cmd, "{\"prefix\": \"osd pool get\", \"pool\": \"%s\", \"var\": \"size\", \"format\": \"json\"}",
@@ -190,12 +190,12 @@ static unsigned pool_size(rados_pool_t *rp)
     return size ? size : 1;
 }
 
-int rados_pool_space(rados_pool_t *rp, uint64_t *capacity, uint64_t *available)
+int jobstore_space(jobstore_t *rp, uint64_t *capacity, uint64_t *available)
 {
     struct rados_cluster_stat_t st;
     int rc = rados_cluster_stat(rp->cluster, &st);
     if (rc < 0)
-        return rados_pool_fail(rp, rc, "asking the cluster for its space");
+        return jobstore_fail(rp, rc, "asking the cluster for its space");
     if (st.kb == 0) /* no manager reports usage: unknown, not empty */
         return loci__fail(LOCI_EIO, "%s: the cluster reports no space figures (is a ceph-mgr running?)", rp->target);
     unsigned replicas = pool_size(rp);

@@ -26,69 +26,69 @@ typedef struct {
     char keyring[512];   /* keyring file ("" = what ceph.conf says) */
     unsigned timeout_s;  /* bound on every cluster operation (0 = 30 s) */
     unsigned lock_ttl_s; /* a dead writer's lock expires after this (0 = 30 s) */
-} rados_params_t;
+} jobstore_params_t;
 
-typedef struct rados_pool rados_pool_t;
+typedef struct jobstore jobstore_t;
 
 /** Connect to the pool of `p` for target `target` (named in messages).
  *  0, or LOCI_EIO / LOCI_ENOENT / LOCI_EPERM / LOCI_ECONFIG with a message
  *  naming the conf, the pool and what to do. Never blocks past p->timeout_s. */
-int rados_pool_connect(const rados_params_t *p, const char *target, rados_pool_t **out);
-void rados_pool_disconnect(rados_pool_t *rp);
+int jobstore_connect(const jobstore_params_t *p, const char *target, jobstore_t **out);
+void jobstore_disconnect(jobstore_t *rp);
 
 /** A new I/O context on the pool (its own snapshot context), or NULL + loci__fail. */
-rados_ioctx_t rados_pool_ioctx(rados_pool_t *rp);
+rados_ioctx_t jobstore_ioctx(jobstore_t *rp);
 
 /** Raw bytes the cluster holds in all and has free, divided by the pool's
  *  replication (what loci can still place there). LOCI_EIO when unknown. */
-int rados_pool_space(rados_pool_t *rp, uint64_t *capacity, uint64_t *available);
+int jobstore_space(jobstore_t *rp, uint64_t *capacity, uint64_t *available);
 
-const rados_params_t *rados_pool_params(const rados_pool_t *rp);
-const char *rados_pool_target(const rados_pool_t *rp);
+const jobstore_params_t *jobstore_params(const jobstore_t *rp);
+const char *jobstore_target(const jobstore_t *rp);
 
 /** The LOCI_E* code for librados error `err` (negative errno) of `what`
  *  (e.g. "writing chunk 3 of region \"m\""), with a message naming the pool:
  *  ENOSPC/EDQUOT -> LOCI_ENOSPC, ENOENT -> LOCI_ENOENT, EBUSY -> LOCI_EBUSY,
  *  EPERM/EACCES -> LOCI_EPERM, the rest (ETIMEDOUT: the cluster is
  *  unreachable) -> LOCI_EIO. */
-int rados_pool_fail(rados_pool_t *rp, int err, const char *what);
+int jobstore_fail(jobstore_t *rp, int err, const char *what);
 
 /** 0, or LOCI_EIO at once while the cluster is known to be unreachable: an
  *  operation timed out less than `timeout` ago. Without this every chunk of
  *  a flush would wait out the timeout on its own. */
-int rados_pool_check(rados_pool_t *rp, const char *what);
+int jobstore_check(jobstore_t *rp, const char *what);
 
-/* ---- locks that expire when their holder dies (rados_lock.c) ---------------- */
+/* ---- locks that expire when their holder dies (lock.c) ---------------- */
 
 /** Take the lock of object `oid`: exclusive (one writer) or shared (readers),
  *  for lock_ttl_s, renewed by a background thread while held — so a process
  *  that dies frees it within lock_ttl_s. LOCI_EBUSY (with the holder's
  *  address in the message) when another client holds it incompatibly. */
-int rados_lock_take(rados_pool_t *rp, rados_ioctx_t io, const char *oid, bool exclusive, const char *what);
+int jobstore_lock_take(jobstore_t *rp, rados_ioctx_t io, const char *oid, bool exclusive, const char *what);
 
-/** Release a lock taken by rados_lock_take (no-op when not held). */
-void rados_lock_release(rados_ioctx_t io, const char *oid);
+/** Release a lock taken by jobstore_lock_take (no-op when not held). */
+void jobstore_lock_release(rados_ioctx_t io, const char *oid);
 
-/* ---- whole small objects (rados_object.c) ------------------------------------- */
+/* ---- whole small objects (object.c) ------------------------------------- */
 
 /** Replace object `oid` by buf[0..len) at once (a reader sees the old or the new). */
-int rados_object_put(rados_pool_t *rp, const char *oid, const void *buf, size_t len);
+int jobstore_object_put(jobstore_t *rp, const char *oid, const void *buf, size_t len);
 
 /** Object `oid` whole, malloc'd into *buf (LOCI_ENOENT: none), at most max bytes. */
-int rados_object_get(rados_pool_t *rp, const char *oid, size_t max, char **buf, size_t *len);
+int jobstore_object_get(jobstore_t *rp, const char *oid, size_t max, char **buf, size_t *len);
 
 /** 0 when object `oid` exists, LOCI_ENOENT when not, else LOCI_E*. */
-int rados_object_exists(rados_pool_t *rp, const char *oid);
+int jobstore_object_exists(jobstore_t *rp, const char *oid);
 
 /** Delete object `oid` (0 when it does not exist). */
-int rados_object_remove(rados_pool_t *rp, const char *oid);
+int jobstore_object_remove(jobstore_t *rp, const char *oid);
 
 /** Call fn(name after the prefix, arg) for each object of the pool whose
  *  name starts with `prefix` (a scan of the pool's namespace); stops at fn's
  *  first non-zero return, which it returns. */
-int rados_object_each(rados_pool_t *rp, const char *prefix, int (*fn)(const char *name, void *arg), void *arg);
+int jobstore_object_each(jobstore_t *rp, const char *prefix, int (*fn)(const char *name, void *arg), void *arg);
 
-/* ---- self-managed snapshots of an object family (rados_snapc.c) ------------- */
+/* ---- self-managed snapshots of an object family (snapc.c) ------------- */
 
 /** Snapshots a region keeps at most (its context is one xattr). */
 #define RADOS_SNAPC_MAX 512
@@ -100,24 +100,24 @@ typedef struct {
     uint64_t seq;
     unsigned n;
     uint64_t snaps[RADOS_SNAPC_MAX];
-} rados_snapc_t;
+} jobstore_snapc_t;
 
 /** The context kept on object `oid` (none yet: seq 0, no snapshot). */
-int rados_snapc_read(rados_pool_t *rp, rados_ioctx_t io, const char *oid, rados_snapc_t *out);
+int jobstore_snapc_read(jobstore_t *rp, rados_ioctx_t io, const char *oid, jobstore_snapc_t *out);
 
 /** Make io write with c (every write after this clones for c's snapshots). */
-int rados_snapc_apply(rados_pool_t *rp, rados_ioctx_t io, const rados_snapc_t *c);
+int jobstore_snapc_apply(jobstore_t *rp, rados_ioctx_t io, const jobstore_snapc_t *c);
 
 /** Take a new snapshot of the family of `oid` (what = messages): the
  *  snapshot id made, the context on `oid` extended with it (atomically
  *  against concurrent updates) and applied to io. *out: the new context. */
-int rados_snapc_take(rados_pool_t *rp, rados_ioctx_t io, const char *oid, const char *what, rados_snapc_t *out);
+int jobstore_snapc_take(jobstore_t *rp, rados_ioctx_t io, const char *oid, const char *what, jobstore_snapc_t *out);
 
 /** Remove snapshot `snap` of the family of `oid`: dropped from its context
  *  (if `oid` still exists), then deleted in the pool (its clones go). */
-int rados_snapc_remove(rados_pool_t *rp, const char *oid, uint64_t snap);
+int jobstore_snapc_remove(jobstore_t *rp, const char *oid, uint64_t snap);
 
 /** Whether c holds snapshot snap. */
-bool rados_snapc_has(const rados_snapc_t *c, uint64_t snap);
+bool jobstore_snapc_has(const jobstore_snapc_t *c, uint64_t snap);
 
 #endif

@@ -1,10 +1,10 @@
 /*
- * Locks on store objects that a dead holder cannot keep (rados_pool.h):
+ * Locks on store objects that a dead holder cannot keep (jobstore.h):
  * RADOS advisory locks (cls_lock) taken for lock_ttl seconds and renewed by
  * one background thread every third of that while held. A process killed
  * on any node stops renewing, and its lock expires — never held forever.
  */
-#include "rados/rados_pool.h"
+#include "jobstore/jobstore.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -96,7 +96,7 @@ static void describe_holder(rados_ioctx_t io, const char *oid, char *buf, size_t
         snprintf(buf, len, "a lock");
 }
 
-int rados_lock_take(rados_pool_t *rp, rados_ioctx_t io, const char *oid, bool exclusive, const char *what)
+int jobstore_lock_take(jobstore_t *rp, rados_ioctx_t io, const char *oid, bool exclusive, const char *what)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, watch_forks);
@@ -113,7 +113,7 @@ int rados_lock_take(rados_pool_t *rp, rados_ioctx_t io, const char *oid, bool ex
         fclose(f);
     h->io = io;
     h->exclusive = exclusive;
-    h->ttl_s = rados_pool_params(rp)->lock_ttl_s;
+    h->ttl_s = jobstore_params(rp)->lock_ttl_s;
     snprintf(h->oid, sizeof h->oid, "%s", oid);
     snprintf(h->cookie, sizeof h->cookie, "%016llx%016llx", (unsigned long long)r[0], (unsigned long long)r[1]);
     snprintf(h->what, sizeof h->what, "%s", what);
@@ -124,7 +124,7 @@ int rados_lock_take(rados_pool_t *rp, rados_ioctx_t io, const char *oid, bool ex
         free(h);
         return loci__fail(LOCI_EBUSY, "%s is %s; %s (a lock of a process that died expires after %u s)", what,
                           exclusive ? "open for writing or reading elsewhere" : "open for writing elsewhere", holder,
-                          rados_pool_params(rp)->lock_ttl_s);
+                          jobstore_params(rp)->lock_ttl_s);
     }
     if (!exclusive && (rc == -ENOSPC || rc == -EDQUOT)) {
         /* A full pool takes no lock: nobody can write it either, so read. */
@@ -134,7 +134,7 @@ int rados_lock_take(rados_pool_t *rp, rados_ioctx_t io, const char *oid, bool ex
     }
     if (rc < 0) {
         free(h);
-        return rados_pool_fail(rp, rc, "taking a lock");
+        return jobstore_fail(rp, rc, "taking a lock");
     }
     pthread_mutex_lock(&lock);
     h->next = held;
@@ -154,7 +154,7 @@ int rados_lock_take(rados_pool_t *rp, rados_ioctx_t io, const char *oid, bool ex
     return 0;
 }
 
-void rados_lock_release(rados_ioctx_t io, const char *oid)
+void jobstore_lock_release(rados_ioctx_t io, const char *oid)
 {
     pthread_mutex_lock(&lock);
     held_t *h = NULL;

@@ -1,26 +1,26 @@
 /*
- * Whole small objects of a pool (rados_pool.h): what loci keeps in the
+ * Whole small objects of a pool (jobstore.h): what loci keeps in the
  * store beside chunks, e.g. checkpoint manifests. A write_full replaces an
  * object atomically: a reader on any node sees the old or the new, whole.
  */
-#include "rados/rados_pool.h"
+#include "jobstore/jobstore.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failed(rados_pool_t *rp, int err, const char *op, const char *oid)
+static int failed(jobstore_t *rp, int err, const char *op, const char *oid)
 {
     char what[600];
     snprintf(what, sizeof what, "%s object %s", op, oid);
-    return rados_pool_fail(rp, err, what);
+    return jobstore_fail(rp, err, what);
 }
 
-int rados_object_put(rados_pool_t *rp, const char *oid, const void *buf, size_t len)
+int jobstore_object_put(jobstore_t *rp, const char *oid, const void *buf, size_t len)
 {
-    int rc = rados_pool_check(rp, oid);
-    rados_ioctx_t io = rc ? NULL : rados_pool_ioctx(rp);
+    int rc = jobstore_check(rp, oid);
+    rados_ioctx_t io = rc ? NULL : jobstore_ioctx(rp);
     if (!io)
         return rc ? rc : LOCI_EIO;
     int e = rados_write_full(io, oid, buf, len);
@@ -28,10 +28,10 @@ int rados_object_put(rados_pool_t *rp, const char *oid, const void *buf, size_t 
     return e < 0 ? failed(rp, e, "writing", oid) : 0;
 }
 
-int rados_object_get(rados_pool_t *rp, const char *oid, size_t max, char **buf, size_t *len)
+int jobstore_object_get(jobstore_t *rp, const char *oid, size_t max, char **buf, size_t *len)
 {
-    int rc = rados_pool_check(rp, oid);
-    rados_ioctx_t io = rc ? NULL : rados_pool_ioctx(rp);
+    int rc = jobstore_check(rp, oid);
+    rados_ioctx_t io = rc ? NULL : jobstore_ioctx(rp);
     if (!io)
         return rc ? rc : LOCI_EIO;
     uint64_t size = 0;
@@ -39,12 +39,12 @@ int rados_object_get(rados_pool_t *rp, const char *oid, size_t max, char **buf, 
     char *b = NULL;
     int e = rados_stat(io, oid, &size, &mtime);
     if (e == 0 && size > max)
-        rc = loci__fail(LOCI_EIO, "%s: object %s has %llu bytes, more than the %zu expected", rados_pool_target(rp),
+        rc = loci__fail(LOCI_EIO, "%s: object %s has %llu bytes, more than the %zu expected", jobstore_target(rp),
                         oid, (unsigned long long)size, max);
     else if (e == 0 && !(b = malloc(size ? size : 1)))
         rc = loci__fail(LOCI_ENOMEM, "out of memory reading object %s", oid);
     if (e == 0 && rc == 0 && size && (e = rados_read(io, oid, b, size, 0)) >= 0 && (uint64_t)e != size)
-        rc = loci__fail(LOCI_EIO, "%s: object %s changed while being read", rados_pool_target(rp), oid);
+        rc = loci__fail(LOCI_EIO, "%s: object %s changed while being read", jobstore_target(rp), oid);
     rados_ioctx_destroy(io);
     if (e < 0)
         rc = e == -ENOENT ? LOCI_ENOENT : failed(rp, e, "reading", oid);
@@ -57,10 +57,10 @@ int rados_object_get(rados_pool_t *rp, const char *oid, size_t max, char **buf, 
     return 0;
 }
 
-int rados_object_exists(rados_pool_t *rp, const char *oid)
+int jobstore_object_exists(jobstore_t *rp, const char *oid)
 {
-    int rc = rados_pool_check(rp, oid);
-    rados_ioctx_t io = rc ? NULL : rados_pool_ioctx(rp);
+    int rc = jobstore_check(rp, oid);
+    rados_ioctx_t io = rc ? NULL : jobstore_ioctx(rp);
     if (!io)
         return rc ? rc : LOCI_EIO;
     uint64_t size;
@@ -70,9 +70,9 @@ int rados_object_exists(rados_pool_t *rp, const char *oid)
     return e == -ENOENT ? LOCI_ENOENT : e < 0 ? failed(rp, e, "looking up", oid) : 0;
 }
 
-int rados_object_remove(rados_pool_t *rp, const char *oid)
+int jobstore_object_remove(jobstore_t *rp, const char *oid)
 {
-    rados_ioctx_t io = rados_pool_ioctx(rp);
+    rados_ioctx_t io = jobstore_ioctx(rp);
     if (!io)
         return LOCI_EIO;
     int e = rados_remove(io, oid);
@@ -80,9 +80,9 @@ int rados_object_remove(rados_pool_t *rp, const char *oid)
     return e < 0 && e != -ENOENT ? failed(rp, e, "removing", oid) : 0;
 }
 
-int rados_object_each(rados_pool_t *rp, const char *prefix, int (*fn)(const char *name, void *arg), void *arg)
+int jobstore_object_each(jobstore_t *rp, const char *prefix, int (*fn)(const char *name, void *arg), void *arg)
 {
-    rados_ioctx_t io = rados_pool_ioctx(rp);
+    rados_ioctx_t io = jobstore_ioctx(rp);
     if (!io)
         return LOCI_EIO;
     rados_list_ctx_t ls;

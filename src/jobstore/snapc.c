@@ -1,12 +1,12 @@
 /*
  * Self-managed snapshots of a family of objects (a region's chunks), with
- * the snapshot context kept in the store (rados_pool.h). RADOS keeps the
+ * the snapshot context kept in the store (jobstore.h). RADOS keeps the
  * context in the client, per ioctx: a write made with a stale one makes no
  * clone and the snapshot silently follows head. So the context lives as an
  * xattr of the family's metadata object, every writer applies it when it
  * opens, and every change is a compare-and-swap of that xattr.
  */
-#include "rados/rados_pool.h"
+#include "jobstore/jobstore.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,9 +18,9 @@
 #define TEXT_MAX (24 * (RADOS_SNAPC_MAX + 1))
 #define CAS_TRIES 16
 
-static int parse(const char *text, rados_snapc_t *c)
+static int parse(const char *text, jobstore_snapc_t *c)
 {
-    *c = (rados_snapc_t){0};
+    *c = (jobstore_snapc_t){0};
     const char *p = text;
     char *end;
     if (!*p)
@@ -38,7 +38,7 @@ static int parse(const char *text, rados_snapc_t *c)
     return *p ? -1 : 0;
 }
 
-static size_t format(const rados_snapc_t *c, char *text)
+static size_t format(const jobstore_snapc_t *c, char *text)
 {
     size_t len = (size_t)sprintf(text, "%" PRIu64, c->seq);
     for (unsigned i = 0; i < c->n; i++)
@@ -56,35 +56,35 @@ static int read_raw(rados_ioctx_t io, const char *oid, char *text)
     return n;
 }
 
-static int bad_context(rados_pool_t *rp, const char *oid, const char *text)
+static int bad_context(jobstore_t *rp, const char *oid, const char *text)
 {
     return loci__fail(LOCI_EIO, "%s: object %s has a snapshot context \"%.60s\" that is not loci's "
                                 "(\"SEQ SNAP...\"): writing with it would lose snapshots; fix or remove the object",
-                      rados_pool_target(rp), oid, text);
+                      jobstore_target(rp), oid, text);
 }
 
-int rados_snapc_read(rados_pool_t *rp, rados_ioctx_t io, const char *oid, rados_snapc_t *out)
+int jobstore_snapc_read(jobstore_t *rp, rados_ioctx_t io, const char *oid, jobstore_snapc_t *out)
 {
     char text[TEXT_MAX];
     int n = read_raw(io, oid, text);
     if (n < 0) {
         char what[600];
         snprintf(what, sizeof what, "reading the snapshot context of %s", oid);
-        return rados_pool_fail(rp, n, what);
+        return jobstore_fail(rp, n, what);
     }
     return parse(text, out) == 0 ? 0 : bad_context(rp, oid, text);
 }
 
-int rados_snapc_apply(rados_pool_t *rp, rados_ioctx_t io, const rados_snapc_t *c)
+int jobstore_snapc_apply(jobstore_t *rp, rados_ioctx_t io, const jobstore_snapc_t *c)
 {
     rados_snap_t snaps[RADOS_SNAPC_MAX];
     for (unsigned i = 0; i < c->n; i++)
         snaps[i] = c->snaps[i];
     int rc = rados_ioctx_selfmanaged_snap_set_write_ctx(io, c->seq, snaps, (int)c->n);
-    return rc < 0 ? rados_pool_fail(rp, rc, "setting a snapshot context") : 0;
+    return rc < 0 ? jobstore_fail(rp, rc, "setting a snapshot context") : 0;
 }
 
-bool rados_snapc_has(const rados_snapc_t *c, uint64_t snap)
+bool jobstore_snapc_has(const jobstore_snapc_t *c, uint64_t snap)
 {
     for (unsigned i = 0; i < c->n; i++)
         if (c->snaps[i] == snap)
@@ -94,7 +94,7 @@ bool rados_snapc_has(const rados_snapc_t *c, uint64_t snap)
 
 /* Replace the xattr whose value was `old` (len 0: absent) by c: -ECANCELED
  * when someone changed it meanwhile. */
-static int swap(rados_ioctx_t io, const char *oid, const char *old, size_t oldlen, const rados_snapc_t *c)
+static int swap(rados_ioctx_t io, const char *oid, const char *old, size_t oldlen, const jobstore_snapc_t *c)
 {
     char text[TEXT_MAX];
     size_t len = format(c, text);
@@ -112,14 +112,14 @@ static int swap(rados_ioctx_t io, const char *oid, const char *old, size_t oldle
 
 /* Change the context of oid by edit(c, arg) under compare-and-swap; *out:
  * the result. 0 or LOCI_E* (LOCI_ENOENT: no object oid). */
-static int update(rados_pool_t *rp, rados_ioctx_t io, const char *oid, const char *what,
-                  int (*edit)(rados_snapc_t *c, uint64_t arg), uint64_t arg, rados_snapc_t *out)
+static int update(jobstore_t *rp, rados_ioctx_t io, const char *oid, const char *what,
+                  int (*edit)(jobstore_snapc_t *c, uint64_t arg), uint64_t arg, jobstore_snapc_t *out)
 {
     char old[TEXT_MAX];
     for (int tries = 0; tries < CAS_TRIES; tries++) {
         int n = read_raw(io, oid, old);
         if (n < 0)
-            return rados_pool_fail(rp, n, what);
+            return jobstore_fail(rp, n, what);
         if (parse(old, out) != 0)
             return bad_context(rp, oid, old);
         int rc = edit(out, arg);
@@ -127,13 +127,13 @@ static int update(rados_pool_t *rp, rados_ioctx_t io, const char *oid, const cha
             return rc;
         rc = swap(io, oid, old, (size_t)n, out);
         if (rc != -ECANCELED && rc != -ENODATA)
-            return rc < 0 ? rados_pool_fail(rp, rc, what) : 0;
+            return rc < 0 ? jobstore_fail(rp, rc, what) : 0;
     }
-    return loci__fail(LOCI_EBUSY, "%s: the snapshot context of %s kept changing under %s", rados_pool_target(rp), oid,
+    return loci__fail(LOCI_EBUSY, "%s: the snapshot context of %s kept changing under %s", jobstore_target(rp), oid,
                       what);
 }
 
-static int push(rados_snapc_t *c, uint64_t snap)
+static int push(jobstore_snapc_t *c, uint64_t snap)
 {
     if (c->n == RADOS_SNAPC_MAX)
         return loci__fail(LOCI_ENOSPC, "it already keeps %d snapshots: remove checkpoints of it and run "
@@ -145,7 +145,7 @@ static int push(rados_snapc_t *c, uint64_t snap)
     return 0;
 }
 
-static int drop(rados_snapc_t *c, uint64_t snap)
+static int drop(jobstore_snapc_t *c, uint64_t snap)
 {
     unsigned k = 0;
     for (unsigned i = 0; i < c->n; i++)
@@ -155,31 +155,31 @@ static int drop(rados_snapc_t *c, uint64_t snap)
     return 0;
 }
 
-int rados_snapc_take(rados_pool_t *rp, rados_ioctx_t io, const char *oid, const char *what, rados_snapc_t *out)
+int jobstore_snapc_take(jobstore_t *rp, rados_ioctx_t io, const char *oid, const char *what, jobstore_snapc_t *out)
 {
-    int rc = rados_pool_check(rp, what);
+    int rc = jobstore_check(rp, what);
     if (rc)
         return rc;
     char op[600];
     rados_snap_t snap;
     snprintf(op, sizeof op, "taking a snapshot of %s", what);
     if ((rc = rados_ioctx_selfmanaged_snap_create(io, &snap)) < 0)
-        return rados_pool_fail(rp, rc, op);
+        return jobstore_fail(rp, rc, op);
     /* A crash from here to the xattr leaves a snapshot nobody names: it
      * protects nothing (no write used it) and costs no space. */
     if ((rc = update(rp, io, oid, op, push, snap, out)) != 0) {
         rados_ioctx_selfmanaged_snap_remove(io, snap);
         return rc;
     }
-    return rados_snapc_apply(rp, io, out);
+    return jobstore_snapc_apply(rp, io, out);
 }
 
-int rados_snapc_remove(rados_pool_t *rp, const char *oid, uint64_t snap)
+int jobstore_snapc_remove(jobstore_t *rp, const char *oid, uint64_t snap)
 {
-    rados_ioctx_t io = rados_pool_ioctx(rp);
+    rados_ioctx_t io = jobstore_ioctx(rp);
     if (!io)
         return LOCI_EIO;
-    rados_snapc_t c;
+    jobstore_snapc_t c;
     char what[600];
     snprintf(what, sizeof what, "removing snapshot %" PRIu64 " of %s", snap, oid);
     int rc = update(rp, io, oid, what, drop, snap, &c);
@@ -187,7 +187,7 @@ int rados_snapc_remove(rados_pool_t *rp, const char *oid, uint64_t snap)
         rc = 0;
     int e = rc ? 0 : rados_ioctx_selfmanaged_snap_remove(io, snap);
     if (e < 0 && e != -ENOENT)
-        rc = rados_pool_fail(rp, e, what);
+        rc = jobstore_fail(rp, e, what);
     rados_ioctx_destroy(io);
     return rc;
 }

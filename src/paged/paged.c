@@ -13,7 +13,7 @@
 #include "paged/paged.h"
 #include "paged/paged_internal.h"
 #include "chunkstore/rados_objects.h"
-#include "tier/tier.h"
+#include "filetier/filetier.h"
 #include "os/vm.h"
 #include "addr_table.h"
 #include "units.h"
@@ -272,7 +272,7 @@ static void *map_region(const place_t *place, chunkstore_t *store, size_t size, 
 /* ---- provider ops -------------------------------------------------------------- */
 
 /* The store target's connection, or NULL with the reason. */
-static rados_pool_t *store_of(const place_t *place)
+static jobstore_t *store_of(const place_t *place)
 {
     const struct loci_target *t = place->target;
     if (!t->store)
@@ -290,7 +290,7 @@ static void *store_alloc(const place_t *place, size_t size, size_t alignment)
                                             "evicted); drop pinned or choose DRAM", place->target->name);
     cache_shape_t shape;
     int rc = cache_shape_of(place, &shape);
-    rados_pool_t *rp = rc ? NULL : store_of(place);
+    jobstore_t *rp = rc ? NULL : store_of(place);
     if (!rp) {
         errno = loci__errno_of(rc ? rc : LOCI_EIO);
         return NULL;
@@ -306,10 +306,10 @@ void *paged_alloc(const place_t *place, size_t size, size_t alignment)
         return loci__fail_null(LOCI_EINVAL, "mode=paged! %s: paged memory is private to the process and leaves "
                                             "DRAM when evicted; use mode=mmap",
                                place->shared ? "with access=node/job/global" : "with pinned");
-    int fd = tier_fits(place->target, size);
+    int fd = filetier_fits(place->target, size);
     if (fd == 0)
-        fd = tier_create(place->target, O_DIRECT, NULL, 0);
-    int rc = fd < 0 ? fd : tier_reserve(place->target, fd, size);
+        fd = filetier_create(place->target, O_DIRECT, NULL, 0);
+    int rc = fd < 0 ? fd : filetier_reserve(place->target, fd, size);
     if (rc != 0) {
         if (fd >= 0)
             close(fd);
@@ -329,7 +329,7 @@ static chunkstore_t *open_chunked(place_t *place, const char *name, uint64_t *si
     int rc = cache_shape_of(place, &shape); /* the chunk size asked, checked before a region is made */
     size_t chunk = shape.chunk;
     char path[4096];
-    int fd = rc ? rc : tier_open_chunked(place, name, flags, size, &chunk, path, sizeof path);
+    int fd = rc ? rc : filetier_open_chunked(place, name, flags, size, &chunk, path, sizeof path);
     if (fd < 0) {
         errno = loci__errno_of(fd);
         return NULL;
@@ -340,7 +340,7 @@ static chunkstore_t *open_chunked(place_t *place, const char *name, uint64_t *si
 
 static chunkstore_t *open_flat(const place_t *place, const char *name, uint64_t *size, unsigned flags)
 {
-    int fd = tier_open_region(place, name, flags, O_DIRECT, size);
+    int fd = filetier_open_region(place, name, flags, O_DIRECT, size);
     if (fd < 0) {
         errno = loci__errno_of(fd);
         return NULL;
@@ -354,7 +354,7 @@ static chunkstore_t *open_flat(const place_t *place, const char *name, uint64_t 
 static chunkstore_t *open_in_store(place_t *place, const char *name, uint64_t *size, unsigned flags)
 {
     size_t chunk = place->chunk;
-    rados_pool_t *rp = store_of(place);
+    jobstore_t *rp = store_of(place);
     chunkstore_t *s = rp ? chunkstore_rados_open_region(rp, name, flags, size, &chunk) : NULL;
     if (s)
         place->chunk = chunk;
@@ -379,7 +379,7 @@ void *paged_open(const place_t *place, const char *name, size_t *size, unsigned 
     place_t at = *place;
     uint64_t sz = *size;
     chunkstore_t *store = place->target->kind == KIND_STORE         ? open_in_store(&at, name, &sz, flags)
-                     : tier_region_layout(place, name) == REGION_FLAT ? open_flat(&at, name, &sz, flags)
+                     : filetier_region_layout(place, name) == REGION_FLAT ? open_flat(&at, name, &sz, flags)
                                                                       : open_chunked(&at, name, &sz, flags);
     if (!store)
         return NULL;
@@ -441,17 +441,17 @@ int paged_evict(void *addr, size_t size)
 int paged_available(const place_t *place, uint64_t *bytes)
 {
     if (place->target->kind != KIND_STORE)
-        return tier_available(place, bytes);
+        return filetier_available(place, bytes);
     uint64_t capacity;
-    rados_pool_t *rp = store_of(place);
-    return rp ? rados_pool_space(rp, &capacity, bytes) : LOCI_EIO;
+    jobstore_t *rp = store_of(place);
+    return rp ? jobstore_space(rp, &capacity, bytes) : LOCI_EIO;
 }
 
 int paged_remove(const place_t *place, const char *name)
 {
     if (place->target->kind != KIND_STORE)
-        return tier_remove_region(place, name);
-    rados_pool_t *rp = store_of(place);
+        return filetier_remove_region(place, name);
+    jobstore_t *rp = store_of(place);
     return rp ? chunkstore_rados_remove_region(rp, name) : LOCI_EIO;
 }
 

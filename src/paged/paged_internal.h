@@ -10,7 +10,7 @@
  *   paged_fault.c  the userfaultfd and its fault-handling threads
  *   shared_backing.c  a region's memory: anonymous, or a memory file filled in place
  * Below: os/uffd.c (the userfaultfd ioctls), src/chunkstore (where chunks
- * live), tier/tier_chunks.c (regions kept as a directory of chunk files).
+ * live), filetier/chunks.c (regions kept as a directory of chunk files).
  */
 #ifndef LOCI_PAGED_INTERNAL_H
 #define LOCI_PAGED_INTERNAL_H

@@ -21,7 +21,7 @@
 #include "provider/devdax_impl.h"
 #include "os/durable.h"
 #include "os/vm.h"
-#include "tier/tier.h"
+#include "filetier/filetier.h"
 #include "units.h"
 #include "grow.h"
 
@@ -157,7 +157,7 @@ static void *region_open(const place_t *place, const char *name, size_t *size, u
         if (rc == LOCI_ENOENT && (flags & LOCI_CREATE))
             rc = create(d, name, *size, &i);
         else if (rc == 0 && *size && *size != d->dir->entries[i].length)
-            rc = tier_size_mismatch(name, d->dir->entries[i].length, *size);
+            rc = filetier_size_mismatch(name, d->dir->entries[i].length, *size);
         const daxdir_entry_t *e = rc == 0 ? &d->dir->entries[i] : NULL;
         size_t taken = e ? devdax_taken(d, e->length) : 0;
         if (rc == 0)

@@ -4,7 +4,7 @@
  * extent is its own file "loci-<pid>-<n>-<random>", created 0600 with
  * O_CREAT|O_EXCL|O_NOFOLLOW, its space reserved with posix_fallocate, mapped
  * MAP_SHARED (MAP_SYNC on DAX file systems), and unlinked when freed (those
- * of killed processes by the next process to create one: tier_create). A
+ * of killed processes by the next process to create one: filetier_create). A
  * persistent region is its named file, kept open (it holds the region's
  * lock) and kept when unmapped. The file of each extent is recorded out of
  * band in a table keyed by address.
@@ -18,7 +18,7 @@
  * regions stay shared: sharing them is what they are for.
  */
 #include "provider/provider_impl.h"
-#include "tier/tier.h"
+#include "filetier/filetier.h"
 #include "os/shared_map.h"
 #include "os/vm.h"
 #include "units.h"
@@ -53,7 +53,7 @@ static void *map_file(int fd, size_t size, size_t alignment, bool readonly, unsi
 static void *map_and_record(const place_t *place, int fd, const char *path, size_t size, size_t alignment,
                             bool readonly)
 {
-    unsigned flags = (tier_in_memory(fd) ? XF_TMPFS : 0) | (path ? 0 : XF_NAMED);
+    unsigned flags = (filetier_in_memory(fd) ? XF_TMPFS : 0) | (path ? 0 : XF_NAMED);
     char sz[32];
     void *p = map_file(fd, size, alignment, readonly, &flags);
     int rc = 0;
@@ -81,10 +81,10 @@ static void *map_and_record(const place_t *place, int fd, const char *path, size
 static void *file_alloc(const place_t *place, size_t size, size_t alignment)
 {
     char path[4096];
-    int fd = tier_fits(place->target, size);
+    int fd = filetier_fits(place->target, size);
     if (fd == 0)
-        fd = tier_create(place->target, 0, path, sizeof path);
-    int rc = fd < 0 ? fd : tier_reserve(place->target, fd, size);
+        fd = filetier_create(place->target, 0, path, sizeof path);
+    int rc = fd < 0 ? fd : filetier_reserve(place->target, fd, size);
     if (rc != 0) {
         if (fd >= 0) {
             unlink(path);
@@ -99,7 +99,7 @@ static void *file_alloc(const place_t *place, size_t size, size_t alignment)
 static void *file_open(const place_t *place, const char *name, size_t *size, unsigned flags)
 {
     uint64_t sz = *size;
-    int fd = tier_open_region(place, name, flags, 0, &sz);
+    int fd = filetier_open_region(place, name, flags, 0, &sz);
     if (fd < 0) {
         errno = loci__errno_of(fd);
         return NULL;
@@ -259,7 +259,7 @@ static const provider_file_ops_t file_files = {
     .prefetch = file_prefetch,
     .evict = file_evict,
     .open = file_open,
-    .remove = tier_remove_region,
+    .remove = filetier_remove_region,
 };
 
 const provider_ops_t provider_file = {
@@ -268,7 +268,7 @@ const provider_ops_t provider_file = {
     .free = file_free,
     .purge = file_purge,
     .populate = vm_populate,
-    .available = tier_available,
+    .available = filetier_available,
     .fork = file_fork,
     .move = &file_moves,
     .file = &file_files,

@@ -1,7 +1,7 @@
 /* Which provider serves a target (see provider.h). */
 #include "provider/provider.h"
 #include "paged/paged.h"
-#include "tier/tier.h"
+#include "filetier/filetier.h"
 
 #include <stdatomic.h>
 
@@ -69,7 +69,7 @@ const provider_ops_t *provider_for_move(const provider_ops_t *from, const struct
 
 int provider_for_region(place_t *place, const char *name, unsigned flags, const provider_ops_t **ops)
 {
-    if (!place->target || !place->target->path || place->target->dax_align || tier_region_layout(place, name) != REGION_CHUNKS)
+    if (!place->target || !place->target->path || place->target->dax_align || filetier_region_layout(place, name) != REGION_CHUNKS)
         return 0;
     if ((flags & LOCI_SHARED) || place->shared)
         return loci__fail(LOCI_ENOTSUP, "region \"%s\" was created with mode=paged (a directory of chunk files): it "

@@ -3,11 +3,11 @@
  * checkpoints and the variables inside them. One rule for all, checked before
  * any path is made, so that no name is ever a path.
  */
-#include "nvm/nvm.h"
+#include "region/region.h"
 
 #include <string.h>
 
-int nvm_check_name(const char *what, const char *name)
+int region_check_name(const char *what, const char *name)
 {
     if (!name)
         return loci__fail(LOCI_EINVAL, "%s name is NULL", what);

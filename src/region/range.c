@@ -3,7 +3,7 @@
  * persistent region. The range is widened to whole pages and handed to the
  * provider of the memory; memory with no file under it (DRAM) needs nothing.
  */
-#include "nvm/nvm.h"
+#include "region/region.h"
 #include "pool/pool.h"
 
 #include <stdint.h>
@@ -26,7 +26,7 @@ static int apply(const void *addr, size_t len, const char *name, size_t which)
     size_t size;
     const provider_ops_t *ops;
     pool_heap_t *h;
-    if (!nvm_region_of(addr, &base, &size, &ops)) {
+    if (!region_of(addr, &base, &size, &ops)) {
         if (!(h = pool_heap_of(addr)) || !(base = pool_block_of(addr, &size)))
             return loci__fail(LOCI_EINVAL, "%s: %p is neither a live loci block nor in a persistent region", name, addr);
         ops = pool_heap_ops(h);

@@ -6,13 +6,13 @@
  * device-DAX target, an entry of the device's region directory
  * (provider_devdax_region). Names are plain file
  * names, checked here before any path is made; the providers check the
- * directory and the files (tier.c, tier_chunks.c). The regions open in this
+ * directory and the files (filetier/filetier.c, filetier/chunks.c). The regions open in this
  * process are listed here, so that sync, close, the range calls and the
  * calls that take any loci pointer (src/core/pointer.c) find them by any
  * address inside.
  */
 #include "alloc/allocator.h"
-#include "nvm/nvm.h"
+#include "region/region.h"
 #include "addr_table.h"
 #include "units.h"
 
@@ -34,7 +34,7 @@ typedef struct region {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static addr_table_t open_regions; /* of region_t, by base */
-_Atomic uintptr_t nvm__span_lo, nvm__span_hi;
+_Atomic uintptr_t region__span_lo, region__span_hi;
 
 /* After open_regions changed, under the lock. Its entries are sorted and
  * apart: the first starts lowest, the last ends highest. A reader between
@@ -45,8 +45,8 @@ static void update_span(void)
     size_t n = open_regions.n;
     const addr_entry_t *last = n ? &open_regions.v[n - 1] : NULL;
     uintptr_t lo = n ? open_regions.v[0].base : 0, hi = last ? last->base + last->size : 0;
-    atomic_store_explicit(&nvm__span_lo, lo, memory_order_relaxed);
-    atomic_store_explicit(&nvm__span_hi, hi, memory_order_relaxed);
+    atomic_store_explicit(&region__span_lo, lo, memory_order_relaxed);
+    atomic_store_explicit(&region__span_hi, hi, memory_order_relaxed);
 }
 
 /* File tiers, the job's store and persistent device-DAX targets (in their
@@ -82,10 +82,10 @@ static int resolve(const char *intent, bool dirs_only, place_t *place)
     return 0;
 }
 
-int nvm_resolve_dir(const char *intent, place_t *place) { return resolve(intent, true, place); }
+int region_resolve_dir(const char *intent, place_t *place) { return resolve(intent, true, place); }
 
 /* The file tier, store or device the intent places on, how, and its provider. */
-int nvm_resolve_tier(const char *intent, unsigned flags, place_t *place, const provider_ops_t **ops)
+int region_resolve_filetier(const char *intent, unsigned flags, place_t *place, const provider_ops_t **ops)
 {
     int rc = resolve(intent, false, place);
     if (rc != 0)
@@ -121,7 +121,7 @@ void *loci_region_open(const char *name, size_t size, const char *intent, unsign
 {
     int rc = topo_ensure();
     if (rc == 0)
-        rc = nvm_check_name("region", name);
+        rc = region_check_name("region", name);
     if (rc != 0)
         return fail_open(rc);
     if (flags & ~(unsigned)(LOCI_CREATE | LOCI_READONLY | LOCI_SHARED))
@@ -138,7 +138,7 @@ void *loci_region_open(const char *name, size_t size, const char *intent, unsign
     size = (size + page - 1) & ~(page - 1);
     place_t place;
     const provider_ops_t *ops;
-    if ((rc = nvm_resolve_tier(intent, flags, &place, &ops)) != 0 ||
+    if ((rc = region_resolve_filetier(intent, flags, &place, &ops)) != 0 ||
         (rc = provider_for_region(&place, name, flags, &ops)) != 0) /* the layout on disk may decide */
         return fail_open(rc);
     uint64_t capacity = place.target->capacity.value;
@@ -212,11 +212,11 @@ int loci_region_remove(const char *name, const char *intent)
 {
     int rc = topo_ensure();
     if (rc == 0)
-        rc = nvm_check_name("region", name);
+        rc = region_check_name("region", name);
     place_t place;
     const provider_ops_t *ops;
     if (rc == 0)
-        rc = nvm_resolve_tier(intent, 0, &place, &ops);
+        rc = region_resolve_filetier(intent, 0, &place, &ops);
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&lock);
@@ -240,7 +240,7 @@ size_t loci_region_size(const void *addr)
     return size;
 }
 
-bool nvm_region_of(const void *addr, void **base, size_t *size, const provider_ops_t **ops)
+bool region_of(const void *addr, void **base, size_t *size, const provider_ops_t **ops)
 {
     pthread_mutex_lock(&lock);
     region_t *r = containing(addr);
@@ -253,7 +253,7 @@ bool nvm_region_of(const void *addr, void **base, size_t *size, const provider_o
     return r != NULL;
 }
 
-const struct loci_target *nvm_region_target(const void *addr, char *name)
+const struct loci_target *region_target(const void *addr, char *name)
 {
     pthread_mutex_lock(&lock);
     const region_t *r = containing(addr);
@@ -264,7 +264,7 @@ const struct loci_target *nvm_region_target(const void *addr, char *name)
     return t;
 }
 
-void nvm_foreach_region(void (*fn)(const char *name, void *base, size_t size, unsigned flags,
+void region_foreach(void (*fn)(const char *name, void *base, size_t size, unsigned flags,
                                    const provider_ops_t *ops, void *arg),
                         void *arg)
 {
@@ -276,7 +276,7 @@ void nvm_foreach_region(void (*fn)(const char *name, void *base, size_t size, un
     pthread_mutex_unlock(&lock);
 }
 
-void nvm_fini(void)
+void region_fini(void)
 {
     pthread_mutex_lock(&lock);
     addr_table_t open = open_regions;

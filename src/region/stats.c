@@ -1,6 +1,6 @@
 /* Counters of the paged chunk caches: loci_cache_stats and the stats table. */
 #include "paged/paged.h"
-#include "nvm/nvm.h"
+#include "region/region.h"
 #include "units.h"
 
 #include <inttypes.h>
@@ -24,7 +24,7 @@ static void print_cache(const struct loci_target *t, size_t budget, size_t chunk
             st->evictions);
 }
 
-void nvm_stats_print(FILE *f)
+void region_stats_print(FILE *f)
 {
     loci_cache_stats_t all;
     paged_stats(NULL, &all);

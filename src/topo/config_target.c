@@ -164,7 +164,7 @@ static int set_text(topo_config_t *c, const char *key, const char *value, char *
 
 static int set_store_key(topo_config_t *c, topo_config_target_t *e, int key, const char *value)
 {
-    rados_params_t *r = &e->rados;
+    jobstore_params_t *r = &e->rados;
     switch (key) {
     case K_STORE:
         if (strcasecmp(value, "rados") != 0)

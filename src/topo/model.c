@@ -93,7 +93,7 @@ void topo_free(topo_t *t)
         free(t->targets[i].path);
         free(t->targets[i].unreachable);
         free((char *)atomic_load(&t->targets[i].gone));
-        rados_pool_disconnect(t->targets[i].store);
+        jobstore_disconnect(t->targets[i].store);
     }
     for (int i = 0; i < t->nnodes; i++) {
         hwloc_bitmap_free(t->nodes[i].cpuset);

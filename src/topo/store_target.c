@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int topo_add_store(topo_t *t, const char *name, const rados_params_t *p)
+int topo_add_store(topo_t *t, const char *name, const jobstore_params_t *p)
 {
     if (t->ntargets >= t->nnodes + TOPO_MAX_EXTRA_TARGETS)
         return loci__fail(LOCI_ECONFIG, "too many file tiers and stores (at most %d)", TOPO_MAX_EXTRA_TARGETS);
@@ -23,9 +23,9 @@ int topo_add_store(topo_t *t, const char *name, const rados_params_t *p)
     tg->flags = LOCI_TARGET_PERSISTENT | LOCI_TARGET_SHAREABLE | LOCI_TARGET_CPU_ACCESSIBLE | LOCI_TARGET_JOB_WIDE;
     if (t->simulated) /* an injected machine has no cluster: placement is recorded only */
         return 0;
-    int rc = rados_pool_connect(p, name, &tg->store);
+    int rc = jobstore_connect(p, name, &tg->store);
     uint64_t capacity = 0, available = 0;
-    if (rc == 0 && rados_pool_space(tg->store, &capacity, &available) == 0) {
+    if (rc == 0 && jobstore_space(tg->store, &capacity, &available) == 0) {
         topo_attr_offer(&tg->capacity, capacity, SRC_OS);
         topo_attr_offer(&tg->available, available, SRC_OS);
     } else if (rc == 0) {

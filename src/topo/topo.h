@@ -99,7 +99,7 @@ struct loci_target {
     int dax_node;              /* device-DAX: its proximity domain (HMAT figures), -1 unknown */
     uint64_t near_devices;     /* bit i set: topo->devices[i] is local to this target */
     int cuda_device;           /* CUDA device ordinal of a GPU's memory (gpu_source.c), else -1 */
-    struct rados_pool *store;  /* kind store: the connection to its pool, else NULL */
+    struct jobstore *store;  /* kind store: the connection to its pool, else NULL */
     char *unreachable;         /* kind store: why it cannot be used now (NULL: it can) */
     unsigned dirty_limit, dirty_background; /* file tiers, stores: mode=paged's write-behind, % (0: default) */
     /* Why it went away at run time (topo_refresh: a node's memory offlined,

@@ -9,7 +9,7 @@
 #ifndef LOCI_TOPO_INTERNAL_H
 #define LOCI_TOPO_INTERNAL_H
 
-#include "rados/rados_pool.h"
+#include "jobstore/jobstore.h"
 #include "topo/topo.h"
 
 #include <stdio.h>
@@ -130,7 +130,7 @@ void topo_source_gpus(topo_t *t);
 /** store_target.c: the aggregate store target `name` on the RADOS pool of
  *  `p`, connected now; a cluster that does not answer leaves it listed but
  *  unreachable, with a warning (never a failed init). */
-int topo_add_store(topo_t *t, const char *name, const rados_params_t *p);
+int topo_add_store(topo_t *t, const char *name, const jobstore_params_t *p);
 
 /* --- a config file as read (config.c and the config_*.c it calls) -------- */
 
@@ -145,7 +145,7 @@ typedef struct {
     topo_kind_t kind;  /* KIND_COUNT: not given */
     uint64_t capacity, bandwidth, latency;
     char store[16];    /* kind = store: the engine ("rados") */
-    rados_params_t rados;
+    jobstore_params_t rados;
     unsigned dirty_limit, dirty_background; /* %, 0: not given */
     unsigned seen;     /* bit per key, to refuse a key given twice */
     topo_budget_t tiering_budget;

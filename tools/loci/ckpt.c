@@ -2,7 +2,7 @@
 #include "commands.h"
 #include "loci.h"
 #include "ckpt/ckpt.h"
-#include "rados/rados_pool.h"
+#include "jobstore/jobstore.h"
 #include "units.h"
 
 #include <inttypes.h>
@@ -163,12 +163,12 @@ static int ckpt_ls(void)
 /* The manifest of `name`, chunk by chunk with -v. */
 static int ckpt_show(const char *name, bool chunks)
 {
-    int rc = nvm_check_name("checkpoint", name);
+    int rc = region_check_name("checkpoint", name);
     if (rc != 0)
         return fail();
     ckpt_dir_t d;
     ckpt_manifest_t m;
-    struct rados_pool *rp = NULL;
+    struct jobstore *rp = NULL;
     bool opened = (rc = ckpt_dir_open(&d, false, false)) == 0;
     if (opened)
         rc = ckpt_manifest_read(d.fd, name, &m);
@@ -181,7 +181,7 @@ static int ckpt_show(const char *name, bool chunks)
     }
     char t[64], where[sizeof d.path + NVM_NAME_MAX + 64];
     if (rp)
-        snprintf(where, sizeof where, "object loci-ckpt/%s of %s", m.name, rados_pool_target(rp));
+        snprintf(where, sizeof where, "object loci-ckpt/%s of %s", m.name, jobstore_target(rp));
     else
         snprintf(where, sizeof where, "%s/%s.manifest", d.path, m.name);
     printf("checkpoint %s (%s)\nseq %" PRIu64 ", saved %s\n\n", m.name, where, m.seq, when(m.saved_s, t, sizeof t));
