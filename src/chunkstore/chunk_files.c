@@ -22,6 +22,7 @@
 #include "chunkstore/chunkstore.h"
 #include "filetier/filetier.h"
 #include "os/vm.h"
+#include "random_id.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,10 +59,7 @@ static _Atomic uint64_t version_counter;
 
 static void seed_versions(void)
 {
-    uint64_t start = 0;
-    if (getrandom(&start, sizeof start, GRND_NONBLOCK) != (ssize_t)sizeof start)
-        start = (uint64_t)getpid() << 40 ^ (uint64_t)time(NULL);
-    atomic_store(&version_counter, start | 1); /* never 0: "no version" in a manifest */
+    atomic_store(&version_counter, random_id() | 1); /* never 0: "no version" in a manifest */
 }
 
 static uint64_t next_version(void)

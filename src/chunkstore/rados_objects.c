@@ -15,6 +15,7 @@
 #include "chunkstore/rados_objects.h"
 #include "filetier/filetier.h"
 #include "units.h"
+#include "random_id.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -337,13 +338,8 @@ chunkstore_t *chunkstore_rados_anonymous(jobstore_t *rp, uint64_t size, size_t c
     }
     r->anonymous = true;
     gethostname(host, sizeof host - 1);
-    uint64_t id = 0;
-    FILE *f = fopen("/dev/urandom", "re");
-    if (!f || fread(&id, sizeof id, 1, f) != 1)
-        id = (uint64_t)(uintptr_t)r ^ (uint64_t)getpid() << 32;
-    if (f)
-        fclose(f);
-    snprintf(r->prefix, sizeof r->prefix, ANON_PREFIX "%s.%d.%016llx", host, (int)getpid(), (unsigned long long)id);
+    snprintf(r->prefix, sizeof r->prefix, ANON_PREFIX "%s.%d.%016llx", host, (int)getpid(),
+             (unsigned long long)random_id());
     return &r->base;
 }
 

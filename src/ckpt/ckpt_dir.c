@@ -10,6 +10,7 @@
 #include "dir.h"
 #include "ckpt/ckpt.h"
 #include "filetier/filetier.h"
+#include "random_id.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -143,8 +144,7 @@ static uint64_t fresh_id(void)
 {
     uint64_t id = CKPT_ZERO;
     while (id == CKPT_ZERO)
-        if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id)
-            id = CKPT_ZERO;
+        id = random_id();
     return id;
 }
 

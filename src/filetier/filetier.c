@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "dir.h"
 #include "units.h"
+#include "random_id.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -97,15 +98,6 @@ static void sweep_dead_blocks(const struct loci_target *t)
     pthread_mutex_unlock(&lock);
 }
 
-static uint64_t random64(void)
-{
-    uint64_t r;
-    if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r)
-        return r;
-    uint64_t ns = clock_mono_ns();
-    r = ns * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)&ns;
-    return r ^ (r >> 29);
-}
 
 int filetier_open_maybe_direct(const char *path, int flags, mode_t mode)
 {
@@ -140,7 +132,7 @@ int filetier_create(const struct loci_target *t, int oflags, char *path, size_t 
     char name[4096];
     for (int tries = 0; tries < 8; tries++) {
         snprintf(name, sizeof name, "%s/loci-%ld-%lu-%016llx", t->path, (long)getpid(),
-                 atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed), (unsigned long long)random64());
+                 atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed), (unsigned long long)random_id());
         int fd = filetier_open_maybe_direct(name, base | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
         if (fd >= 0) {
             if (path)

@@ -54,6 +54,8 @@
 #include "clock.h"
 #include "dir.h"
 #include "text_file.h"
+#include "thread.h"
+#include "grow.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -532,12 +534,10 @@ static int report(damon_t *d, span_t **out, size_t *n)
         long idx = strtol(e->d_name, &tail, 10);
         if (*tail || tail == e->d_name || idx < 0)
             continue;
-        if (*n == cap) {
-            span_t *v = realloc(*out, (cap = cap ? 2 * cap : 64) * sizeof *v);
-            if (!v)
-                break; /* (out of memory: what was read so far) */
-            *out = v;
-        }
+        span_t *v = grow_for_one(*out, *n, &cap, sizeof *v, 64);
+        if (!v)
+            break; /* (out of memory: what was read so far) */
+        *out = v;
         span_t *r = &(*out)[*n];
         snprintf(path, sizeof path, "%s/%s/start", dir, e->d_name);
         r->start = (uintptr_t)strtoull(heat__read_line(path, buf, sizeof buf), NULL, 10);
@@ -674,7 +674,7 @@ static int damon_open(heat_t *h, char *why, size_t len)
     pthread_cond_init(&d->wake, &a);
     pthread_condattr_destroy(&a);
     h->src = d;
-    if ((rc = heat__start_thread(&d->thread, reporter, h)) != 0) {
+    if ((rc = thread_start_quiet(&d->thread, reporter, h)) != 0) {
         release(d);
         pthread_cond_destroy(&d->wake);
         free(d);

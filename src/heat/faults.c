@@ -24,6 +24,7 @@
 #include "clock.h"
 #include "os/uffd.h"
 #include "os/vm.h"
+#include "thread.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -282,7 +283,7 @@ static int faults_open(heat_t *h, char *why, size_t len)
     }
     pthread_cond_init(&f->ended, NULL);
     h->src = f;
-    int e = heat__start_thread(&f->thread, sampler, h);
+    int e = thread_start_quiet(&f->thread, sampler, h);
     if (e != 0) {
         pthread_cond_destroy(&f->ended);
         free_source(f);

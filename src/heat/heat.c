@@ -70,16 +70,6 @@ const char *heat__read_line(const char *path, char *buf, size_t len)
     return buf;
 }
 
-int heat__start_thread(pthread_t *thread, void *(*fn)(void *), void *arg)
-{
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int e = pthread_create(thread, NULL, fn, arg);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return e;
-}
-
 static double own_cpu_s(void) { return heat__thread_cpu_s(pthread_self()); }
 
 static int checked_config(const heat_config_t *in, heat_config_t *out)

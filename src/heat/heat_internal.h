@@ -123,10 +123,6 @@ static inline size_t heat__granule_size(const heat_range_t *r, size_t g)
     return left < HEAT_GRANULE ? left : HEAT_GRANULE;
 }
 
-/** Start a source's own thread with every signal blocked (signals go to the
- *  application's threads): pthread_create's 0 or error number. */
-int heat__start_thread(pthread_t *thread, void *(*fn)(void *), void *arg);
-
 /** CPU seconds a thread has used (its CPU clock); 0 when it cannot be read. */
 double heat__thread_cpu_s(pthread_t thread);
 

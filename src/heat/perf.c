@@ -26,6 +26,7 @@
 #include "heat/heat_internal.h"
 #include "os/perf.h"
 #include "os/vm.h"
+#include "grow.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -251,17 +252,16 @@ static void free_source(perf_t *p)
 static int list_threads(pid_t **out)
 {
     DIR *d = opendir("/proc/self/task");
-    int n = 0, cap = 0;
+    int n = 0;
+    size_t cap = 0;
     *out = NULL;
     for (struct dirent *e; d && (e = readdir(d));) {
         if (e->d_name[0] == '.')
             continue;
-        if (n == cap) {
-            pid_t *grown = realloc(*out, (size_t)(cap = cap ? 2 * cap : 16) * sizeof **out);
-            if (!grown)
-                break;
-            *out = grown;
-        }
+        pid_t *grown = grow_for_one(*out, (size_t)n, &cap, sizeof *grown, 16);
+        if (!grown)
+            break;
+        *out = grown;
         (*out)[n++] = (pid_t)atoi(e->d_name);
     }
     if (d)

@@ -5,6 +5,7 @@
  * on any node stops renewing, and its lock expires — never held forever.
  */
 #include "jobstore/jobstore.h"
+#include "random_id.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -103,14 +104,7 @@ int jobstore_lock_take(jobstore_t *rp, rados_ioctx_t io, const char *oid, bool e
     held_t *h = calloc(1, sizeof *h);
     if (!h)
         return loci__fail(LOCI_ENOMEM, "out of memory locking %s", what);
-    uint64_t r[2];
-    FILE *f = fopen("/dev/urandom", "re");
-    if (!f || fread(r, sizeof r, 1, f) != 1) {
-        r[0] = (uint64_t)time(NULL);
-        r[1] = (uint64_t)(uintptr_t)h;
-    }
-    if (f)
-        fclose(f);
+    uint64_t r[2] = {random_id(), random_id()};
     h->io = io;
     h->exclusive = exclusive;
     h->ttl_s = jobstore_params(rp)->lock_ttl_s;

@@ -62,6 +62,7 @@
 #include "os/vm.h"
 #include "topo/topo.h"
 #include "clock.h"
+#include "thread.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -1086,12 +1087,8 @@ static void wb_start(chunk_cache_t *c)
 {
     if (c->nwb == WB_THREADS || c->closing)
         return;
-    sigset_t all, old; /* signals go to the application's threads, never to these */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    while (c->nwb < WB_THREADS && pthread_create(&c->wb[c->nwb], NULL, write_behind, c) == 0)
+    while (c->nwb < WB_THREADS && thread_start_quiet(&c->wb[c->nwb], write_behind, c) == 0)
         c->nwb++;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* ---- ranges ----------------------------------------------------------------- */

@@ -13,6 +13,7 @@
  */
 #include "paged/paged_internal.h"
 #include "os/vm.h"
+#include "thread.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -136,16 +137,11 @@ static void reset_in_child(void)
 
 static void start_threads(int fd)
 {
-    /* Signals go to the application's threads, never to these. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
     for (pthread_t t; nthreads < FAULT_THREADS + READAHEAD_THREADS; nthreads++) {
-        if (pthread_create(&t, NULL, nthreads < FAULT_THREADS ? serve : read_ahead, (void *)(intptr_t)fd) != 0)
+        if (thread_start_quiet(&t, nthreads < FAULT_THREADS ? serve : read_ahead, (void *)(intptr_t)fd) != 0)
             break;
         pthread_detach(t);
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static void watch_forks(void) { pthread_atfork(NULL, NULL, reset_in_child); }

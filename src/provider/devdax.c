@@ -24,6 +24,7 @@
 #include "provider/provider_impl.h"
 #include "os/vm.h"
 #include "units.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -139,13 +140,10 @@ devdax_device_t *devdax_device_at(const void *addr)
 /* Room for one more span at index i. */
 static bool insert_at(devdax_device_t *d, size_t i, span_t s)
 {
-    if (d->nfree == d->cap) {
-        span_t *n = realloc(d->free, 2 * d->cap * sizeof *n);
-        if (!n)
-            return false;
-        d->free = n;
-        d->cap *= 2;
-    }
+    span_t *grown = grow_for_one(d->free, d->nfree, &d->cap, sizeof *grown, 16);
+    if (!grown)
+        return false;
+    d->free = grown;
     memmove(&d->free[i + 1], &d->free[i], (d->nfree - i) * sizeof *d->free);
     d->free[i] = s;
     d->nfree++;

@@ -20,6 +20,7 @@
  * nor writes its parent's profile. State under the registry lock.
  */
 #include "tiering/tiering.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,14 +76,10 @@ static entry_t *find(const tiering_site_t *s)
 
 static entry_t *add(void)
 {
-    if (prof.n == prof.cap) {
-        size_t cap = prof.cap ? 2 * prof.cap : 64;
-        entry_t *v = realloc(prof.v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        prof.v = v;
-        prof.cap = cap;
-    }
+    entry_t *v = grow_for_one(prof.v, prof.n, &prof.cap, sizeof *v, 64);
+    if (!v)
+        return NULL;
+    prof.v = v;
     prof.v[prof.n] = (entry_t){0};
     return &prof.v[prof.n++];
 }

@@ -14,6 +14,7 @@
 #include "tiering/tiering.h"
 #include "clock.h"
 #include "grow.h"
+#include "thread.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -186,12 +187,7 @@ int tiering_start(const tiering_config_t *c)
         heat = NULL;
         goto out;
     }
-    /* the thread takes no signal meant for the program */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int e = pthread_create(&thread, NULL, run, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int e = thread_start_quiet(&thread, run, NULL);
     if (e != 0) {
         heat_close(heat);
         heat = NULL;

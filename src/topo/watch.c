@@ -25,6 +25,7 @@
 #include "topo/topo_internal.h"
 #include "dir.h"
 #include "text_file.h"
+#include "thread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -171,12 +172,7 @@ void topo_watch_start(void)
         return;
     stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     uevent_fd = strcmp(watch_mode(), "sysfs") == 0 ? -1 : open_uevents();
-    /* no signal of the program's is ever delivered to loci's thread */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = stop_fd < 0 ? errno : pthread_create(&thread, NULL, watch, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = stop_fd < 0 ? errno : thread_start_quiet(&thread, watch, NULL);
     if (rc != 0) {
         loci__log(LOCI_LOG_WARN, "no thread watches for memory coming or going at run time (%s): call "
                                  "loci_topology_refresh() to see such changes",
