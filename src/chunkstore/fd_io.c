@@ -6,16 +6,14 @@
  * where those pages are the file.
  */
 #include "chunkstore/chunkstore.h"
+#include "os/aio.h"
+#include "os/file_space.h"
+#include "os/raw_write.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/aio_abi.h>
-#include <pthread.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-
-#define AIO_DEPTH 32 /* pieces in flight at once */
 
 int chunkstore_fd_fail(const chunkstore_fd_t *f, const char *op, uint64_t off, size_t len, int e)
 {
@@ -31,10 +29,10 @@ static int drop_cached(const chunkstore_fd_t *f, uint64_t off, size_t len, bool 
 {
     if (f->direct || f->in_memory)
         return 0;
-    unsigned all = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
-    if (written && sync_file_range(f->fd, (off_t)off, (off_t)len, all) != 0)
-        return chunkstore_fd_fail(f, "writing back", off, len, errno);
-    posix_fadvise(f->fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
+    int e = written ? file_writeback_wait(f->fd, off, len) : 0;
+    if (e != 0)
+        return chunkstore_fd_fail(f, "writing back", off, len, e);
+    file_drop_cache(f->fd, off, len);
     return 0;
 }
 
@@ -60,9 +58,7 @@ int chunkstore_fd_write(const chunkstore_fd_t *f, uint64_t off, const void *buf,
 {
     size_t done = 0;
     while (done < len) {
-        /* The raw system call: buf is application memory, ordered with the
-         * application's stores by page faults that sanitizers cannot see. */
-        long n = syscall(SYS_pwrite64, f->fd, (const char *)buf + done, len - done, (off_t)(off + done));
+        long n = raw_pwrite(f->fd, (const char *)buf + done, len - done, off + done); /* (application memory) */
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -72,31 +68,7 @@ int chunkstore_fd_write(const chunkstore_fd_t *f, uint64_t off, const void *buf,
     return drop_cached(f, off, len, true);
 }
 
-/* ---- several pieces in flight: Linux AIO, which is asynchronous for O_DIRECT files ---- */
-
-/* The calling thread's AIO context (0: none yet, or none to be had), destroyed when
- * the thread ends; a child of fork() has none of its parent's. */
-static pthread_key_t ctx_key;
-static _Thread_local aio_context_t ctx;
-static _Thread_local pid_t ctx_pid;
-
-static void ctx_destroy(void *arg) { syscall(SYS_io_destroy, (aio_context_t)(uintptr_t)arg); }
-static void make_key(void) { pthread_key_create(&ctx_key, ctx_destroy); }
-
-static aio_context_t thread_ctx(void)
-{
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    if (ctx_pid != getpid()) { /* first use in this thread, or a fork since */
-        pthread_once(&once, make_key);
-        ctx = 0;
-        ctx_pid = getpid();
-        if (syscall(SYS_io_setup, AIO_DEPTH, &ctx) == 0)
-            pthread_setspecific(ctx_key, (void *)(uintptr_t)ctx);
-        else
-            ctx = 0; /* none (aio-max-nr reached, no AIO in this kernel): one piece after the other */
-    }
-    return ctx;
-}
+/* ---- several pieces in flight (os/aio.c) ---- */
 
 /* Piece p read `got` bytes (< 0: -errno): the rest read synchronously (zeros at the end). */
 static int piece_done(const chunkstore_piece_t *p, long got)
@@ -113,43 +85,17 @@ int chunkstore_fd_read_pieces(const chunkstore_piece_t *p, unsigned n)
     int rc = 0;
     while (n > 0) {
         unsigned k = n < AIO_DEPTH ? n : AIO_DEPTH, direct = 0;
-        for (unsigned i = 0; i < k; i++)
+        aio_read_t r[AIO_DEPTH];
+        for (unsigned i = 0; i < k; i++) {
             direct += p[i].f->direct;
-        aio_context_t io = k > 1 && direct == k ? thread_ctx() : 0;
-        struct iocb cb[AIO_DEPTH], *cbp[AIO_DEPTH];
-        long submitted = 0;
-        if (io) {
-            for (unsigned i = 0; i < k; i++) {
-                cb[i] = (struct iocb){.aio_data = i, .aio_lio_opcode = IOCB_CMD_PREAD, .aio_fildes = (uint32_t)p[i].f->fd,
-                                      .aio_buf = (uint64_t)(uintptr_t)p[i].buf, .aio_nbytes = p[i].len,
-                                      .aio_offset = (int64_t)p[i].off};
-                cbp[i] = &cb[i];
-            }
-            submitted = syscall(SYS_io_submit, io, (long)k, cbp);
-            if (submitted < 0)
-                submitted = 0;
+            r[i] = (aio_read_t){p[i].f->fd, p[i].off, p[i].buf, p[i].len, 0};
         }
-        struct io_event ev[AIO_DEPTH];
-        for (long done = 0; done < submitted;) {
-            long got = syscall(SYS_io_getevents, io, 1L, submitted - done, ev, NULL);
-            if (got < 0 && errno == EINTR)
-                continue;
-            if (got < 0) { /* a broken context: destroying it waits for the reads in flight, then none writes buf */
-                int e = errno;
-                syscall(SYS_io_destroy, io);
-                pthread_setspecific(ctx_key, NULL);
-                ctx_pid = 0;
-                return chunkstore_fd_fail(p[0].f, "io_getevents", p[0].off, p[0].len, e);
-            }
-            for (long e = 0; e < got; e++) {
-                int r = piece_done(&p[ev[e].data], (long)ev[e].res);
-                rc = rc ? rc : r;
-            }
-            done += got;
-        }
-        for (unsigned i = (unsigned)submitted; i < k; i++) { /* what AIO did not take */
-            int r = chunkstore_fd_read(p[i].f, p[i].off, p[i].buf, p[i].len);
-            rc = rc ? rc : r;
+        int taken = k > 1 && direct == k ? aio_read_all(r, k) : 0;
+        if (taken < 0)
+            return chunkstore_fd_fail(p[0].f, "io_getevents", p[0].off, p[0].len, -taken);
+        for (unsigned i = 0; i < k; i++) { /* what AIO did not take is read one after the other */
+            int e = (int)i < taken ? piece_done(&p[i], r[i].got) : chunkstore_fd_read(p[i].f, p[i].off, p[i].buf, p[i].len);
+            rc = rc ? rc : e;
         }
         p += k;
         n -= k;

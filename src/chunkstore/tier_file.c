@@ -5,6 +5,7 @@
  */
 #include "chunkstore/chunkstore.h"
 #include "filetier/filetier.h"
+#include "os/file_space.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,13 +40,9 @@ static int file_sync(chunkstore_t *s)
 static int file_discard(chunkstore_t *s, uint64_t off, size_t len)
 {
     file_store_t *f = fs_of(s);
-    if (fallocate(f->io.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) != 0)
-        return chunkstore_fd_fail(&f->io, "punching a hole", off, len, errno);
-    /* Reserve the blocks again so that writing there cannot hit ENOSPC
-     * (not on tmpfs, where a reservation would be memory). */
-    if (!f->io.in_memory)
-        (void)fallocate(f->io.fd, 0, (off_t)off, (off_t)len);
-    return 0;
+    /* the blocks reserved again so that writing there cannot hit ENOSPC */
+    int e = file_zero_range(f->io.fd, off, len, !f->io.in_memory);
+    return e == 0 ? 0 : chunkstore_fd_fail(&f->io, "punching a hole", off, len, e);
 }
 
 static void file_close(chunkstore_t *s)

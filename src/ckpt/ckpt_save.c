@@ -22,6 +22,7 @@
 #include "chunkstore/chunkstore.h"
 #include "paged/paged.h"
 #include "chunkstore/rados_objects.h"
+#include "os/file_space.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -130,7 +131,7 @@ static int write_chunk(save_t *sv, const void *buf, size_t len, uint64_t *id)
         close(fd);
         return rc;
     }
-    sync_file_range(fd, 0, (off_t)len, SYNC_FILE_RANGE_WRITE);
+    file_writeback_start(fd, 0, len);
     if (sv->npending == SYNC_WINDOW && (rc = sync_oldest(sv)) != 0) {
         close(fd);
         return rc;

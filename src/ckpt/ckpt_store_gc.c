@@ -43,7 +43,7 @@ int ckpt_store_guard(struct jobstore *rp, bool exclusive, ckpt_guard_t **out)
            clock_mono_s() < until)
         nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
     if (rc != 0) {
-        rados_ioctx_destroy(g->io);
+        jobstore_ioctx_close(g->io);
         free(g);
         return rc;
     }
@@ -56,7 +56,7 @@ void ckpt_store_unguard(ckpt_guard_t *g)
     if (!g)
         return;
     jobstore_lock_release(g->io, GUARD_OID);
-    rados_ioctx_destroy(g->io);
+    jobstore_ioctx_close(g->io);
     free(g);
 }
 

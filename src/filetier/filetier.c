@@ -9,6 +9,7 @@
 #include "dir.h"
 #include "units.h"
 #include "random_id.h"
+#include "os/file_space.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -164,7 +165,7 @@ int filetier_fits(const struct loci_target *t, uint64_t size)
 int filetier_reserve(const struct loci_target *t, int fd, uint64_t size)
 {
     int rc = filetier_fits(t, size);
-    int err = rc == 0 ? posix_fallocate(fd, 0, (off_t)size) : 0;
+    int err = rc == 0 ? file_reserve(fd, size) : 0;
     if (rc != 0 || err == 0)
         return rc;
     char sz[32];

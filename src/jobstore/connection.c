@@ -170,6 +170,12 @@ rados_ioctx_t jobstore_ioctx(jobstore_t *rp)
     return io;
 }
 
+void jobstore_ioctx_close(rados_ioctx_t io)
+{
+    if (io)
+        rados_ioctx_destroy(io);
+}
+
 /* The pool's replication factor, from the monitor ("size" of the pool). */
 static unsigned pool_size(jobstore_t *rp)
 {

@@ -39,6 +39,9 @@ void jobstore_disconnect(jobstore_t *rp);
 /** A new I/O context on the pool (its own snapshot context), or NULL + loci__fail. */
 rados_ioctx_t jobstore_ioctx(jobstore_t *rp);
 
+/** Close an I/O context of jobstore_ioctx (NULL: nothing). */
+void jobstore_ioctx_close(rados_ioctx_t io);
+
 /** Raw bytes the cluster holds in all and has free, divided by the pool's
  *  replication (what loci can still place there). LOCI_EIO when unknown. */
 int jobstore_space(jobstore_t *rp, uint64_t *capacity, uint64_t *available);

@@ -472,6 +472,25 @@ static bool maps_cover(const void *addr, size_t size, bool write, bool shared)
     return at >= end;
 }
 
+const char *vm_occupant(uintptr_t at, size_t size, char *buf, size_t len)
+{
+    snprintf(buf, len, "(unknown)");
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return buf;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo < at + size && hi > at) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(buf, len, "%s", line);
+            break;
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
 bool vm_accessible(const void *addr, size_t size, bool write) { return maps_cover(addr, size, write, false); }
 
 bool vm_mapped_shared(const void *addr, size_t size) { return maps_cover(addr, size, true, true); }

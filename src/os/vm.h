@@ -156,6 +156,10 @@ bool vm_accessible(const void *addr, size_t size, bool write);
  *  /proc/self/maps has it; false when there is no /proc to tell)? */
 bool vm_mapped_shared(const void *addr, size_t size);
 
+/** The line of /proc/self/maps that overlaps [at, at+size) (what holds an
+ *  address loci wanted), into buf; "(unknown)" when none or unreadable. */
+const char *vm_occupant(uintptr_t at, size_t size, char *buf, size_t len);
+
 /** Apply `place` as the calling task's memory policy (set_mempolicy): what
  *  `loci run` does before exec. LOCI_ENOTSUP for simulated places. */
 int vm_set_task_policy(const place_t *place);

@@ -22,6 +22,7 @@
 #include "os/shared_map.h"
 #include "os/vm.h"
 #include "units.h"
+#include "os/file_space.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -167,9 +168,7 @@ static int file_purge(void *addr, size_t size)
         return fd;
     off_t off = (off_t)((uintptr_t)addr - r.base);
     int rc = 0;
-    if (fd >= 0 && fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, (off_t)size) == 0) {
-        if (!(r.flags & XF_TMPFS))
-            (void)fallocate(fd, 0, off, (off_t)size);
+    if (fd >= 0 && file_zero_range(fd, (uint64_t)off, size, !(r.flags & XF_TMPFS)) == 0) {
     } else if (vm_drop(addr, size) != 0) { /* no hole punching here: at least drop the pages */
         rc = loci__fail(LOCI_EIO, "file: purge of %p: %s", addr, strerror(errno));
     }
@@ -204,7 +203,7 @@ static int file_evict(void *addr, size_t size)
     if (rc == 0 && vm_drop(addr, size) != 0)
         rc = loci__fail(LOCI_EINVAL, "file: madvise(DONTNEED, %p, %zu): %s", addr, size, strerror(errno));
     if (rc == 0)
-        posix_fadvise(fd, (off_t)((uintptr_t)addr - r.base), (off_t)size, POSIX_FADV_DONTNEED);
+        file_drop_cache(fd, (uintptr_t)addr - r.base, size);
     if (close_it)
         close(fd);
     return rc;

@@ -40,26 +40,6 @@ static void *map_from_seed(uint64_t seed, size_t size, int fd)
     return shared_map_file(fd, size, true);
 }
 
-/* The line of /proc/self/maps overlapping [at, at+size), into buf. */
-static const char *occupant(uintptr_t at, size_t size, char *buf, size_t len)
-{
-    snprintf(buf, len, "(unknown)");
-    FILE *f = fopen("/proc/self/maps", "re");
-    if (!f)
-        return buf;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
-        if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo < at + size && hi > at) {
-            line[strcspn(line, "\n")] = '\0';
-            snprintf(buf, len, "%s", line);
-            break;
-        }
-    }
-    fclose(f);
-    return buf;
-}
-
 int named_create(const char *path, size_t size, uint64_t seed, const place_t *place, void **addr)
 {
     char sz[32];
@@ -130,7 +110,7 @@ int named_open(const char *path, uintptr_t at, void **addr, size_t *size)
             rc = at && errno == EEXIST
                      ? loci__fail(LOCI_EBUSY, "cannot map %s at %p (%zu bytes): the range is taken in this "
                                               "process by: %s",
-                                  path, (void *)at, *size, occupant(at, *size, who, sizeof who))
+                                  path, (void *)at, *size, vm_occupant(at, *size, who, sizeof who))
                      : loci__fail(LOCI_ENOMEM, "mmap of %s: %s", path, strerror(errno));
         }
     }
