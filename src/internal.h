@@ -47,8 +47,4 @@ LOCI_HIDDEN void loci__fork_mutex(pthread_mutex_t *m, loci_fork_phase_t phase);
  *  the writer, whose thread id changed with the fork. */
 LOCI_HIDDEN void loci__fork_rwlock(pthread_rwlock_t *l, const pthread_rwlockattr_t *attr, loci_fork_phase_t phase);
 
-/** Register loci's fork handlers (once: a constructor of core/fork.c, when
- *  the library is loaded). */
-LOCI_HIDDEN void loci__fork_watch(void);
-
 #endif

@@ -46,7 +46,7 @@ static void child(void)
 static void watch(void) { pthread_atfork(prepare, parent, child); }
 
 /* At load: before any front end's handlers, whose prepare then runs first. */
-__attribute__((constructor)) void loci__fork_watch(void)
+__attribute__((constructor)) static void fork_watch(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, watch);
