@@ -8,8 +8,9 @@
  *
  *   ckpt_register.c  the registered variables (name, range), and what a save
  *                    or restore works on: them plus the regions open here
+ *   ckpt_ids.c       pool ids: their names (16 hex digits), read and written, and sets of them
  *   ckpt_dir.c       the checkpoint directory: where, its lock, its manifests,
- *                    the chunk pool (ids, files, links, checksums)
+ *                    the chunk pool (files, links, checksums)
  *   ckpt_file.c      file work every step shares: error codes, whole writes,
  *                    copies, checksums, a region directory's chunk inodes
  *   ckpt_manifest.c  one checkpoint's manifest: written atomically, read back
@@ -143,12 +144,35 @@ uint64_t ckpt_manifest_seq(int dirfd, const char *name);
  *  line only is read): then it is the manifest that had that checksum. */
 bool ckpt_manifest_has_sum(int dirfd, const char *name, ckpt_sum_t sum);
 
+/** "NAME" when file is "NAME.manifest" (a checkpoint's), into out; else false. */
+bool ckpt_manifest_name(const char *file, char out[NVM_NAME_MAX + 1]);
+
+/* ----------------------------------------------------------- pool ids (ckpt_ids.c) -- */
+
+/** "%016llx": the file name of pool id `id` (and its drained chunk's object). */
+void ckpt_id_name(uint64_t id, char out[17]);
+
 /** The 16 lowercase hex digits at s (no more needed) as a number; false when
  *  they are not that. */
 bool ckpt_hex64(const char *s, uint64_t *out);
 
-/** "NAME" when file is "NAME.manifest" (a checkpoint's), into out; else false. */
-bool ckpt_manifest_name(const char *file, char out[NVM_NAME_MAX + 1]);
+/** The pool id of file (or object) `name`: written exactly as ckpt_id_name
+ *  writes it, else false. */
+bool ckpt_id_of(const char *name, uint64_t *id);
+
+/** A set of pool ids: the chunks some manifests refer to, or a save created. */
+typedef struct {
+    uint64_t *v;
+    size_t n, cap;
+} ckpt_ids_t;
+
+/** Add the pool ids of m's stored chunks (not its zero chunks, not those a
+ *  store snapshot keeps). Sort before asking. */
+int ckpt_ids_add(ckpt_ids_t *ids, const ckpt_manifest_t *m);
+int ckpt_ids_push(ckpt_ids_t *ids, uint64_t id);
+void ckpt_ids_sort(ckpt_ids_t *ids);
+bool ckpt_ids_has(const ckpt_ids_t *ids, uint64_t id);
+void ckpt_ids_free(ckpt_ids_t *ids);
 
 /* ------------------------------------------ the checkpoint directory (ckpt_dir.c) -- */
 
@@ -169,9 +193,6 @@ void ckpt_dir_close(ckpt_dir_t *d);
 /** Call fn(name, arg) for each checkpoint whose manifest "<name>.manifest" is
  *  in the checkpoint directory, stopping at the first nonzero return (returned). */
 int ckpt_dir_manifest_each(const ckpt_dir_t *d, int (*fn)(const char *name, void *arg), void *arg);
-
-/** "%016llx": the file name of pool id `id`. */
-void ckpt_id_name(uint64_t id, char out[17]);
 
 /** Create a new pool file under a fresh random id: fd (write-only) or LOCI_E*. */
 int ckpt_pool_create(ckpt_dir_t *d, uint64_t *id);
@@ -345,22 +366,6 @@ void ckpt_snap_refs_free(ckpt_snap_refs_t *refs);
 
 /** What loci_ckpt_list says of checkpoint m, but its levels and drain (ckpt_gc.c). */
 void ckpt_info_of(const ckpt_manifest_t *m, loci_ckpt_info_t *out);
-
-/* ------------------------------------ chunks the manifests name (ckpt_gc.c) -- */
-
-/** A set of pool ids: the chunks some manifest refers to. */
-typedef struct {
-    uint64_t *v;
-    size_t n, cap;
-} ckpt_ids_t;
-
-/** Add the pool ids of m's stored chunks (not its zero chunks, not those a
- *  store snapshot keeps). Sort before asking. */
-int ckpt_ids_add(ckpt_ids_t *ids, const ckpt_manifest_t *m);
-int ckpt_ids_push(ckpt_ids_t *ids, uint64_t id);
-void ckpt_ids_sort(ckpt_ids_t *ids);
-bool ckpt_ids_has(const ckpt_ids_t *ids, uint64_t id);
-void ckpt_ids_free(ckpt_ids_t *ids);
 
 /* ---------------- drained chunks in the job store: guard and GC (ckpt_store_gc.c) -- */
 
