@@ -6,25 +6,29 @@
  * RADOS pool, level 2 and the home of access=job regions), and a paged
  * region's chunk store (src/chunkstore: what its cache writes back to).
  *
- *   ckpt_register.c  the registered variables (name, range), and what a save
- *                    or restore works on: them plus the regions open here
+ * The files call each other one way (no circle), each only files listed
+ * before it:
+ *
+ *   ckpt_progress.c  progress of long operations, reported to the calling thread's hook
  *   ckpt_ids.c       pool ids: their names (16 hex digits), read and written, and sets of them
- *   ckpt_dir.c       the checkpoint directory: where, its lock, its manifests,
- *                    the chunk pool (files, links, checksums)
  *   ckpt_file.c      file work every step shares: error codes, whole writes,
  *                    copies, checksums, a region directory's chunk inodes
  *   ckpt_manifest.c  one checkpoint's manifest: written atomically, read back
  *                    with its checksum checked
- *   ckpt_save.c      loci_ckpt_save and its counters
- *   ckpt_restore.c   loci_ckpt_restore, loci_ckpt_verify
- *   ckpt_gc.c        loci_ckpt_list, loci_ckpt_remove, loci_ckpt_gc
+ *   ckpt_dir.c       the checkpoint directory: where, its lock, its manifests,
+ *                    the chunk pool (files, links, checksums)
+ *   ckpt_register.c  the registered variables (name, range), the check of a
+ *                    checkpoint's name, and what a save or restore works on:
+ *                    them plus the regions open here
  *   ckpt_store.c     the job store: store targets (a manifest's, the drain's,
  *                    level 2's) and the manifests kept there
- *   ckpt_snap.c      regions in the job store: finding a checkpoint there, GC of snapshots
  *   ckpt_level1.c    the job store's records of checkpoints whole only at one node's level 1
+ *   ckpt_snap.c      regions in the job store: finding a checkpoint there, GC of snapshots
  *   ckpt_store_gc.c  drained chunks in the job store: their guard and GC
  *   ckpt_drain.c     level 2: the drain to the job store, loci_ckpt_wait, loci_ckpt_drain
- *   ckpt_progress.c  progress of long operations, reported to the calling thread's hook
+ *   ckpt_save.c      loci_ckpt_save and its counters; ckpt_fini, the layer's one fini
+ *   ckpt_restore.c   loci_ckpt_restore, loci_ckpt_verify
+ *   ckpt_gc.c        loci_ckpt_list, loci_ckpt_remove, loci_ckpt_gc
  */
 #ifndef LOCI_CKPT_H
 #define LOCI_CKPT_H
@@ -64,6 +68,9 @@ int ckpt_entry_check(const char *ckpt);
  *  in this process, as they are now (malloc'd; free it). LOCI_ENOENT
  *  ("nothing to <what>") when there are none. */
 int ckpt_begin(const char *ckpt, const char *what, ckpt_item_t **out, size_t *n);
+
+/** Forget the registered variables (ckpt_fini). */
+void ckpt_register_fini(void);
 
 /* --------------------------------------------------------------- manifest -- */
 
@@ -407,11 +414,8 @@ static inline bool ckpt_sum_equal(ckpt_sum_t a, ckpt_sum_t b) { return a.low64 =
 /** What loci_ckpt_list says of checkpoint m, but its levels and drain (ckpt_gc.c). */
 void ckpt_info_of(const ckpt_manifest_t *m, loci_ckpt_info_t *out);
 
-/** Forget the registered checkpoint variables and the last save's manifest
- *  (loci_fini; ckpt_register.c). */
+/** Forget the last save's manifest and the registered checkpoint variables
+ *  (loci_fini; ckpt_save.c). */
 void ckpt_fini(void);
-
-/** Forget the manifest kept from the last save (ckpt_fini). */
-void ckpt_save_fini(void);
 
 #endif
