@@ -6,22 +6,29 @@
  * RADOS pool, level 2 and the home of access=job regions), and a paged
  * region's chunk store (src/chunkstore: what its cache writes back to).
  *
- *   ckpt_register.c  the registered variables (name, range), and what a save
- *                    or restore works on: them plus the regions open here
- *   ckpt_dir.c       the checkpoint directory: where, its lock, its manifests,
- *                    the chunk pool (ids, files, links, checksums)
+ * The files call each other one way (no circle), each only files listed
+ * before it:
+ *
+ *   ckpt_progress.c  progress of long operations, reported to the calling thread's hook
+ *   ckpt_ids.c       pool ids: their names (16 hex digits), read and written, and sets of them
  *   ckpt_file.c      file work every step shares: error codes, whole writes,
  *                    copies, checksums, a region directory's chunk inodes
  *   ckpt_manifest.c  one checkpoint's manifest: written atomically, read back
  *                    with its checksum checked
- *   ckpt_save.c      loci_ckpt_save and its counters
- *   ckpt_restore.c   loci_ckpt_restore, loci_ckpt_verify
- *   ckpt_gc.c        loci_ckpt_list, loci_ckpt_remove, loci_ckpt_gc
- *   ckpt_snap.c      regions in the job store: manifests there, GC of snapshots
+ *   ckpt_dir.c       the checkpoint directory: where, its lock, its manifests,
+ *                    the chunk pool (files, links, checksums)
+ *   ckpt_register.c  the registered variables (name, range), the check of a
+ *                    checkpoint's name, and what a save or restore works on:
+ *                    them plus the regions open here
+ *   ckpt_store.c     the job store: store targets (a manifest's, the drain's,
+ *                    level 2's) and the manifests kept there
  *   ckpt_level1.c    the job store's records of checkpoints whole only at one node's level 1
+ *   ckpt_snap.c      regions in the job store: finding a checkpoint there, GC of snapshots
  *   ckpt_store_gc.c  drained chunks in the job store: their guard and GC
  *   ckpt_drain.c     level 2: the drain to the job store, loci_ckpt_wait, loci_ckpt_drain
- *   ckpt_progress.c  progress of long operations, reported to the calling thread's hook
+ *   ckpt_save.c      loci_ckpt_save and its counters; ckpt_fini, the layer's one fini
+ *   ckpt_restore.c   loci_ckpt_restore, loci_ckpt_verify
+ *   ckpt_gc.c        loci_ckpt_list, loci_ckpt_remove, loci_ckpt_gc
  */
 #ifndef LOCI_CKPT_H
 #define LOCI_CKPT_H
@@ -61,6 +68,9 @@ int ckpt_entry_check(const char *ckpt);
  *  in this process, as they are now (malloc'd; free it). LOCI_ENOENT
  *  ("nothing to <what>") when there are none. */
 int ckpt_begin(const char *ckpt, const char *what, ckpt_item_t **out, size_t *n);
+
+/** Forget the registered variables (ckpt_fini). */
+void ckpt_register_fini(void);
 
 /* --------------------------------------------------------------- manifest -- */
 
@@ -143,12 +153,35 @@ uint64_t ckpt_manifest_seq(int dirfd, const char *name);
  *  line only is read): then it is the manifest that had that checksum. */
 bool ckpt_manifest_has_sum(int dirfd, const char *name, ckpt_sum_t sum);
 
+/** "NAME" when file is "NAME.manifest" (a checkpoint's), into out; else false. */
+bool ckpt_manifest_name(const char *file, char out[NVM_NAME_MAX + 1]);
+
+/* ----------------------------------------------------------- pool ids (ckpt_ids.c) -- */
+
+/** "%016llx": the file name of pool id `id` (and its drained chunk's object). */
+void ckpt_id_name(uint64_t id, char out[17]);
+
 /** The 16 lowercase hex digits at s (no more needed) as a number; false when
  *  they are not that. */
 bool ckpt_hex64(const char *s, uint64_t *out);
 
-/** "NAME" when file is "NAME.manifest" (a checkpoint's), into out; else false. */
-bool ckpt_manifest_name(const char *file, char out[NVM_NAME_MAX + 1]);
+/** The pool id of file (or object) `name`: written exactly as ckpt_id_name
+ *  writes it, else false. */
+bool ckpt_id_of(const char *name, uint64_t *id);
+
+/** A set of pool ids: the chunks some manifests refer to, or a save created. */
+typedef struct {
+    uint64_t *v;
+    size_t n, cap;
+} ckpt_ids_t;
+
+/** Add the pool ids of m's stored chunks (not its zero chunks, not those a
+ *  store snapshot keeps). Sort before asking. */
+int ckpt_ids_add(ckpt_ids_t *ids, const ckpt_manifest_t *m);
+int ckpt_ids_push(ckpt_ids_t *ids, uint64_t id);
+void ckpt_ids_sort(ckpt_ids_t *ids);
+bool ckpt_ids_has(const ckpt_ids_t *ids, uint64_t id);
+void ckpt_ids_free(ckpt_ids_t *ids);
 
 /* ------------------------------------------ the checkpoint directory (ckpt_dir.c) -- */
 
@@ -169,9 +202,6 @@ void ckpt_dir_close(ckpt_dir_t *d);
 /** Call fn(name, arg) for each checkpoint whose manifest "<name>.manifest" is
  *  in the checkpoint directory, stopping at the first nonzero return (returned). */
 int ckpt_dir_manifest_each(const ckpt_dir_t *d, int (*fn)(const char *name, void *arg), void *arg);
-
-/** "%016llx": the file name of pool id `id`. */
-void ckpt_id_name(uint64_t id, char out[17]);
 
 /** Create a new pool file under a fresh random id: fd (write-only) or LOCI_E*. */
 int ckpt_pool_create(ckpt_dir_t *d, uint64_t *id);
@@ -211,12 +241,9 @@ int ckpt_fail_in(int code, const char *fmt, ...) LOCI_PRINTF(2, 3);
  *  instead of a lookup per chunk. *out: malloc'd. 0 or LOCI_E*. */
 int ckpt_chunk_inodes(int dirfd, uint64_t nchunks, uint64_t **out);
 
-/* -------------------------------------- regions in the job store (ckpt_snap.c) -- */
+/* ------------------------------------------------------ the job store (ckpt_store.c) -- */
 
 struct jobstore;
-
-/** The connection of store target `target` (named in a manifest), or NULL + loci__fail. */
-struct jobstore *ckpt_target_pool(const char *target);
 
 /** Objects of checkpoints in a job store: "loci-ckpt/<name>" (manifests of
  *  checkpoints whole there), CKPT_STORE_CHUNKS "<pool id>" (drained chunks) and
@@ -226,9 +253,11 @@ struct jobstore *ckpt_target_pool(const char *target);
 #define CKPT_STORE_CHUNKS "loci-ckpt/chunks/"
 #define CKPT_STORE_LEVEL1 "loci-ckpt/level1/"
 
-/** Call fn(target, m, arg) once per distinct store target of m's snapshots. */
-int ckpt_snap_targets_each(const ckpt_manifest_t *m,
-                           int (*fn)(const char *target, const ckpt_manifest_t *m, void *arg), void *arg);
+/** The [checkpoint] drain target of LOCI_CONFIG, or NULL. */
+const char *ckpt_drain_target(void);
+
+/** The connection of store target `target` (named in a manifest), or NULL + loci__fail. */
+struct jobstore *ckpt_target_pool(const char *target);
 
 /** The stores where level 2 is looked for: the [checkpoint] drain target's,
  *  or with none configured every reachable store target's (at most max, into
@@ -236,26 +265,30 @@ int ckpt_snap_targets_each(const ckpt_manifest_t *m,
 #define CKPT_LEVEL2_MAX 64
 int ckpt_level2_stores(struct jobstore **out, int max);
 
-/** Manifest of checkpoint `name` in the store of rp, checked (LOCI_ENOENT: none). */
-int ckpt_store_manifest_get(struct jobstore *rp, const char *name, ckpt_manifest_t *m);
+/** Call fn(target, m, arg) once per distinct store target of m's snapshots. */
+int ckpt_snap_targets_each(const ckpt_manifest_t *m,
+                           int (*fn)(const char *target, const ckpt_manifest_t *m, void *arg), void *arg);
 
 /** Put manifest text of checkpoint `name` in the store of rp (atomically). */
 int ckpt_store_manifest_put_to(struct jobstore *rp, const char *name, const char *text, size_t len);
 
-/** Checkpoint `name` at level 2: in the drain target's store (or, with
- *  none configured, the first store target holding it): its manifest and
- *  that store. LOCI_ENOENT saying where it looked, or where the checkpoint
- *  is when a store records it whole at another node's level 1
- *  (ckpt_level1_elsewhere). */
-int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct jobstore **rp);
+/** Put the manifest text of m also in the store of each target its snapshots
+ *  are on, as object "loci-ckpt/<name>" (replaced atomically). */
+int ckpt_store_manifest_put(const ckpt_manifest_t *m, const char *text, size_t len);
+
+/** Manifest of checkpoint `name` in the store of rp, checked (LOCI_ENOENT: none). */
+int ckpt_store_manifest_get(struct jobstore *rp, const char *name, ckpt_manifest_t *m);
+
+/** Remove checkpoint `name` from the stores of m's snapshots and from the
+ *  drain target's if the one there is m (same checksum): another node's
+ *  checkpoint of that name stays. */
+int ckpt_store_manifest_remove(const ckpt_manifest_t *m);
+
+/** Remove the manifest of checkpoint `name` from the store of rp (0 when none). */
+int ckpt_store_manifest_remove_from(struct jobstore *rp, const char *name);
 
 /** Call fn(name, arg) for each checkpoint whose manifest is in the store of rp. */
 int ckpt_store_manifest_each(struct jobstore *rp, int (*fn)(const char *name, void *arg), void *arg);
-
-/** Call fn(manifest, arg) for each checkpoint whose manifest or level-1
- *  record is in the store of rp, for a GC's mark: one that cannot be read
- *  stops it (LOCI_EIO: what it refers to cannot be told). */
-int ckpt_store_manifest_mark(struct jobstore *rp, int (*fn)(const ckpt_manifest_t *m, void *arg), void *arg);
 
 /* ------------- checkpoints whole only at one node's level 1, in the store (ckpt_level1.c) -- */
 
@@ -299,33 +332,19 @@ int ckpt_level1_elsewhere(const char *name);
  *  (the nodes that held it are lost); *removed: how many. */
 int ckpt_level1_remove_all(const char *name, unsigned *removed);
 
-/* ------------------------------- level 2: drain to the job store (ckpt_drain.c) -- */
+/* ------------------------------ regions in the job store: finding, GC (ckpt_snap.c) -- */
 
-/** The [checkpoint] drain target of LOCI_CONFIG, or NULL. */
-const char *ckpt_drain_target(void);
+/** Checkpoint `name` at level 2: in the drain target's store (or, with
+ *  none configured, the first store target holding it): its manifest and
+ *  that store. LOCI_ENOENT saying where it looked, or where the checkpoint
+ *  is when a store records it whole at another node's level 1
+ *  (ckpt_level1_elsewhere). */
+int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct jobstore **rp);
 
-
-/** Queue checkpoint `name` for the background drain. */
-int ckpt_drain_queue(const char *name);
-
-/** Whether this process has `name` queued or draining. */
-bool ckpt_drain_pending(const char *name);
-
-/** Bytes drained so far of checkpoint `name` while this process drains it
- *  (0 when it is queued or not here). */
-uint64_t ckpt_drain_done(const char *name);
-
-/** Put the manifest text of m also in the store of each target its snapshots
- *  are on, as object "loci-ckpt/<name>" (replaced atomically). */
-int ckpt_store_manifest_put(const ckpt_manifest_t *m, const char *text, size_t len);
-
-/** Remove checkpoint `name` from the stores of m's snapshots and from the
- *  drain target's if the one there is m (same checksum): another node's
- *  checkpoint of that name stays. */
-int ckpt_store_manifest_remove(const ckpt_manifest_t *m);
-
-/** Remove the manifest of checkpoint `name` from the store of rp (0 when none). */
-int ckpt_store_manifest_remove_from(struct jobstore *rp, const char *name);
+/** Call fn(manifest, arg) for each checkpoint whose manifest or level-1
+ *  record is in the store of rp, for a GC's mark: one that cannot be read
+ *  stops it (LOCI_EIO: what it refers to cannot be told). */
+int ckpt_store_manifest_mark(struct jobstore *rp, int (*fn)(const ckpt_manifest_t *m, void *arg), void *arg);
 
 /** References to store snapshots, for the GC. */
 typedef struct {
@@ -343,25 +362,6 @@ int ckpt_snap_refs_add(ckpt_snap_refs_t *refs, const ckpt_manifest_t *m);
 int ckpt_snap_sweep(ckpt_snap_refs_t *refs, loci_ckpt_gc_stats_t *out);
 void ckpt_snap_refs_free(ckpt_snap_refs_t *refs);
 
-/** What loci_ckpt_list says of checkpoint m, but its levels and drain (ckpt_gc.c). */
-void ckpt_info_of(const ckpt_manifest_t *m, loci_ckpt_info_t *out);
-
-/* ------------------------------------ chunks the manifests name (ckpt_gc.c) -- */
-
-/** A set of pool ids: the chunks some manifest refers to. */
-typedef struct {
-    uint64_t *v;
-    size_t n, cap;
-} ckpt_ids_t;
-
-/** Add the pool ids of m's stored chunks (not its zero chunks, not those a
- *  store snapshot keeps). Sort before asking. */
-int ckpt_ids_add(ckpt_ids_t *ids, const ckpt_manifest_t *m);
-int ckpt_ids_push(ckpt_ids_t *ids, uint64_t id);
-void ckpt_ids_sort(ckpt_ids_t *ids);
-bool ckpt_ids_has(const ckpt_ids_t *ids, uint64_t id);
-void ckpt_ids_free(ckpt_ids_t *ids);
-
 /* ---------------- drained chunks in the job store: guard and GC (ckpt_store_gc.c) -- */
 
 typedef struct ckpt_guard ckpt_guard_t;
@@ -378,6 +378,18 @@ void ckpt_store_unguard(ckpt_guard_t *g);
  *  one of `ids` (this directory's; maybe not drained yet). Nothing to do
  *  without a drain target; skipped (said at level info) while a drain runs. */
 int ckpt_store_chunks_sweep(ckpt_ids_t *ids, loci_ckpt_gc_stats_t *out);
+
+/* ------------------------------- level 2: drain to the job store (ckpt_drain.c) -- */
+
+/** Queue checkpoint `name` for the background drain. */
+int ckpt_drain_queue(const char *name);
+
+/** Whether this process has `name` queued or draining. */
+bool ckpt_drain_pending(const char *name);
+
+/** Bytes drained so far of checkpoint `name` while this process drains it
+ *  (0 when it is queued or not here). */
+uint64_t ckpt_drain_done(const char *name);
 
 /* --------------------------------------------- progress (ckpt_progress.c) -- */
 
@@ -397,11 +409,13 @@ uint64_t ckpt_stored_bytes(const ckpt_manifest_t *m, bool snaps);
 
 static inline bool ckpt_sum_equal(ckpt_sum_t a, ckpt_sum_t b) { return a.low64 == b.low64 && a.high64 == b.high64; }
 
-/** Forget the registered checkpoint variables and the last save's manifest
- *  (loci_fini; ckpt_register.c). */
-void ckpt_fini(void);
+/* ------------------------------------------------ the entry points' own -- */
 
-/** Forget the manifest kept from the last save (ckpt_fini). */
-void ckpt_save_fini(void);
+/** What loci_ckpt_list says of checkpoint m, but its levels and drain (ckpt_gc.c). */
+void ckpt_info_of(const ckpt_manifest_t *m, loci_ckpt_info_t *out);
+
+/** Forget the last save's manifest and the registered checkpoint variables
+ *  (loci_fini; ckpt_save.c). */
+void ckpt_fini(void);
 
 #endif

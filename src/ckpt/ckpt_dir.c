@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,8 +136,6 @@ int ckpt_dir_manifest_each(const ckpt_dir_t *d, int (*fn)(const char *name, void
     each_t e = {fn, arg};
     return dir_each_entry(d->fd, d->path, each_manifest, &e);
 }
-
-void ckpt_id_name(uint64_t id, char out[17]) { snprintf(out, 17, "%016" PRIx64, id); }
 
 static uint64_t fresh_id(void)
 {

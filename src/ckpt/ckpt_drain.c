@@ -39,15 +39,6 @@ static job_t jobs[QUEUE_MAX];
 static size_t njobs;
 static bool running;
 
-const char *ckpt_drain_target(void)
-{
-    const char *origin;
-    int saved = errno;
-    const char *t = loci_config_intent("checkpoint", "drain", &origin);
-    errno = saved;
-    return t;
-}
-
 /* Chunk i of v (a pool file of d) into the job store, unless it is there. */
 static int drain_chunk(const ckpt_dir_t *d, struct jobstore *rp, const ckpt_var_t *v, uint64_t i,
                        unsigned char *buf, uint64_t *sent)

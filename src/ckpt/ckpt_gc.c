@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -207,49 +206,6 @@ typedef struct {
     loci_ckpt_gc_stats_t out;
 } gc_t;
 
-static int by_id(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-int ckpt_ids_push(ckpt_ids_t *ids, uint64_t id)
-{
-    uint64_t *v = grow_for_one(ids->v, ids->n, &ids->cap, sizeof *v, 1024);
-    if (!v)
-        return loci__fail(LOCI_ENOMEM, "out of memory collecting checkpoint chunks");
-    ids->v = v;
-    ids->v[ids->n++] = id;
-    return 0;
-}
-
-int ckpt_ids_add(ckpt_ids_t *ids, const ckpt_manifest_t *m)
-{
-    int rc = 0;
-    for (size_t k = 0; k < m->nvars; k++) /* a store snapshot keeps its chunks: not ours */
-        for (uint64_t i = 0; !m->vars[k].snap && i < m->vars[k].nchunks && rc == 0; i++)
-            if (m->vars[k].chunks[i].id != CKPT_ZERO)
-                rc = ckpt_ids_push(ids, m->vars[k].chunks[i].id);
-    return rc;
-}
-
-void ckpt_ids_sort(ckpt_ids_t *ids)
-{
-    if (ids->n > 0)
-        qsort(ids->v, ids->n, sizeof *ids->v, by_id);
-}
-
-bool ckpt_ids_has(const ckpt_ids_t *ids, uint64_t id)
-{
-    return ids->n > 0 && bsearch(&id, ids->v, ids->n, sizeof *ids->v, by_id) != NULL;
-}
-
-void ckpt_ids_free(ckpt_ids_t *ids)
-{
-    free(ids->v);
-    *ids = (ckpt_ids_t){0};
-}
-
 static int mark(const char *name, void *arg)
 {
     gc_t *g = arg;
@@ -280,11 +236,8 @@ static int sweep_pool(int dirfd, const char *path, const char *entry, void *arg)
 {
     (void)dirfd, (void)path;
     gc_t *g = arg;
-    uint64_t id = 0, bytes = 0;
-    char canon[17];
-    bool named = strlen(entry) == 16 && sscanf(entry, "%16" SCNx64, &id) == 1;
-    ckpt_id_name(id, canon);
-    if (named && strcmp(canon, entry) == 0 && ckpt_ids_has(&g->ids, id)) {
+    uint64_t id, bytes = 0;
+    if (ckpt_id_of(entry, &id) && ckpt_ids_has(&g->ids, id)) {
         g->out.chunks_kept++;
         return 0;
     }

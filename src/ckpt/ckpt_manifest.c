@@ -200,20 +200,6 @@ static bool next_line(cursor_t *c, char *buf, size_t len)
     return true;
 }
 
-bool ckpt_hex64(const char *s, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 16; i++) {
-        char ch = s[i];
-        unsigned d = ch >= '0' && ch <= '9' ? (unsigned)(ch - '0') : ch >= 'a' && ch <= 'f' ? (unsigned)(ch - 'a' + 10) : 16;
-        if (d == 16)
-            return false;
-        v = v << 4 | d;
-    }
-    *out = v;
-    return true;
-}
-
 static bool parse_sum(const char *s, ckpt_sum_t *out)
 {
     return strlen(s) == 32 && ckpt_hex64(s, &out->high64) && ckpt_hex64(s + 16, &out->low64);

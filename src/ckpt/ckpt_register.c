@@ -151,12 +151,11 @@ int ckpt_begin(const char *ckpt, const char *what, ckpt_item_t **out, size_t *n)
     return 0;
 }
 
-void ckpt_fini(void)
+void ckpt_register_fini(void)
 {
     pthread_mutex_lock(&lock);
     free(vars);
     vars = NULL;
     nvars = cap = 0;
     pthread_mutex_unlock(&lock);
-    ckpt_save_fini();
 }

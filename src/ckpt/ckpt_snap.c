@@ -1,148 +1,25 @@
 /*
  * Checkpoints of regions on the job's store (docs/CHECKPOINT.md): their
  * chunks are kept by RADOS self-managed snapshots, not copied, and the
- * manifest of such a checkpoint is kept in the store too, as object
- * "loci-ckpt/<name>", so that another node finds it. Here: the manifests in
- * the store and the garbage collection of snapshots no manifest refers to.
+ * manifest of such a checkpoint is kept in the store too (ckpt_store.c), so
+ * that another node finds it. Here, above the stores' manifests and level
+ * 1's records: finding a checkpoint at level 2 (or where it is instead),
+ * a GC's mark of everything the stores keep, and the garbage collection of
+ * snapshots no manifest refers to.
  */
 #include "ckpt/ckpt.h"
 #include "chunkstore/rados_objects.h"
-#include "topo/topo.h"
 #include "grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MANIFEST_PREFIX CKPT_STORE_MANIFESTS
-#define MANIFEST_MAX ((size_t)1 << 30)
-
 struct ckpt_snap_ref {
     char target[16];
     char region[NVM_NAME_MAX + 1];
     uint64_t snap;
 };
-
-struct jobstore *ckpt_target_pool(const char *target)
-{
-    const loci_target_t *t = loci_target_by_name(target);
-    if (!t)
-        return loci__fail_null(LOCI_ENOENT, "store target %s named by the checkpoint does not exist here: configure "
-                                            "it in LOCI_CONFIG as where the checkpoint was saved", target);
-    if (t->kind != KIND_STORE || !t->store)
-        return loci__fail_null(LOCI_EIO, "target %s named by the checkpoint %s", target,
-                               t->kind != KIND_STORE ? "is not a store" : t->unreachable ? t->unreachable
-                                                                                          : "has no cluster behind it");
-    return t->store;
-}
-
-int ckpt_snap_targets_each(const ckpt_manifest_t *m,
-                           int (*fn)(const char *target, const ckpt_manifest_t *m, void *arg), void *arg)
-{
-    for (size_t i = 0; i < m->nvars; i++) {
-        const ckpt_var_t *v = &m->vars[i];
-        bool seen = false;
-        for (size_t k = 0; k < i && !seen; k++)
-            seen = m->vars[k].snap && strcmp(m->vars[k].target, v->target) == 0;
-        int rc = v->snap && !seen ? fn(v->target, m, arg) : 0;
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
-typedef struct {
-    const char *text;
-    size_t len;
-} blob_t;
-
-int ckpt_store_manifest_put_to(struct jobstore *rp, const char *name, const char *text, size_t len)
-{
-    char oid[NVM_NAME_MAX + 16];
-    snprintf(oid, sizeof oid, MANIFEST_PREFIX "%s", name);
-    return jobstore_object_put(rp, oid, text, len);
-}
-
-static int put_one(const char *target, const ckpt_manifest_t *m, void *arg)
-{
-    const blob_t *b = arg;
-    struct jobstore *rp = ckpt_target_pool(target);
-    int rc = rp ? ckpt_store_manifest_put_to(rp, m->name, b->text, b->len) : LOCI_EIO;
-    return rc ? ckpt_fail_in(rc, "its manifest in %s", target) : 0;
-}
-
-int ckpt_store_manifest_put(const ckpt_manifest_t *m, const char *text, size_t len)
-{
-    blob_t b = {text, len};
-    return ckpt_snap_targets_each(m, put_one, &b);
-}
-
-int ckpt_store_manifest_get(struct jobstore *rp, const char *name, ckpt_manifest_t *m)
-{
-    char oid[NVM_NAME_MAX + 16], *text;
-    size_t len;
-    snprintf(oid, sizeof oid, MANIFEST_PREFIX "%s", name);
-    int rc = jobstore_object_get(rp, oid, MANIFEST_MAX, &text, &len);
-    if (rc != 0)
-        return rc;
-    rc = ckpt_manifest_parse(name, text, len, m);
-    free(text);
-    return rc;
-}
-
-static int remove_one(const char *target, const ckpt_manifest_t *m, void *arg)
-{
-    (void)arg;
-    struct jobstore *rp = ckpt_target_pool(target);
-    if (!rp)
-        return LOCI_EIO;
-    ckpt_manifest_t there;
-    int rc = ckpt_store_manifest_get(rp, m->name, &there);
-    if (rc == LOCI_ENOENT)
-        return 0;
-    bool same = rc == 0 && ckpt_sum_equal(there.sum, m->sum);
-    if (rc == 0)
-        ckpt_manifest_free(&there);
-    char oid[NVM_NAME_MAX + 16];
-    snprintf(oid, sizeof oid, MANIFEST_PREFIX "%s", m->name);
-    return same ? jobstore_object_remove(rp, oid) : 0;
-}
-
-int ckpt_store_manifest_remove(const ckpt_manifest_t *m)
-{
-    int rc = ckpt_snap_targets_each(m, remove_one, NULL);
-    const char *drain = ckpt_drain_target();
-    bool named = false; /* the drain target is one of the snapshots' stores */
-    for (size_t i = 0; drain && i < m->nvars && !named; i++)
-        named = m->vars[i].snap && strcmp(m->vars[i].target, drain) == 0;
-    return rc == 0 && drain && !named ? remove_one(drain, m, NULL) : rc;
-}
-
-int ckpt_store_manifest_remove_from(struct jobstore *rp, const char *name)
-{
-    char oid[NVM_NAME_MAX + 16];
-    snprintf(oid, sizeof oid, MANIFEST_PREFIX "%s", name);
-    return jobstore_object_remove(rp, oid);
-}
-
-int ckpt_level2_stores(struct jobstore **out, int max)
-{
-    const char *drain = ckpt_drain_target();
-    if (drain) {
-        struct jobstore *rp = ckpt_target_pool(drain);
-        if (!rp)
-            return ckpt_fail_in(LOCI_EIO, "level 2 of checkpoints ([checkpoint] drain = %s) cannot be read", drain);
-        out[0] = rp;
-        return 1;
-    }
-    int n = 0;
-    for (int i = 0; i < loci_target_count() && n < max; i++) {
-        const loci_target_t *t = loci_target_at(i);
-        if (t->kind == KIND_STORE && t->store)
-            out[n++] = t->store;
-    }
-    return n;
-}
 
 int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct jobstore **out)
 {
@@ -163,24 +40,6 @@ int ckpt_store_find(const char *name, ckpt_manifest_t *m, struct jobstore **out)
     return rc ? rc
               : loci__fail(LOCI_ENOENT, "no checkpoint \"%s\" here nor in a store%s", name,
                            ckpt_drain_target() ? "" : " (none configured: [checkpoint] drain = TARGET)");
-}
-
-typedef struct {
-    int (*fn)(const char *name, void *arg);
-    void *arg;
-} each_t;
-
-/* Manifests only: "loci-ckpt/<name>", not the chunks under "loci-ckpt/chunks/". */
-static int each_manifest(const char *name, void *arg)
-{
-    const each_t *e = arg;
-    return strchr(name, '/') ? 0 : e->fn(name, e->arg);
-}
-
-int ckpt_store_manifest_each(struct jobstore *rp, int (*fn)(const char *name, void *arg), void *arg)
-{
-    each_t e = {fn, arg};
-    return jobstore_object_each(rp, MANIFEST_PREFIX, each_manifest, &e);
 }
 
 /* ---- garbage collection of snapshots ---------------------------------------- */

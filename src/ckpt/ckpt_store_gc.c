@@ -74,11 +74,7 @@ static int note_garbage(const char *name, void *arg)
 {
     sweep_t *w = arg;
     uint64_t id;
-    char canon[17];
-    if (strlen(name) != 16 || !ckpt_hex64(name, &id)) /* not loci's name for a chunk: not ours to remove */
-        return 0;
-    ckpt_id_name(id, canon);
-    if (strcmp(canon, name) != 0)
+    if (!ckpt_id_of(name, &id)) /* not loci's name for a chunk: not ours to remove */
         return 0;
     if (ckpt_ids_has(w->ids, id)) {
         w->kept++;
