@@ -2,9 +2,11 @@
  * The RADOS chunk store (chunkstore.h): chunk i of a variable is object
  * "<prefix>/<i as 16 hex digits>" in the target's pool (NVMalloc: a chunk
  * on a benefactor, placed by CRUSH). A missing object reads as zeros. The
- * dirty page runs of a chunk go out as ONE atomic rados_write_op (one OSD
- * round trip and one journal flush instead of one per page), acknowledged
- * — i.e. durable on the OSDs — when it returns.
+ * dirty page runs of a chunk go out as ONE atomic write of its object (one
+ * OSD round trip and one journal flush instead of one per page),
+ * acknowledged — i.e. durable on the OSDs — when it returns. The objects are
+ * reached through src/jobstore alone (object_io.c, xattrs.c): this file maps
+ * chunks to objects and names them.
  *
  * Named regions keep their size and chunk size as xattrs of the object
  * "loci-region/<name>", which also carries the writer's (exclusive) or the
@@ -32,6 +34,7 @@
 #define REMOVE_BATCH 64
 #define READS_IN_FLIGHT 16
 #define WRITES_IN_FLIGHT 16
+#define OID_MAX 340 /* prefix + "/" + 16 hex digits */
 
 typedef struct {
     chunkstore_t base;
@@ -64,56 +67,31 @@ static int fail(const object_chunks_t *r, int err, const char *op, uint64_t chun
 
 /* ---- ops ------------------------------------------------------------------- */
 
-/* One chunk's read in flight: n bytes into `at`. */
-typedef struct {
-    rados_completion_t done;
-    uint64_t chunk;
-    char *at;
-    size_t n;
-} read_op_t;
-
-/* Every chunk of a read is one rados_aio_read, all in flight at once (up to
+/* Every chunk of a read is one object read, all in flight at once (up to
  * READS_IN_FLIGHT): a readahead batch of 8 chunks costs one round trip, not 8. */
 static int objects_read(chunkstore_t *s, uint64_t off, void *buf, size_t len)
 {
     object_chunks_t *r = rs_of(s);
     int rc = jobstore_check(r->pool, r->what);
     while (rc == 0 && len) {
-        read_op_t op[READS_IN_FLIGHT];
-        int k = 0, err = 0;
-        uint64_t err_chunk = 0;
+        jobstore_io_read_t rd[READS_IN_FLIGHT];
+        char oid[READS_IN_FLIGHT][OID_MAX];
+        uint64_t first = off / r->chunk;
+        unsigned k = 0, failed;
         for (; len && k < READS_IN_FLIGHT; k++) {
-            uint64_t chunk = off / r->chunk, inner = off % r->chunk;
+            uint64_t inner = off % r->chunk;
             size_t n = r->chunk - inner < len ? r->chunk - inner : len;
-            char oid[340];
-            chunk_oid(r, chunk, oid, sizeof oid);
-            op[k] = (read_op_t){NULL, chunk, buf, n};
-            if ((err = rados_aio_create_completion2(NULL, NULL, &op[k].done)) == 0 &&
-                (err = rados_aio_read(r->io, oid, op[k].done, buf, n, inner)) < 0)
-                rados_aio_release(op[k].done);
-            if (err < 0) {
-                err_chunk = chunk;
-                break;
-            }
+            chunk_oid(r, first + k, oid[k], sizeof oid[k]);
+            rd[k] = (jobstore_io_read_t){.oid = oid[k], .off = inner, .buf = buf, .len = n};
             buf = (char *)buf + n;
             off += n;
             len -= n;
         }
-        for (int j = 0; j < k; j++) { /* all of them, also after a failure: none may write buf later */
-            rados_aio_wait_for_complete(op[j].done);
-            int got = rados_aio_get_return_value(op[j].done);
-            rados_aio_release(op[j].done);
-            if (got == -ENOENT) /* never written: zeros, like a chunk file that does not exist */
-                got = 0;
-            if (got < 0 && err == 0) {
-                err = got;
-                err_chunk = op[j].chunk;
-            }
-            if (got >= 0)
-                memset(op[j].at + got, 0, op[j].n - (size_t)got);
-        }
+        int err = jobstore_io_read(r->io, rd, k, &failed);
         if (err < 0)
-            rc = fail(r, err, "reading", err_chunk);
+            rc = fail(r, err, "reading", first + failed);
+        for (unsigned j = 0; rc == 0 && j < k; j++) /* never written: zeros, like a chunk file that does not exist */
+            memset((char *)rd[j].buf + rd[j].got, 0, rd[j].len - rd[j].got);
     }
     return rc;
 }
@@ -127,70 +105,44 @@ static void note_written(object_chunks_t *r, uint64_t chunk)
     pthread_mutex_unlock(&r->lock);
 }
 
-/* One chunk's write in flight: its op and completion. */
-typedef struct {
-    rados_write_op_t op;
-    rados_completion_t done;
-    uint64_t chunk;
-} write_op_t;
-
-/* The runs of each chunk go out as one atomic write op, the ops of up to
- * WRITES_IN_FLIGHT chunks at once (rados_aio_write_op_operate): a run of a
- * sequential writer's chunks costs one round trip and one thread's wait, not
- * one per chunk. Each op is bounded by the cluster's rados_osd_op_timeout. */
+/* The runs of each chunk go out as one atomic write of its object, the
+ * writes of up to WRITES_IN_FLIGHT chunks at once: a run of a sequential
+ * writer's chunks costs one round trip and one thread's wait, not one per
+ * chunk. Each write is bounded by the cluster's rados_osd_op_timeout. */
 static int objects_write_runs(chunkstore_t *s, const chunkstore_run_t *runs, unsigned n)
 {
     object_chunks_t *r = rs_of(s);
     int rc = jobstore_check(r->pool, r->what);
+    /* The runs as extents of their chunks' objects (a run lies inside one chunk). */
+    jobstore_io_extent_t *extents = rc ? NULL : malloc((n ? n : 1) * sizeof *extents);
+    if (rc == 0 && !extents)
+        return loci__fail(LOCI_ENOMEM, "out of memory writing %s", r->what);
+    for (unsigned i = 0; rc == 0 && i < n; i++)
+        extents[i] = (jobstore_io_extent_t){runs[i].off % r->chunk, runs[i].buf, runs[i].len};
+    const jobstore_io_extent_t *ext = extents;
     while (rc == 0 && n) {
-        write_op_t w[WRITES_IN_FLIGHT];
-        int k = 0, err = 0;
-        uint64_t err_chunk = 0;
-        while (n && k < WRITES_IN_FLIGHT) {
-            uint64_t chunk = runs[0].off / r->chunk;
+        jobstore_io_write_t w[WRITES_IN_FLIGHT];
+        char oid[WRITES_IN_FLIGHT][OID_MAX];
+        uint64_t chunk[WRITES_IN_FLIGHT];
+        unsigned k = 0, failed;
+        for (; n && k < WRITES_IN_FLIGHT; k++) {
+            chunk[k] = runs[0].off / r->chunk;
             unsigned m = 1;
-            while (m < n && runs[m].off / r->chunk == chunk)
+            while (m < n && runs[m].off / r->chunk == chunk[k])
                 m++;
-            w[k] = (write_op_t){rados_create_write_op(), NULL, chunk};
-            if (!w[k].op) {
-                err = -ENOMEM;
-                err_chunk = chunk;
-                break;
-            }
-            for (unsigned i = 0; i < m; i++)
-                rados_write_op_write(w[k].op, runs[i].buf, runs[i].len, runs[i].off - chunk * r->chunk);
-            char oid[340];
-            chunk_oid(r, chunk, oid, sizeof oid);
-            note_written(r, chunk); /* before: a write that timed out may still have been applied */
-            /* FULL_TRY: a full pool answers ENOSPC/EDQUOT at once instead of
-             * holding the write until space comes back. */
-            if ((err = rados_aio_create_completion2(NULL, NULL, &w[k].done)) == 0 &&
-                (err = rados_aio_write_op_operate(w[k].op, r->io, w[k].done, oid, NULL,
-                                                  LIBRADOS_OPERATION_FULL_TRY)) < 0)
-                rados_aio_release(w[k].done);
-            if (err < 0) {
-                rados_release_write_op(w[k].op);
-                err_chunk = chunk;
-                break;
-            }
-            k++;
+            chunk_oid(r, chunk[k], oid[k], sizeof oid[k]);
+            w[k] = (jobstore_io_write_t){oid[k], ext, m};
+            note_written(r, chunk[k]); /* before: a write that timed out may still have been applied */
             runs += m;
+            ext += m;
             n -= m;
         }
-        for (int j = 0; j < k; j++) { /* all of them, also after a failure: none may read the pages later */
-            rados_aio_wait_for_complete(w[j].done);
-            int got = rados_aio_get_return_value(w[j].done);
-            rados_aio_release(w[j].done);
-            rados_release_write_op(w[j].op);
-            if (got < 0 && err == 0) {
-                err = got;
-                err_chunk = w[j].chunk;
-            }
-        }
+        int err = jobstore_io_write(r->io, w, k, &failed);
         if (err < 0)
             rc = err == -ENOMEM ? loci__fail(LOCI_ENOMEM, "out of memory writing %s", r->what)
-                                : fail(r, err, "writing", err_chunk);
+                                : fail(r, err, "writing", chunk[failed]);
     }
+    free(extents);
     return rc;
 }
 
@@ -220,24 +172,16 @@ static int objects_sync(chunkstore_t *s)
 static int objects_discard(chunkstore_t *s, uint64_t off, size_t len)
 {
     object_chunks_t *r = rs_of(s);
-    char oid[340];
+    char oid[OID_MAX];
+    const char *oids[] = {oid};
     while (len) {
         uint64_t chunk = off / r->chunk, inner = off % r->chunk;
         size_t n = r->chunk - inner < len ? r->chunk - inner : len;
         chunk_oid(r, chunk, oid, sizeof oid);
         note_written(r, chunk);
-        int rc;
-        if (n == r->chunk) {
-            rc = rados_remove(r->io, oid);
-        } else {
-            rados_write_op_t op = rados_create_write_op();
-            if (!op)
-                return loci__fail(LOCI_ENOMEM, "out of memory discarding in %s", r->what);
-            rados_write_op_assert_exists(op); /* zeros where nothing is: no object to make */
-            rados_write_op_zero(op, inner, n);
-            rc = rados_write_op_operate(op, r->io, oid, NULL, LIBRADOS_OPERATION_FULL_TRY);
-            rados_release_write_op(op);
-        }
+        int rc = n == r->chunk ? jobstore_io_remove(r->io, oids, 1) : jobstore_io_zero(r->io, oid, inner, n);
+        if (rc == -ENOMEM)
+            return loci__fail(LOCI_ENOMEM, "out of memory discarding in %s", r->what);
         if (rc < 0 && rc != -ENOENT)
             return fail(r, rc, "discarding", chunk);
         off += n;
@@ -250,32 +194,22 @@ static int objects_discard(chunkstore_t *s, uint64_t off, size_t len)
  * all of 0..nchunks-1), REMOVE_BATCH at a time in flight. */
 static int remove_chunks(object_chunks_t *r, uint64_t nchunks, const uint64_t *which)
 {
-    rados_completion_t done[REMOVE_BATCH];
-    int first_error = 0;
-    uint64_t i = 0;
-    while (i < nchunks) {
-        int k = 0;
-        for (; i < nchunks && k < REMOVE_BATCH; i++) {
-            if (which && !(which[i / 64] & (1ull << (i % 64))))
-                continue;
-            char oid[340];
-            chunk_oid(r, i, oid, sizeof oid);
-            if (rados_aio_create_completion2(NULL, NULL, &done[k]) < 0)
-                break;
-            if (rados_aio_remove(r->io, oid, done[k]) < 0) {
-                rados_aio_release(done[k]);
-                continue;
+    char(*oid)[OID_MAX] = malloc(REMOVE_BATCH * sizeof *oid);
+    const char *oids[REMOVE_BATCH];
+    int first_error = oid ? 0 : -ENOMEM;
+    for (uint64_t i = 0; oid && i < nchunks;) {
+        unsigned k = 0;
+        for (; i < nchunks && k < REMOVE_BATCH; i++)
+            if (!which || which[i / 64] & (1ull << (i % 64))) {
+                chunk_oid(r, i, oid[k], sizeof oid[k]);
+                oids[k] = oid[k];
+                k++;
             }
-            k++;
-        }
-        for (int j = 0; j < k; j++) {
-            rados_aio_wait_for_complete(done[j]);
-            int rc = rados_aio_get_return_value(done[j]);
-            if (rc < 0 && rc != -ENOENT && !first_error)
-                first_error = rc;
-            rados_aio_release(done[j]);
-        }
+        int rc = jobstore_io_remove(r->io, oids, k);
+        if (rc < 0 && !first_error)
+            first_error = rc;
     }
+    free(oid);
     return first_error ? jobstore_fail(r->pool, first_error, "removing chunk objects") : 0;
 }
 
@@ -289,7 +223,7 @@ static void objects_close(chunkstore_t *s)
     }
     if (r->locked)
         jobstore_lock_release(r->io, r->meta_oid);
-    rados_ioctx_destroy(r->io);
+    jobstore_ioctx_close(r->io);
     pthread_mutex_destroy(&r->lock);
     free(r->written);
     free(r);
@@ -350,11 +284,11 @@ static void region_oid(const char *name, char *buf, size_t len) { snprintf(buf, 
 static int read_meta(jobstore_t *rp, rados_ioctx_t io, const char *oid, const char *name, uint64_t *size,
                      size_t *chunk)
 {
-    char sz[32] = "", ch[32] = "";
-    int a = rados_getxattr(io, oid, XATTR_SIZE, sz, sizeof sz - 1);
+    char sz[32], ch[32];
+    int a = jobstore_xattr_get(io, oid, XATTR_SIZE, sz, sizeof sz);
     if (a == -ENOENT || a == -ENODATA)
         return LOCI_ENOENT;
-    int b = a < 0 ? a : rados_getxattr(io, oid, XATTR_CHUNK, ch, sizeof ch - 1);
+    int b = a < 0 ? a : jobstore_xattr_get(io, oid, XATTR_CHUNK, ch, sizeof ch);
     if (b < 0 && b != -ENODATA) {
         char what[200];
         snprintf(what, sizeof what, "reading the metadata of region \"%s\"", name);
@@ -373,11 +307,9 @@ static int read_meta(jobstore_t *rp, rados_ioctx_t io, const char *oid, const ch
 /* A missing metadata object whose chunk 0 exists: deleted behind loci's back. */
 static int missing_region(jobstore_t *rp, rados_ioctx_t io, const char *name, unsigned flags)
 {
-    char oid[340];
-    uint64_t sz;
-    time_t mtime;
+    char oid[OID_MAX];
     snprintf(oid, sizeof oid, REGION_PREFIX "%s/%016llx", name, 0ull);
-    if (rados_stat(io, oid, &sz, &mtime) == 0)
+    if (jobstore_io_exists(io, oid) == 0)
         return loci__fail(LOCI_EIO, "region \"%s\" in %s has chunk objects but its metadata object " REGION_PREFIX
                                     "%s is gone (deleted behind loci's back): its size is unknown; remove the region "
                                     "with loci_region_remove and write it again", name, jobstore_target(rp), name);
@@ -391,14 +323,10 @@ static int create_meta(jobstore_t *rp, rados_ioctx_t io, const char *oid, const 
     char sz[32], ch[32];
     snprintf(sz, sizeof sz, "%llu", (unsigned long long)size);
     snprintf(ch, sizeof ch, "%zu", chunk);
-    rados_write_op_t op = rados_create_write_op();
-    if (!op)
+    const jobstore_xattr_t attrs[] = {{XATTR_SIZE, sz}, {XATTR_CHUNK, ch}};
+    int rc = jobstore_xattr_create(io, oid, attrs, 2);
+    if (rc == -ENOMEM)
         return loci__fail(LOCI_ENOMEM, "out of memory creating a region");
-    rados_write_op_create(op, LIBRADOS_CREATE_EXCLUSIVE, NULL);
-    rados_write_op_setxattr(op, XATTR_SIZE, sz, strlen(sz));
-    rados_write_op_setxattr(op, XATTR_CHUNK, ch, strlen(ch));
-    int rc = rados_write_op_operate(op, io, oid, NULL, LIBRADOS_OPERATION_FULL_TRY);
-    rados_release_write_op(op);
     char op_what[400];
     snprintf(op_what, sizeof op_what, "creating the metadata of %s", what);
     return rc == -EEXIST ? LOCI_EEXIST : rc < 0 ? jobstore_fail(rp, rc, op_what) : 0;
@@ -488,7 +416,8 @@ int chunkstore_rados_remove_region(jobstore_t *rp, const char *name)
     if (rc == 0) {
         jobstore_lock_release(r->io, r->meta_oid);
         r->locked = false;
-        int e = rados_remove(r->io, r->meta_oid);
+        const char *oids[] = {r->meta_oid};
+        int e = jobstore_io_remove(r->io, oids, 1);
         if (e < 0 && e != -ENOENT)
             rc = jobstore_fail(rp, e, "removing a region's metadata");
     }
@@ -569,23 +498,23 @@ chunkstore_rados_snap_t *chunkstore_rados_snap_open(jobstore_t *rp, const char *
         chunkstore_rados_snap_close(sn);
         return NULL;
     }
-    rados_ioctx_snap_set_read(sn->io, snap);
+    jobstore_snapc_view(sn->io, snap);
     return sn;
 }
 
 int chunkstore_rados_snap_read(chunkstore_rados_snap_t *sn, uint64_t chunk, void *buf, size_t len, size_t *got)
 {
-    char oid[340];
+    char oid[OID_MAX];
     snprintf(oid, sizeof oid, "%s/%016llx", sn->prefix, (unsigned long long)chunk);
-    int n = rados_read(sn->io, oid, buf, len, 0);
-    if (n == -ENOENT) /* no object at the snapshot: zeros */
-        n = 0;
+    jobstore_io_read_t rd = {.oid = oid, .buf = buf, .len = len}; /* no object at the snapshot: got 0, zeros */
+    unsigned failed;
+    int n = jobstore_io_read(sn->io, &rd, 1, &failed);
     if (n < 0) {
         char what[400];
         snprintf(what, sizeof what, "reading chunk %llu of %s", (unsigned long long)chunk, sn->what);
         return jobstore_fail(sn->pool, n, what);
     }
-    *got = (size_t)n;
+    *got = rd.got;
     return 0;
 }
 
@@ -593,7 +522,7 @@ void chunkstore_rados_snap_close(chunkstore_rados_snap_t *sn)
 {
     if (!sn)
         return;
-    rados_ioctx_destroy(sn->io);
+    jobstore_ioctx_close(sn->io);
     free(sn);
 }
 
@@ -623,6 +552,6 @@ int chunkstore_rados_sweep_snaps(jobstore_t *rp, const char *name, const uint64_
             }
         jobstore_lock_release(io, oid);
     }
-    rados_ioctx_destroy(io);
+    jobstore_ioctx_close(io);
     return rc;
 }

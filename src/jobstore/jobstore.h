@@ -1,8 +1,9 @@
 /*
  * The job's aggregate store: one pool of a Ceph RADOS cluster, reached
  * through librados (NVMalloc's benefactor SSDs = OSDs, its manager = MON +
- * CRUSH, a chunk = one object). This folder only connects and names things;
- * the chunk store over it is src/chunkstore/rados_objects.c.
+ * CRUSH, a chunk = one object). This folder is loci's only door to librados
+ * and speaks of objects and byte ranges in them; what they hold (a region's
+ * chunks: src/chunkstore/rados_objects.c) is its callers'.
  *
  * Every call is bounded in time: the connection, monitor and OSD operations
  * carry the target's `timeout` (librados returns -ETIMEDOUT past it), so a
@@ -91,6 +92,73 @@ int jobstore_object_remove(jobstore_t *rp, const char *oid);
  *  first non-zero return, which it returns. */
 int jobstore_object_each(jobstore_t *rp, const char *prefix, int (*fn)(const char *name, void *arg), void *arg);
 
+/* ---- byte ranges of objects, many in flight (object_io.c) ------------- */
+/* The calls below answer as librados does: 0 (or what they say), or a
+ * negative errno, which the caller names with jobstore_fail. Each op is
+ * bounded by the target's timeout. */
+
+/** One read: up to len bytes at off of object oid into buf; got: the bytes
+ *  the object holds there (0: none, or no such object), set by the call. */
+typedef struct {
+    const char *oid;
+    uint64_t off;
+    void *buf;
+    size_t len;
+    size_t got;
+} jobstore_io_read_t;
+
+/** len bytes of buf, for offset off of an object. */
+typedef struct {
+    uint64_t off;
+    const void *buf;
+    size_t len;
+} jobstore_io_extent_t;
+
+/** One atomic write of object oid: its extents ext[0..n) all applied, or none. */
+typedef struct {
+    const char *oid;
+    const jobstore_io_extent_t *ext;
+    unsigned n;
+} jobstore_io_write_t;
+
+/** The reads rd[0..n), all in flight at once; returns when none is left.
+ *  0, or the error of the first that failed, its index in *failed. */
+int jobstore_io_read(rados_ioctx_t io, jobstore_io_read_t *rd, unsigned n, unsigned *failed);
+
+/** The atomic writes w[0..n) (each creates its object when missing), all in
+ *  flight at once; returns when none is left: the buffers are free again.
+ *  0, or the error of the first that failed (-ENOMEM: no memory for an op),
+ *  its index in *failed; the others may have been applied, each in whole. */
+int jobstore_io_write(rados_ioctx_t io, const jobstore_io_write_t *w, unsigned n, unsigned *failed);
+
+/** Zeros over [off, off+len) of object oid: -ENOENT when there is no such
+ *  object (none is made), -ENOMEM when no op could be made. */
+int jobstore_io_zero(rados_ioctx_t io, const char *oid, uint64_t off, size_t len);
+
+/** Remove the objects oids[0..n), all in flight at once: 0 (also for those
+ *  that did not exist), or the first error; each is tried. */
+int jobstore_io_remove(rados_ioctx_t io, const char *const *oids, unsigned n);
+
+/** 0 when object oid exists, else the error (-ENOENT: it does not). */
+int jobstore_io_exists(rados_ioctx_t io, const char *oid);
+
+/* ---- metadata as xattrs of an object (xattrs.c) ------------------------ */
+
+/** One xattr: name and a text value. */
+typedef struct {
+    const char *name;
+    const char *value;
+} jobstore_xattr_t;
+
+/** Create object oid with the xattrs attrs[0..n), in one op: 0, -EEXIST
+ *  when it exists, -ENOMEM when no op could be made, or the error. */
+int jobstore_xattr_create(rados_ioctx_t io, const char *oid, const jobstore_xattr_t *attrs, unsigned n);
+
+/** Xattr `name` of object oid into text as a string (at most size - 1
+ *  bytes, "" when it fails): its length, or the error (-ENOENT: no object,
+ *  -ENODATA: no such xattr). */
+int jobstore_xattr_get(rados_ioctx_t io, const char *oid, const char *name, char *text, size_t size);
+
 /* ---- self-managed snapshots of an object family (snapc.c) ------------- */
 
 /** Snapshots a region keeps at most (its context is one xattr). */
@@ -119,6 +187,9 @@ int jobstore_snapc_take(jobstore_t *rp, rados_ioctx_t io, const char *oid, const
 /** Remove snapshot `snap` of the family of `oid`: dropped from its context
  *  (if `oid` still exists), then deleted in the pool (its clones go). */
 int jobstore_snapc_remove(jobstore_t *rp, const char *oid, uint64_t snap);
+
+/** Make reads through io see the objects as they were at snapshot snap. */
+void jobstore_snapc_view(rados_ioctx_t io, uint64_t snap);
 
 /** Whether c holds snapshot snap. */
 bool jobstore_snapc_has(const jobstore_snapc_t *c, uint64_t snap);

@@ -49,11 +49,8 @@ static size_t format(const jobstore_snapc_t *c, char *text)
 /* The raw xattr into text (NUL-terminated): its length, 0 when absent, < 0 errno. */
 static int read_raw(rados_ioctx_t io, const char *oid, char *text)
 {
-    int n = rados_getxattr(io, oid, XATTR, text, TEXT_MAX - 1);
-    if (n == -ENODATA)
-        n = 0;
-    text[n > 0 ? n : 0] = '\0';
-    return n;
+    int n = jobstore_xattr_get(io, oid, XATTR, text, TEXT_MAX);
+    return n == -ENODATA ? 0 : n;
 }
 
 static int bad_context(jobstore_t *rp, const char *oid, const char *text)
@@ -83,6 +80,8 @@ int jobstore_snapc_apply(jobstore_t *rp, rados_ioctx_t io, const jobstore_snapc_
     int rc = rados_ioctx_selfmanaged_snap_set_write_ctx(io, c->seq, snaps, (int)c->n);
     return rc < 0 ? jobstore_fail(rp, rc, "setting a snapshot context") : 0;
 }
+
+void jobstore_snapc_view(rados_ioctx_t io, uint64_t snap) { rados_ioctx_snap_set_read(io, snap); }
 
 bool jobstore_snapc_has(const jobstore_snapc_t *c, uint64_t snap)
 {
