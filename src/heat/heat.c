@@ -2,19 +2,16 @@
  * The access-measurement object (heat.h): which source it uses and why the
  * others were skipped, the watched ranges (sorted, with their per-granule
  * counts), and collecting the counts into heat samples. The sources do the
- * measuring (faults.c, damon.c, perf.c).
+ * measuring (perf.c, damon.c, faults.c): this file, the top of src/heat,
+ * names their ops tables and none of them calls it (heat_internal.h).
  */
 #include "heat/heat_internal.h"
 #include "grow.h"
 #include "os/vm.h"
-#include "text_file.h"
 
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* The order sources are tried in: the one that sees most for least first. */
@@ -44,30 +41,6 @@ int heat_source_parse(const char *name, heat_source_t *out)
         }
     return loci__fail(LOCI_EINVAL, "access source \"%s\" is unknown: use auto, perf, damon or faults",
                       name ? name : "(null)");
-}
-
-int heat__refuse(char *why, size_t len, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
-double heat__thread_cpu_s(pthread_t thread)
-{
-    clockid_t clock;
-    struct timespec ts;
-    if (pthread_getcpuclockid(thread, &clock) != 0 || clock_gettime(clock, &ts) != 0)
-        return 0;
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-const char *heat__read_line(const char *path, char *buf, size_t len)
-{
-    text_first_line(path, buf, len);
-    return buf;
 }
 
 static double own_cpu_s(void) { return heat__thread_cpu_s(pthread_self()); }
@@ -223,29 +196,6 @@ void heat_close(heat_t *h)
     free(h);
 }
 
-/* Index of the first range whose base is >= addr. */
-static size_t lower_bound(const heat_t *h, uintptr_t addr)
-{
-    size_t lo = 0, hi = h->nranges;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (h->ranges[mid]->base < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-heat_range_t *heat__range_of(const heat_t *h, uintptr_t addr)
-{
-    size_t i = lower_bound(h, addr + 1); /* the first range starting after addr */
-    if (i == 0)
-        return NULL;
-    heat_range_t *r = h->ranges[i - 1];
-    return addr - r->base < r->size ? r : NULL;
-}
-
 int heat_watch(heat_t *h, void *base, size_t size, uint64_t tag)
 {
     if (getpid() != h->owner)
@@ -265,7 +215,7 @@ int heat_watch(heat_t *h, void *base, size_t size, uint64_t tag)
     }
     *r = (heat_range_t){.base = b, .size = size, .tag = tag, .ngranules = ngranules, .counts = r->counts};
     pthread_mutex_lock(&h->lock);
-    size_t at = lower_bound(h, b);
+    size_t at = heat__range_index(h, b);
     int rc = 0;
     if ((at < h->nranges && h->ranges[at]->base < b + size) ||
         (at > 0 && h->ranges[at - 1]->base + h->ranges[at - 1]->size > b))
@@ -296,7 +246,7 @@ void heat_unwatch(heat_t *h, void *base, size_t size)
     if (getpid() != h->owner)
         return;
     pthread_mutex_lock(&h->lock);
-    size_t at = lower_bound(h, (uintptr_t)base);
+    size_t at = heat__range_index(h, (uintptr_t)base);
     heat_range_t *r = at < h->nranges ? h->ranges[at] : NULL;
     if (r && r->base == (uintptr_t)base && r->size == size) {
         h->ops->unwatch(h, r);

@@ -1,8 +1,13 @@
 /*
  * What the heat layer's files share (src/heat only): the measurement object,
  * its watched ranges with their per-granule counts, and the ops table each
- * source fills. heat.c keeps the ranges and calls the source; faults.c,
- * damon.c and perf.c are the sources; bin.c turns addresses into counts.
+ * source fills.
+ *
+ * The files call each other one way, each only files listed before it:
+ * heat_base (what the others share); the sources perf, damon and faults,
+ * each an ops table that calls none of the others; heat (the watched ranges,
+ * the source chosen by trying the sources' tables in trust order). As in
+ * mm/damon, what the sources share lies below them, and none calls heat.c.
  */
 #ifndef LOCI_HEAT_INTERNAL_H
 #define LOCI_HEAT_INTERNAL_H
@@ -68,11 +73,37 @@ typedef struct heat_ops {
     double (*thread_cpu_seconds)(const heat_t *h);
 } heat_ops_t;
 
-extern const heat_ops_t heat_perf_ops, heat_damon_ops, heat_faults_ops;
+/* --- what the sources and heat.c share (heat_base.c) --------------------- */
 
-/** A measurement by `ops` whose source is not opened (src NULL: no event,
- *  thread or kdamond), for tests that feed its bookkeeping by hand. */
-int heat__open_unstarted(const heat_ops_t *ops, const heat_config_t *cfg, heat_t **out);
+/** Index in h->ranges of the first range whose base is >= addr: where a range
+ *  starting at addr is, or would go (under h->lock). */
+size_t heat__range_index(const heat_t *h, uintptr_t addr);
+
+/** The watched range holding addr, or NULL (under h->lock). */
+heat_range_t *heat__range_of(const heat_t *h, uintptr_t addr);
+
+/** The granule of r holding addr (addr inside r). */
+static inline size_t heat__granule_of(const heat_range_t *r, uintptr_t addr)
+{
+    return (addr - r->base) / HEAT_GRANULE;
+}
+
+/** Bytes of granule g of r. */
+static inline size_t heat__granule_size(const heat_range_t *r, size_t g)
+{
+    size_t left = r->size - g * HEAT_GRANULE;
+    return left < HEAT_GRANULE ? left : HEAT_GRANULE;
+}
+
+/** CPU seconds a thread has used (its CPU clock); 0 when it cannot be read. */
+double heat__thread_cpu_s(pthread_t thread);
+
+/** text_first_line (util/text_file.h) for use inside an expression:
+ *  returns buf ("" when the file cannot be read). */
+const char *heat__read_line(const char *path, char *buf, size_t len);
+
+/** Write the reason of a refusal into why[len] (printf-style) and return code. */
+int heat__refuse(char *why, size_t len, int code, const char *fmt, ...) LOCI_PRINTF(4, 5);
 
 /* --- the perf source's parts that need no PMU (perf.c) ------------------- */
 
@@ -107,30 +138,12 @@ void heat__perf_bin(heat_t *h, uintptr_t addr);
 /** Close the interval: each granule's sampled pages become its counts. */
 void heat__perf_end_interval(heat_t *h);
 
-/** The watched range holding addr, or NULL (under h->lock). */
-heat_range_t *heat__range_of(const heat_t *h, uintptr_t addr);
+/* --- the sources (perf.c, damon.c, faults.c) and their user (heat.c) ----- */
 
-/** The granule of r holding addr (addr inside r). */
-static inline size_t heat__granule_of(const heat_range_t *r, uintptr_t addr)
-{
-    return (addr - r->base) / HEAT_GRANULE;
-}
+extern const heat_ops_t heat_perf_ops, heat_damon_ops, heat_faults_ops;
 
-/** Bytes of granule g of r. */
-static inline size_t heat__granule_size(const heat_range_t *r, size_t g)
-{
-    size_t left = r->size - g * HEAT_GRANULE;
-    return left < HEAT_GRANULE ? left : HEAT_GRANULE;
-}
-
-/** CPU seconds a thread has used (its CPU clock); 0 when it cannot be read. */
-double heat__thread_cpu_s(pthread_t thread);
-
-/** text_first_line (util/text_file.h) for use inside an expression:
- *  returns buf ("" when the file cannot be read). */
-const char *heat__read_line(const char *path, char *buf, size_t len);
-
-/** Write the reason of a refusal into why[len] (printf-style) and return code. */
-int heat__refuse(char *why, size_t len, int code, const char *fmt, ...) LOCI_PRINTF(4, 5);
+/** heat.c: a measurement by `ops` whose source is not opened (src NULL: no
+ *  event, thread or kdamond), for tests that feed its bookkeeping by hand. */
+int heat__open_unstarted(const heat_ops_t *ops, const heat_config_t *cfg, heat_t **out);
 
 #endif

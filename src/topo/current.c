@@ -3,45 +3,15 @@
  * reaches it (topo_ensure, then topo_get). Discovery runs once, is
  * thread-safe, and is retried on the next call after a failure so that a
  * fixed config is picked up; the failure message is repeated to every
- * caller. Later, memory that comes or goes is merged in (topo_refresh, by
- * the watcher thread of watch.c or loci_topology_refresh): the topology
- * object stays the same, so every pointer into it stays valid. loci_fini
- * (core) retires it.
+ * caller. Later, memory that comes or goes is merged in (topo_refresh, or
+ * the watcher thread of watch.c by itself). The topology itself lives in
+ * live.c; this file, above it and the watcher, keeps the two in step: the
+ * watcher starts after a live discovery, is stopped before loci_fini
+ * (core) retires the topology, and is forgotten in a fork's child.
  */
 #include "topo/topo_internal.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
-
-static pthread_mutex_t discovery_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic(topo_t *) current_topology;
-
-/* One refresh at a time, its listeners included; taken before any lock of
- * the layers above, which the listeners take. */
-static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic unsigned generation;
-#define MAX_LISTENERS 8
-static void (*_Atomic listeners[MAX_LISTENERS])(void);
-
-topo_t *topo_get(void) { return atomic_load_explicit(&current_topology, memory_order_acquire); }
-
-static int discover_once(void)
-{
-    pthread_mutex_lock(&discovery_lock);
-    int rc = 0;
-    if (!topo_get()) {
-        topo_t *t = NULL;
-        rc = topo_discover(&t);
-        if (rc == 0) {
-            atomic_store_explicit(&current_topology, t, memory_order_release);
-            atomic_store(&topo_watch_pending, !t->simulated);
-        } else {
-            loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
-        }
-    }
-    pthread_mutex_unlock(&discovery_lock);
-    return rc;
-}
 
 int topo_ensure(void)
 {
@@ -50,54 +20,21 @@ int topo_ensure(void)
             topo_watch_start();
         return 0;
     }
-    int rc = discover_once();
+    int rc = topo_live_discover();
     if (rc == 0)
-        topo_watch_start(); /* after the lock: the watcher takes none of it to start */
+        topo_watch_start(); /* after discovery's lock: the watcher takes none of it to start */
     return rc;
-}
-
-unsigned topo_generation(void) { return atomic_load_explicit(&generation, memory_order_acquire); }
-
-void topo_on_change(void (*fn)(void))
-{
-    for (int i = 0; i < MAX_LISTENERS; i++) {
-        void (*expected)(void) = NULL;
-        if (atomic_load(&listeners[i]) == fn || atomic_compare_exchange_strong(&listeners[i], &expected, fn))
-            return;
-    }
-    loci__log(LOCI_LOG_ERROR, "topo_on_change: more than %d listeners", MAX_LISTENERS);
 }
 
 int topo_refresh(void)
 {
     int rc = topo_ensure();
-    if (rc)
-        return rc;
-    pthread_mutex_lock(&refresh_lock);
-    topo_t *fresh = NULL;
-    rc = topo_discover(&fresh);
-    if (rc == 0) {
-        pthread_mutex_lock(&discovery_lock);
-        topo_t *live = topo_get();
-        rc = live ? topo_merge(live, fresh) : 0;
-        pthread_mutex_unlock(&discovery_lock);
-        topo_free(fresh);
-    }
-    if (rc > 0) {
-        atomic_fetch_add_explicit(&generation, 1, memory_order_acq_rel);
-        for (int i = 0; i < MAX_LISTENERS; i++) {
-            void (*fn)(void) = atomic_load(&listeners[i]);
-            if (fn)
-                fn();
-        }
-    }
-    pthread_mutex_unlock(&refresh_lock);
-    return rc;
+    return rc ? rc : topo_live_refresh();
 }
 
 void topo_fork(loci_fork_phase_t phase)
 {
-    loci__fork_mutex(&refresh_lock, phase);
+    topo_live_fork(phase);
     if (phase == LOCI_FORK_CHILD)
         topo_watch_forked();
 }
@@ -105,15 +42,7 @@ void topo_fork(loci_fork_phase_t phase)
 topo_t *topo_retire(void (*teardown)(void))
 {
     topo_watch_stop(); /* before the locks: its refresh may be waiting for them */
-    pthread_mutex_lock(&refresh_lock);
-    pthread_mutex_lock(&discovery_lock);
-    topo_t *t = atomic_exchange(&current_topology, NULL);
-    atomic_store(&topo_watch_pending, false);
-    if (t)
-        teardown();
-    pthread_mutex_unlock(&discovery_lock);
-    pthread_mutex_unlock(&refresh_lock);
-    return t;
+    return topo_live_detach(teardown);
 }
 
 /* ---- public ------------------------------------------------------------- */

@@ -46,18 +46,6 @@ static bool read_attr(const char *dir, const char *attr, uint64_t *v)
     return ok;
 }
 
-bool topo_dax_bound_to(const char *dir, const char *driver)
-{
-    char path[PATH_MAX], link[PATH_MAX];
-    snprintf(path, sizeof path, "%s/driver", dir);
-    ssize_t n = readlink(path, link, sizeof link - 1);
-    if (n <= 0)
-        return false;
-    link[n] = '\0';
-    const char *name = strrchr(link, '/');
-    return strcmp(name ? name + 1 : link, driver) == 0;
-}
-
 /* The sysfs directory `dir` of a dax device, if bound to device_dax (the
  * mappable driver): its size, align, node and persistence. */
 static bool read_info(const char *dir, devdax_info_t *out)

@@ -1,6 +1,6 @@
 /*
  * Merging a discovery made at run time into the process's topology, which
- * other threads read meanwhile without a lock (topo_refresh, current.c).
+ * other threads read meanwhile without a lock (topo_live_refresh, live.c).
  * Nothing there is moved or freed: what appeared is appended (a target, its
  * node) and published by its count; what went away is marked gone with what
  * happened; what came back is unmarked; a capacity or a node's memory tier

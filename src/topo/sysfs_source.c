@@ -4,7 +4,9 @@
  *    locality, not ownership of CPUs);
  *  - HMAT: nodeN/access0 (any initiator) and access1 (CPU initiators) list
  *    the best initiators of each target with read bandwidth and latency;
- *  - kernel memory tiers, free memory per node, DAX (pmem) nodes.
+ *  - kernel memory tiers, free memory per node, DAX (pmem) nodes;
+ *  - the driver a dax device is bound to (topo_dax_bound_to), which
+ *    devdax_source.c asks too: it sits above this file.
  */
 #include "topo/topo_internal.h"
 #include "dir.h"
@@ -99,6 +101,18 @@ static void read_memory_tiers(topo_t *t, const char *root)
     char dir[256];
     snprintf(dir, sizeof dir, "%s/devices/virtual/memory_tiering", root);
     each_entry(dir, read_memory_tier, t);
+}
+
+bool topo_dax_bound_to(const char *dir, const char *driver)
+{
+    char path[PATH_MAX], link[PATH_MAX];
+    snprintf(path, sizeof path, "%s/driver", dir);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n <= 0)
+        return false;
+    link[n] = '\0';
+    const char *name = strrchr(link, '/');
+    return strcmp(name ? name + 1 : link, driver) == 0;
 }
 
 /* A node onlined from a DAX device (kmem) is the memory of that device's

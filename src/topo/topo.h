@@ -129,7 +129,7 @@ typedef struct topo {
     struct topo_retired *retired; /* what refreshes replaced while others may read it: freed with the topology */
 } topo_t;
 
-/* --- the process's topology (topo/current.c), discovered by topo/discover.c */
+/* --- the process's topology (topo/current.c, live.c) --------------------- */
 
 /** 0 when the topology is discovered (discovering it now if needed: the
  *  library's lazy initialisation), else the discovery's LOCI_E* code with
@@ -145,7 +145,7 @@ topo_t *topo_get(void);
  *  and return it for topo_free. */
 topo_t *topo_retire(void (*teardown)(void));
 
-/* --- what changes at run time (topo/current.c, merge.c, watch.c) ---------- */
+/* --- what changes at run time (topo/current.c, live.c, merge.c, watch.c) - */
 
 /** Discover again and merge the result into the process's topology
  *  (merge.c): new targets appended, those no longer found marked gone, those

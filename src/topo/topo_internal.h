@@ -5,6 +5,15 @@
  * own source tag and topo_attr_offer() keeps the most trusted. A config file
  * is one of them: read into a topo_config_t (config.c), then applied to the
  * targets (config_source.c).
+ *
+ * The files call each other one way, each only files listed before it:
+ * attr; the config file (config_ini, config_frontend, config_target,
+ * config); model (the container); merge; the sources (hwloc_source,
+ * sysfs_source, devdax_source, gpu_source, file_tier, store_target,
+ * estimate, classify, config_source); discover; live (the process's
+ * topology and its refreshes); watch (the watcher thread, which refreshes
+ * it); current (topo_ensure, which starts the watcher); and the entry points
+ * config_query, initiator, target_api.
  */
 #ifndef LOCI_TOPO_INTERNAL_H
 #define LOCI_TOPO_INTERNAL_H
@@ -40,7 +49,7 @@ struct loci_target *topo_add_target(topo_t *t, topo_kind_t kind, int numa_node);
  *  other threads may still read it. p NULL: nothing. */
 void topo_free_later(topo_t *t, void *p, void (*fn)(void *));
 
-/* --- discovery (discover.c), run once by current.c ------------------------ */
+/* --- discovery (discover.c), run by live.c ------------------------------- */
 
 /** Discover the machine (or LOCI_TOPOLOGY), apply sources, classify, name.
  *  On failure returns a LOCI_E* code with loci_last_error() set. */
@@ -60,6 +69,9 @@ void topo_source_sysfs(topo_t *t, const char *sysfs_root);
 void topo_source_sysfs_hmat(topo_t *t, const char *sysfs_root);
 /** sysfs_source.c: the HMAT figures of proximity domain `node` for tg. */
 void topo_sysfs_hmat_target(topo_t *t, struct loci_target *tg, int node, const char *sysfs_root);
+/** sysfs_source.c: whether the dax device at sysfs directory `dir` is bound
+ *  to `driver` ("device_dax": mappable; "kmem": onlined as a NUMA node). */
+bool topo_dax_bound_to(const char *dir, const char *driver);
 
 /** devdax_source.c (live machine only, after naming): a target per
  *  device-DAX instance bound to device_dax, pmemN (its region is an
@@ -74,9 +86,6 @@ int topo_source_devdax(topo_t *t, const char *sysfs_root, const char *dev_root);
  *  refused (LOCI_ECONFIG, `where` = "file:line"). */
 int topo_config_devdax(topo_t *t, const char *where, const char *name, topo_kind_t kind, const char *path,
                        const char *sysfs_root, topo_source_t source);
-/** devdax_source.c: whether the dax device at sysfs directory `dir` is bound
- *  to `driver` ("device_dax": mappable; "kmem": onlined as a NUMA node). */
-bool topo_dax_bound_to(const char *dir, const char *driver);
 /** devdax_source.c: LOCI_ECONFIG unless a configured capacity of device-DAX
  *  target tg is whole align units and fits the device. */
 int topo_devdax_check_capacity(const struct loci_target *tg, uint64_t capacity, const char *where);
@@ -93,6 +102,20 @@ int topo_merge(topo_t *live, topo_t *fresh);
  *  its `gone` (malloc'd; NULL when out of memory). */
 char *topo_what_happened(const struct loci_target *tg);
 
+/** live.c: the process's topology (topo_get), discovered unless it is
+ *  there already: 0, or the discovery's LOCI_E* code, logged. */
+int topo_live_discover(void);
+/** live.c: set by a discovery of the live machine (not LOCI_TOPOLOGY's):
+ *  the watcher is due (current.c starts it, watch.c takes the flag). */
+extern _Atomic bool topo_watch_pending;
+/** live.c: topo_refresh's work once the topology is there: discover again,
+ *  merge, tell the listeners (the watcher calls it as it is). */
+int topo_live_refresh(void);
+/** live.c: the refresh lock around fork (topo_fork). */
+void topo_live_fork(loci_fork_phase_t phase);
+/** live.c: topo_retire once the watcher is stopped. */
+topo_t *topo_live_detach(void (*teardown)(void));
+
 /** watch.c: the thread that refreshes the process's topology by itself
  *  when the kernel says memory came or went (uevents of the memory, node,
  *  dax and cxl subsystems) or /sys/devices/system/node/has_memory or a dax
@@ -102,7 +125,6 @@ char *topo_what_happened(const struct loci_target *tg);
  *  LOCI_TOPOLOGY_WATCH=0 (=sysfs: the sysfs check alone); stopped (joined)
  *  by topo_watch_stop; after fork,
  *  topo_watch_forked forgets it in the child, which starts none (watch.c). */
-extern _Atomic bool topo_watch_pending;
 void topo_watch_start(void);
 void topo_watch_stop(void);
 void topo_watch_forked(void);

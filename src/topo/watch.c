@@ -44,8 +44,6 @@
 #define SETTLE_MS 250
 #define FINGERPRINT_MAX 2048
 
-_Atomic bool topo_watch_pending;
-
 enum { IDLE, STARTING, RUNNING };
 static _Atomic int state;
 static pthread_t thread;
@@ -154,7 +152,7 @@ static void *watch(void *arg)
         for (bool more = true; more;) /* let a burst settle */
             if (!wait_for(SETTLE_MS, &more))
                 return NULL;
-        int rc = topo_refresh();
+        int rc = topo_live_refresh(); /* (no topo_ensure: topo_retire stops this thread before the topology goes) */
         if (rc < 0)
             loci__log(LOCI_LOG_WARN, "memory came or went, but discovering the machine again failed: %s",
                       loci_last_error());
