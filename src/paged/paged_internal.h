@@ -4,8 +4,8 @@
  * serve their page faults. Only src/paged (and its white-box test,
  * tests/unit/test_paged.c) includes this; every other file: paged.h.
  *
- *   paged.c        the operations (provider/paged.c's table), the region table,
- *                  caches by (target, size, chunk)
+ *   paged.c        the operations (provider/paged.c's table), caches by (target, size, chunk)
+ *   regions.c      the region table
  *   chunk_cache.c  the cache: fill on fault, LRU, dirty pages, write-back runs
  *   paged_fault.c  the userfaultfd and its fault-handling threads
  *   shared_backing.c  a region's memory: anonymous, or a memory file filled in place
@@ -43,6 +43,25 @@ typedef struct paged_region {
     int mem;              /* shared-memory backed (shared_backing.c): its memory file, else -1 */
     char *alias;          /* ... and the file's second mapping, which fills and evictions use; else NULL */
 } paged_region_t;
+
+/* ------------------------------------------------------------- regions.c -- */
+
+/** The region containing addr with one more user (fault handlers), or NULL. */
+paged_region_t *paged_region_get(uintptr_t addr);
+/** One more user of r, whose caller is one already. */
+void paged_region_hold(paged_region_t *r);
+void paged_region_put(paged_region_t *r);
+
+/** The region containing addr, or NULL: for the caller that owns it (it cannot go away meanwhile). */
+paged_region_t *paged_region_find(uintptr_t addr);
+
+/** r (mapped: base and size set) in the table. 0, or LOCI_ENOMEM with the message. */
+int paged_region_add(paged_region_t *r);
+
+/** The region starting at base out of the table, once no user holds it any
+ *  more (leaving from now on: nothing more is read ahead for it); NULL when
+ *  no region starts there. */
+paged_region_t *paged_region_remove(uintptr_t base);
 
 /* ------------------------------------------------------- chunk_cache.c -- */
 
@@ -160,13 +179,5 @@ char *backing_fill_at(const paged_region_t *r, uintptr_t addr, size_t len);
  *  region: bytes [from, to) writable (they start dirty), the others
  *  write-protected unless r is read-only. 0 or LOCI_E*. */
 int backing_install(int uffd, const paged_region_t *r, uintptr_t base, size_t len, size_t from, size_t to);
-
-/* ---------------------------------------------------------------- paged.c -- */
-
-/** The region containing addr with one more user (fault handlers), or NULL. */
-paged_region_t *paged_region_get(uintptr_t addr);
-/** One more user of r, whose caller is one already. */
-void paged_region_hold(paged_region_t *r);
-void paged_region_put(paged_region_t *r);
 
 #endif
