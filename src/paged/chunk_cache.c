@@ -892,7 +892,7 @@ static void plan_readahead(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, 
         return;
     for (uint64_t k = from; k < end; k++)
         if (!lookup(c, r, k))
-            paged_readahead(r, k);
+            readahead_queue_add(r, k);
     r->ahead = end;
 }
 
@@ -1277,7 +1277,8 @@ int cache_reload(paged_region_t *r)
 
 /* ---- life and counters ---------------------------------------------------- */
 
-chunk_cache_t *cache_create(const struct loci_target *t, const cache_shape_t *shape, int uffd, bool whole_chunks)
+chunk_cache_t *cache_create(const struct loci_target *t, const cache_shape_t *shape, int uffd, bool uffd_moves,
+                            bool whole_chunks)
 {
     size_t budget = shape->budget, chunk = shape->chunk;
     chunk_cache_t *c = calloc(1, sizeof *c);
@@ -1298,7 +1299,7 @@ chunk_cache_t *cache_create(const struct loci_target *t, const cache_shape_t *sh
     c->words = (c->pages + 63) / 64;
     c->uffd = uffd;
     c->whole_chunks = whole_chunks;
-    c->move = paged_uffd_moves();
+    c->move = uffd_moves;
     c->nslots = (int)(budget / chunk);
     c->shape = *shape;
     /* The limit leaves room for the fills the fault threads may have let

@@ -91,7 +91,7 @@ static chunk_cache_t *cache_get(const place_t *place, const cache_shape_t *shape
     cache_ref_t *c = malloc(sizeof *c);
     if (!c)
         return loci__fail_null(LOCI_ENOMEM, "out of memory creating a chunk cache");
-    c->cache = cache_create(place->target, shape, uffd, atomic_load(&whole_chunks));
+    c->cache = cache_create(place->target, shape, uffd, paged_uffd_moves(), atomic_load(&whole_chunks));
     if (!c->cache) {
         free(c);
         return NULL;
@@ -189,7 +189,7 @@ static void *map_region(const place_t *place, chunkstore_t *store, size_t size, 
         errno = loci__errno_of(uffd < 0 ? uffd : LOCI_ENOMEM);
         return NULL;
     }
-    bool shared = backing_shared_for(shape.chunk);
+    bool shared = backing_shared_for(shape.chunk, paged_uffd_shares());
     void *p = shared ? backing_map_shared(r, size, alignment) : vm_map_aligned(size, alignment, -1, 0);
     rc = p == MAP_FAILED ? loci__fail(LOCI_ENOMEM, "mode=paged: mmap of %zu bytes%s: %s", size,
                                       shared ? " of a memory file" : "", strerror(errno))

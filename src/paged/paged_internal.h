@@ -6,6 +6,7 @@
  *
  *   paged.c        the operations (provider/paged.c's table), caches by (target, size, chunk)
  *   regions.c      the region table
+ *   readahead_queue.c  the chunks the cache asks the readahead threads to fill
  *   chunk_cache.c  the cache: fill on fault, LRU, dirty pages, write-back runs
  *   paged_fault.c  the userfaultfd and its fault-handling threads
  *   shared_backing.c  a region's memory: anonymous, or a memory file filled in place
@@ -63,6 +64,22 @@ int paged_region_add(paged_region_t *r);
  *  no region starts there. */
 paged_region_t *paged_region_remove(uintptr_t base);
 
+/* ----------------------------------------------------- readahead_queue.c -- */
+
+/** Chunks a readahead thread reads at once, at most. */
+#define READAHEAD_BATCH 8
+
+/** Have a readahead thread fill chunk `chunk` of r soon (cache_readahead),
+ *  r held until then. The caller holds r and its cache's lock. Dropped when
+ *  too many are queued. */
+void readahead_queue_add(paged_region_t *r, uint64_t chunk);
+
+/** The next batch to read ahead, waiting for one: the queue's first entry
+ *  and the entries right after it that continue it (same region and epoch,
+ *  the next chunks), *n of them from *chunk. Its region, held once for the
+ *  caller to put. */
+paged_region_t *readahead_queue_take(uint64_t *chunk, unsigned *n, unsigned *epoch);
+
 /* ------------------------------------------------------- chunk_cache.c -- */
 
 /** What a cache is: `budget` bytes of `chunk`-byte chunks (both page
@@ -75,10 +92,12 @@ typedef struct {
     unsigned dirty_limit, dirty_background;
 } cache_shape_t;
 
-/** A cache of that shape, installing pages through the userfaultfd `uffd`.
+/** A cache of that shape, installing pages through the userfaultfd `uffd`,
+ *  which moves pages where `uffd_moves` (UFFDIO_MOVE: paged_uffd_moves).
  *  `whole_chunks`: a first write dirties its whole chunk (NVMalloc without its
  *  write optimisation) instead of its page. NULL + loci__fail. */
-chunk_cache_t *cache_create(const struct loci_target *t, const cache_shape_t *shape, int uffd, bool whole_chunks);
+chunk_cache_t *cache_create(const struct loci_target *t, const cache_shape_t *shape, int uffd, bool uffd_moves,
+                            bool whole_chunks);
 void cache_destroy(chunk_cache_t *c);
 
 /** Serve one fault in r: fill the chunk from the store (evicting the least
@@ -131,26 +150,19 @@ const cache_shape_t *cache_shape(const chunk_cache_t *c);
  *  (see uffd_open). fd or LOCI_E* with the reason in loci_last_error(). */
 int paged_uffd(bool forced);
 
-/** Chunks a readahead thread reads at once, at most. */
-#define READAHEAD_BATCH 8
-
 /** The process's userfaultfd moves pages (UFFDIO_MOVE): probed when it was opened. */
 bool paged_uffd_moves(void);
 
 /** The process's userfaultfd serves shared memory (uffd_caps_t.shared): probed when it was opened. */
 bool paged_uffd_shares(void);
 
-/** Have a readahead thread fill chunk `chunk` of r soon (cache_readahead),
- *  r held until then. The caller holds r and its cache's lock. Dropped when
- *  too many are queued. */
-void paged_readahead(paged_region_t *r, uint64_t chunk);
-
 /* ---------------------------------------------------- shared_backing.c -- */
 
 /** Should a region of `chunk`-byte chunks be backed by shared memory: the
- *  process's userfaultfd serves it and the system gives shared memory huge
- *  pages that whole chunks fill, or LOCI_UFFD_SHM=1 (not with =0). */
-bool backing_shared_for(size_t chunk);
+ *  process's userfaultfd serves it (`uffd_shares`: paged_uffd_shares) and
+ *  the system gives shared memory huge pages that whole chunks fill, or
+ *  LOCI_UFFD_SHM=1 (not with =0). */
+bool backing_shared_for(size_t chunk, bool uffd_shares);
 
 /** Map `size` bytes for r, aligned, over a new memory file (r->mem, r->alias
  *  set). MAP_FAILED with errno set. */

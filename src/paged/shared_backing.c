@@ -29,10 +29,10 @@
 #include <string.h>
 #include <unistd.h>
 
-bool backing_shared_for(size_t chunk)
+bool backing_shared_for(size_t chunk, bool uffd_shares)
 {
     int want = uffd_shared_wanted();
-    if (want == 0 || !paged_uffd_shares())
+    if (want == 0 || !uffd_shares)
         return false;
     size_t huge = shared_map_huge_size();
     return want == 1 || (huge && chunk % huge == 0);
