@@ -7,7 +7,7 @@
  * that writing back never meets a full disk; a persistent region's store is
  * its directory of chunk files (chunkstore/chunk_files.c, paged/paged.h), or the flat file
  * of a region made by mode=mmap. Regions of the same target, cache size,
- * chunk size and dirty limits (chunk_cache.c: write-behind) share one cache,
+ * chunk size and dirty limits (write_behind.c) share one cache,
  * made with the first of them and freed with the last.
  */
 #include "paged/paged.h"

@@ -61,7 +61,7 @@ static void *serve(void *arg)
         uffd_fault_t f;
         int n;
         for (;;) {
-            uint64_t stamp = cache_install_stamp(); /* before the read: see chunk_cache.c */
+            uint64_t stamp = cache_install_stamp(); /* before the read: see stale_faults.c */
             if ((n = uffd_read(fd, &f)) != 1)
                 break;
             paged_region_t *r = paged_region_get(f.addr);

@@ -49,7 +49,7 @@ typedef struct paged_region {
     bool readonly;        /* mapped PROT_READ, nothing is ever written back */
     int error;            /* first failed write-back or read (LOCI_E*), reported by the next flush; */
     char error_msg[512];  /* its message; both under the cache's lock */
-    _Atomic int users;    /* fault handlers and queued readaheads using it now */
+    _Atomic int users;    /* fault handlers, queued readaheads, readers of its counters using it now */
     _Atomic bool leaving; /* being freed: nothing more to read ahead */
     unsigned epoch;       /* bumped by evictions and purges (cache lock): older readaheads are void */
     uint64_t ahead;       /* chunks before it were asked to be read ahead (cache lock) */
@@ -60,7 +60,7 @@ typedef struct paged_region {
 
 /* ----------------------------------------------------------- regions.c -- */
 
-/** The region containing addr with one more user (fault handlers), or NULL. */
+/** The region containing addr with one more user (a fault handler, a reader of its counters), or NULL. */
 paged_region_t *paged_region_get(uintptr_t addr);
 /** One more user of r, whose caller is one already. */
 void paged_region_hold(paged_region_t *r);

@@ -1,6 +1,6 @@
 /*
  * The memory behind a paged region: anonymous memory filled by copies
- * (UFFDIO_COPY, chunk_cache.c's install), or a memory file (memfd) the
+ * (UFFDIO_COPY, cache_fill.c's install), or a memory file (memfd) the
  * region's size, mapped MAP_SHARED at the region and a second time
  * elsewhere (the alias), filled in place: the store is read straight into
  * the alias's pages and UFFDIO_CONTINUE maps them at the region,
