@@ -7,7 +7,7 @@
  * that writing back never meets a full disk; a persistent region's store is
  * its directory of chunk files (chunkstore/chunk_files.c, paged/paged.h), or the flat file
  * of a region made by mode=mmap. Regions of the same target, cache size,
- * chunk size and dirty limits (chunk_cache.c: write-behind) share one cache,
+ * chunk size and dirty limits (write_behind.c) share one cache,
  * made with the first of them and freed with the last.
  */
 #include "paged/paged.h"
@@ -15,7 +15,6 @@
 #include "chunkstore/rados_objects.h"
 #include "filetier/filetier.h"
 #include "os/vm.h"
-#include "addr_table.h"
 #include "units.h"
 
 #include <errno.h>
@@ -39,65 +38,11 @@ typedef struct cache_ref {
     struct cache_ref *next;
 } cache_ref_t;
 
-/* The region table (sorted by base) and the caches, under one lock. */
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t region_idle = PTHREAD_COND_INITIALIZER; /* a region lost its last user */
-static addr_table_t regions;
+/* The caches, under one lock (the regions are regions.c's). */
+static pthread_mutex_t caches_lock = PTHREAD_MUTEX_INITIALIZER;
 static cache_ref_t *caches;
 static loci_cache_stats_t retired; /* counters of the caches gone */
 static _Atomic bool whole_chunks;
-
-/* ---- the region table ---------------------------------------------------- */
-
-static paged_region_t *find(uintptr_t addr) { return addr_table_find(&regions, addr); }
-
-paged_region_t *paged_region_get(uintptr_t addr)
-{
-    pthread_mutex_lock(&table_lock);
-    paged_region_t *r = find(addr);
-    if (r)
-        atomic_fetch_add(&r->users, 1);
-    pthread_mutex_unlock(&table_lock);
-    return r;
-}
-
-void paged_region_hold(paged_region_t *r) { atomic_fetch_add(&r->users, 1); }
-
-void paged_region_put(paged_region_t *r)
-{
-    if (atomic_fetch_sub(&r->users, 1) > 1)
-        return;
-    pthread_mutex_lock(&table_lock); /* withdraw() may be waiting for this */
-    pthread_cond_broadcast(&region_idle);
-    pthread_mutex_unlock(&table_lock);
-}
-
-/* The region of an extent the caller owns (it cannot go away meanwhile). */
-static paged_region_t *owned(void *addr, const char *op)
-{
-    pthread_mutex_lock(&table_lock);
-    paged_region_t *r = find((uintptr_t)addr);
-    pthread_mutex_unlock(&table_lock);
-    if (!r)
-        loci__fail(LOCI_EINVAL, "paged: %s of %p, which is no paged memory", op, addr);
-    return r;
-}
-
-static int insert(paged_region_t *r)
-{
-    if (!addr_table_add(&regions, r->base, r->size, r))
-        return loci__fail(LOCI_ENOMEM, "out of memory recording a paged region");
-    return 0;
-}
-
-/* Out of the table, once no fault handler uses it any more (lock held). */
-static void withdraw(paged_region_t *r)
-{
-    addr_table_remove(&regions, r->base);
-    atomic_store(&r->leaving, true);
-    while (atomic_load(&r->users) > 0)
-        pthread_cond_wait(&region_idle, &table_lock);
-}
 
 /* ---- caches ---------------------------------------------------------------- */
 
@@ -146,7 +91,7 @@ static chunk_cache_t *cache_get(const place_t *place, const cache_shape_t *shape
     cache_ref_t *c = malloc(sizeof *c);
     if (!c)
         return loci__fail_null(LOCI_ENOMEM, "out of memory creating a chunk cache");
-    c->cache = cache_create(place->target, shape, uffd, atomic_load(&whole_chunks));
+    c->cache = cache_create(place->target, shape, uffd, paged_uffd_moves(), atomic_load(&whole_chunks));
     if (!c->cache) {
         free(c);
         return NULL;
@@ -176,16 +121,23 @@ static void cache_put(chunk_cache_t *cache)
 /* ---- regions ---------------------------------------------------------------- */
 
 /* A child of fork() has none of the regions (MADV_DONTFORK) nor the caches'
- * threads: it starts with empty tables (the parent's are left, unreachable). */
+ * threads: it starts with no cache (the parent's are left, unreachable). */
 static void reset_in_child(void)
 {
-    pthread_mutex_init(&table_lock, NULL);
-    pthread_cond_init(&region_idle, NULL);
-    regions = (addr_table_t)ADDR_TABLE_INIT;
+    pthread_mutex_init(&caches_lock, NULL);
     caches = NULL;
 }
 
 static void watch_forks(void) { pthread_atfork(NULL, NULL, reset_in_child); }
+
+/* The region of an extent the caller owns (it cannot go away meanwhile). */
+static paged_region_t *owned(void *addr, const char *op)
+{
+    paged_region_t *r = paged_region_find((uintptr_t)addr);
+    if (!r)
+        loci__fail(LOCI_EINVAL, "paged: %s of %p, which is no paged memory", op, addr);
+    return r;
+}
 
 static void region_free(paged_region_t *r)
 {
@@ -237,7 +189,7 @@ static void *map_region(const place_t *place, chunkstore_t *store, size_t size, 
         errno = loci__errno_of(uffd < 0 ? uffd : LOCI_ENOMEM);
         return NULL;
     }
-    bool shared = backing_shared_for(shape.chunk);
+    bool shared = backing_shared_for(shape.chunk, paged_uffd_shares());
     void *p = shared ? backing_map_shared(r, size, alignment) : vm_map_aligned(size, alignment, -1, 0);
     rc = p == MAP_FAILED ? loci__fail(LOCI_ENOMEM, "mode=paged: mmap of %zu bytes%s: %s", size,
                                       shared ? " of a memory file" : "", strerror(errno))
@@ -252,12 +204,12 @@ static void *map_region(const place_t *place, chunkstore_t *store, size_t size, 
     if (rc == 0)
         rc = shared ? uffd_register_shared(uffd, p, size, !readonly) : uffd_register(uffd, p, size, !readonly);
     if (rc == 0) {
-        pthread_mutex_lock(&table_lock);
+        pthread_mutex_lock(&caches_lock);
         r->cache = cache_get(place, &shape, uffd);
-        rc = !r->cache ? LOCI_ENOMEM : insert(r);
+        rc = !r->cache ? LOCI_ENOMEM : paged_region_add(r);
         if (rc != 0 && r->cache)
             cache_put(r->cache);
-        pthread_mutex_unlock(&table_lock);
+        pthread_mutex_unlock(&caches_lock);
     }
     if (rc != 0) {
         if (p != MAP_FAILED)
@@ -391,21 +343,16 @@ void *paged_open(const place_t *place, const char *name, size_t *size, unsigned 
 
 int paged_free(void *addr, size_t size)
 {
-    pthread_mutex_lock(&table_lock);
-    paged_region_t *r = find((uintptr_t)addr);
-    if (!r || r->base != (uintptr_t)addr) {
-        pthread_mutex_unlock(&table_lock);
+    paged_region_t *r = paged_region_remove((uintptr_t)addr); /* once no fault handler uses it any more */
+    if (!r)
         return loci__fail(LOCI_EINVAL, "paged: %p is no paged extent", addr);
-    }
-    withdraw(r);
-    pthread_mutex_unlock(&table_lock);
     cache_forget(r);
     int rc = vm_unmap(addr, size) == 0 ? 0 : loci__fail(LOCI_EINVAL, "paged: munmap(%p, %zu): %s", addr, size, strerror(errno));
     if (rc == 0)
         vm_unmapped(addr, size);
-    pthread_mutex_lock(&table_lock);
+    pthread_mutex_lock(&caches_lock);
     cache_put(r->cache);
-    pthread_mutex_unlock(&table_lock);
+    pthread_mutex_unlock(&caches_lock);
     region_free(r);
     return rc;
 }
@@ -460,34 +407,33 @@ int paged_remove(const place_t *place, const char *name)
 int paged_stats(const void *addr, loci_cache_stats_t *out)
 {
     memset(out, 0, sizeof *out);
-    pthread_mutex_lock(&table_lock);
-    int rc = 0;
-    if (addr) {
-        paged_region_t *r = find((uintptr_t)addr);
-        if (r)
-            cache_stats(r->cache, out);
-        else
-            rc = LOCI_ENOENT;
-    } else {
-        *out = retired;
-        for (cache_ref_t *c = caches; c; c = c->next)
-            cache_stats(c->cache, out);
+    if (addr) { /* held: its cache stays meanwhile */
+        paged_region_t *r = paged_region_get((uintptr_t)addr);
+        if (!r)
+            return LOCI_ENOENT;
+        cache_stats(r->cache, out);
+        paged_region_put(r);
+        return 0;
     }
-    pthread_mutex_unlock(&table_lock);
-    return rc;
+    pthread_mutex_lock(&caches_lock);
+    *out = retired;
+    for (cache_ref_t *c = caches; c; c = c->next)
+        cache_stats(c->cache, out);
+    pthread_mutex_unlock(&caches_lock);
+    return 0;
 }
 
 void paged_foreach_cache(void (*fn)(const struct loci_target *t, size_t budget, size_t chunk,
                                              const loci_cache_stats_t *st, void *arg),
                                   void *arg)
 {
-    pthread_mutex_lock(&table_lock);
+    pthread_mutex_lock(&caches_lock);
     for (cache_ref_t *c = caches; c; c = c->next) {
         loci_cache_stats_t st = {0};
         cache_stats(c->cache, &st);
         fn(cache_target(c->cache), cache_shape(c->cache)->budget, cache_shape(c->cache)->chunk, &st, arg);
     }
-    pthread_mutex_unlock(&table_lock);
+    pthread_mutex_unlock(&caches_lock);
 }
 
 bool paged_whole_chunks(bool on) { return atomic_exchange(&whole_chunks, on); }
@@ -497,9 +443,7 @@ bool paged_whole_chunks(bool on) { return atomic_exchange(&whole_chunks, on); }
 int paged_chunks(void *base, region_chunks_t *out)
 {
     *out = (region_chunks_t){.dirfd = -1};
-    pthread_mutex_lock(&table_lock);
-    paged_region_t *r = find((uintptr_t)base); /* the caller's open region: it stays */
-    pthread_mutex_unlock(&table_lock);
+    paged_region_t *r = paged_region_find((uintptr_t)base); /* the caller's open region: it stays */
     if (!r)
         return loci__fail(LOCI_EINVAL, "%p is no paged memory", base);
     int rc = paged_flush((void *)r->base, r->size);

@@ -2,7 +2,7 @@
  * The process's userfaultfd and the threads that serve it. Opened on first
  * use. Four threads poll it and each serves the faults it reads, so that one
  * slow store read does not hold up the faults of other chunks; four more fill
- * the chunks the cache asks to read ahead (a small queue), so that a
+ * the chunks the cache asks to read ahead (readahead_queue.c), so that a
  * sequential reader finds its next chunks read, or being read, in parallel.
  * They mostly wait for the store: more of them than CPUs keeps several reads
  * in flight. None of them touches paged memory: every access to it goes
@@ -25,7 +25,6 @@
 
 #define FAULT_THREADS 4
 #define READAHEAD_THREADS 4
-#define MAX_QUEUED 64
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int uffd = -1;
@@ -37,56 +36,14 @@ static int nthreads; /* started, of FAULT_THREADS + READAHEAD_THREADS */
 static int access_rc;
 static char access_why[512];
 
-/* The readahead queue: a ring of (region, chunk), each region held. */
-static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t queued = PTHREAD_COND_INITIALIZER;
-static struct {
-    paged_region_t *region;
-    uint64_t chunk;
-    unsigned epoch;
-} queue[MAX_QUEUED];
-static unsigned queue_head, queue_len;
-
-void paged_readahead(paged_region_t *r, uint64_t chunk)
-{
-    pthread_mutex_lock(&queue_lock);
-    bool skip = queue_len == MAX_QUEUED; /* full, or asked already */
-    for (unsigned i = 0; i < queue_len && !skip; i++) {
-        unsigned at = (queue_head + i) % MAX_QUEUED;
-        skip = queue[at].region == r && queue[at].chunk == chunk;
-    }
-    if (!skip) {
-        unsigned at = (queue_head + queue_len++) % MAX_QUEUED;
-        queue[at].region = r;
-        queue[at].chunk = chunk;
-        queue[at].epoch = r->epoch;
-        paged_region_hold(r);
-        pthread_cond_signal(&queued);
-    }
-    pthread_mutex_unlock(&queue_lock);
-}
-
-/* Each readahead thread takes the queue's first entry and the entries right
- * after it that continue it (same region and epoch, the next chunks): one
- * batch, read at once (cache_readahead). */
+/* Each readahead thread takes the queue's next batch and reads it at once
+ * (cache_readahead). */
 static void *read_ahead(void *arg)
 {
     for (;;) {
-        pthread_mutex_lock(&queue_lock);
-        while (queue_len == 0)
-            pthread_cond_wait(&queued, &queue_lock);
-        paged_region_t *r = queue[queue_head].region;
-        uint64_t chunk = queue[queue_head].chunk;
-        unsigned epoch = queue[queue_head].epoch, n = 0;
-        do {
-            queue_head = (queue_head + 1) % MAX_QUEUED;
-            queue_len--;
-            n++;
-        } while (queue_len > 0 && n < READAHEAD_BATCH && queue[queue_head].region == r &&
-                 queue[queue_head].chunk == chunk + n && queue[queue_head].epoch == epoch);
-        pthread_mutex_unlock(&queue_lock);
-        for (unsigned i = 1; i < n; i++) /* each entry held r: one hold is enough */
-            paged_region_put(r);
+        uint64_t chunk;
+        unsigned n, epoch;
+        paged_region_t *r = readahead_queue_take(&chunk, &n, &epoch);
         cache_readahead(r, chunk, n, epoch);
         paged_region_put(r);
     }
@@ -104,7 +61,7 @@ static void *serve(void *arg)
         uffd_fault_t f;
         int n;
         for (;;) {
-            uint64_t stamp = cache_install_stamp(); /* before the read: see chunk_cache.c */
+            uint64_t stamp = cache_install_stamp(); /* before the read: see stale_faults.c */
             if ((n = uffd_read(fd, &f)) != 1)
                 break;
             paged_region_t *r = paged_region_get(f.addr);
@@ -128,9 +85,6 @@ static void reset_in_child(void)
     if (uffd >= 0)
         close(uffd); /* the parent's: it serves the parent's memory */
     uffd = -1;
-    pthread_mutex_init(&queue_lock, NULL);
-    pthread_cond_init(&queued, NULL);
-    queue_len = 0; /* the regions queued are the parent's */
     nthreads = 0;
     access_rc = 0; /* the child may run as another user: check again */
 }

@@ -1,6 +1,6 @@
 /*
  * The memory behind a paged region: anonymous memory filled by copies
- * (UFFDIO_COPY, chunk_cache.c's install), or a memory file (memfd) the
+ * (UFFDIO_COPY, cache_fill.c's install), or a memory file (memfd) the
  * region's size, mapped MAP_SHARED at the region and a second time
  * elsewhere (the alias), filled in place: the store is read straight into
  * the alias's pages and UFFDIO_CONTINUE maps them at the region,
@@ -29,10 +29,10 @@
 #include <string.h>
 #include <unistd.h>
 
-bool backing_shared_for(size_t chunk)
+bool backing_shared_for(size_t chunk, bool uffd_shares)
 {
     int want = uffd_shared_wanted();
-    if (want == 0 || !paged_uffd_shares())
+    if (want == 0 || !uffd_shares)
         return false;
     size_t huge = shared_map_huge_size();
     return want == 1 || (huge && chunk % huge == 0);
