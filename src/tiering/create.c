@@ -84,7 +84,7 @@ static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, si
     bool profiled;
     const struct loci_target *start = site_and_start(&c, res, caller, size_class, &site, &profiled, &heat);
     if (res->ncandidates == 1) {
-        /* nowhere to move: registered (stats, loci tier, profiles), never watched (thread.c) and
+        /* nowhere to move: registered (stats, loci tier, profiles), never watched (watch.c) and
          * in private memory; said once per process, since an unmodified program under loci run
          * --tier auto makes one arena per allocation site */
         static atomic_flag said = ATOMIC_FLAG_INIT;
