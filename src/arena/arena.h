@@ -20,9 +20,10 @@
  *
  * The files call each other one way (no circle), each only files listed
  * before it: arena_base (the object: its record, the list of every arena,
- * where it lives), shared_heap, shared, move, move_async, target_gone,
- * lookup; and arena, the calls that dispatch to them (create, alloc,
- * realloc, stats, destroy, fork, fini).
+ * where it lives, its memory), room (which candidate can take an arena),
+ * shared_heap, shared, move, move_async, target_gone, lookup; and arena,
+ * the calls that dispatch to them (create, alloc, realloc, stats, destroy,
+ * fork, fini).
  */
 #ifndef LOCI_ARENA_H
 #define LOCI_ARENA_H
@@ -85,6 +86,19 @@ void arena_place(const struct loci_target *t, bool pinned, bool shareable, place
 /** ar now lives on t (its record, under the write lock; the heap is the
  *  caller's): t's provider `ops`, placed per `place`. */
 void arena_rehome(loci_arena_t *ar, const struct loci_target *t, const provider_ops_t *ops, const place_t *place);
+/** A private arena's memory now: the bytes its heap has committed (0 when
+ *  the pool cannot say). */
+uint64_t arena_bytes(const loci_arena_t *ar);
+/** fn(base, size, arg) for every extent of a private arena (what a heat
+ *  source watches of it), as pool_heap_foreach_extent: fn must not allocate
+ *  from or free into ar; the first nonzero fn returns, else 0. */
+int arena_foreach_extent(const loci_arena_t *ar, int (*fn)(void *base, size_t size, void *arg), void *arg);
+
+/* --- room.c: which candidate can take an arena -------------------------------- */
+
+/** Free bytes of t now, as an arena placed there would see them; UINT64_MAX
+ *  when unknown (a simulated node). */
+uint64_t arena_target_free(const struct loci_target *t);
 
 /* --- shared_heap.c: the allocator of a shared arena ------------------------------
  * All of its state is in the metadata segment (sh_meta_t, below), which every

@@ -1,7 +1,8 @@
 /*
  * The arena object, below every other file of arena/: its record (made,
  * freed, its lock), the list of every arena that loci_fini empties, where
- * it lives (placed on a target, re-homed there, loci_arena_target).
+ * it lives (placed on a target, re-homed there, loci_arena_target) and its
+ * memory as the pool counts it (bytes, extents), for the layer above.
  */
 #include "arena/arena.h"
 #include "list.h"
@@ -121,4 +122,17 @@ const loci_target_t *loci_arena_target(const loci_arena_t *ar)
     if (!ar)
         return loci__fail_null(LOCI_EINVAL, "loci_arena_target: NULL arena");
     return atomic_load_explicit(&((loci_arena_t *)ar)->target, memory_order_acquire);
+}
+
+/* ---- its memory --------------------------------------------------------------- */
+
+uint64_t arena_bytes(const loci_arena_t *ar)
+{
+    pool_stats_t st;
+    return pool_stats_heap(ar->heap, &st) == 0 ? st.bytes_committed : 0;
+}
+
+int arena_foreach_extent(const loci_arena_t *ar, int (*fn)(void *base, size_t size, void *arg), void *arg)
+{
+    return pool_heap_foreach_extent(ar->heap, fn, arg);
 }

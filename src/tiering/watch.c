@@ -105,7 +105,7 @@ void tiering_watch(tier_arena_t *t)
     spans_t now = {0};
     if (t->ar->res.ncandidates < 2) /* it cannot move: nothing to measure (create.c) */
         return;
-    if (pool_heap_foreach_extent(t->ar->heap, add_span, &now) != 0) {
+    if (arena_foreach_extent(t->ar, add_span, &now) != 0) {
         free(now.v);
         return; /* out of memory: as it was, next interval again */
     }
