@@ -176,16 +176,18 @@ static void *first_block_elsewhere(loci_arena_t *ar, size_t align, size_t size, 
 static void *arena_alloc_with(loci_arena_t *ar, size_t align, size_t size);
 
 /* A tier=auto arena holding data whose target `full` cannot take a block:
- * the whole arena goes down to the first lower candidate that takes it
- * (addresses kept; the tiering thread promotes it again once it earns it),
- * so that its allocation never fails while a lower candidate has room. */
+ * the whole arena goes down to the first lower candidate with room for it
+ * that takes it (addresses kept; the tiering thread promotes it again once
+ * it earns it), so that its allocation never fails while a lower candidate
+ * has room. */
 static void *alloc_after_spill(loci_arena_t *ar, const struct loci_target *full, size_t align, size_t size,
                                int err, const char *reason)
 {
     int below = 0;
     while (below < ar->res.ncandidates && ar->res.candidates[below] != full)
         below++;
-    for (int i = below + 1; i < ar->res.ncandidates; i++) {
+    uint64_t need = arena_bytes(ar);
+    for (int i = below + 1; (i = arena_first_with_room(&ar->res, i, need, NULL)) >= 0; i++) {
         const struct loci_target *t = ar->res.candidates[i];
         if (arena_move(ar, t) != 0)
             continue;

@@ -99,6 +99,15 @@ int arena_foreach_extent(const loci_arena_t *ar, int (*fn)(void *base, size_t si
 /** Free bytes of t now, as an arena placed there would see them; UINT64_MAX
  *  when unknown (a simulated node). */
 uint64_t arena_target_free(const struct loci_target *t);
+/** Bytes the tier=auto arenas on t hold now (arena_bytes summed). */
+uint64_t arena_auto_bytes_on(const struct loci_target *t);
+/** The index of the first of res's candidates from `from` on with room for
+ *  `need` more bytes, -1 when none has: free memory for them (unknown
+ *  counts as room) and, with budget (budget[i]: the bytes tier=auto arenas
+ *  may hold on candidate i), the auto arenas there holding less than it,
+ *  by `need` at least. Where an auto arena starts (need 0, its budgets) and
+ *  where one that filled its target spills (its bytes, no budget). */
+int arena_first_with_room(const resolution_t *res, int from, uint64_t need, const uint64_t *budget);
 
 /* --- shared_heap.c: the allocator of a shared arena ------------------------------
  * All of its state is in the metadata segment (sh_meta_t, below), which every

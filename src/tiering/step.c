@@ -114,7 +114,7 @@ static bool describe(const tiering_config_t *c, work_t *w)
         w->rec[w->n++] = t;
     }
     for (size_t i = 0; i < w->nt; i++) {
-        uint64_t budget = tiering_budget_bytes(c, w->targets[i]), mine = tiering_bytes_on(w->targets[i]);
+        uint64_t budget = tiering_budget_bytes(c, w->targets[i]), mine = arena_auto_bytes_on(w->targets[i]);
         /* free memory unknown (a simulated node): its budget alone says */
         uint64_t free = arena_target_free(w->targets[i]);
         uint64_t reachable = free > UINT64_MAX - mine ? UINT64_MAX : mine + free;

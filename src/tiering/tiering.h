@@ -186,8 +186,6 @@ int tiering_register(loci_arena_t *ar);
 tier_arena_t *tiering_unregister(loci_arena_t *ar);
 /** ar's record (under the lock), or NULL. */
 tier_arena_t *tiering_find(const loci_arena_t *ar);
-/** Bytes auto arenas hold on t now (under the lock). */
-uint64_t tiering_bytes_on(const struct loci_target *t);
 /** Forget every record (loci_fini; the arenas themselves go with arena_fini). */
 void tiering_registry_clear(void);
 void tiering_registry_fork(loci_fork_phase_t phase);
