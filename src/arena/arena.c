@@ -24,8 +24,6 @@
 #include "units.h"
 
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 
 /* How an arena of `res` lives on t — bound there; on a file tier with
  * mode=paged, in loci's chunk cache as for loci_alloc — and the provider
