@@ -1,7 +1,10 @@
 /*
- * Private arenas: creation, allocation under max_bytes, an empty arena's
- * fallback, realloc, destroy, and the list of every arena that loci_fini
- * empties.
+ * The calls on an arena, above every other file of arena/, each dispatching
+ * to whoever does the work — a private arena's pool heap, a shared arena's
+ * allocator (shared.c), a move (move.c), the topology listener
+ * (target_gone.c): creation, allocation under max_bytes, an empty arena's
+ * fallback, a tier=auto arena's spill, realloc, stats, destroy, and the
+ * fork handler and loci_fini of every arena.
  *
  * max_bytes caps the usable bytes of live blocks. Frees take no arena lock,
  * so they cannot subtract: `used` only grows, and when it would pass the cap
@@ -18,89 +21,9 @@
  */
 #include "alloc/allocator.h"
 #include "arena/arena.h"
-#include "list.h"
 #include "units.h"
 
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static loci_arena_t *arenas;
-
-/* An arena's lock: a move must not starve behind a stream of allocations. */
-static pthread_rwlockattr_t writer_first;
-
-static void make_writer_first(void)
-{
-    pthread_rwlockattr_init(&writer_first);
-    pthread_rwlockattr_setkind_np(&writer_first, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-}
-
-static const pthread_rwlockattr_t *lock_attr(void)
-{
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, make_writer_first);
-    return &writer_first;
-}
-
-loci_arena_t *arena_new(const char *intent, const struct loci_target *t, size_t max_bytes)
-{
-    loci_arena_t *ar = calloc(1, sizeof *ar);
-    if (!ar)
-        return loci__fail_null(LOCI_ENOMEM, "out of memory creating an arena");
-    snprintf(ar->intent, sizeof ar->intent, "%s", intent);
-    atomic_init(&ar->target, t);
-    ar->max_bytes = max_bytes;
-    pthread_rwlock_init(&ar->lock, lock_attr());
-    pthread_mutex_init(&ar->async_lock, NULL);
-    pthread_cond_init(&ar->async_done, NULL);
-    return ar;
-}
-
-void arena_free(loci_arena_t *ar)
-{
-    pthread_rwlock_destroy(&ar->lock);
-    pthread_mutex_destroy(&ar->async_lock);
-    pthread_cond_destroy(&ar->async_done);
-    free(ar);
-}
-
-void arena_register(loci_arena_t *ar)
-{
-    pthread_mutex_lock(&registry_lock);
-    DLIST_PUSH(arenas, ar, next, prev);
-    pthread_mutex_unlock(&registry_lock);
-}
-
-void arena_unregister(loci_arena_t *ar)
-{
-    pthread_mutex_lock(&registry_lock);
-    DLIST_UNLINK(arenas, ar, next, prev);
-    pthread_mutex_unlock(&registry_lock);
-}
-
-void arena_place(const struct loci_target *t, bool pinned, bool shareable, place_t *out)
-{
-    memset(out, 0, sizeof *out);
-    out->target = t;
-    out->pinned = pinned;
-    out->shared = shareable;
-    out->simulated = (t->flags & LOCI_TARGET_SIMULATED) != 0;
-    out->cuda_device = t->cuda_device;
-    if (t->numa_node >= 0) {
-        out->policy = PLACE_BIND;
-        place_add_node(out, t->numa_node);
-    }
-}
-
-void arena_rehome(loci_arena_t *ar, const struct loci_target *t, const provider_ops_t *ops, const place_t *place)
-{
-    ar->ops = ops;
-    ar->place = *place;
-    ar->paged = provider_has(ops, PROVIDER_CHUNKED);
-    atomic_store_explicit(&ar->target, t, memory_order_release);
-}
 
 /* How an arena of `res` lives on t — bound there; on a file tier with
  * mode=paged, in loci's chunk cache as for loci_alloc — and the provider
@@ -251,16 +174,18 @@ static void *first_block_elsewhere(loci_arena_t *ar, size_t align, size_t size, 
 static void *arena_alloc_with(loci_arena_t *ar, size_t align, size_t size);
 
 /* A tier=auto arena holding data whose target `full` cannot take a block:
- * the whole arena goes down to the first lower candidate that takes it
- * (addresses kept; the tiering thread promotes it again once it earns it),
- * so that its allocation never fails while a lower candidate has room. */
+ * the whole arena goes down to the first lower candidate with room for it
+ * that takes it (addresses kept; the tiering thread promotes it again once
+ * it earns it), so that its allocation never fails while a lower candidate
+ * has room. */
 static void *alloc_after_spill(loci_arena_t *ar, const struct loci_target *full, size_t align, size_t size,
                                int err, const char *reason)
 {
     int below = 0;
     while (below < ar->res.ncandidates && ar->res.candidates[below] != full)
         below++;
-    for (int i = below + 1; i < ar->res.ncandidates; i++) {
+    uint64_t need = arena_bytes(ar);
+    for (int i = below + 1; (i = arena_first_with_room(&ar->res, i, need, NULL)) >= 0; i++) {
         const struct loci_target *t = ar->res.candidates[i];
         if (arena_move(ar, t) != 0)
             continue;
@@ -348,13 +273,6 @@ void *arena_realloc(loci_arena_t *ar, void *p, size_t size)
 
 /* ---- queries and destruction ---------------------------------------------- */
 
-const loci_target_t *loci_arena_target(const loci_arena_t *ar)
-{
-    if (!ar)
-        return loci__fail_null(LOCI_EINVAL, "loci_arena_target: NULL arena");
-    return atomic_load_explicit(&((loci_arena_t *)ar)->target, memory_order_acquire);
-}
-
 int loci_arena_stats(const loci_arena_t *ar, loci_stats_t *out)
 {
     if (!ar || !out)
@@ -387,31 +305,12 @@ void arena_destroy(loci_arena_t *ar) { destroy(ar); }
 
 void arena_fork(loci_fork_phase_t phase)
 {
-    if (phase == LOCI_FORK_PREPARE) /* the list stays as it is until its locks are given back */
-        loci__fork_mutex(&registry_lock, phase);
-    for (loci_arena_t *ar = arenas; ar; ar = ar->next)
-        loci__fork_rwlock(&ar->lock, lock_attr(), phase);
+    arena_registry_fork(phase);
     arena_shared_fork(phase);
-    if (phase != LOCI_FORK_PREPARE)
-        loci__fork_mutex(&registry_lock, phase);
-}
-
-void arena_foreach(void (*fn)(loci_arena_t *ar, void *arg), void *arg)
-{
-    pthread_mutex_lock(&registry_lock);
-    for (loci_arena_t *ar = arenas; ar; ar = ar->next)
-        fn(ar, arg);
-    pthread_mutex_unlock(&registry_lock);
 }
 
 void arena_fini(void)
 {
-    for (;;) {
-        pthread_mutex_lock(&registry_lock);
-        loci_arena_t *ar = arenas;
-        pthread_mutex_unlock(&registry_lock);
-        if (!ar)
-            break;
+    for (loci_arena_t *ar; (ar = arena_first());)
         destroy(ar);
-    }
 }

@@ -17,6 +17,13 @@
  * writing by moves, max_bytes recounts, an empty arena's fallback and
  * destroy, so an allocation waits for a move and never sees half of one.
  * Frees take no arena lock.
+ *
+ * The files call each other one way (no circle), each only files listed
+ * before it: arena_base (the object: its record, the list of every arena,
+ * where it lives, its memory), room (which candidate can take an arena),
+ * shared_heap, shared, move, move_async, target_gone, lookup; and arena,
+ * the calls that dispatch to them (create, alloc, realloc, stats, destroy,
+ * fork, fini).
  */
 #ifndef LOCI_ARENA_H
 #define LOCI_ARENA_H
@@ -29,6 +36,7 @@
 #include <sys/types.h>
 
 typedef struct shared_arena shared_arena_t;
+typedef struct sh_meta sh_meta_t;
 
 struct loci_arena {
     _Atomic(const struct loci_target *) target; /* where it lives now */
@@ -56,20 +64,8 @@ struct loci_arena {
     struct loci_arena *next, *prev; /* every arena, for loci_fini */
 };
 
-/* --- arena.c -------------------------------------------------------------- */
+/* --- arena_base.c: the object ------------------------------------------------ */
 
-/** A private arena for the parsed and resolved intent, on t (one of its
- *  candidates), registered: loci_arena_create's work below the tiering
- *  layer, which chooses t (the best candidate, or for tier=auto the best
- *  with room under its budget). shareable: mapped as shared memory
- *  (access=node, or the faults source of tiering must see it); base_pages:
- *  never in transparent huge pages, across moves too (tiering's damon
- *  source must see it). NULL + errno and loci_last_error(). */
-loci_arena_t *arena_create(const intent_t *in, const resolution_t *res, const struct loci_target *t, bool shareable,
-                           bool base_pages, size_t max_bytes);
-/** Release ar and all its memory (loci_arena_destroy below tiering): waits
- *  for its moves; a shared arena is detached. */
-void arena_destroy(loci_arena_t *ar);
 /** A zeroed arena with its locks, for `intent` on target t (not registered). */
 loci_arena_t *arena_new(const char *intent, const struct loci_target *t, size_t max_bytes);
 /** Free what arena_new made. */
@@ -77,80 +73,41 @@ void arena_free(loci_arena_t *ar);
 /** Add to / remove from the list loci_fini empties. */
 void arena_register(loci_arena_t *ar);
 void arena_unregister(loci_arena_t *ar);
+/** One registered arena, NULL when none is left (loci_fini destroys them one by one). */
+loci_arena_t *arena_first(void);
+/** fn(ar, arg) for every arena, under the registry lock: none is created
+ *  or destroyed meanwhile. */
+void arena_foreach(void (*fn)(loci_arena_t *ar, void *arg), void *arg);
+/** fork() handler of the registry and each arena's lock (arena_fork). */
+void arena_registry_fork(loci_fork_phase_t phase);
 /** How a private arena on t is placed: bound to t's node (an arena is where
  *  loci_arena_target says), pinned and shareable as its intent asked. */
 void arena_place(const struct loci_target *t, bool pinned, bool shareable, place_t *out);
 /** ar now lives on t (its record, under the write lock; the heap is the
  *  caller's): t's provider `ops`, placed per `place`. */
 void arena_rehome(loci_arena_t *ar, const struct loci_target *t, const provider_ops_t *ops, const place_t *place);
-/** Resize a block of arena ar (loci_realloc), within ar and its max_bytes. */
-void *arena_realloc(loci_arena_t *ar, void *p, size_t size);
-/** fn(ar, arg) for every arena, under the registry lock: none is created
- *  or destroyed meanwhile. */
-void arena_foreach(void (*fn)(loci_arena_t *ar, void *arg), void *arg);
-/** Destroy every arena (loci_fini, before the pool goes). */
-void arena_fini(void);
-/* --- target_gone.c ------------------------------------------------------- */
-/** From the first arena on: after every topology refresh, arenas whose
- *  target went away are moved to the best remaining target of their intent,
- *  with a warning naming them. */
-void arena_follow_topology(void);
-/** fork() handler (core/fork.c): the registry, each arena's lock, the
- *  table of shared arenas. */
-void arena_fork(loci_fork_phase_t phase);
-void arena_shared_fork(loci_fork_phase_t phase);
+/** A private arena's memory now: the bytes its heap has committed (0 when
+ *  the pool cannot say). */
+uint64_t arena_bytes(const loci_arena_t *ar);
+/** fn(base, size, arg) for every extent of a private arena (what a heat
+ *  source watches of it), as pool_heap_foreach_extent: fn must not allocate
+ *  from or free into ar; the first nonzero fn returns, else 0. */
+int arena_foreach_extent(const loci_arena_t *ar, int (*fn)(void *base, size_t size, void *arg), void *arg);
 
-/* --- lookup.c ------------------------------------------------------------- */
+/* --- room.c: which candidate can take an arena -------------------------------- */
 
-/** The arena whose memory contains p (interior pointers too), or NULL. */
-loci_arena_t *arena_of_block(const void *p);
-
-/* --- move.c / move_async.c ------------------------------------------------ */
-
-/** What loci_arena_move refuses before touching anything (bad arguments, a
- *  shared arena, no provider can move there): 0 or LOCI_E* with a message. */
-int arena_move_check(const loci_arena_t *ar, const struct loci_target *dst);
-/** The move itself (checked first): takes the arena lock for writing. */
-int arena_move(loci_arena_t *ar, const struct loci_target *dst);
-/** Block until no asynchronous move of ar is running (destroy). */
-void arena_async_drain(loci_arena_t *ar);
-
-/* --- shared.c: shared arenas in this process -------------------------------- */
-
-#define SHARED_NAME_MAX 64
-
-typedef struct sh_meta sh_meta_t;
-
-/* A shared arena as this process holds it. */
-struct shared_arena {
-    sh_meta_t *meta; /* the metadata segment (shared_heap.c) */
-    size_t meta_size;
-    char *data;      /* the data segment, at the same address in every process */
-    size_t data_size;
-    char name[SHARED_NAME_MAX + 1];
-    pid_t creator;   /* the process that created it: it removes the names; 0 when attached */
-    unsigned refs;   /* handles of this process (attaching twice gives the same arena) */
-};
-
-/** Number of shared arenas attached in this process: while 0, loci_free and
- *  friends skip the shared-arena lookups altogether. */
-extern _Atomic unsigned arena__nshared;
-
-static inline bool arena_shared_any(void)
-{
-    return atomic_load_explicit(&arena__nshared, memory_order_relaxed) != 0;
-}
-
-/** The attached shared arena whose data contains p, or NULL. */
-loci_arena_t *arena_shared_of(const void *p);
-void *arena_shared_alloc(loci_arena_t *ar, size_t align, size_t size);
-/** True when p is in a shared arena: then it was freed, or its bad free
- *  reported; false when p is no shared arena's (nothing done). */
-bool arena_shared_free(void *p);
-size_t arena_shared_usable(const void *p);
-int arena_shared_stats(const loci_arena_t *ar, loci_stats_t *out);
-/** Detach this process (the creating process also removes the names). */
-void arena_shared_destroy(loci_arena_t *ar);
+/** Free bytes of t now, as an arena placed there would see them; UINT64_MAX
+ *  when unknown (a simulated node). */
+uint64_t arena_target_free(const struct loci_target *t);
+/** Bytes the tier=auto arenas on t hold now (arena_bytes summed). */
+uint64_t arena_auto_bytes_on(const struct loci_target *t);
+/** The index of the first of res's candidates from `from` on with room for
+ *  `need` more bytes, -1 when none has: free memory for them (unknown
+ *  counts as room) and, with budget (budget[i]: the bytes tier=auto arenas
+ *  may hold on candidate i), the auto arenas there holding less than it,
+ *  by `need` at least. Where an auto arena starts (need 0, its budgets) and
+ *  where one that filled its target spills (its bytes, no budget). */
+int arena_first_with_room(const resolution_t *res, int from, uint64_t need, const uint64_t *budget);
 
 /* --- shared_heap.c: the allocator of a shared arena ------------------------------
  * All of its state is in the metadata segment (sh_meta_t, below), which every
@@ -213,5 +170,86 @@ void *shheap_alloc(sh_meta_t *m, size_t align, size_t size);
 int shheap_free(sh_meta_t *m, void *p);
 size_t shheap_usable(sh_meta_t *m, const void *p);
 void shheap_stats(sh_meta_t *m, loci_stats_t *out);
+
+/* --- shared.c: shared arenas in this process -------------------------------- */
+
+#define SHARED_NAME_MAX 64
+
+/* A shared arena as this process holds it. */
+struct shared_arena {
+    sh_meta_t *meta; /* the metadata segment (shared_heap.c) */
+    size_t meta_size;
+    char *data;      /* the data segment, at the same address in every process */
+    size_t data_size;
+    char name[SHARED_NAME_MAX + 1];
+    pid_t creator;   /* the process that created it: it removes the names; 0 when attached */
+    unsigned refs;   /* handles of this process (attaching twice gives the same arena) */
+};
+
+/** Number of shared arenas attached in this process: while 0, loci_free and
+ *  friends skip the shared-arena lookups altogether. */
+extern _Atomic unsigned arena__nshared;
+
+static inline bool arena_shared_any(void)
+{
+    return atomic_load_explicit(&arena__nshared, memory_order_relaxed) != 0;
+}
+
+/** The attached shared arena whose data contains p, or NULL. */
+loci_arena_t *arena_shared_of(const void *p);
+void *arena_shared_alloc(loci_arena_t *ar, size_t align, size_t size);
+/** True when p is in a shared arena: then it was freed, or its bad free
+ *  reported; false when p is no shared arena's (nothing done). */
+bool arena_shared_free(void *p);
+size_t arena_shared_usable(const void *p);
+int arena_shared_stats(const loci_arena_t *ar, loci_stats_t *out);
+/** Detach this process (the creating process also removes the names). */
+void arena_shared_destroy(loci_arena_t *ar);
+/** fork() handler of the table of shared arenas (arena_fork). */
+void arena_shared_fork(loci_fork_phase_t phase);
+
+/* --- move.c / move_async.c ------------------------------------------------ */
+
+/** What loci_arena_move refuses before touching anything (bad arguments, a
+ *  shared arena, no provider can move there): 0 or LOCI_E* with a message. */
+int arena_move_check(const loci_arena_t *ar, const struct loci_target *dst);
+/** The move itself (checked first): takes the arena lock for writing. */
+int arena_move(loci_arena_t *ar, const struct loci_target *dst);
+/** Block until no asynchronous move of ar is running (destroy). */
+void arena_async_drain(loci_arena_t *ar);
+
+/* --- target_gone.c ------------------------------------------------------- */
+
+/** From the first arena on: after every topology refresh, arenas whose
+ *  target went away are moved to the best remaining target of their intent,
+ *  with a warning naming them. */
+void arena_follow_topology(void);
+
+/* --- lookup.c ------------------------------------------------------------- */
+
+/** The arena whose memory contains p (interior pointers too), or NULL. */
+loci_arena_t *arena_of_block(const void *p);
+
+/* --- arena.c: the calls that dispatch ----------------------------------------- */
+
+/** A private arena for the parsed and resolved intent, on t (one of its
+ *  candidates), registered: loci_arena_create's work below the tiering
+ *  layer, which chooses t (the best candidate, or for tier=auto the best
+ *  with room under its budget). shareable: mapped as shared memory
+ *  (access=node, or the faults source of tiering must see it); base_pages:
+ *  never in transparent huge pages, across moves too (tiering's damon
+ *  source must see it). NULL + errno and loci_last_error(). */
+loci_arena_t *arena_create(const intent_t *in, const resolution_t *res, const struct loci_target *t, bool shareable,
+                           bool base_pages, size_t max_bytes);
+/** Release ar and all its memory (loci_arena_destroy below tiering): waits
+ *  for its moves; a shared arena is detached. */
+void arena_destroy(loci_arena_t *ar);
+/** Resize a block of arena ar (loci_realloc), within ar and its max_bytes. */
+void *arena_realloc(loci_arena_t *ar, void *p, size_t size);
+/** fork() handler (core/fork.c): the registry, each arena's lock, the
+ *  table of shared arenas. */
+void arena_fork(loci_fork_phase_t phase);
+/** Destroy every arena (loci_fini, before the pool goes). */
+void arena_fini(void);
 
 #endif

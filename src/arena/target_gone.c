@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-/* Under registry_lock (arena.c): no arena is destroyed meanwhile. */
+/* Under the registry's lock (arena_base.c): no arena is destroyed meanwhile. */
 static void rehome(loci_arena_t *ar, void *arg)
 {
     (void)arg;

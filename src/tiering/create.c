@@ -23,18 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The first candidate from `from` on whose auto arenas hold less than its budget; the last one. */
+/* The first candidate from `from` on whose auto arenas hold less than its budget, else the last. */
 static const struct loci_target *first_with_room(const tiering_config_t *c, const resolution_t *res, int from)
 {
-    tiering_lock();
-    const struct loci_target *t = res->candidates[res->ncandidates - 1];
-    for (int i = from; i < res->ncandidates - 1; i++)
-        if (tiering_bytes_on(res->candidates[i]) < tiering_budget_bytes(c, res->candidates[i])) {
-            t = res->candidates[i];
-            break;
-        }
-    tiering_unlock();
-    return t;
+    uint64_t budget[RESOLVE_MAX_CANDIDATES];
+    for (int i = 0; i < res->ncandidates; i++)
+        budget[i] = tiering_budget_bytes(c, res->candidates[i]);
+    int i = arena_first_with_room(res, from, 0, budget);
+    return res->candidates[i >= 0 ? i : res->ncandidates - 1];
 }
 
 /* The site of the arena to make (its ordinal: live auto arenas of the same
@@ -56,7 +52,7 @@ static const struct loci_target *site_and_start(const tiering_config_t *c, const
     const struct loci_target *at = NULL;
     uint64_t bytes, hotter;
     bool known = tiering_profile_place(site, res, &at, &bytes, heat, &hotter);
-    *profiled = known && tiering_bytes_on(at) + bytes <= tiering_budget_bytes(c, at) &&
+    *profiled = known && arena_auto_bytes_on(at) + bytes <= tiering_budget_bytes(c, at) &&
                 hotter + bytes <= tiering_budget_bytes(c, at);
     tiering_unlock();
     if (*profiled)
@@ -84,7 +80,7 @@ static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, si
     bool profiled;
     const struct loci_target *start = site_and_start(&c, res, caller, size_class, &site, &profiled, &heat);
     if (res->ncandidates == 1) {
-        /* nowhere to move: registered (stats, loci tier, profiles), never watched (thread.c) and
+        /* nowhere to move: registered (stats, loci tier, profiles), never watched (watch.c) and
          * in private memory; said once per process, since an unmodified program under loci run
          * --tier auto makes one arena per allocation site */
         static atomic_flag said = ATOMIC_FLAG_INIT;

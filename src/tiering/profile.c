@@ -274,8 +274,7 @@ void tiering_profile_learn(const tier_arena_t *t)
     }
     if (!e)
         return;
-    pool_stats_t st;
-    uint64_t now = pool_stats_heap(t->ar->heap, &st) == 0 ? st.bytes_committed : 0;
+    uint64_t now = arena_bytes(t->ar);
     const struct loci_target *at = loci_arena_target(t->ar);
     e->site.offset = t->site.offset;
     e->site.size_class = t->site.size_class;

@@ -68,17 +68,6 @@ tier_arena_t *tiering_unregister(loci_arena_t *ar)
     return t;
 }
 
-uint64_t tiering_bytes_on(const struct loci_target *target)
-{
-    uint64_t sum = 0;
-    for (tier_arena_t *t = arenas; t; t = t->next) {
-        pool_stats_t st;
-        if (loci_arena_target(t->ar) == target && pool_stats_heap(t->ar->heap, &st) == 0)
-            sum += st.bytes_committed;
-    }
-    return sum;
-}
-
 void tiering_registry_clear(void)
 {
     pthread_mutex_lock(&lock);

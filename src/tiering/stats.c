@@ -33,7 +33,7 @@ int loci_tier_totals(loci_tier_totals_t *out)
     for (tier_arena_t *t = tiering_arenas(); t; t = t->next)
         n++;
     *out = (loci_tier_totals_t){n, tot->promoted, tot->demoted, tot->pingpong, tot->moves, tot->intervals,
-                                tiering_heat_cpu_seconds(), tiering_source_name(), tot->paused};
+                                tot->cpu_seconds + tiering_heat_cpu_seconds(), tiering_source_name(), tot->paused};
     tiering_unlock();
     return 0;
 }

@@ -56,17 +56,6 @@ static void account(const heat_sample_t *s, size_t n)
     }
 }
 
-/* Free bytes of t now, as a move there would see them; UINT64_MAX when
- * unknown (a simulated node): then its budget alone says. */
-static uint64_t free_on(const struct loci_target *t)
-{
-    place_t place;
-    uint64_t avail;
-    arena_place(t, false, false, &place);
-    const provider_ops_t *ops = provider_for_place(&place);
-    return ops && ops->available(&place, &avail) == 0 ? avail : UINT64_MAX;
-}
-
 /* The index of target t in the plan's table, added when new. */
 static int target_index(const struct loci_target **table, size_t *nt, const struct loci_target *t)
 {
@@ -110,8 +99,7 @@ static bool describe(const tiering_config_t *c, work_t *w)
     if (!w->rec || !w->arenas || !w->rent || !w->moves || !w->targets || !w->room)
         return false;
     for (tier_arena_t *t = tiering_arenas(); t; t = t->next) {
-        pool_stats_t st;
-        t->bytes = pool_stats_heap(t->ar->heap, &st) == 0 ? st.bytes_committed : 0;
+        t->bytes = arena_bytes(t->ar);
         plan_arena_t *a = &w->arenas[w->n];
         const resolution_t *res = &t->ar->res;
         const struct loci_target *now = loci_arena_target(t->ar);
@@ -126,8 +114,10 @@ static bool describe(const tiering_config_t *c, work_t *w)
         w->rec[w->n++] = t;
     }
     for (size_t i = 0; i < w->nt; i++) {
-        uint64_t budget = tiering_budget_bytes(c, w->targets[i]), mine = tiering_bytes_on(w->targets[i]);
-        uint64_t free = free_on(w->targets[i]), reachable = free > UINT64_MAX - mine ? UINT64_MAX : mine + free;
+        uint64_t budget = tiering_budget_bytes(c, w->targets[i]), mine = arena_auto_bytes_on(w->targets[i]);
+        /* free memory unknown (a simulated node): its budget alone says */
+        uint64_t free = arena_target_free(w->targets[i]);
+        uint64_t reachable = free > UINT64_MAX - mine ? UINT64_MAX : mine + free;
         w->room[i].room = budget < reachable ? budget : reachable;
     }
     return true;

@@ -6,16 +6,20 @@
  * public loci_arena_create / loci_arena_destroy, so that an auto arena is
  * registered here without arena/ ever calling up.
  *
+ * Its files call each other one way (no circle), each only files listed
+ * before it:
+ *
  *   config.c    [tiering] of LOCI_CONFIG and the budgets of the targets
  *   plan.c      who goes where and which moves get there (pure)
- *   registry.c  the auto arenas, their heat and counters (what `loci tier` reads)
- *   create.c    loci_arena_create / loci_arena_destroy: where an auto arena starts
- *   step.c      one interval: heat per arena, the plan, its moves
- *   thread.c    the tiering thread and its heat source: watches, collects, steps
- *   stats.c     loci_tier_stats, loci_tier_totals, the LOCI_STATS lines
  *   site.c      where an auto arena was made, stable across runs
+ *   watch.c     the heat source and what it watches of each auto arena
+ *   registry.c  the auto arenas, their heat and counters (what `loci tier` reads)
  *   profile.c   LOCI_TIER_PROFILE: what a run learned, where the next starts
+ *   stats.c     loci_tier_stats, loci_tier_totals, the LOCI_STATS lines
  *   publish.c   the live table `loci tier PID` reads
+ *   step.c      one interval: heat per arena, the plan, its moves
+ *   thread.c    the tiering thread: watches, collects, steps; start, stop, fork
+ *   create.c    loci_arena_create / loci_arena_destroy: where an auto arena starts
  */
 #ifndef LOCI_TIERING_H
 #define LOCI_TIERING_H
@@ -98,7 +102,7 @@ void tiering_site_free(tiering_site_t *s);
 /** The running executable's path (malloc'd), NULL when /proc cannot say. */
 char *tiering_executable_path(void);
 
-/* --- registry.c ------------------------------------------------------------ */
+/* --- watch.c --------------------------------------------------------------- */
 
 /** An extent of an auto arena that heat watches. */
 typedef struct {
@@ -106,8 +110,37 @@ typedef struct {
     size_t size;
 } tier_span_t;
 
+typedef struct tier_arena tier_arena_t;
+
+/** Open the heat source for the tiering thread (a forked child's copy of
+ *  its parent's closed first); heat_open's error. */
+int tiering_watch_open(const tiering_config_t *c);
+/** Close it (the thread stopped, or never started). */
+void tiering_watch_close(void);
+/** fork() handler (tiering_fork): the child sets its parent's instance
+ *  aside, to be closed when it opens its own. */
+void tiering_watch_fork(loci_fork_phase_t phase);
+/** Whether the heat source sees only shared memory (faults): auto arenas
+ *  are then mapped as shared memory, used privately. */
+bool tiering_shared_memory(void);
+/** Whether the heat source sees a huge page as one (damon): auto arenas are
+ *  then kept in base pages. */
+bool tiering_base_pages(void);
+/** Keep heat watching exactly t's extents now: those that appeared watched,
+ *  those gone unwatched (under the registry's lock). */
+void tiering_watch(tier_arena_t *t);
+/** Stop watching t's extents (its destroy, its move). */
+void tiering_unwatch(tier_arena_t *t);
+/** This interval's heat of every watched granule (heat_collect). */
+int tiering_watch_collect(heat_sample_t **samples, size_t *n);
+/** The heat source in use, "none" before the thread ran, and its CPU time. */
+const char *tiering_source_name(void);
+double tiering_heat_cpu_seconds(void);
+
+/* --- registry.c ------------------------------------------------------------ */
+
 /** One auto arena. Fields below `lock` of registry.c (tiering_lock). */
-typedef struct tier_arena {
+struct tier_arena {
     loci_arena_t *ar;
     uint64_t id;               /* heat's tag for its extents (never reused, unlike addresses) */
     double heat;               /* heat per byte, smoothed over intervals (EWMA) */
@@ -126,7 +159,7 @@ typedef struct tier_arena {
     tier_span_t *watched;      /* what heat watches of it now */
     size_t nwatched, cap_watched;
     struct tier_arena *next, *prev;
-} tier_arena_t;
+};
 
 /** Totals since the first auto arena (stats.c prints them). */
 typedef struct {
@@ -153,8 +186,6 @@ int tiering_register(loci_arena_t *ar);
 tier_arena_t *tiering_unregister(loci_arena_t *ar);
 /** ar's record (under the lock), or NULL. */
 tier_arena_t *tiering_find(const loci_arena_t *ar);
-/** Bytes auto arenas hold on t now (under the lock). */
-uint64_t tiering_bytes_on(const struct loci_target *t);
 /** Forget every record (loci_fini; the arenas themselves go with arena_fini). */
 void tiering_registry_clear(void);
 void tiering_registry_fork(loci_fork_phase_t phase);
@@ -171,21 +202,10 @@ void tiering_step_reset(void);
 
 /** Start the tiering thread if it is not running (the first auto arena). */
 int tiering_start(const tiering_config_t *c);
-/** Whether the heat source sees only shared memory (faults): auto arenas
- *  are then mapped as shared memory, used privately. */
-bool tiering_shared_memory(void);
-/** Whether the heat source sees a huge page as one (damon): auto arenas are
- *  then kept in base pages. */
-bool tiering_base_pages(void);
 /** Stop it, first thing in loci_fini. */
 void tiering_fini(void);
 /** fork() handler (core/fork.c). */
 void tiering_fork(loci_fork_phase_t phase);
-/** Stop watching t's extents (its destroy). */
-void tiering_unwatch(tier_arena_t *t);
-/** The heat source in use, "none" before the thread ran, and its CPU time. */
-const char *tiering_source_name(void);
-double tiering_heat_cpu_seconds(void);
 
 /* --- stats.c --------------------------------------------------------------- */
 

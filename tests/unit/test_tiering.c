@@ -80,9 +80,7 @@ static void step(const set_t *s, unsigned hot)
     }
     tiering_unlock();
     tiering_step(&c, samples, NARENAS);
-    tiering_lock();
-    uint64_t on_hbm = tiering_bytes_on(loci_target_by_name("hbm0"));
-    tiering_unlock();
+    uint64_t on_hbm = arena_auto_bytes_on(loci_target_by_name("hbm0"));
     if (on_hbm > 8 * MiB)
         fail_msg("%llu bytes of auto arenas on hbm0, over its budget of 8 MiB", (unsigned long long)on_hbm);
 }
