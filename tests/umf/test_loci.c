@@ -142,6 +142,24 @@ static void pools_place_by_intent(void **state)
     umfPoolDestroy(big);
 }
 
+/* A provider on the ssd0 file tier, for real: UMF's pool over memory mapped from its files. */
+static void pool_on_a_file_tier(void **state)
+{
+    (void)state;
+    umf_memory_pool_handle_t pool = disjoint_pool("kind=ssd");
+    unsigned char *p = umfPoolMalloc(pool, 2 * MIB), *small = umfPoolMalloc(pool, 100);
+    assert_non_null(p);
+    assert_non_null(small);
+    assert_string_equal(name_of(loci_ptr_target(p)), "ssd0");
+    assert_string_equal(name_of(loci_ptr_target(small)), "ssd0");
+    memset(p, 0x42, 2 * MIB);
+    assert_int_equal(loci_range_flush(p, 2 * MIB), 0);
+    assert_int_equal(p[2 * MIB - 1], 0x42);
+    umfFree(small);
+    umfFree(p);
+    umfPoolDestroy(pool);
+}
+
 /* A provider is an arena: its memory moves whole, addresses and bytes kept, and the pool goes on. */
 static void provider_memory_moves_whole(void **state)
 {
@@ -554,6 +572,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(pools_place_by_intent, back_to_this_machine),
+        cmocka_unit_test(pool_on_a_file_tier),
         cmocka_unit_test_teardown(provider_memory_moves_whole, back_to_this_machine),
         cmocka_unit_test_teardown(provider_tiered_by_heat, back_to_this_machine),
         cmocka_unit_test(checkpoint_of_pool_memory),

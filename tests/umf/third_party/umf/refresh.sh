@@ -14,7 +14,7 @@ files=(
   test/malloc_compliance_tests.cpp test/malloc_compliance_tests.hpp
   test/utils/cpp_helpers.hpp
   test/common/base.hpp test/common/pool.hpp test/common/provider.hpp
-  test/common/multithread_helpers.hpp
+  test/common/multithread_helpers.hpp test/properties/provider_properties.hpp
   test/common/test_helpers.c test/common/test_helpers.h
   test/common/provider_trace.c test/common/provider_trace.h
   test/common/provider_null.c test/common/provider_null.h
