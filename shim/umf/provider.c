@@ -218,25 +218,17 @@ static umf_result_t ctl(void *provider, umf_ctl_query_source_t source, const cha
 
 static const umf_memory_provider_ops_t ops = {
     .version = UMF_PROVIDER_OPS_VERSION_CURRENT,
-    .initialize = initialize,
-    .finalize = finalize,
-    .alloc = alloc,
-    .free = free_,
-    .get_last_native_error = get_last_native_error,
-    .get_recommended_page_size = get_recommended_page_size,
-    .get_min_page_size = get_min_page_size,
-    .get_name = get_name,
-    .ext_purge_lazy = purge_lazy,
-    .ext_purge_force = purge_force,
-    .ext_allocation_merge = allocation_merge,
-    .ext_allocation_split = allocation_split,
-    .ext_get_ipc_handle_size = ipc_handle_size,
-    .ext_get_ipc_handle = ipc_handle_get,
-    .ext_put_ipc_handle = ipc_handle_put,
-    .ext_open_ipc_handle = ipc_handle_open,
+    .initialize = initialize, .finalize = finalize, .alloc = alloc, .free = free_,
+    .get_last_native_error = get_last_native_error, .get_name = get_name,
+    .get_recommended_page_size = get_recommended_page_size, .get_min_page_size = get_min_page_size,
+    .get_cache_line_size = get_cache_line_size,
+    /* the optional groups: purges, split and merge (ledger.c), IPC (ipc.c), CTL */
+    .ext_purge_lazy = purge_lazy, .ext_purge_force = purge_force,
+    .ext_allocation_merge = allocation_merge, .ext_allocation_split = allocation_split,
+    .ext_get_ipc_handle_size = ipc_handle_size, .ext_get_ipc_handle = ipc_handle_get,
+    .ext_put_ipc_handle = ipc_handle_put, .ext_open_ipc_handle = ipc_handle_open,
     .ext_close_ipc_handle = ipc_handle_close,
     .ext_ctl = ctl,
-    .get_cache_line_size = get_cache_line_size,
 };
 
 UMF_SHIM_EXPORT const umf_memory_provider_ops_t *umfLociMemoryProviderOps(void) { return &ops; }

@@ -96,6 +96,8 @@ static umf_memory_pool_handle_t disjoint_pool(const char *intent)
     return pool;
 }
 
+static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+
 static void *alloc(umf_memory_provider_handle_t p, size_t size, size_t alignment)
 {
     void *ptr = NULL;
@@ -105,6 +107,31 @@ static void *alloc(umf_memory_provider_handle_t p, size_t size, size_t alignment
         fail_msg("alloc of %zu: UMF error %d: %s", size, r, native(&code));
     }
     return ptr;
+}
+
+/* size bytes of the provider's, each `byte` */
+static unsigned char *filled(umf_memory_provider_handle_t p, size_t size, int byte)
+{
+    unsigned char *ptr = alloc(p, size, 0);
+    memset(ptr, byte, size);
+    return ptr;
+}
+
+/* A block of the pool's, which loci placed on `target` */
+static void *block_on(umf_memory_pool_handle_t pool, size_t size, const char *target)
+{
+    void *p = umfPoolMalloc(pool, size);
+    if (!p)
+        fail_msg("umfPoolMalloc(%zu): UMF error %d", size, umfPoolGetLastAllocationError(pool));
+    assert_string_equal(name_of(loci_ptr_target(p)), target);
+    return p;
+}
+
+/* Free p, then the pool (and its provider). */
+static void release(umf_memory_pool_handle_t pool, void *p)
+{
+    assert_int_equal(umfFree(p), UMF_RESULT_SUCCESS);
+    umfPoolDestroy(pool);
 }
 
 /* Simulated KNL: dram0 = node 0 (96 GiB), hbm0 = node 1 (16 GiB, 4x the bandwidth). */
@@ -124,13 +151,7 @@ static void pools_place_by_intent(void **state)
     (void)state;
     use_knl();
     umf_memory_pool_handle_t fast = disjoint_pool("bandwidth=high"), big = disjoint_pool("capacity=large");
-    void *f = umfPoolMalloc(fast, 1 * MIB), *b = umfPoolMalloc(big, 1 * MIB), *small = umfPoolMalloc(fast, 48);
-    assert_non_null(f);
-    assert_non_null(b);
-    assert_non_null(small);
-    assert_string_equal(name_of(loci_ptr_target(f)), "hbm0");
-    assert_string_equal(name_of(loci_ptr_target(small)), "hbm0");
-    assert_string_equal(name_of(loci_ptr_target(b)), "dram0");
+    void *f = block_on(fast, 1 * MIB, "hbm0"), *small = block_on(fast, 48, "hbm0"), *b = block_on(big, MIB, "dram0");
     /* UMF finds the pool of a pointer as always */
     umf_memory_pool_handle_t found = NULL;
     assert_int_equal(umfPoolByPtr(f, &found), UMF_RESULT_SUCCESS);
@@ -147,17 +168,12 @@ static void pool_on_a_file_tier(void **state)
 {
     (void)state;
     umf_memory_pool_handle_t pool = disjoint_pool("kind=ssd");
-    unsigned char *p = umfPoolMalloc(pool, 2 * MIB), *small = umfPoolMalloc(pool, 100);
-    assert_non_null(p);
-    assert_non_null(small);
-    assert_string_equal(name_of(loci_ptr_target(p)), "ssd0");
-    assert_string_equal(name_of(loci_ptr_target(small)), "ssd0");
+    unsigned char *p = block_on(pool, 2 * MIB, "ssd0"), *small = block_on(pool, 100, "ssd0");
     memset(p, 0x42, 2 * MIB);
     assert_int_equal(loci_range_flush(p, 2 * MIB), 0);
     assert_int_equal(p[2 * MIB - 1], 0x42);
     umfFree(small);
-    umfFree(p);
-    umfPoolDestroy(pool);
+    release(pool, p);
 }
 
 /* A provider is an arena: its memory moves whole, addresses and bytes kept, and the pool goes on. */
@@ -166,22 +182,14 @@ static void provider_memory_moves_whole(void **state)
     (void)state;
     use_knl();
     umf_memory_pool_handle_t pool = disjoint_pool("capacity=large");
-    unsigned char *p = umfPoolMalloc(pool, 3 * MIB);
-    assert_non_null(p);
+    unsigned char *p = block_on(pool, 3 * MIB, "dram0");
     memset(p, 0x5a, 3 * MIB);
-    loci_arena_t *ar = loci_ptr_arena(p);
-    assert_non_null(ar);
-    assert_string_equal(name_of(loci_arena_target(ar)), "dram0");
-    assert_int_equal(loci_arena_move(ar, loci_target_by_name("hbm0")), 0);
+    assert_int_equal(loci_arena_move(loci_ptr_arena(p), loci_target_by_name("hbm0")), 0);
     assert_string_equal(name_of(loci_ptr_target(p)), "hbm0");
     for (size_t i = 0; i < 3 * MIB; i += 4093)
         assert_int_equal(p[i], 0x5a);
-    void *q = umfPoolMalloc(pool, 2 * MIB);
-    assert_non_null(q);
-    assert_string_equal(name_of(loci_ptr_target(q)), "hbm0");
-    umfFree(q);
-    umfFree(p);
-    umfPoolDestroy(pool);
+    umfFree(block_on(pool, 2 * MIB, "hbm0"));
+    release(pool, p);
 }
 
 /* tier=auto: the provider's memory is one auto-tiered arena. */
@@ -190,13 +198,11 @@ static void provider_tiered_by_heat(void **state)
     (void)state;
     use_knl();
     umf_memory_pool_handle_t pool = disjoint_pool("bandwidth=high,tier=auto");
-    void *p = umfPoolMalloc(pool, 1 * MIB);
-    assert_non_null(p);
+    void *p = block_on(pool, 1 * MIB, "hbm0");
     loci_tier_stats_t st;
     assert_int_equal(loci_tier_stats(loci_ptr_arena(p), &st), 0);
-    assert_string_equal(name_of(st.target), "hbm0");
-    umfFree(p);
-    umfPoolDestroy(pool);
+    assert_ptr_equal(st.target, loci_target_by_name("hbm0"));
+    release(pool, p);
 }
 
 /* A checkpoint of memory a UMF pool handed out restores it bit-exact. */
@@ -218,8 +224,7 @@ static void checkpoint_of_pool_memory(void **state)
             fail_msg("byte %zu: %d after restore", i, p[i]);
     assert_int_equal(loci_ckpt_unregister(var), 0);
     assert_int_equal(loci_ckpt_remove(ckpt), 0);
-    umfFree(p);
-    umfPoolDestroy(pool);
+    release(pool, p);
 }
 
 /* ---- memspaces from intents --------------------------------------------------------- */
@@ -311,14 +316,25 @@ static void size_limit(void **state)
     umfMemoryProviderDestroy(p);
 }
 
+/* Cases on one private provider of local DRAM, made before and destroyed after. */
+static int provider_setup(void **state)
+{
+    *state = provider("");
+    return 0;
+}
+
+static int provider_teardown(void **state)
+{
+    umfMemoryProviderDestroy(*state);
+    return 0;
+}
+
 /* A block split in two lives until both halves are freed; merged pieces free as one. */
 static void split_and_merge(void **state)
 {
-    (void)state;
-    umf_memory_provider_handle_t p = provider("");
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    unsigned char *a = alloc(p, 4 * page, 0);
-    memset(a, 7, 4 * page);
+    umf_memory_provider_handle_t p = *state;
+    size_t page = page_size();
+    unsigned char *a = filled(p, 4 * page, 7);
     assert_int_equal(umfMemoryProviderAllocationSplit(p, a, 4 * page, page), UMF_RESULT_SUCCESS);
     assert_int_equal(umfMemoryProviderFree(p, a, page), UMF_RESULT_SUCCESS);
     assert_true(loci_usable_size(a) >= 4 * page); /* the block stays: its second piece is live */
@@ -345,16 +361,13 @@ static void split_and_merge(void **state)
     assert_int_equal(umfMemoryProviderFree(p, b, 2 * page), UMF_RESULT_ERROR_INVALID_ARGUMENT); /* it has 1 page */
     assert_int_equal(umfMemoryProviderFree(p, b, page), UMF_RESULT_SUCCESS);
     assert_int_equal(loci_usable_size(b), 0);
-    umfMemoryProviderDestroy(p);
 }
 
 static void forced_purge_zeroes(void **state)
 {
-    (void)state;
-    umf_memory_provider_handle_t p = provider("");
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    unsigned char *a = alloc(p, 8 * page, 0);
-    memset(a, 0xee, 8 * page);
+    umf_memory_provider_handle_t p = *state;
+    size_t page = page_size();
+    unsigned char *a = filled(p, 8 * page, 0xee);
     assert_int_equal(umfMemoryProviderPurgeForce(p, a + 2 * page, 3 * page), UMF_RESULT_SUCCESS);
     for (size_t i = 0; i < 8 * page; i++)
         assert_int_equal(a[i], i >= 2 * page && i < 5 * page ? 0 : 0xee);
@@ -363,7 +376,6 @@ static void forced_purge_zeroes(void **state)
     expect_native(LOCI_EINVAL, "not inside memory it handed out");
     assert_int_equal(a[7 * page], 0xee);
     assert_int_equal(umfMemoryProviderFree(p, a, 8 * page), UMF_RESULT_SUCCESS);
-    umfMemoryProviderDestroy(p);
 }
 
 /* ---- bad input ---------------------------------------------------------------------- */
@@ -447,8 +459,7 @@ static void bad_allocations_and_frees(void **state)
     assert_int_equal(umfMemoryProviderAlloc(p, 0, 0, &ptr), UMF_RESULT_ERROR_INVALID_ARGUMENT);
     expect_native(LOCI_EINVAL, "0 bytes");
 
-    unsigned char *a = alloc(p, 10000, 0);
-    memset(a, 3, 10000);
+    unsigned char *a = filled(p, 10000, 3);
     assert_int_equal(umfMemoryProviderFree(p, a, 9999), UMF_RESULT_ERROR_INVALID_ARGUMENT);
     expect_native(LOCI_EINVAL, "which has 10000");
     assert_int_equal(umfMemoryProviderFree(q, a, 10000), UMF_RESULT_ERROR_INVALID_ARGUMENT); /* not q's */
@@ -579,8 +590,8 @@ int main(void)
         cmocka_unit_test(memspace_from_intent),
         cmocka_unit_test_teardown(memspace_bad_input, back_to_this_machine),
         cmocka_unit_test(size_limit),
-        cmocka_unit_test(split_and_merge),
-        cmocka_unit_test(forced_purge_zeroes),
+        cmocka_unit_test_setup_teardown(split_and_merge, provider_setup, provider_teardown),
+        cmocka_unit_test_setup_teardown(forced_purge_zeroes, provider_setup, provider_teardown),
         cmocka_unit_test(bad_params),
         cmocka_unit_test(ops_versions),
         cmocka_unit_test(bad_allocations_and_frees),

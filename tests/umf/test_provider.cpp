@@ -196,23 +196,22 @@ TEST_P(umfProviderTest, alloc_MAX_SIZE) {
 
 // other positive tests
 
+static size_t min_page_size_of(umf_memory_provider_handle_t provider) {
+    size_t min_page_size = SIZE_MAX;
+    EXPECT_EQ(umfMemoryProviderGetMinPageSize(provider, nullptr, &min_page_size), UMF_RESULT_SUCCESS);
+    return min_page_size;
+}
+
 TEST_P(umfProviderTest, get_min_page_size) {
-    size_t min_page_size;
-    umf_result_t umf_result = umfMemoryProviderGetMinPageSize(
-        provider.get(), nullptr, &min_page_size);
-    ASSERT_EQ(umf_result, UMF_RESULT_SUCCESS);
-    ASSERT_LE(min_page_size, page_size);
+    ASSERT_LE(min_page_size_of(provider.get()), page_size);
 }
 
 TEST_P(umfProviderTest, get_recommended_page_size) {
-    size_t min_page_size;
-    umf_result_t umf_result = umfMemoryProviderGetMinPageSize(
-        provider.get(), nullptr, &min_page_size);
-    ASSERT_EQ(umf_result, UMF_RESULT_SUCCESS);
+    size_t min_page_size = min_page_size_of(provider.get());
     ASSERT_LE(min_page_size, page_size);
 
     size_t recommended_page_size;
-    umf_result = umfMemoryProviderGetRecommendedPageSize(
+    umf_result_t umf_result = umfMemoryProviderGetRecommendedPageSize(
         provider.get(), 0, &recommended_page_size);
     ASSERT_EQ(umf_result, UMF_RESULT_SUCCESS);
     ASSERT_GE(recommended_page_size, min_page_size);
@@ -291,89 +290,64 @@ TEST_P(umfProviderTest, purge_force_INVALID_POINTER) {
 }
 
 // loci: IPC of a private provider is not supported (UMF's meaning of NOT_SUPPORTED)
+static void expect_ipc_not_supported(umf_result_t umf_result) {
+    ASSERT_EQ(umf_result, UMF_RESULT_ERROR_NOT_SUPPORTED);
+}
+
 TEST_P(umfProviderTest, get_ipc_handle_size_wrong_visibility) {
     size_t size;
-    umf_result_t umf_result =
-        umfMemoryProviderGetIPCHandleSize(provider.get(), &size);
-    ASSERT_EQ(umf_result, UMF_RESULT_ERROR_NOT_SUPPORTED);
+    expect_ipc_not_supported(umfMemoryProviderGetIPCHandleSize(provider.get(), &size));
 }
 
 TEST_P(umfProviderTest, get_ipc_handle_wrong_visibility) {
     char providerIpcData;
-    umf_result_t umf_result = umfMemoryProviderGetIPCHandle(
-        provider.get(), INVALID_PTR, 1, &providerIpcData);
-    ASSERT_EQ(umf_result, UMF_RESULT_ERROR_NOT_SUPPORTED);
+    expect_ipc_not_supported(umfMemoryProviderGetIPCHandle(provider.get(), INVALID_PTR, 1, &providerIpcData));
 }
 
 TEST_P(umfProviderTest, put_ipc_handle_wrong_visibility) {
     char providerIpcData;
-    umf_result_t umf_result =
-        umfMemoryProviderPutIPCHandle(provider.get(), &providerIpcData);
-    ASSERT_EQ(umf_result, UMF_RESULT_ERROR_NOT_SUPPORTED);
+    expect_ipc_not_supported(umfMemoryProviderPutIPCHandle(provider.get(), &providerIpcData));
 }
 
 TEST_P(umfProviderTest, open_ipc_handle_wrong_visibility) {
     char providerIpcData;
     void *ptr;
-    umf_result_t umf_result =
-        umfMemoryProviderOpenIPCHandle(provider.get(), &providerIpcData, &ptr);
-    ASSERT_EQ(umf_result, UMF_RESULT_ERROR_NOT_SUPPORTED);
+    expect_ipc_not_supported(umfMemoryProviderOpenIPCHandle(provider.get(), &providerIpcData, &ptr));
 }
 
 TEST_P(umfProviderTest, close_ipc_handle_wrong_visibility) {
-    umf_result_t umf_result =
-        umfMemoryProviderCloseIPCHandle(provider.get(), INVALID_PTR, 1);
-    ASSERT_EQ(umf_result, UMF_RESULT_ERROR_NOT_SUPPORTED);
+    expect_ipc_not_supported(umfMemoryProviderCloseIPCHandle(provider.get(), INVALID_PTR, 1));
+}
+
+static size_t provider_stat(umf_memory_provider_handle_t provider, const char *name) {
+    size_t value = SIZE_MAX;
+    std::string path = std::string("umf.provider.by_handle.{}.stats.") + name;
+    EXPECT_EQ(umfCtlGet(path.c_str(), &value, sizeof(value), provider), UMF_RESULT_SUCCESS);
+    return value;
 }
 
 TEST_P(umfProviderTest, ctl_stats) {
-    size_t allocated = 0, peak = 0;
-    umf_result_t ret =
-        umfCtlGet("umf.provider.by_handle.{}.stats.allocated_memory",
-                  &allocated, sizeof(allocated), provider.get());
-    ASSERT_EQ(ret, UMF_RESULT_SUCCESS);
-    ASSERT_EQ(allocated, 0u);
-
-    ret = umfCtlGet("umf.provider.by_handle.{}.stats.peak_memory", &peak,
-                    sizeof(peak), provider.get());
-    ASSERT_EQ(ret, UMF_RESULT_SUCCESS);
-    ASSERT_EQ(peak, 0u);
+    ASSERT_EQ(provider_stat(provider.get(), "allocated_memory"), 0u);
+    ASSERT_EQ(provider_stat(provider.get(), "peak_memory"), 0u);
 
     void *ptr = nullptr;
     size_t size = page_size;
-    ret = umfMemoryProviderAlloc(provider.get(), size, 0, &ptr);
+    umf_result_t ret = umfMemoryProviderAlloc(provider.get(), size, 0, &ptr);
     ASSERT_EQ(ret, UMF_RESULT_SUCCESS);
     ASSERT_NE(ptr, nullptr);
 
-    ret = umfCtlGet("umf.provider.by_handle.{}.stats.allocated_memory",
-                    &allocated, sizeof(allocated), provider.get());
-    ASSERT_EQ(ret, UMF_RESULT_SUCCESS);
-    ASSERT_EQ(allocated, size);
-
-    ret = umfCtlGet("umf.provider.by_handle.{}.stats.peak_memory", &peak,
-                    sizeof(peak), provider.get());
-    ASSERT_EQ(ret, UMF_RESULT_SUCCESS);
-    ASSERT_EQ(peak, size);
+    ASSERT_EQ(provider_stat(provider.get(), "allocated_memory"), size);
+    ASSERT_EQ(provider_stat(provider.get(), "peak_memory"), size);
 
     ret = umfMemoryProviderFree(provider.get(), ptr, size);
     ASSERT_EQ(ret, UMF_RESULT_SUCCESS);
 
-    ret = umfCtlGet("umf.provider.by_handle.{}.stats.allocated_memory",
-                    &allocated, sizeof(allocated), provider.get());
-    ASSERT_EQ(ret, UMF_RESULT_SUCCESS);
-    ASSERT_EQ(allocated, 0u);
-
-    ret = umfCtlGet("umf.provider.by_handle.{}.stats.peak_memory", &peak,
-                    sizeof(peak), provider.get());
-    ASSERT_EQ(ret, UMF_RESULT_SUCCESS);
-    ASSERT_EQ(peak, size);
+    ASSERT_EQ(provider_stat(provider.get(), "allocated_memory"), 0u);
+    ASSERT_EQ(provider_stat(provider.get(), "peak_memory"), size);
 
     ret = umfCtlExec("umf.provider.by_handle.{}.stats.peak_memory.reset", NULL,
                      0, provider.get());
     ASSERT_EQ(ret, UMF_RESULT_SUCCESS);
 
-    ret = umfCtlGet("umf.provider.by_handle.{}.stats.peak_memory", &peak,
-                    sizeof(peak), provider.get());
-    ASSERT_EQ(ret, UMF_RESULT_SUCCESS);
-    ASSERT_EQ(peak, 0u);
+    ASSERT_EQ(provider_stat(provider.get(), "peak_memory"), 0u);
 }
