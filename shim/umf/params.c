@@ -28,7 +28,7 @@ __attribute__((constructor)) static void watch_forks(void) { pthread_atfork(fork
 static umf_shim_params_t *known(const void *h)
 {
     struct umf_loci_memory_provider_params_t *found = addr_table_find(&live, (uintptr_t)h);
-    return found == h ? &found->p : NULL;
+    return found && found == h ? &found->p : NULL;
 }
 
 static umf_result_t unknown(const char *call, const void *h)
