@@ -9,6 +9,7 @@
 #include "umf_shim.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 static _Thread_local struct {

@@ -17,7 +17,6 @@
 #include <loci.h>
 #include <loci_umf.h>
 
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>

@@ -579,8 +579,35 @@ static void fork_while_threads_allocate(void **state)
     umfMemoryProviderDestroy(p);
 }
 
-int main(void)
+/* ---- GPU memory (`test_umf_loci gpu`, under the CUDA driver stand-in, docs/GPU.md) ----- */
+
+/* UMF's pool on device memory: placed on the GPU, never touched by the CPU (the stand-in's
+ * device memory faults on a CPU access); a forced purge, which would have to write it, is refused. */
+static void pool_on_gpu_memory(void **state)
 {
+    (void)state;
+    umf_memory_pool_handle_t pool = disjoint_pool("use=gpu");
+    void *p = block_on(pool, 1 * MIB, "gpu0");
+    assert_int_equal(umfFree(p), UMF_RESULT_SUCCESS);
+    umfPoolDestroy(pool);
+
+    umf_memory_provider_handle_t prov = provider("use=gpu");
+    void *block = alloc(prov, 64 * KIB, 0);
+    assert_string_equal(name_of(loci_ptr_target(block)), "gpu0");
+    assert_int_equal(umfMemoryProviderPurgeForce(prov, block, 64 * KIB), UMF_RESULT_ERROR_NOT_SUPPORTED);
+    expect_native(LOCI_ENOTSUP, "which the CPU cannot zero");
+    assert_int_equal(umfMemoryProviderPurgeLazy(prov, block, 64 * KIB), UMF_RESULT_SUCCESS);
+    assert_int_equal(umfMemoryProviderFree(prov, block, 64 * KIB), UMF_RESULT_SUCCESS);
+    umfMemoryProviderDestroy(prov);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "gpu") == 0) {
+        const struct CMUnitTest gpu[] = {cmocka_unit_test(pool_on_gpu_memory)};
+        return cmocka_run_group_tests(gpu, scratch_setup, scratch_teardown);
+    }
+
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(pools_place_by_intent, back_to_this_machine),
         cmocka_unit_test(pool_on_a_file_tier),
