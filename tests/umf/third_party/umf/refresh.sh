@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Copies, unchanged, the files of UMF's test suite that tests/umf builds against loci's provider,
 # from a git clone of https://github.com/oneapi-src/unified-memory-framework at the commit the
-# PyPI wheel umf==1.2.0 was built from (README.md says how that commit was found).
+# PyPI wheel umf==1.2.0 was built from (docs/UMF.md, "Tests", says how that commit was found).
 #   tests/umf/third_party/umf/refresh.sh /path/to/unified-memory-framework [commit]
 set -euo pipefail
 repo=${1:?usage: $0 UMF_GIT_DIR [COMMIT]}
