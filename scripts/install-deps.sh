@@ -34,6 +34,9 @@ packages=(
   # venv that sees these, offline (--no-build-isolation: setuptools and wheel from here);
   # python3-venv also makes the pip-NumPy venv below
   python3-numpy python3-pytest python3-venv python3-setuptools python3-wheel
+  # UMF front end (shim/umf): UMF's own test suites are GoogleTest programs; UMF's scalable
+  # pool loads oneTBB's allocator (the UMF library itself comes from PyPI, below)
+  libgtest-dev libtbbmalloc2
 )
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -67,6 +70,23 @@ else
   mkdir -p "$(dirname "$venv")"
   /usr/bin/python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "numpy>=2,<3" pytest
+fi
+
+# UMF, the oneAPI Unified Memory Framework that libloci-umf.so plugs into: the PyPI wheel umf
+# 1.2.0 (libumf.so, headers, CMake package; Debian has no UMF) in a venv of its own, where
+# shim/umf/umf.cmake looks (LOCI_UMF_PREFIX). Without it the provider and its tests are not
+# built, and the tests report that they were skipped. --no-deps: the wheel also asks for Intel's
+# tcmlib, which UMF's pools do not need.
+umf_venv=/opt/loci/venv-umf
+if [ -f "$umf_venv/lib/cmake/umf/umf-config-version.cmake" ] &&
+   grep -q 'PACKAGE_VERSION "1.2.0"' "$umf_venv/lib/cmake/umf/umf-config-version.cmake"; then
+  echo "install-deps: $umf_venv present (umf 1.2.0)"
+else
+  echo "install-deps: creating $umf_venv with pip's umf 1.2.0"
+  rm -rf "$umf_venv"
+  mkdir -p "$(dirname "$umf_venv")"
+  /usr/bin/python3 -m venv "$umf_venv"
+  "$umf_venv/bin/pip" install --quiet --disable-pip-version-check --no-deps "umf==1.2.0"
 fi
 
 "$(dirname "$0")/fetch-vm-kernel.sh"
