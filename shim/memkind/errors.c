@@ -18,8 +18,10 @@ MK_EXPORT int memkind_check_available(memkind_t kind)
     int rc = kind_check("memkind_check_available", kind);
     if (rc != MEMKIND_SUCCESS)
         return rc;
-    int why;
-    return plan_of(kind, &why) ? MEMKIND_SUCCESS : why;
+    int why, saved = errno;
+    const plan_t *p = plan_of(kind, &why);
+    errno = saved; /* memkind sets no errno here */
+    return p ? MEMKIND_SUCCESS : why;
 }
 
 MK_EXPORT int memkind_get_version(void) { return IMPLEMENTED_VERSION; }

@@ -1,7 +1,8 @@
 /*
  * memkind's malloc family: memkind_malloc, _calloc, _posix_memalign,
  * _realloc, _free, _malloc_usable_size, _defrag_reallocate. memkind's
- * documented results — size 0 gives NULL, NULL kind allowed where memkind
+ * documented results — errno untouched by a call that succeeds (loci's
+ * lookups on the way set it), ENOMEM or EINVAL by one that fails — — size 0 gives NULL, NULL kind allowed where memkind
  * looks the kind up (free, realloc, usable size) — and loci's refusals where
  * memkind has undefined behaviour: a NULL, unknown or destroyed kind, a
  * pointer memkind did not make. loci finds the block of any of its pointers,
@@ -15,7 +16,7 @@
 
 void *heap_alloc(struct memkind *k, size_t alignment, size_t size, bool zero)
 {
-    int why;
+    int saved = errno, why;
     const plan_t *p = plan_of(k, &why);
     if (!p) {
         errno = ENOMEM; /* memkind's answer when the kind has no memory to give */
@@ -41,6 +42,7 @@ void *heap_alloc(struct memkind *k, size_t alignment, size_t size, bool zero)
     }
     if (zero)
         memset(b, 0, size);
+    errno = saved;
     return b;
 }
 
@@ -96,10 +98,12 @@ static bool is_block(const char *fn, void *ptr)
 
 MK_EXPORT void memkind_free(memkind_t kind, void *ptr)
 {
+    int saved = errno;
     if (!ptr || (kind && kind_check("memkind_free", kind) != MEMKIND_SUCCESS))
         return;
     if (is_block("memkind_free", ptr))
         loci_free(ptr);
+    errno = saved;
 }
 
 MK_EXPORT void *memkind_realloc(memkind_t kind, void *ptr, size_t size)
@@ -119,11 +123,15 @@ MK_EXPORT void *memkind_realloc(memkind_t kind, void *ptr, size_t size)
         errno = EINVAL;
         return NULL;
     }
+    int saved = errno;
     if (!size) {
         loci_free(ptr);
+        errno = saved;
         return NULL;
     }
     void *b = loci_realloc(ptr, size); /* within the block's own arena */
+    if (b)
+        errno = saved;
     if (b || !kind)
         return b;
     /* its arena is full: the kind's other candidates, as memkind's would */
@@ -139,7 +147,10 @@ MK_EXPORT size_t memkind_malloc_usable_size(memkind_t kind, MEMKIND_MALLOC_USABL
 {
     if (kind && kind_check("memkind_malloc_usable_size", kind) != MEMKIND_SUCCESS)
         return 0;
-    return ptr ? loci_usable_size(ptr) : 0;
+    int saved = errno;
+    size_t size = ptr ? loci_usable_size(ptr) : 0;
+    errno = saved;
+    return size;
 }
 
 /* loci's blocks do not fragment a kind the way jemalloc's slabs can: there
