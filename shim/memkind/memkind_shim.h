@@ -41,6 +41,8 @@ enum {
     THEN_DRAM = 1u << 1,      /* after its candidates, the local DRAM and then the others: memkind's preferred */
     TAKE_FILES = 1u << 2,     /* file tiers are its candidates (pmem kinds); else NUMA nodes only */
     INTERLEAVED = 1u << 3,    /* pages round-robin over the candidates: a loci allocator, not arenas */
+    THEN_ANY = 1u << 4,       /* after its candidates, every other NUMA node: the kernel's default policy */
+    NO_CAPACITY = 1u << 5,    /* memkind_get_capacity answers -1, as memkind's does for this kind */
 };
 
 /** Which node list a MEMKIND_*_NODES variable may replace (kind_spec_t.nodes_env). */

@@ -4,7 +4,8 @@
  * ranks them (or the nodes a MEMKIND_*_NODES variable names, nearest first
  * by NUMA distance, as memkind orders them), cut to the best one for
  * memkind's bind kinds, followed by the DRAM candidates for its preferred
- * kinds. Plans are made on first use from each node and kept: memkind too
+ * kinds (and every other node for the default kinds, as the kernel's default
+ * policy spills). Plans are made on first use from each node and kept: memkind too
  * decides its nodes once. Each target gets an arena of the kind's own,
  * bound there ("target=NAME!"), made on first use.
  */
@@ -103,6 +104,8 @@ static plan_t *plan_make(const struct memkind *k)
         p->n = 1;
     if (p->n && (k->take & THEN_DRAM))
         add_candidates(p, "", false);
+    if (p->n && (k->take & THEN_ANY))
+        add_candidates(p, "capacity=large", false); /* every NUMA node holding CPU memory */
     return p;
 }
 

@@ -3,7 +3,8 @@
  * arenas (loci_arena_stats) or, interleaved, of its allocator; NULL sums
  * every kind. memkind_get_capacity is the capacity of the targets a kind
  * may use from the calling thread (a pmem kind: its max_size when it has
- * one). loci counts live, so memkind_update_cached_stats has nothing to do.
+ * one; -1 for the kinds memkind answers -1 for: the preferred, 1 GiB and
+ * high-bandwidth huge-page kinds). loci counts live, so memkind_update_cached_stats has nothing to do.
  */
 #include "memkind_shim.h"
 
@@ -74,7 +75,8 @@ MK_EXPORT ssize_t memkind_get_capacity(memkind_t kind)
 {
     int why;
     const plan_t *p;
-    if (kind_check("memkind_get_capacity", kind) != MEMKIND_SUCCESS || !(p = plan_of(kind, &why)))
+    if (kind_check("memkind_get_capacity", kind) != MEMKIND_SUCCESS || (kind->take & NO_CAPACITY) ||
+        !(p = plan_of(kind, &why)))
         return -1;
     if (kind->max_bytes)
         return (ssize_t)kind->max_bytes;

@@ -1,1 +1,27 @@
-
+# Where memkind's test programs run, and on what (docs/MEMKIND.md has the counts).
+#
+# Host (label unit): every program, every test but those excluded.txt and excluded-host.txt name.
+# The host has one NUMA node, so, as memkind's test.sh fakes high-bandwidth memory on a second
+# node with MEMKIND_HBW_NODES (and persistent memory with MEMKIND_DAX_KMEM_NODES), here node 0 is
+# named; file-backed kinds go to a directory of their own that is loci's ssd0 tier.
+# Not in sanitizer builds: the programs are built as memkind builds them (OpenMP from libgomp,
+# which no sanitizer instruments), and the library under test is loci's sanitized one only when
+# the loader takes it ahead of its runtime; the shim's own checks run in unit.memkind_abi.
+if(LOCI_SANITIZE)
+  return()
+endif()
+set(memkind_run $<TARGET_FILE:loci_tool> run --memkind -- ${CMAKE_CURRENT_SOURCE_DIR}/run-suite.sh)
+set(memkind_excluded ${CMAKE_CURRENT_SOURCE_DIR}/excluded.txt:${CMAKE_CURRENT_SOURCE_DIR}/excluded-host.txt)
+foreach(program all_tests stat_test defrag_reallocate get_capacity_test highcapacity_test
+                freeing_memory_segfault_test dax_kmem_test)
+  set(pmem ${CMAKE_CURRENT_BINARY_DIR}/pmem-${program})
+  file(MAKE_DIRECTORY ${pmem})
+  set(config "")
+  if(program STREQUAL "get_capacity_test")
+    set(config ${CMAKE_CURRENT_SOURCE_DIR}/get_capacity.conf)
+  endif()
+  add_test(NAME unit.memkind.${program}
+           COMMAND ${memkind_run} ${program} $<TARGET_FILE:memkind_${program}> ${memkind_excluded} "*" -d ${pmem})
+  set_tests_properties(unit.memkind.${program} PROPERTIES LABELS unit TIMEOUT 900
+    ENVIRONMENT "MEMKIND_HBW_NODES=0;MEMKIND_DAX_KMEM_NODES=0;LOCI_STORE_DIR=${pmem};LOCI_CONFIG=${config};LOCI_TOPOLOGY=;LOCI_MEASURED=;LOCI_LOG=error;LD_LIBRARY_PATH=;LD_PRELOAD=")
+endforeach()
