@@ -6,7 +6,7 @@
 # named; file-backed kinds go to a directory of their own that is loci's ssd0 tier.
 # Not in sanitizer builds: the programs are built as memkind builds them (OpenMP from libgomp,
 # which no sanitizer instruments), and the library under test is loci's sanitized one only when
-# the loader takes it ahead of its runtime; the shim's own checks run in unit.memkind_abi.
+# the loader takes it ahead of its runtime; the shim's own checks run there (unit.memkind.on_loci).
 if(LOCI_SANITIZE)
   return()
 endif()
@@ -25,3 +25,9 @@ foreach(program all_tests stat_test defrag_reallocate get_capacity_test highcapa
   set_tests_properties(unit.memkind.${program} PROPERTIES LABELS unit TIMEOUT 900
     ENVIRONMENT "MEMKIND_HBW_NODES=0;MEMKIND_DAX_KMEM_NODES=0;LOCI_STORE_DIR=${pmem};LOCI_CONFIG=${config};LOCI_TOPOLOGY=;LOCI_MEASURED=;LOCI_LOG=error;LD_LIBRARY_PATH=;LD_PRELOAD=")
 endforeach()
+
+# memkind's autohbw (AUTO_HBW_SIZE) through loci run --memkind: big malloc blocks are loci's.
+add_test(NAME unit.memkind.autohbw
+         COMMAND $<TARGET_FILE:loci_tool> run --memkind -- $<TARGET_FILE:memkind_on_loci> --autohbw)
+set_tests_properties(unit.memkind.autohbw PROPERTIES LABELS unit
+  ENVIRONMENT "AUTO_HBW_SIZE=1M;LOCI_STORE_DIR=${CMAKE_CURRENT_BINARY_DIR}/pmem-on_loci;LOCI_CONFIG=;LOCI_TOPOLOGY=;LOCI_MEASURED=;LD_LIBRARY_PATH=;LD_PRELOAD=;LOCI_TIER=;LOCI_TIER_INTENT=;LOCI_TIER_THRESHOLD=")

@@ -29,9 +29,10 @@ bool tool_find_beside(const char *const *places, size_t count, char *out, size_t
 int tool_env_prepend(const char *variable, const char *value, char separator, const char *already);
 
 /** run_memkind.c: the environment of `loci run --memkind`: libmemkind.so.0 on loci first
- *  in LD_LIBRARY_PATH, and memkind's autohbw preloaded when AUTO_HBW_SIZE is set. 0, or the
- *  exit code having said why not. */
-int run_memkind_prepare(bool verbose);
+ *  in LD_LIBRARY_PATH, and, when AUTO_HBW_SIZE is set (memkind's autohbw) and tiering is
+ *  false (no --tier auto), the malloc interposer with intent kind=hbm and that threshold.
+ *  0, or the exit code having said why not. */
+int run_memkind_prepare(char **command, bool tiering, bool verbose);
 
 /** bench.c: monotonic seconds, and a qsort comparison of doubles (for medians). */
 double bench_now_s(void);

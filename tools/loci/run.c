@@ -68,7 +68,7 @@ int cmd_run(int argc, char **argv)
         return usage();
     char **command = argv + i + 1;
     if (memkind) {
-        int rc = run_memkind_prepare(verbose);
+        int rc = run_memkind_prepare(command, tier != NULL, verbose);
         if (rc || (!text && !tier))
             return rc ? rc : exec_command(command);
     }
