@@ -9,28 +9,26 @@
 #include "memkind_shim.h"
 
 #include <errno.h>
-#include <pthread.h>
 
-static _Atomic hbw_policy_t policy = HBW_POLICY_PREFERRED;
-static pthread_once_t policy_once = PTHREAD_ONCE_INIT;
-static hbw_policy_t policy_asked;
+/* The policy once fixed (0: not yet, HBW_POLICY_PREFERRED applies): the
+ * first hbw_set_policy or allocation fixes it, without a lock (fork-safe). */
+static _Atomic int fixed_policy;
 static _Atomic(memkind_t) kind_by_pagesize[HBW_PAGESIZE_MAX_VALUE];
 
-static void policy_fix(void) { atomic_store(&policy, policy_asked); }
-
-MK_EXPORT hbw_policy_t hbw_get_policy(void) { return atomic_load(&policy); }
+MK_EXPORT hbw_policy_t hbw_get_policy(void)
+{
+    int p = atomic_load(&fixed_policy);
+    return p ? (hbw_policy_t)p : HBW_POLICY_PREFERRED;
+}
 
 MK_EXPORT int hbw_set_policy(hbw_policy_t mode)
 {
     if (mode != HBW_POLICY_BIND && mode != HBW_POLICY_PREFERRED && mode != HBW_POLICY_BIND_ALL &&
         mode != HBW_POLICY_INTERLEAVE)
         return EINVAL;
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* policy_asked is the once's argument */
-    pthread_mutex_lock(&lock);
-    policy_asked = mode;
-    pthread_once(&policy_once, policy_fix);
-    pthread_mutex_unlock(&lock);
-    return mode == atomic_load(&policy) ? 0 : EPERM;
+    int unset = 0;
+    atomic_compare_exchange_strong(&fixed_policy, &unset, (int)mode);
+    return mode == hbw_get_policy() ? 0 : EPERM;
 }
 
 static memkind_t choose(hbw_pagesize_t pagesize)
