@@ -21,6 +21,8 @@ packages=(
   libomp-dev
   # benchmark competitors and plots
   libjemalloc-dev libmimalloc-dev libmemkind-dev python3 python3-matplotlib
+  # memkind programs on loci (shim/memkind): memkind's headers and library, and its test suite's gtest
+  libgtest-dev
   # MPI front end (shim/mpi, tests/mpi, bench/mpi): both MPIs side by side, and the
   # Fortran compiler their mpifort wrappers call (and the Fortran module, fortran/, is built with)
   openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
