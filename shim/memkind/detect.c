@@ -9,6 +9,8 @@
 
 static bool owns_arena(struct memkind *k, const void *arena)
 {
+    if (atomic_load(&k->tiered) == arena)
+        return true;
     for (int i = 0; i < MK_MAX_TARGETS; i++)
         if (atomic_load(&k->arenas[i]) == arena)
             return true;

@@ -17,13 +17,17 @@
 void *heap_alloc(struct memkind *k, size_t alignment, size_t size, bool zero)
 {
     int saved = errno, why;
+    interposer_start();
     const plan_t *p = plan_of(k, &why);
     if (!p) {
         errno = ENOMEM; /* memkind's answer when the kind has no memory to give */
         return NULL;
     }
     void *b = NULL;
-    if ((k->take & INTERLEAVED) && !nodes_overridden(k->nodes)) {
+    loci_arena_t *auto_arena = tiered_wanted(k) ? tiered_arena(k) : NULL;
+    if (auto_arena) {
+        b = alignment ? loci_arena_aligned_alloc(auto_arena, alignment, size) : loci_arena_alloc(auto_arena, size);
+    } else if ((k->take & INTERLEAVED) && !nodes_overridden(k->nodes)) {
         loci_allocator_t *a = plan_interleaved(k);
         if (a) {
             atomic_store(&k->used, true);

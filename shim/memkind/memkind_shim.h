@@ -18,6 +18,7 @@
 
 #include <hbwmalloc.h>
 #include <loci.h>
+#include <loci_tier.h>
 #include <memkind.h>
 
 #include <stdatomic.h>
@@ -75,6 +76,7 @@ struct memkind {
     unsigned long destroyed_seq; /* when it was destroyed: the oldest slot is reused first */
     _Atomic(plan_t *) plans[MK_MAX_INITIATORS];
     _Atomic(loci_arena_t *) arenas[MK_MAX_TARGETS];
+    _Atomic(loci_arena_t *) tiered; /* its tier=auto arena under loci run --tier auto (tiered.c) */
     atomic_bool used;           /* an interleaved kind has allocated (detect.c) */
 };
 
@@ -134,6 +136,21 @@ loci_allocator_t *plan_interleaved(struct memkind *k);
 
 /** Destroy k's arenas (freeing every block in them) and plans. */
 void plan_release(struct memkind *k);
+
+/* --- tiered.c: kinds under loci run --memkind --tier auto ------------------ */
+
+/** Whether k's blocks go to a tier=auto arena (LOCI_TIER=auto, and k neither
+ *  file-backed nor interleaved). */
+bool tiered_wanted(const struct memkind *k);
+
+/** k's tier=auto arena (made on first use), NULL when loci refuses one (said). */
+loci_arena_t *tiered_arena(struct memkind *k);
+
+/* --- interposer.c -------------------------------------------------------- */
+
+/** Start libloci-tier.so, when it is preloaded, before memkind first
+ *  allocates through loci (once per process). */
+void interposer_start(void);
 
 /* --- heap.c: blocks of a kind --------------------------------------------- */
 

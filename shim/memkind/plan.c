@@ -170,4 +170,5 @@ void plan_release(struct memkind *k)
         free(atomic_exchange(&k->plans[i], NULL));
     for (int i = 0; i < MK_MAX_TARGETS; i++)
         loci_arena_destroy(atomic_exchange(&k->arenas[i], NULL));
+    loci_arena_destroy(atomic_exchange(&k->tiered, NULL));
 }

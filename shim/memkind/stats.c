@@ -16,8 +16,8 @@
 static void kind_counters(struct memkind *k, uint64_t *in_use, uint64_t *peak)
 {
     loci_stats_t s;
-    for (int i = 0; i < MK_MAX_TARGETS; i++) {
-        loci_arena_t *a = atomic_load(&k->arenas[i]);
+    for (int i = -1; i < MK_MAX_TARGETS; i++) {
+        loci_arena_t *a = atomic_load(i < 0 ? &k->tiered : &k->arenas[i]);
         if (a && loci_arena_stats(a, &s) == 0) {
             *in_use += s.bytes_in_use;
             *peak += s.bytes_peak;

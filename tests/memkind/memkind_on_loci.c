@@ -7,7 +7,8 @@
  * pointer from libc given to hbw_free — gets memkind's documented error
  * codes instead; a MEMKIND_HBW_NODES that does not parse makes the
  * high-bandwidth kinds unavailable, as memkind's does; threads and fork;
- * with --autohbw, memkind's AUTO_HBW_SIZE through loci run --memkind.
+ * with --autohbw, memkind's AUTO_HBW_SIZE through loci run --memkind; with
+ * --tiered, the kinds' tier=auto arenas under loci run --memkind --tier auto.
  * Runs in the sanitizer builds too: it is the shim's own check there.
  */
 #include <setjmp.h>
@@ -270,6 +271,22 @@ static int autohbw(void)
     return ok ? 0 : 1;
 }
 
+/* Run under loci run --memkind --tier auto: a block of a kind is in a
+ * tier=auto arena (loci_tier_stats answers for it), and still that kind's. */
+static int tiered(void)
+{
+    void *(*arena_of)(const void *) = (void *(*)(const void *))dlsym(RTLD_DEFAULT, "loci_ptr_arena");
+    int (*tier_stats)(const void *, void *) = (int (*)(const void *, void *))dlsym(RTLD_DEFAULT, "loci_tier_stats");
+    char stats[256]; /* loci_tier_stats_t, which this memkind program does not know */
+    void *p = memkind_malloc(MEMKIND_HBW_PREFERRED, 1 << 20);
+    int ok = arena_of && tier_stats && p && tier_stats(arena_of(p), stats) == 0 &&
+             memkind_detect_kind(p) == MEMKIND_HBW_PREFERRED;
+    if (!ok)
+        fprintf(stderr, "tiered: the MEMKIND_HBW_PREFERRED block %p is not in a tier=auto arena of that kind\n", p);
+    memkind_free(NULL, p);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     self_argv = argv;
@@ -277,6 +294,8 @@ int main(int argc, char **argv)
         return bad_environment_child();
     if (argc > 1 && strcmp(argv[1], "--autohbw") == 0)
         return autohbw();
+    if (argc > 1 && strcmp(argv[1], "--tiered") == 0)
+        return tiered();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(library_is_locis), cmocka_unit_test(null_kind),      cmocka_unit_test(bogus_kind),
         cmocka_unit_test(destroyed_kind),   cmocka_unit_test(overflow),       cmocka_unit_test(foreign_pointer),

@@ -29,3 +29,9 @@ add_test(NAME unit.memkind.autohbw
          COMMAND $<TARGET_FILE:loci_tool> run --memkind -- $<TARGET_FILE:memkind_on_loci> --autohbw)
 set_tests_properties(unit.memkind.autohbw PROPERTIES LABELS unit
   ENVIRONMENT "AUTO_HBW_SIZE=1M;LOCI_STORE_DIR=${CMAKE_CURRENT_BINARY_DIR}/pmem-on_loci;LOCI_CONFIG=;LOCI_TOPOLOGY=;LOCI_MEASURED=;LD_LIBRARY_PATH=;LD_PRELOAD=;LOCI_TIER=;LOCI_TIER_INTENT=;LOCI_TIER_THRESHOLD=")
+
+# The kinds' own blocks in tier=auto arenas under loci run --memkind --tier auto.
+add_test(NAME unit.memkind.tiered
+         COMMAND $<TARGET_FILE:loci_tool> run --memkind --tier auto -- $<TARGET_FILE:memkind_on_loci> --tiered)
+set_tests_properties(unit.memkind.tiered PROPERTIES LABELS unit
+  ENVIRONMENT "MEMKIND_HBW_NODES=0;LOCI_STORE_DIR=${CMAKE_CURRENT_BINARY_DIR}/pmem-on_loci;LOCI_CONFIG=;LOCI_TOPOLOGY=;LOCI_MEASURED=;LD_LIBRARY_PATH=;LD_PRELOAD=;LOCI_TIER=;LOCI_TIER_INTENT=;LOCI_TIER_THRESHOLD=;AUTO_HBW_SIZE=")
