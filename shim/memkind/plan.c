@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <numa.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,12 +56,11 @@ static bool add_candidates(plan_t *p, const char *intent, bool files)
     return true;
 }
 
-static int by_distance_from;
-
-static int nearer(const void *a, const void *b)
+/* qsort_r order: nodes nearer to *from first, then by number. */
+static int nearer(const void *a, const void *b, void *from)
 {
-    int na = *(const int *)a, nb = *(const int *)b;
-    int da = numa_distance(by_distance_from, na), db = numa_distance(by_distance_from, nb);
+    int na = *(const int *)a, nb = *(const int *)b, node = *(const int *)from;
+    int da = numa_distance(node, na), db = numa_distance(node, nb);
     return da != db ? da - db : na - nb;
 }
 
@@ -77,11 +75,8 @@ static int add_override(plan_t *p, node_class_t c)
     for (int n = 0; n < MAX_NODES; n++)
         if (mask[n / (8 * sizeof *mask)] & (1ul << (n % (8 * sizeof *mask))))
             nodes[count++] = n;
-    static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER; /* qsort has no context argument */
-    pthread_mutex_lock(&sort_lock);
-    by_distance_from = loci_initiator();
-    qsort(nodes, (size_t)count, sizeof *nodes, nearer);
-    pthread_mutex_unlock(&sort_lock);
+    int from = loci_initiator();
+    qsort_r(nodes, (size_t)count, sizeof *nodes, nearer, &from);
     for (int i = 0; i < count; i++) {
         char name[32];
         snprintf(name, sizeof name, "node:%d", nodes[i]);
