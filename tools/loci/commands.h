@@ -21,6 +21,19 @@ int cmd_tier(int argc, char **argv);
  *  having said why not. */
 int run_tier_prepare(const char *terms, const char *threshold, char **command, bool verbose);
 
+/** run_env.c: the first of places (paths relative to this executable's directory) that
+ *  exists, resolved into out. */
+bool tool_find_beside(const char *const *places, size_t count, char *out, size_t len);
+/** run_env.c: value put first in the environment variable, separated by separator from what
+ *  it held; nothing when it holds `already`. 0, or 1 having said why not. */
+int tool_env_prepend(const char *variable, const char *value, char separator, const char *already);
+
+/** run_memkind.c: the environment of `loci run --memkind`: libmemkind.so.0 on loci first
+ *  in LD_LIBRARY_PATH, and, when AUTO_HBW_SIZE is set (memkind's autohbw) and tiering is
+ *  false (no --tier auto), the malloc interposer with intent kind=hbm and that threshold.
+ *  0, or the exit code having said why not. */
+int run_memkind_prepare(char **command, bool tiering, bool verbose);
+
 /** bench.c: monotonic seconds, and a qsort comparison of doubles (for medians). */
 double bench_now_s(void);
 int bench_cmp_double(const void *x, const void *y);

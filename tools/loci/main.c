@@ -12,7 +12,7 @@ static const struct {
 } commands[] = {
     {"info", cmd_info, "list this machine's memory targets [--json] [--from NODE]"},
     {"resolve", cmd_resolve, "rank this machine's targets for an intent \"<intent>\" [--json] [--from NODE]"},
-    {"run", cmd_run, "run a command with its memory placed by intent --intent \"<intent>\" -- cmd args..., or its heap tiered: --tier auto -- cmd args..."},
+    {"run", cmd_run, "run a command with its memory placed by intent --intent \"<intent>\" -- cmd args..., or its heap tiered: --tier auto -- cmd args..., or a memkind program on loci: --memkind -- cmd args..."},
     {"bench", cmd_bench, "measure bandwidth and latency of each target [--target NAME] [--save FILE]"},
     {"weights", cmd_weights, "interleave weights from the nodes' bandwidths beside the kernel's [--set] [--from NODE]"},
     {"ckpt", cmd_ckpt, "checkpoints: ls | show NAME [-v] | verify NAME | rm NAME | drain NAME [TARGET] | gc"},

@@ -5,6 +5,8 @@
  * With `--tier auto` the intent is instead the one of the command's
  * auto-tiered per-site arenas (run_tier.c), and no task policy is set:
  * tiering moves those arenas, the rest stays where the kernel puts it.
+ * With `--memkind` a program built for memkind runs on loci's libmemkind
+ * (run_memkind.c), alone or with either of the others.
  */
 #include "os/vm.h"
 #include "alloc/allocator.h"
@@ -25,14 +27,15 @@ static int usage(void)
 {
     fprintf(stderr, "usage: loci run --intent \"<intent>\" [--from NODE] [--verbose] -- command [args...]\n"
                     "       loci run --tier auto [--intent \"<terms>\"] [--tier-threshold SIZE] [--verbose] -- "
-                    "command [args...]\n");
+                    "command [args...]\n"
+                    "       loci run --memkind [--intent ... | --tier auto ...] [--verbose] -- command [args...]\n");
     return 2;
 }
 
 int cmd_run(int argc, char **argv)
 {
     const char *text = NULL, *tier = NULL, *threshold = NULL;
-    bool verbose = false;
+    bool verbose = false, memkind = false;
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (strcmp(argv[i], "--intent") == 0 && i + 1 < argc)
@@ -43,6 +46,8 @@ int cmd_run(int argc, char **argv)
             threshold = argv[++i];
         else if (strcmp(argv[i], "--verbose") == 0)
             verbose = true;
+        else if (strcmp(argv[i], "--memkind") == 0)
+            memkind = true;
         else if (strcmp(argv[i], "--from") == 0 && i + 1 < argc) {
             int rc = tool_set_initiator(argv[++i]);
             if (rc)
@@ -59,9 +64,14 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "loci run: --tier-threshold goes with --tier auto (it says which heap blocks are tiered)\n");
         return 2;
     }
-    if ((!text && !tier) || i + 1 >= argc)
+    if ((!text && !tier && !memkind) || i + 1 >= argc)
         return usage();
     char **command = argv + i + 1;
+    if (memkind) {
+        int rc = run_memkind_prepare(command, tier != NULL, verbose);
+        if (rc || (!text && !tier))
+            return rc ? rc : exec_command(command);
+    }
     if (tier) {
         int rc = run_tier_prepare(text, threshold, command, verbose);
         return rc ? rc : exec_command(command);

@@ -28,39 +28,6 @@
  * (a flat copy, as the VM tests make), installed, in the build tree. */
 static const char *const library_places[] = {LIBRARY, LOCI_TIER_FROM_INSTALLED_BIN, LOCI_TIER_FROM_BUILD_TREE};
 
-static bool find_library(char *out, size_t len)
-{
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return false;
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    *slash = '\0';
-    for (size_t i = 0; i < sizeof library_places / sizeof *library_places; i++) {
-        char path[PATH_MAX + 256];
-        snprintf(path, sizeof path, "%s/%s", self, library_places[i]);
-        if (realpath(path, out) && strlen(out) < len && access(out, R_OK) == 0)
-            return true;
-    }
-    return false;
-}
-
-/* LD_PRELOAD with the library first; unchanged when it is there already. */
-static int preload(const char *library)
-{
-    const char *old = getenv("LD_PRELOAD");
-    if (old && strstr(old, LIBRARY))
-        return 0;
-    char value[8192];
-    int n = snprintf(value, sizeof value, "%s%s%s", library, old && *old ? " " : "", old ? old : "");
-    if (n < 0 || (size_t)n >= sizeof value) {
-        fprintf(stderr, "loci run: LD_PRELOAD is too long to add %s to (%zu bytes at most)\n", library, sizeof value);
-        return 1;
-    }
-    return setenv("LD_PRELOAD", value, 1) != 0;
-}
-
 /* Whether the ELF file at path names a program interpreter (is dynamic);
  * -1 when it is no ELF file this can read. */
 static int dynamic(int fd)
@@ -149,14 +116,14 @@ int run_tier_prepare(const char *terms, const char *threshold, char **command, b
         return 2;
     }
     char library[PATH_MAX];
-    if (!find_library(library, sizeof library)) {
+    if (!tool_find_beside(library_places, sizeof library_places / sizeof *library_places, library, sizeof library)) {
         fprintf(stderr, "loci run: --tier auto needs %s, and it is neither beside this loci command nor where "
                         "it is installed or built (build or install loci's shim/tier)\n", LIBRARY);
         return 1;
     }
     char value[32];
     snprintf(value, sizeof value, "%llu", (unsigned long long)bytes);
-    if (preload(library) != 0 || setenv("LOCI_TIER", "auto", 1) != 0 ||
+    if (tool_env_prepend("LD_PRELOAD", library, ' ', LIBRARY) != 0 || setenv("LOCI_TIER", "auto", 1) != 0 ||
         (terms && setenv("LOCI_TIER_INTENT", terms, 1) != 0) ||
         (threshold && setenv("LOCI_TIER_THRESHOLD", value, 1) != 0)) {
         fprintf(stderr, "loci run: cannot set the environment: %m\n");
