@@ -122,7 +122,8 @@ static void malformed_configs(void **state)
 {
     expect_config_error("[target a]\nnuma_node = 0\nspeed = 3\n", "bad.ini:3: [target a]: unknown key 'speed'");
     expect_config_error("[target a]\nnuma_node = 0\ncapacity = 12 parsecs\n",
-                        "bad.ini:3: capacity = 12 parsecs: expected a size");
+                        "bad.ini:3: capacity = 12 parsecs: not a unit of size: write bytes as a bare number or with B, "
+                        "or one of K, KiB");
     expect_config_error("[target a]\nnuma_node = zero\n", "bad.ini:2: numa_node = zero");
     expect_config_error("[target a]\nnuma_node = 0\n\n[target a]\npath = /tmp\n",
                         "bad.ini:4: duplicate target 'a' (first defined at line 1)");
@@ -140,9 +141,25 @@ static void malformed_configs(void **state)
     expect_config_error("[checkpoint]\nkeep = 3\n", "bad.ini:2: [checkpoint]: unknown key 'keep'; expected drain");
     expect_config_error("[checkpoint]\ndrain = agg0\ndrain = agg1\n", "bad.ini:3: [checkpoint]: 'drain' given twice");
     expect_config_error("[target dram0]\ntiering_budget = 120%\n",
-                        "bad.ini:2: tiering_budget = 120%: expected a share of the target's capacity from 0% to 100%");
+                        "bad.ini:2: tiering_budget = 120%: more than the whole: at most 100%; expected a share of the "
+                        "target's capacity from 0% to 100%");
     expect_config_error("[target dram0]\ntiering_budget = -5%\n", "bad.ini:2: tiering_budget = -5%");
     expect_config_error("[target dram0]\ntiering_budget = lots\n", "bad.ini:2: tiering_budget = lots");
+    /* strtod's forms, once taken (0x10% as 16 %, 1e1 as 10, 0x1 as node 1), refused by the one parser */
+    expect_config_error("[target dram0]\ntiering_budget = 0x10%\n",
+                        "bad.ini:2: tiering_budget = 0x10%: hexadecimal is not read: write the number in decimal digits; "
+                        "expected a share of the target's capacity");
+    expect_config_error("[target dram0]\ntiering_budget = 1e1%\n",
+                        "bad.ini:2: tiering_budget = 1e1%: an exponent is not read: write every digit (1e3 as 1000)");
+    expect_config_error("[target dram0]\ntiering_budget = 0 B\n", "tiering_budget = 0 B: a size of 0 bytes: write 0% for "
+                                                                  "none");
+    expect_config_error("[target a]\nnuma_node = 0x1\n", "bad.ini:2: numa_node = 0x1: hexadecimal is not read");
+    expect_config_error("[target a]\nnuma_node = -1\n", "bad.ini:2: numa_node = -1: a sign is not read");
+    expect_config_error("[target a]\nnuma_node = 0\ncapacity = -1G\n", "bad.ini:3: capacity = -1G: a sign is not read");
+    expect_config_error("[target a]\nnuma_node = 0\nbandwidth = 1e3\n", "bad.ini:3: bandwidth = 1e3: an exponent is "
+                                                                       "not read");
+    expect_config_error("[target a]\nnuma_node = 0\nlatency = 1,5us\n", "bad.ini:3: latency = 1,5us: ',' is not read: "
+                                                                       "write the digits alone, a fraction after a '.'");
     expect_config_error("[tiering]\nbudgets = 90%\n",
                         "bad.ini:2: [tiering]: unknown key 'budgets'; expected source, interval, budget, rate or sample");
     assert_int_equal(init_with("/nonexistent/loci.ini"), LOCI_ECONFIG);
@@ -163,9 +180,10 @@ static void store_target_mistakes(void **state)
     expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = ceph.conf\n",
                         "bad.ini:4: conf = ceph.conf: expected the absolute path");
     expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\ntimeout = forever\n",
-                        "bad.ini:6: timeout = forever: expected seconds from 1 to 3600");
+                        "bad.ini:6: timeout = forever: not a number: write decimal digits (as in 64 or 1.5); expected "
+                        "seconds from 1 to 3600");
     expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\nlock_ttl = 0\n",
-                        "lock_ttl = 0: expected seconds");
+                        "lock_ttl = 0: out of range; expected seconds");
     expect_config_error("[target fast]\nnuma_node = 0\npool = p\n",
                         "[target fast]: store, conf, pool, user, namespace, keyring, timeout and lock_ttl belong to a store target");
     expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\npath = /tmp\n",
@@ -182,9 +200,14 @@ static void dirty_limits_in_target_sections(void **state)
 {
     char text[512];
     const char *bad[][2] = {
-        {"dirty_limit = 0%", "dirty_limit = 0%: expected a percentage of the paged cache from 1% to 100%, e.g. 50%"},
-        {"dirty_limit = 120%", "dirty_limit = 120%: expected a percentage"},
-        {"dirty_background = lots", "dirty_background = lots: expected a percentage"},
+        {"dirty_limit = 0%", "dirty_limit = 0%: out of range; expected a percentage of the paged cache from 1% to 100%, "
+                             "e.g. 50%"},
+        {"dirty_limit = 120%", "dirty_limit = 120%: more than the whole: at most 100%; expected a percentage"},
+        {"dirty_background = lots", "dirty_background = lots: not a number: write decimal digits (as in 64 or 1.5); "
+                                    "expected a percentage"},
+        {"dirty_limit = 0x32", "dirty_limit = 0x32: hexadecimal is not read: write the number in decimal digits; "
+                               "expected a percentage"},
+        {"dirty_limit = 50.5%", "dirty_limit = 50.5%: not a whole percentage; expected a percentage"},
         {"dirty_limit = 20%\ndirty_background = 20%", "dirty_background = 20% must be below dirty_limit = 20%"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -10,6 +10,7 @@
  */
 #include "commands.h"
 #include "loci.h"
+#include "units.h"
 
 #include <errno.h>
 #include <hwloc.h>
@@ -194,12 +195,10 @@ static int initiator_cpus(int initiator, int **out)
  * chase buffer is 4x that. False, with a message, for anything else. */
 static bool params_from_env(bench_params_t *out)
 {
-    const char *mb = getenv("LOCI_BENCH_MB");
-    char *end = NULL;
-    errno = 0;
-    unsigned long long array_mb = mb && *mb >= '0' && *mb <= '9' ? strtoull(mb, &end, 10) : 64;
-    if (mb && (!end || *end || errno || array_mb < 1 || array_mb > (1ull << 20))) {
-        fprintf(stderr, "loci bench: LOCI_BENCH_MB=%s: expected MiB per array, 1 to %llu\n", mb, 1ull << 20);
+    const char *mb = getenv("LOCI_BENCH_MB"), *why;
+    uint64_t array_mb = 64;
+    if (mb && !units_parse_whole(mb, 1, 1u << 20, &array_mb, &why)) {
+        fprintf(stderr, "loci bench: LOCI_BENCH_MB=%s: %s; expected MiB per array, 1 to %u\n", mb, why, 1u << 20);
         return false;
     }
     *out = (bench_params_t){(size_t)array_mb << 20, ((size_t)array_mb << 20) * 4, 1u << 22};

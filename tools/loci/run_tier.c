@@ -143,9 +143,15 @@ int run_tier_prepare(const char *terms, const char *threshold, char **command, b
         return 1;
     }
     uint64_t bytes = 0;
-    if (threshold && (!units_parse_size(threshold, &bytes) || bytes < MIN_THRESHOLD)) {
-        fprintf(stderr, "loci run: --tier-threshold %s: expected a size of at least 4 KiB (loci places memory "
-                        "by page), e.g. 64K or 1M\n", threshold);
+    const char *why = NULL;
+    bool bad = threshold && !units_parse_size(threshold, &bytes, &why);
+    if (threshold && !bad && bytes < MIN_THRESHOLD) {
+        bad = true;
+        why = "less than a page";
+    }
+    if (bad) {
+        fprintf(stderr, "loci run: --tier-threshold %s: %s; expected a size of at least 4 KiB (loci places memory "
+                        "by page), e.g. 64K or 1M\n", threshold, why);
         return 2;
     }
     char library[PATH_MAX];
