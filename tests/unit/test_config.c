@@ -163,7 +163,7 @@ static void malformed_configs(void **state)
     expect_config_error("[tiering]\nbudgets = 90%\n",
                         "bad.ini:2: [tiering]: unknown key 'budgets'; expected source, interval, budget, rate or sample");
     assert_int_equal(init_with("/nonexistent/loci.ini"), LOCI_ECONFIG);
-    assert_non_null(strstr(loci_last_error(), "/nonexistent/loci.ini: cannot open"));
+    assert_non_null(strstr(loci_last_error(), "LOCI_CONFIG: /nonexistent/loci.ini does not exist"));
 }
 
 /* Store targets (docs/STORE.md): every mistake is a config error before any

@@ -5,7 +5,10 @@
  * `loci tier PID` reads of it: every auto arena with its site, target and
  * size, whole copies while the writer keeps writing, and refusals that read
  * nothing — a process that is gone, one without loci, another user's, a
- * file loci did not make. Simulated KNL (hbm0 first for bandwidth=high).
+ * file loci did not make, a FIFO another user planted at the name (it hung
+ * the reader; as root and as nobody), a table whose text runs past its
+ * field (read past the record). Simulated KNL (hbm0 first for
+ * bandwidth=high).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +18,7 @@
 
 #include "loci.h"
 #include "support/child.h"
+#include "support/planted.h"
 #include "support/scratch.h"
 #include "tiering/tiering.h"
 
@@ -28,6 +32,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #define MiB (1ull << 20)
 
@@ -221,7 +226,7 @@ static void refusals_read_nothing(void **state)
     fputs("not a table", f);
     fclose(f);
     chmod(path, 0644);
-    expect_refused(pid, LOCI_EPERM, "is not a table loci made");
+    expect_refused(pid, LOCI_EPERM, "is readable by others (mode 0644); loci trusts it only at mode 0600 or less");
     unlink(path);
     assert_int_equal(symlink("/etc/passwd", path), 0);
     expect_refused(pid, LOCI_EPERM, "nothing read");
@@ -230,13 +235,107 @@ static void refusals_read_nothing(void **state)
     waitpid(pid, NULL, 0);
 }
 
+/* A FIFO planted by `planter` where the table of `victim`'s process goes:
+ * `victim` reading it is refused at once, and the FIFO stays. */
+static void fifo_refused(int planter, int victim)
+{
+    const char *sleep_args[] = {"sleep", NULL};
+    child_t sleeper = child_spawn(sleep_args, NULL, victim); /* the victim's own process */
+    char path[128], pid[16], out[4096];
+    snprintf(path, sizeof path, "%s/loci-tier-%d-%ld", TIERING_TABLE_DIR, victim, (long)sleeper.pid);
+    snprintf(pid, sizeof pid, "%ld", (long)sleeper.pid);
+    assert_int_equal(plant(path, 'p', planter), 0);
+    const char *read_args[] = {"read", pid, NULL};
+    child_t reader = child_spawn(read_args, NULL, victim);
+    int status = child_wait_for(&reader, 60, out, sizeof out);
+    kill(sleeper.pid, SIGKILL);
+    child_reap(&sleeper);
+    assert_untouched(path, 'p', planter);
+    unlink(path);
+    if (status != 0)
+        fail_msg("a FIFO of uid %d read by uid %d: %s: %s", planter, victim,
+                 status < 0 ? "hung (killed after 60 s)" : "failed", out);
+    if (!strstr(out, "is a FIFO, not a regular file of yours: loci leaves it alone; nothing read"))
+        fail_msg("a FIFO of uid %d read by uid %d: %s", planter, victim, out);
+}
+
+static void a_planted_fifo_hangs_no_reader(void **state)
+{
+    if (!planted_users_available("a_planted_fifo_hangs_no_reader"))
+        skip();
+    fifo_refused(NOBODY, 0);
+    fifo_refused(0, NOBODY);
+}
+
+/* The table a process of ours published, with one text filled to the end
+ * of its field and the checksum made again: refused, never printed past
+ * the record. */
+static void texts_must_end_inside_their_fields(void **state)
+{
+    use_topology("knl-flat.xml", config);
+    loci_arena_t *ar = loci_arena_create("bandwidth=high,tier=auto", 0);
+    tiering_table_t t;
+    assert_int_equal(wait_table(getpid(), 1, &t), 0);
+    tiering_table_free(&t);
+    char mine[128], path[128];
+    table_path(getpid(), mine, sizeof mine);
+    static char table[1 << 16];
+    FILE *f = fopen(mine, "r");
+    assert_non_null(f);
+    size_t n = fread(table, 1, sizeof table, f);
+    fclose(f);
+    tiering_table_header_t *h = (tiering_table_header_t *)table;
+    tiering_table_entry_t *e = (tiering_table_entry_t *)(h + 1);
+    assert_true(n >= sizeof *h + sizeof *e && h->nentries == 1 && !(h->generation & 1));
+    pid_t other = fork();
+    if (other == 0) {
+        pause();
+        _exit(0);
+    }
+    const size_t from = offsetof(tiering_table_header_t, pid); /* what the checksum covers, as publish.c sums it */
+    for (int field = 0; field < 2; field++) {
+        tiering_table_header_t keep = *h;
+        tiering_table_entry_t keep_e = *e;
+        h->pid = other;
+        if (field == 0)
+            memset(e->intent, 'A', sizeof e->intent);
+        else
+            memset(h->source, 'S', sizeof h->source);
+        h->checksum = XXH3_64bits_withSeed(e, sizeof *e, XXH3_64bits((const char *)h + from, sizeof *h - from));
+        table_path(other, path, sizeof path);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        assert_int_equal(fwrite(table, 1, n, f), n);
+        fclose(f);
+        assert_int_equal(chmod(path, 0600), 0);
+        expect_refused(other, LOCI_EINVAL, "a text that does not end inside its record");
+        unlink(path);
+        *h = keep;
+        *e = keep_e;
+    }
+    kill(other, SIGKILL);
+    waitpid(other, NULL, 0);
+    loci_arena_destroy(ar);
+}
+
 static int child_sleep(char **a)
 {
     sleep(10);
     return 0;
 }
 
-static const child_role_t roles[] = {{"sleep", 0, child_sleep}, {NULL, 0, NULL}};
+/* tiering_table_read(PID): what it says. */
+static int child_read(char **a)
+{
+    tiering_table_t t;
+    int rc = tiering_table_read((pid_t)atol(a[0]), &t);
+    printf("%d %s\n", rc, rc ? loci_last_error() : "read");
+    if (rc == 0)
+        tiering_table_free(&t);
+    return 0;
+}
+
+static const child_role_t roles[] = {{"sleep", 0, child_sleep}, {"read", 1, child_read}, {NULL, 0, NULL}};
 
 int main(int argc, char **argv)
 {
@@ -248,6 +347,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(readers_never_see_half_an_update),
         cmocka_unit_test(a_forked_child_has_its_own),
         cmocka_unit_test(refusals_read_nothing),
+        cmocka_unit_test(a_planted_fifo_hangs_no_reader),
+        cmocka_unit_test(texts_must_end_inside_their_fields),
     };
     return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

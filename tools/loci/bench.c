@@ -10,6 +10,7 @@
  */
 #include "commands.h"
 #include "loci.h"
+#include "owned_file.h"
 #include "units.h"
 
 #include <errno.h>
@@ -236,9 +237,12 @@ int cmd_bench(int argc, char **argv)
         free(cpus);
         return 1;
     }
+    /* the file is written whole at the end, only over nothing or a regular file of the caller's */
+    char *text = NULL;
+    size_t len = 0;
     FILE *out = NULL;
-    if (save && !(out = fopen(save, "w"))) {
-        fprintf(stderr, "loci bench: cannot write %s: %s\n", save, strerror(errno));
+    if (save && !(out = open_memstream(&text, &len))) {
+        fprintf(stderr, "loci bench: out of memory\n");
         free(cpus);
         return 1;
     }
@@ -303,10 +307,14 @@ int cmd_bench(int argc, char **argv)
         rc = 1;
     }
     if (out && fclose(out) != 0) {
-        fprintf(stderr, "loci bench: writing %s failed: %s\n", save, strerror(errno));
+        fprintf(stderr, "loci bench: out of memory writing %s\n", save);
+        rc = 1;
+    } else if (out && owned_file_replace(save, text, len, "loci bench --save") != 0) {
+        fprintf(stderr, "loci bench: %s\n", loci_last_error());
         rc = 1;
     } else if (out)
         printf("saved to %s (use it with LOCI_MEASURED=%s)\n", save, save);
+    free(text);
     free(cpus);
     return rc;
 }

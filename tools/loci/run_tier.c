@@ -107,12 +107,12 @@ static void check_program(const char *name, int depth)
 {
     char path[PATH_MAX];
     struct stat st;
-    if (!which(name, path, sizeof path) || stat(path, &st) != 0)
+    if (!which(name, path, sizeof path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return; /* execvp says why it cannot run it */
     if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) || ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
         fprintf(stderr, "loci run: warning: %s is set-user-ID or set-group-ID: the dynamic loader ignores "
                         "LD_PRELOAD for it, so its heap is not tiered\n", path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* what stat saw may have become a FIFO */
     if (fd < 0)
         return;
     char line[PATH_MAX + 2] = "";
