@@ -1,7 +1,9 @@
 /*
  * The admin config (LOCI_CONFIG), saved measurements (LOCI_MEASURED) and a
  * bad LOCI_TOPOLOGY: good files change what discovery reports, with the right
- * source; bad ones fail loci_init with "file:line: what is wrong".
+ * source; bad ones fail loci_init with "file:line: what is wrong". A config
+ * another user planted (a FIFO hung loci_init; their file placed our data)
+ * is refused, as root and as nobody; root's is an administrator's, trusted.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -11,6 +13,8 @@
 #include <cmocka.h>
 
 #include "loci.h"
+#include "support/child.h"
+#include "support/planted.h"
 #include "support/scratch.h"
 
 #include <stdio.h>
@@ -350,6 +354,59 @@ static void careless_and_hostile_configs(void **state)
     assert_int_equal(init_with(NULL), 0);
 }
 
+/* loci_init as `victim` with LOCI_CONFIG=path: within 60 s, its message
+ * (the children's first line: "OK" or the error). */
+static void init_as(const char *path, int victim, char *out, size_t len)
+{
+    setenv("LOCI_CONFIG", path, 1);
+    const char *args[] = {"init", NULL};
+    child_t k = child_spawn(args, NULL, victim);
+    int status = child_wait_for(&k, 60, out, len);
+    if (status != 0)
+        fail_msg("LOCI_CONFIG=%s as uid %d: %s: %s", path, victim, status < 0 ? "hung (killed after 60 s)" : "failed",
+                 out);
+}
+
+static void expect_in(const char *out, const char *part)
+{
+    if (!strstr(out, part))
+        fail_msg("\"%s\" lacks \"%s\"", out, part);
+}
+
+static void planted_configs(void **state)
+{
+    if (!planted_users_available("planted_configs"))
+        skip();
+    char shared[] = "/tmp/loci-test-shared-XXXXXX", path[600], out[4096];
+    planted_shared_dir(shared);
+    snprintf(path, sizeof path, "%s/fifo-by-nobody.ini", shared);
+    assert_int_equal(plant(path, 'p', NOBODY), 0);
+    init_as(path, 0, out, sizeof out);
+    expect_in(out, "LOCI_CONFIG: ");
+    expect_in(out, "fifo-by-nobody.ini is a FIFO, not a regular file of yours or root's: loci leaves it alone");
+    snprintf(path, sizeof path, "%s/file-of-nobody.ini", shared);
+    assert_int_equal(plant(path, 'f', NOBODY), 0);
+    init_as(path, 0, out, sizeof out);
+    expect_in(out, "file-of-nobody.ini is owned by uid 65534, not by you (uid 0) nor root: loci leaves it alone");
+
+    snprintf(path, sizeof path, "%s/fifo-by-root.ini", shared);
+    assert_int_equal(plant(path, 'p', 0), 0);
+    init_as(path, NOBODY, out, sizeof out);
+    expect_in(out, "fifo-by-root.ini is a FIFO, not a regular file of yours or root's");
+    /* root's own config, as an administrator writes it: trusted by every user */
+    assert_int_equal(chmod(scratch_dir, 0755), 0);
+    init_as(write_file("admin.ini", "[target fast]\nnuma_node = 0\nkind = hbm\n"), NOBODY, out, sizeof out);
+    expect_in(out, "OK");
+    /* but not one anyone may write */
+    const char *open_to_all = write_file("open.ini", "[target fast]\nnuma_node = 0\n");
+    assert_int_equal(chmod(open_to_all, 0666), 0);
+    init_as(open_to_all, 0, out, sizeof out);
+    expect_in(out, "open.ini is writable by others (mode 0666)");
+    assert_int_equal(chmod(scratch_dir, 0700), 0);
+    assert_int_equal(remove_tree(shared), 0);
+    assert_int_equal(init_with(NULL), 0);
+}
+
 static void bad_topology_file(void **state)
 {
     unsetenv("LOCI_CONFIG");
@@ -377,8 +434,21 @@ static void unknown_target_names_the_ones_there(void **state)
     assert_int_equal(loci_set_initiator(4095), LOCI_EINVAL);
 }
 
-int main(void)
+/* loci_init: "OK", or its message. */
+static int child_init(char **a)
 {
+    int rc = loci_init();
+    printf("%s\n", rc == 0 ? "OK" : loci_last_error());
+    return 0;
+}
+
+static const child_role_t roles[] = {{"init", 0, child_init}, {NULL, 0, NULL}};
+
+int main(int argc, char **argv)
+{
+    int status;
+    if (child_dispatch(argc, argv, roles, &status))
+        return status;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(numa_entry_overrides_with_config_source),
         cmocka_unit_test(file_tier_from_config),
@@ -389,6 +459,7 @@ int main(void)
         cmocka_unit_test(store_target_on_injected_machine),
         cmocka_unit_test(access_job_needs_a_store),
         cmocka_unit_test(careless_and_hostile_configs),
+        cmocka_unit_test(planted_configs),
         cmocka_unit_test(bad_topology_file),
         cmocka_unit_test(unknown_target_names_the_ones_there),
     };
