@@ -23,6 +23,7 @@
 #include "tiering/tiering.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -56,6 +57,33 @@ static int wait_table(pid_t pid, uint64_t arenas, tiering_table_t *t)
         usleep(10000);
     }
     return rc == 0 ? LOCI_EBUSY : rc;
+}
+
+/* Until process pid is uid's (it became it after fork): 20 s at most. */
+static void wait_owner(pid_t pid, uid_t uid)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/%ld", (long)pid);
+    struct stat st;
+    for (int i = 0; i < 2000 && (stat(proc, &st) != 0 || st.st_uid != uid); i++)
+        usleep(10000);
+    assert_int_equal(stat(proc, &st), 0);
+    assert_int_equal(st.st_uid, uid);
+}
+
+/* Until process pid runs `program` (its exec done after fork): 20 s at most. */
+static void wait_exec(pid_t pid, const char *program)
+{
+    char proc[64], exe[PATH_MAX], real[PATH_MAX];
+    snprintf(proc, sizeof proc, "/proc/%ld/exe", (long)pid);
+    assert_non_null(realpath(program, real));
+    for (int i = 0; i < 2000; i++) {
+        ssize_t n = readlink(proc, exe, sizeof exe - 1);
+        if (n > 0 && (exe[n] = '\0', strcmp(exe, real) == 0))
+            return;
+        usleep(10000);
+    }
+    fail_msg("process %ld never ran %s", (long)pid, program);
 }
 
 static void expect_refused(pid_t pid, int code, const char *words)
@@ -204,14 +232,14 @@ static void refusals_read_nothing(void **state)
         execl("/bin/sleep", "sleep", "10", (char *)NULL);
         _exit(1);
     }
-    usleep(100000);
+    wait_exec(pid, "/bin/sleep"); /* before its exec it is a copy of this process, which maps libloci */
     expect_refused(pid, LOCI_ENOENT, "does not use loci");
     /* another user's */
     pid_t other = 1;
     if (geteuid() == 0) { /* as root, init is ours: a process of nobody's */
         const char *args[] = {"sleep", NULL};
         child_t k = child_spawn(args, NULL, 65534);
-        usleep(200000);
+        wait_owner(k.pid, 65534); /* a fixed 200 ms was not always enough on a loaded machine */
         expect_refused(k.pid, LOCI_EPERM, "not yours");
         kill(k.pid, SIGKILL);
         child_reap(&k);
@@ -241,6 +269,7 @@ static void fifo_refused(int planter, int victim)
 {
     const char *sleep_args[] = {"sleep", NULL};
     child_t sleeper = child_spawn(sleep_args, NULL, victim); /* the victim's own process */
+    wait_owner(sleeper.pid, (uid_t)victim);
     char path[128], pid[16], out[4096];
     snprintf(path, sizeof path, "%s/loci-tier-%d-%ld", TIERING_TABLE_DIR, victim, (long)sleeper.pid);
     snprintf(pid, sizeof pid, "%ld", (long)sleeper.pid);
