@@ -5,6 +5,7 @@
  * mpi_minimum_memory_alignment (MPI 4.1) asks MPI_Alloc_mem for an alignment.
  */
 #include "shim.h"
+#include "units.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -71,13 +72,11 @@ static int buf_type_intent(const char *fn, shim_request_t *req)
 /* A power of two in decimal, e.g. "4096". */
 static int alignment(const char *fn, char *text, size_t *out)
 {
-    const char *s = trim(text);
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (!isdigit((unsigned char)*s) || *end || errno || v == 0 || (v & (v - 1)) || v > (1ull << 30)) {
-        shim_say(fn, "info key mpi_minimum_memory_alignment=\"%s\": not a power of two between 1 and 2^30 "
-                     "bytes (e.g. 64, 4096)", s);
+    const char *s = trim(text), *why = "not a power of two";
+    uint64_t v;
+    if (!units_parse_whole(s, 1, 1u << 30, &v, &why) || (v & (v - 1))) {
+        shim_say(fn, "info key mpi_minimum_memory_alignment=\"%s\": %s; expected a power of two between 1 and "
+                     "2^30 bytes (e.g. 64, 4096)", s, why);
         return MPI_ERR_INFO_VALUE;
     }
     *out = (size_t)v;

@@ -18,8 +18,8 @@
  * reported, naming the part at fault, and ignored.
  */
 #include "shim.h"
+#include "units.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,16 +38,17 @@ static char *trim(char *s)
     return s;
 }
 
-/* A trait value: a name ("null_fb"), a predefined allocator (for fb_data) or a number. */
-static bool value_of(const char *v, uintptr_t *out)
+/* A trait value: a name ("null_fb"), a predefined allocator (for fb_data) or
+ * a number; false with why. */
+static bool value_of(const char *v, uintptr_t *out, const char **why)
 {
     if (shim_trait_value(v, out) || (*out = shim_predefined_by_name(v)))
         return true;
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 0);
+    uint64_t x;
+    if (!units_parse_whole(v, 0, UINTPTR_MAX, &x, why))
+        return false;
     *out = (uintptr_t)x;
-    return *v >= '0' && *v <= '9' && !*end && !errno;
+    return true;
 }
 
 /* "key=value,key=value" into traits; false with why. */
@@ -69,8 +70,9 @@ static bool parse_traits(char *list, omp_trait_t *traits, int max, int *n, char 
             return false;
         }
         uintptr_t v;
-        if (!value_of(value, &v)) {
-            snprintf(why, len, "trait %s: unknown value '%s'", key, value);
+        const char *number;
+        if (!value_of(value, &v, &number)) {
+            snprintf(why, len, "trait %s: unknown value '%s' (as a number: %s)", key, value, number);
             return false;
         }
         traits[(*n)++] = (omp_trait_t){k, v};

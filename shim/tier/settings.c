@@ -97,11 +97,13 @@ static size_t read_threshold(void)
 {
     const char *text = getenv("LOCI_TIER_THRESHOLD");
     uint64_t bytes;
+    const char *why;
     if (!text || !*text)
         return DEFAULT_THRESHOLD;
-    if (!units_parse_size(text, &bytes) || bytes < MIN_THRESHOLD || bytes > SIZE_MAX / 2) {
-        tier_log(LOCI_LOG_WARN, "LOCI_TIER_THRESHOLD=%s: expected a size of at least 4 KiB (a page: loci "
-                 "places memory by page), e.g. 64K or 1M; using 64 KiB", text);
+    if (!units_parse_size(text, &bytes, &why) || (bytes < MIN_THRESHOLD && (why = "less than a page")) ||
+        (bytes > SIZE_MAX / 2 && (why = "more than this process can address"))) {
+        tier_log(LOCI_LOG_WARN, "LOCI_TIER_THRESHOLD=%s: %s; expected a size of at least 4 KiB (a page: loci "
+                 "places memory by page), e.g. 64K or 1M; using 64 KiB", text, why);
         return DEFAULT_THRESHOLD;
     }
     return (size_t)bytes;

@@ -48,9 +48,10 @@ int filetier_check_dir(const struct loci_target *t)
     if (st.st_uid != geteuid())
         return loci__fail(LOCI_EPERM, "%s: %s is owned by uid %u, not by you (uid %u); use a directory of your own",
                           tier, dir, (unsigned)st.st_uid, (unsigned)geteuid());
-    if (st.st_mode & S_IWOTH)
-        return loci__fail(LOCI_EPERM, "%s: %s is writable by others (mode %03o); `chmod o-w %s` or use another directory",
-                          tier, dir, (unsigned)(st.st_mode & 07777), dir);
+    /* writable by nobody else: then no one else can plant a FIFO or a link where a region or a block file goes */
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+        return loci__fail(LOCI_EPERM, "%s: %s is writable by others (mode %03o); `chmod go-w %s` or use another "
+                                      "directory", tier, dir, (unsigned)(st.st_mode & 07777), dir);
     return 0;
 }
 

@@ -364,7 +364,7 @@ static int parse_size(const char *s, uint64_t *out)
             if (!is_lower(s[i]))
                 return SIZE_SYNTAX;
         memcpy(one + 1, s, n + 1);
-        if (!units_parse_size(one, &factor) || factor == 0)
+        if (!units_parse_size(one, &factor, NULL) || factor == 0)
             return SIZE_SYNTAX;
     }
     if (overflow || whole > UINT64_MAX / factor)

@@ -88,7 +88,7 @@ static int check_owner(const char *path, const struct stat *st)
 
 int named_open(const char *path, uintptr_t at, void **addr, size_t *size)
 {
-    int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC); /* nothing planted may block it; fstat next */
     if (fd < 0) {
         int e = errno;
         if (e == ENOENT)

@@ -16,7 +16,6 @@
 #include "tiering/tiering.h"
 #include "units.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,37 +29,9 @@ static const char *value_of(const char *key, const char **where)
     return topo_config_value("tiering", key, where);
 }
 
-static int bad(const char *where, const char *key, const char *value, const char *expected)
+static int bad(const char *where, const char *key, const char *value, const char *why, const char *expected)
 {
-    return loci__fail(LOCI_ECONFIG, "%s: [tiering] %s = %s: expected %s", where, key, value, expected);
-}
-
-/* "10%" or "0.1": a share in (0, 1]. */
-static bool parse_share(const char *text, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (*end == '%') {
-        v /= 100;
-        end++;
-    }
-    *out = v;
-    return end != text && !*end && errno == 0 && v > 0 && v <= 1;
-}
-
-/* "200ms", "1.5s": 10 ms to 60 s, in ms. */
-static bool parse_interval(const char *text, unsigned *ms)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (strcmp(end, "s") == 0)
-        v *= 1000;
-    else if (strcmp(end, "ms") != 0)
-        return false;
-    *ms = (unsigned)v;
-    return end != text && errno == 0 && v >= 10 && v <= 60000;
+    return loci__fail(LOCI_ECONFIG, "%s: [tiering] %s = %s: %s; expected %s", where, key, value, why, expected);
 }
 
 static int read_source(tiering_config_t *c)
@@ -68,7 +39,7 @@ static int read_source(tiering_config_t *c)
     const char *where, *v = value_of("source", &where);
     if (!v || heat_source_parse(v, &c->source) == 0)
         return 0;
-    return bad(where, "source", v, "auto, perf, damon or faults");
+    return bad(where, "source", v, "not a heat source", "auto, perf, damon or faults");
 }
 
 int tiering_config_read(tiering_config_t *c)
@@ -79,20 +50,25 @@ int tiering_config_read(tiering_config_t *c)
     int rc = read_source(c);
     if (rc)
         return rc;
-    const char *where, *v;
+    const char *where, *v, *why;
     uint64_t n;
-    if ((v = value_of("interval", &where)) && !parse_interval(v, &c->interval_ms))
-        return bad(where, "interval", v, "a time from 10ms to 60s, e.g. 200ms or 1s");
-    if ((v = value_of("budget", &where)) && !topo_budget_parse(v, &c->budget))
-        return bad(where, "budget", v, "a share of each target's capacity from 0% to 100% (e.g. 90%) or a size "
-                                       "(e.g. 16GiB); one target's own: [target X] tiering_budget");
+    if ((v = value_of("interval", &where))) {
+        if (!units_parse_duration(v, false, &n, &why) || ((n < 10 || n > 60000) && (why = "out of range")))
+            return bad(where, "interval", v, why, "a time from 10ms to 60s, e.g. 200ms or 1s");
+        c->interval_ms = (unsigned)n;
+    }
+    if ((v = value_of("budget", &where)) && !topo_budget_parse(v, &c->budget, &why))
+        return bad(where, "budget", v, why, "a share of each target's capacity from 0% to 100% (e.g. 90%) or a size "
+                                            "(e.g. 16GiB); one target's own: [target X] tiering_budget");
     if ((v = value_of("rate", &where))) {
-        if (!units_parse_bandwidth(v, &n) || n == 0)
-            return bad(where, "rate", v, "bytes per second of at least 1MB/s, e.g. 1GB/s or 500MB/s");
+        if (!units_parse_bandwidth(v, &n, &why) || (n == 0 && (why = "0 MB/s")) ||
+            (n > UINT64_MAX / 1000000 && (why = "too large: beyond what 64 bits hold in bytes per second")))
+            return bad(where, "rate", v, why, "bytes per second of at least 1MB/s, e.g. 1GB/s or 500MB/s");
         c->rate = n * 1000 * 1000;
     }
-    if ((v = value_of("sample", &where)) && !parse_share(v, &c->sample))
-        return bad(where, "sample", v, "a share of pages above 0 and at most 100%, e.g. 10% or 0.1");
+    if ((v = value_of("sample", &where)) &&
+        (!units_parse_share(v, false, &c->sample, &why) || (c->sample == 0 && (why = "0 pages"))))
+        return bad(where, "sample", v, why, "a share of pages above 0 and at most 100%, e.g. 10% or 0.1");
     return 0;
 }
 

@@ -12,15 +12,19 @@
  * The file is text, one site a line, and ends in an XXH3 checksum of what
  * comes before; it is written to a new name (O_CREAT|O_EXCL|O_NOFOLLOW,
  * 0600) and renamed over the old one, so a reader sees a whole profile or
- * the previous one. It is read only when it is a regular file of the
- * user's, writable by nobody else, whose checksum matches and whose
- * program line names this executable with its size and time: anything
- * else is ignored with a warning (and replaced at exit). Sites of the
+ * the previous one (owned_file_replace). It is read only when it is a
+ * regular file of the user's, writable by nobody else (opened O_NONBLOCK:
+ * a FIFO planted there cannot hang the first auto arena), whose checksum
+ * matches and whose program line names this executable with its size and
+ * time: anything else is ignored with a warning, and replaced at exit only
+ * when it is a regular file of the user's — another user's file, a FIFO,
+ * a device or a link is left alone and no profile written. Sites of the
  * profile this run did not reach are kept. A forked child neither reads
  * nor writes its parent's profile. State under the registry lock.
  */
 #include "tiering/tiering.h"
 #include "grow.h"
+#include "owned_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,26 +98,24 @@ static void drop_entries(void)
 /* ---- reading ------------------------------------------------------------------ */
 
 /* The file's text, NUL-terminated, when it is safe to believe; NULL with a
- * warning otherwise, or silently when there is none yet. */
+ * warning otherwise, or silently when there is none yet. Opened so that
+ * nothing planted at the name (a FIFO, a device, a link) blocks or feeds
+ * this process, checked before a byte is read (owned_file.h). */
 static char *read_trusted(const char *path, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = owned_file_open(path, O_RDONLY, OWNED_BY_ME, S_IWGRP | S_IWOTH, "LOCI_TIER_PROFILE");
+    if (fd == LOCI_ENOENT) {
+        loci__log(LOCI_LOG_INFO, "LOCI_TIER_PROFILE=%s: none yet; this run's is written at exit", path);
+        return NULL;
+    }
     if (fd < 0) {
-        if (errno != ENOENT)
-            loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: cannot open it (%s%s): ignored", path, strerror(errno),
-                      errno == ELOOP ? ": a symbolic link" : "");
-        else
-            loci__log(LOCI_LOG_INFO, "LOCI_TIER_PROFILE=%s: none yet; this run's is written at exit", path);
+        loci__log(LOCI_LOG_WARN, "%s: ignored", loci_last_error());
         return NULL;
     }
     struct stat st;
     char *text = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: not a regular file: ignored", path);
-    else if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
-        loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: %s: ignored (a profile must be yours, mode 0600 as loci "
-                                 "writes it)", path, st.st_uid != geteuid() ? "owned by another user"
-                                                                            : "writable by others");
+    if (fstat(fd, &st) != 0)
+        loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: cannot stat it (%s): ignored", path, strerror(errno));
     else if ((uint64_t)st.st_size > MAX_FILE)
         loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: %lld bytes, more than any profile: ignored", path,
                   (long long)st.st_size);
@@ -287,20 +289,6 @@ void tiering_profile_learn(const tier_arena_t *t)
 
 /* ---- writing ------------------------------------------------------------------ */
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* The profile's text, checksum line included (malloc'd). */
 static char *render(size_t *len)
 {
@@ -327,34 +315,6 @@ static char *render(size_t *len)
     return whole;
 }
 
-/* Write text to a new name beside path, then rename it over path. */
-static void replace_file(const char *path, const char *text, size_t len)
-{
-    char tmp[PATH_MAX];
-    static unsigned counter;
-    snprintf(tmp, sizeof tmp, "%s.%ld.%u.tmp", path, (long)getpid(), counter++);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: cannot create %s: %s; no profile written", path, tmp,
-                  strerror(errno));
-        return;
-    }
-    int rc = write_all(fd, text, len) == 0 && fsync(fd) == 0 ? 0 : -1;
-    int err = errno;
-    close(fd);
-    if (rc == 0 && rename(tmp, path) != 0) {
-        rc = -1;
-        err = errno;
-    }
-    if (rc != 0) {
-        unlink(tmp);
-        loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: cannot write it: %s; the previous profile stays", path,
-                  strerror(err));
-    } else {
-        loci__log(LOCI_LOG_INFO, "LOCI_TIER_PROFILE=%s: %zu sites written", path, prof.n);
-    }
-}
-
 void tiering_profile_save(void)
 {
     tiering_lock();
@@ -363,8 +323,10 @@ void tiering_profile_save(void)
             tiering_profile_learn(t);
         size_t len = 0;
         char *text = render(&len);
-        if (text)
-            replace_file(prof.path, text, len);
+        if (text && owned_file_replace(prof.path, text, len, "LOCI_TIER_PROFILE") != 0)
+            loci__log(LOCI_LOG_WARN, "%s: no profile written", loci_last_error());
+        else if (text)
+            loci__log(LOCI_LOG_INFO, "LOCI_TIER_PROFILE=%s: %zu sites written", prof.path, prof.n);
         else
             loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s: out of memory: no profile written", prof.path);
         free(text);

@@ -12,11 +12,14 @@
  * when the generation is even and the same before and after it and the
  * copy's checksum (XXH3 of the entries seeded with that of the header
  * from `pid` on) matches. They check before reading anything that the process and the
- * file are the reader's user's, and the file a regular one of mode 0600.
+ * file are the reader's user's, and the file a regular one of mode 0600 (opened
+ * O_NONBLOCK|O_NOFOLLOW: a FIFO another user planted at the name cannot hang
+ * `loci tier`), and that every text of the copy ends inside its field.
  */
 #include "tiering/tiering.h"
 #include "os/shared_map.h"
 #include "os/vm.h"
+#include "owned_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -259,6 +262,18 @@ static int check_process(pid_t pid)
     return 0;
 }
 
+static bool ends_inside(const char *text, size_t size) { return memchr(text, '\0', size) != NULL; }
+
+/* Every text of the copy ends inside its field: what `loci tier` prints. */
+static bool texts_end_inside(const tiering_table_header_t *h, const tiering_table_entry_t *e)
+{
+    bool ok = ends_inside(h->source, sizeof h->source);
+    for (uint64_t i = 0; ok && i < h->nentries; i++)
+        ok = ends_inside(e[i].intent, sizeof e[i].intent) && ends_inside(e[i].target, sizeof e[i].target) &&
+             ends_inside(e[i].kind, sizeof e[i].kind) && ends_inside(e[i].module, sizeof e[i].module);
+    return ok;
+}
+
 /* One consistent copy of the file into *out (header, malloc'd entries):
  * 0, LOCI_EBUSY to try again (being written), or an error. */
 static int copy_once(int fd, tiering_table_t *out)
@@ -288,6 +303,11 @@ static int copy_once(int fd, tiering_table_t *out)
         free(e);
         return LOCI_EBUSY;
     }
+    if (!texts_end_inside(&h, e)) {
+        free(e);
+        return loci__fail(LOCI_EINVAL, "its table has a text that does not end inside its record: not a table this "
+                                       "loci wrote; nothing read");
+    }
     out->header = h;
     out->entries = e;
     return 0;
@@ -301,10 +321,14 @@ int tiering_table_read(pid_t pid, tiering_table_t *out)
         return rc;
     char path[128];
     path_of(pid, geteuid(), path, sizeof path);
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    /* another user may have planted anything at the name: a FIFO must not hang the open */
+    int fd = owned_file_open(path, O_RDONLY, OWNED_BY_ME, 0177, "the tiering table");
+    if (fd < 0 && fd != LOCI_ENOENT) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", loci_last_error());
+        return loci__fail(fd, "%s; nothing read", why);
+    }
     if (fd < 0) {
-        if (errno != ENOENT)
-            return loci__fail(LOCI_EPERM, "%s: %s; nothing read", path, strerror(errno));
         if (maps_loci(pid))
             return loci__fail(LOCI_ENOENT, "process %ld uses loci but publishes no tiering table: it has no "
                                            "tier=auto arena, or none for an interval yet (the table comes "
@@ -313,12 +337,6 @@ int tiering_table_read(pid_t pid, tiering_table_t *out)
                                        "a program linked with libloci.a publishes one after its first auto "
                                        "arena's first interval): run it with `loci run --tier auto -- PROGRAM`, "
                                        "or give it tier=auto arenas", (long)pid, TIERING_TABLE_DIR);
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 0777) != 0600) {
-        close(fd);
-        return loci__fail(LOCI_EPERM, "%s is not a table loci made (a regular file of yours, mode 0600): nothing "
-                                      "read", path);
     }
     for (int attempt = 0; attempt < 200; attempt++) { /* a writer takes microseconds */
         rc = copy_once(fd, out);

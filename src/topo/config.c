@@ -9,11 +9,14 @@
  * with the topology for the front ends (config_query.c).
  */
 #include "topo/topo_internal.h"
+#include "owned_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void on_section(topo_config_t *c, const char *section)
 {
@@ -31,19 +34,15 @@ static void on_key(topo_config_t *c, const char *section, const char *key, const
         topo_config_target_key(c, section, key, value);
 }
 
-/* A config is a regular file of sensible size: a directory would read as
- * empty, a device (/dev/zero) forever. */
-static int regular_file(topo_config_t *c)
+/* A config is a small file: one of megabytes is not one a person wrote.
+ * (That it is a regular file of the user's or root's, owned_file_open saw.) */
+static int sensible_size(topo_config_t *c)
 {
     enum { MAX_BYTES = 1 << 20 };
     struct stat st;
     const char *hint = c->source == SRC_CONFIG ? "; LOCI_CONFIG names an INI file" : "";
     if (fstat(fileno(c->file), &st) != 0)
         return loci__fail(LOCI_ECONFIG, "%s: cannot read (%s)%s", c->path, strerror(errno), hint);
-    if (S_ISDIR(st.st_mode))
-        return loci__fail(LOCI_ECONFIG, "%s: is a directory%s", c->path, hint);
-    if (!S_ISREG(st.st_mode))
-        return loci__fail(LOCI_ECONFIG, "%s: not a regular file%s", c->path, hint);
     if (st.st_size > MAX_BYTES)
         return loci__fail(LOCI_ECONFIG, "%s: %lld bytes; a config has at most %d%s", c->path, (long long)st.st_size,
                           MAX_BYTES, hint);
@@ -59,14 +58,19 @@ int topo_config_load(const char *path, topo_source_t source, topo_config_t **out
         return loci__fail(LOCI_ENOMEM, "out of memory reading %s", path);
     snprintf(c->path, sizeof c->path, "%s", path);
     c->source = source;
-    c->file = fopen(path, "re");
+    /* a name others may plant (/tmp): a FIFO must not hang init, nor another user's file place our data;
+       an administrator's (root's) file is trusted, a world-writable one never */
+    const char *what = source == SRC_CONFIG ? "LOCI_CONFIG" : "LOCI_MEASURED";
+    int fd = owned_file_open(path, O_RDONLY, OWNED_BY_ME_OR_ROOT, S_IWOTH, what);
+    if (fd >= 0 && !(c->file = fdopen(fd, "r")))
+        close(fd);
     if (!c->file) {
-        int e = errno;
+        char why[512];
+        snprintf(why, sizeof why, "%s", fd < 0 ? loci_last_error() : strerror(errno));
         free(c);
-        return loci__fail(LOCI_ECONFIG, "%s: cannot open (%s)%s", path, strerror(e),
-                          source == SRC_CONFIG ? "; fix LOCI_CONFIG or unset it" : "");
+        return loci__fail(LOCI_ECONFIG, "%s%s", why, source == SRC_CONFIG ? "; fix LOCI_CONFIG or unset it" : "");
     }
-    int rc = regular_file(c);
+    int rc = sensible_size(c);
     if (rc == 0)
         rc = topo_config_read(c, on_section, NULL);
     if (rc == 0)

@@ -99,59 +99,59 @@ void topo_config_target_section(topo_config_t *c, const char *section)
         *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
 }
 
-static bool parse_int(const char *v, int *out)
+/* Every number goes through units.c's parser; *why says what was wrong. */
+static bool parse_int(const char *v, int *out, const char **why)
 {
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (end == v || *end || errno || x < 0 || x > 1 << 20)
+    uint64_t x;
+    if (!units_parse_whole(v, 0, 1 << 20, &x, why))
         return false;
     *out = (int)x;
     return true;
 }
 
 /* A whole number of seconds, "30", "30s" or "2min", 1 s to 1 h. */
-static bool parse_seconds(const char *v, unsigned *out)
+static bool parse_seconds(const char *v, unsigned *out, const char **why)
 {
-    char *end;
-    errno = 0;
-    unsigned long x = strtoul(v, &end, 10);
-    if (end == v || errno || v[0] == '-')
+    uint64_t ms;
+    if (!units_parse_duration(v, true, &ms, why))
         return false;
-    if (strcmp(end, "min") == 0)
-        x *= 60;
-    else if (*end && strcmp(end, "s") != 0)
+    if (ms % 1000 != 0 || ms < 1000 || ms > 3600 * 1000) {
+        *why = ms % 1000 ? "not a whole number of seconds" : "out of range";
         return false;
-    if (x < 1 || x > 3600)
-        return false;
-    *out = (unsigned)x;
+    }
+    *out = (unsigned)(ms / 1000);
     return true;
 }
 
-/* A percentage of a cache, "50%" or "50", 1 to 100. */
-static bool parse_percent(const char *v, unsigned *out)
+/* A percentage of a cache, "50%" or "50", 1 to 100, whole. */
+static bool parse_percent(const char *v, unsigned *out, const char **why)
 {
-    char *end;
-    errno = 0;
-    unsigned long x = strtoul(v, &end, 10);
-    if (end == v || errno || v[0] == '-' || (*end && strcmp(end, "%") != 0) || x < 1 || x > 100)
+    double share;
+    if (!units_parse_share(v, true, &share, why))
         return false;
-    *out = (unsigned)x;
+    unsigned pct = (unsigned)(share * 100 + 0.5);
+    double off = share * 100 - pct;
+    if (pct < 1 || off > 1e-9 || off < -1e-9) {
+        *why = pct < 1 ? "out of range" : "not a whole percentage";
+        return false;
+    }
+    *out = pct;
     return true;
 }
 
-bool topo_budget_parse(const char *text, topo_budget_t *out)
+bool topo_budget_parse(const char *text, topo_budget_t *out, const char **why)
 {
-    char *end;
     *out = (topo_budget_t){.set = true};
     size_t n = strlen(text);
-    if (n > 1 && text[n - 1] == '%') {
-        errno = 0;
-        double pct = strtod(text, &end);
-        out->share = pct / 100;
-        return end == text + n - 1 && errno == 0 && pct >= 0 && pct <= 100;
-    }
-    return units_parse_size(text, &out->bytes) && out->bytes > 0;
+    while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\t'))
+        n--;
+    if (n > 0 && text[n - 1] == '%')
+        return units_parse_share(text, false, &out->share, why);
+    if (!units_parse_size(text, &out->bytes, why))
+        return false;
+    if (out->bytes == 0)
+        *why = "a size of 0 bytes: write 0% for none";
+    return out->bytes > 0;
 }
 
 static int set_text(topo_config_t *c, const char *key, const char *value, char *dst, size_t len)
@@ -164,6 +164,7 @@ static int set_text(topo_config_t *c, const char *key, const char *value, char *
 
 static int set_store_key(topo_config_t *c, topo_config_target_t *e, int key, const char *value)
 {
+    const char *why;
     jobstore_params_t *r = &e->rados;
     switch (key) {
     case K_STORE:
@@ -184,9 +185,9 @@ static int set_store_key(topo_config_t *c, topo_config_target_t *e, int key, con
         return set_text(c, "keyring", value, r->keyring, sizeof r->keyring);
     case K_TIMEOUT:
     case K_LOCK_TTL:
-        if (!parse_seconds(value, key == K_TIMEOUT ? &r->timeout_s : &r->lock_ttl_s))
-            return topo_config_fail(c, "%s = %s: expected seconds from 1 to 3600, e.g. 30s or 2min", keys[key],
-                                    value);
+        if (!parse_seconds(value, key == K_TIMEOUT ? &r->timeout_s : &r->lock_ttl_s, &why))
+            return topo_config_fail(c, "%s = %s: %s; expected seconds from 1 to 3600, e.g. 30s or 2min", keys[key],
+                                    value, why);
         return 0;
     }
     return 0;
@@ -194,15 +195,17 @@ static int set_store_key(topo_config_t *c, topo_config_target_t *e, int key, con
 
 static int set_key(topo_config_t *c, topo_config_target_t *e, int key, const char *value)
 {
+    const char *why;
     switch (key) {
     case K_NUMA:
-        if (!parse_int(value, &e->numa_node))
-            return topo_config_fail(c, "numa_node = %s: expected a NUMA node number (e.g. 1)", value);
+        if (!parse_int(value, &e->numa_node, &why))
+            return topo_config_fail(c, "numa_node = %s: %s; expected a NUMA node number (e.g. 1)", value, why);
         e->numa_line = c->line;
         return 0;
     case K_INITIATOR:
-        if (!parse_int(value, &e->initiator))
-            return topo_config_fail(c, "initiator = %s: expected a NUMA node number with CPUs (e.g. 0)", value);
+        if (!parse_int(value, &e->initiator, &why))
+            return topo_config_fail(c, "initiator = %s: %s; expected a NUMA node number with CPUs (e.g. 0)", value,
+                                    why);
         return 0;
     case K_PATH:
         if (value[0] != '/')
@@ -217,27 +220,28 @@ static int set_key(topo_config_t *c, topo_config_target_t *e, int key, const cha
                                     value);
         return 0;
     case K_CAPACITY:
-        if (!units_parse_size(value, &e->capacity) || e->capacity == 0)
-            return topo_config_fail(c, "capacity = %s: expected a size such as 16GiB, 512M or 1T", value);
+        if (!units_parse_size(value, &e->capacity, &why) || (e->capacity == 0 && (why = "0 bytes")))
+            return topo_config_fail(c, "capacity = %s: %s; expected a size such as 16GiB, 512M or 1T", value, why);
         return 0;
     case K_BANDWIDTH:
-        if (!units_parse_bandwidth(value, &e->bandwidth) || e->bandwidth == 0)
-            return topo_config_fail(c, "bandwidth = %s: expected a bandwidth such as 400GB/s or 12000MB/s", value);
+        if (!units_parse_bandwidth(value, &e->bandwidth, &why) || (e->bandwidth == 0 && (why = "0 MB/s")))
+            return topo_config_fail(c, "bandwidth = %s: %s; expected a bandwidth such as 400GB/s or 12000MB/s", value,
+                                    why);
         return 0;
     case K_LATENCY:
-        if (!units_parse_latency(value, &e->latency) || e->latency == 0)
-            return topo_config_fail(c, "latency = %s: expected a latency such as 120ns or 1.5us", value);
+        if (!units_parse_latency(value, &e->latency, &why) || (e->latency == 0 && (why = "0 ns")))
+            return topo_config_fail(c, "latency = %s: %s; expected a latency such as 120ns or 1.5us", value, why);
         return 0;
     case K_DIRTY_LIMIT:
     case K_DIRTY_BACKGROUND:
-        if (!parse_percent(value, key == K_DIRTY_LIMIT ? &e->dirty_limit : &e->dirty_background))
-            return topo_config_fail(c, "%s = %s: expected a percentage of the paged cache from 1%% to 100%%, e.g. %s",
-                                    keys[key], value, key == K_DIRTY_LIMIT ? "50%" : "10%");
+        if (!parse_percent(value, key == K_DIRTY_LIMIT ? &e->dirty_limit : &e->dirty_background, &why))
+            return topo_config_fail(c, "%s = %s: %s; expected a percentage of the paged cache from 1%% to 100%%, "
+                                    "e.g. %s", keys[key], value, why, key == K_DIRTY_LIMIT ? "50%" : "10%");
         return 0;
     case K_TIERING_BUDGET:
-        if (!topo_budget_parse(value, &e->tiering_budget))
-            return topo_config_fail(c, "tiering_budget = %s: expected a share of the target's capacity from 0%% to "
-                                       "100%% (e.g. 25%%) or a size (e.g. 16GiB)", value);
+        if (!topo_budget_parse(value, &e->tiering_budget, &why))
+            return topo_config_fail(c, "tiering_budget = %s: %s; expected a share of the target's capacity from 0%% "
+                                       "to 100%% (e.g. 25%%) or a size (e.g. 16GiB)", value, why);
         return 0;
     default:
         return set_store_key(c, e, key, value);

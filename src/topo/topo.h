@@ -79,8 +79,8 @@ typedef struct {
 } topo_budget_t;
 
 /** "90%" (0 to 100 %) or a size into *out; false on anything else,
- *  including shares over 100 % or under 0 (config_target.c). */
-bool topo_budget_parse(const char *text, topo_budget_t *out);
+ *  including shares over 100 %, with *why saying what was wrong (units.h). */
+bool topo_budget_parse(const char *text, topo_budget_t *out, const char **why);
 
 struct loci_target {
     char name[16];

@@ -1,20 +1,51 @@
 #!/usr/bin/env bash
-# Numeric options of the `loci` command are range-checked: --from with a number beyond int,
-# a negative one or one with junk is refused with a message naming the option (exit 2),
-# where it was truncated or taken as "follow the CPU" before; a valid node still works.
+# Every number of the `loci` command goes through the one number parser (src/util/units.c): a
+# number beyond its range, negative, hexadecimal, with an exponent or junk is refused with a
+# message naming the option, what was wrong and what is right (exit 2), where it was truncated,
+# wrapped or taken as "follow the CPU" before (`loci tier 4294967297` reported on process 1,
+# `loci tier 2147483648` on "process -2147483648"); a valid number still works.
 # usage: check-cli-numbers.sh LOCI_BINARY
 set -uo pipefail
 loci=$1
 fail() { echo "check-cli-numbers: $*" >&2; exit 1; }
 
+# refused WHAT-TO-FIND-IN-THE-MESSAGE COMMAND...: exit 2, the message has it
+refused() {
+  local want=$1 out rc; shift
+  out=$("$@" 2>&1 >/dev/null); rc=$?
+  [ "$rc" -eq 2 ] || fail "$*: exit $rc, expected 2 (refused): $out"
+  grep -qF -- "$want" <<<"$out" || fail "$*: message lacks \"$want\": $out"
+}
+
 for cmd in "info" "resolve bandwidth=high" "weights"; do
   for bad in 4294967296 -1 -4294967296 99999999999999999999 0x1 1e3 ""; do
-    out=$($loci $cmd --from "$bad" 2>&1 >/dev/null); rc=$?
-    [ "$rc" -eq 2 ] || fail "loci $cmd --from '$bad': exit $rc, expected 2 (refused)"
-    grep -q -- "--from" <<<"$out" || fail "loci $cmd --from '$bad': message does not name --from: $out"
+    refused "--from" $loci $cmd --from "$bad"
   done
   $loci $cmd --from 0 >/dev/null || fail "loci $cmd --from 0 refused"
 done
-out=$(LOCI_BENCH_MB=-5 $loci bench --target none 2>&1 >/dev/null); rc=$?
-[ "$rc" -eq 2 ] && grep -q LOCI_BENCH_MB <<<"$out" || fail "LOCI_BENCH_MB=-5: exit $rc: $out"
-echo "check-cli-numbers: every bad number refused"
+refused "--from 0x1: hexadecimal is not read: write the number in decimal digits; expected a NUMA node" \
+  $loci info --from 0x1
+
+# a PID is a pid_t, 1 to 2147483647, or refused
+refused '"4294967297": too large: more than the most allowed; expected a process ID (1 to 2147483647)' \
+  $loci tier 4294967297
+refused '"2147483648": too large' $loci tier 2147483648
+refused '"0": too small: less than the least allowed; expected a process ID' $loci tier 0
+refused '"-1": a sign is not read' $loci tier -1
+refused '"0x10": hexadecimal is not read' $loci tier 0x10
+refused '"1e3": an exponent is not read' $loci tier 1e3
+refused '"12abc": something after the number' $loci tier 12abc
+refused "--watch 0x1: hexadecimal is not read" $loci tier $$ --watch 0x1
+refused "--watch -1: a sign is not read" $loci tier $$ --watch -1
+refused "--watch 0.01: out of range; expected seconds from 0.1 to 3600" $loci tier $$ --watch 0.01
+refused "--watch 1e3: an exponent is not read" $loci tier $$ --watch 1e3
+out=$($loci tier $$ 2>&1); rc=$?  # a valid PID: read, and refused for its own reason (no loci there)
+[ "$rc" -eq 1 ] && grep -q "does not use loci" <<<"$out" || fail "loci tier $$: exit $rc: $out"
+
+refused "--tier-threshold 0x1000: hexadecimal is not read" $loci run --tier auto --tier-threshold 0x1000 -- true
+refused "--tier-threshold -64K: a sign is not read" $loci run --tier auto --tier-threshold -64K -- true
+refused "--tier-threshold 1K: less than a page" $loci run --tier auto --tier-threshold 1K -- true
+
+refused "LOCI_BENCH_MB=-5: a sign is not read" env LOCI_BENCH_MB=-5 $loci bench --target none
+refused "LOCI_BENCH_MB=0x10: hexadecimal is not read" env LOCI_BENCH_MB=0x10 $loci bench --target none
+echo "check-cli-numbers: every bad number refused, saying what was wrong and what is right"

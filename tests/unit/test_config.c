@@ -1,7 +1,9 @@
 /*
  * The admin config (LOCI_CONFIG), saved measurements (LOCI_MEASURED) and a
  * bad LOCI_TOPOLOGY: good files change what discovery reports, with the right
- * source; bad ones fail loci_init with "file:line: what is wrong".
+ * source; bad ones fail loci_init with "file:line: what is wrong". A config
+ * another user planted (a FIFO hung loci_init; their file placed our data)
+ * is refused, as root and as nobody; root's is an administrator's, trusted.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -11,6 +13,8 @@
 #include <cmocka.h>
 
 #include "loci.h"
+#include "support/child.h"
+#include "support/planted.h"
 #include "support/scratch.h"
 
 #include <stdio.h>
@@ -122,7 +126,8 @@ static void malformed_configs(void **state)
 {
     expect_config_error("[target a]\nnuma_node = 0\nspeed = 3\n", "bad.ini:3: [target a]: unknown key 'speed'");
     expect_config_error("[target a]\nnuma_node = 0\ncapacity = 12 parsecs\n",
-                        "bad.ini:3: capacity = 12 parsecs: expected a size");
+                        "bad.ini:3: capacity = 12 parsecs: not a unit of size: write bytes as a bare number or with B, "
+                        "or one of K, KiB");
     expect_config_error("[target a]\nnuma_node = zero\n", "bad.ini:2: numa_node = zero");
     expect_config_error("[target a]\nnuma_node = 0\n\n[target a]\npath = /tmp\n",
                         "bad.ini:4: duplicate target 'a' (first defined at line 1)");
@@ -140,13 +145,29 @@ static void malformed_configs(void **state)
     expect_config_error("[checkpoint]\nkeep = 3\n", "bad.ini:2: [checkpoint]: unknown key 'keep'; expected drain");
     expect_config_error("[checkpoint]\ndrain = agg0\ndrain = agg1\n", "bad.ini:3: [checkpoint]: 'drain' given twice");
     expect_config_error("[target dram0]\ntiering_budget = 120%\n",
-                        "bad.ini:2: tiering_budget = 120%: expected a share of the target's capacity from 0% to 100%");
+                        "bad.ini:2: tiering_budget = 120%: more than the whole: at most 100%; expected a share of the "
+                        "target's capacity from 0% to 100%");
     expect_config_error("[target dram0]\ntiering_budget = -5%\n", "bad.ini:2: tiering_budget = -5%");
     expect_config_error("[target dram0]\ntiering_budget = lots\n", "bad.ini:2: tiering_budget = lots");
+    /* strtod's forms, once taken (0x10% as 16 %, 1e1 as 10, 0x1 as node 1), refused by the one parser */
+    expect_config_error("[target dram0]\ntiering_budget = 0x10%\n",
+                        "bad.ini:2: tiering_budget = 0x10%: hexadecimal is not read: write the number in decimal digits; "
+                        "expected a share of the target's capacity");
+    expect_config_error("[target dram0]\ntiering_budget = 1e1%\n",
+                        "bad.ini:2: tiering_budget = 1e1%: an exponent is not read: write every digit (1e3 as 1000)");
+    expect_config_error("[target dram0]\ntiering_budget = 0 B\n", "tiering_budget = 0 B: a size of 0 bytes: write 0% for "
+                                                                  "none");
+    expect_config_error("[target a]\nnuma_node = 0x1\n", "bad.ini:2: numa_node = 0x1: hexadecimal is not read");
+    expect_config_error("[target a]\nnuma_node = -1\n", "bad.ini:2: numa_node = -1: a sign is not read");
+    expect_config_error("[target a]\nnuma_node = 0\ncapacity = -1G\n", "bad.ini:3: capacity = -1G: a sign is not read");
+    expect_config_error("[target a]\nnuma_node = 0\nbandwidth = 1e3\n", "bad.ini:3: bandwidth = 1e3: an exponent is "
+                                                                       "not read");
+    expect_config_error("[target a]\nnuma_node = 0\nlatency = 1,5us\n", "bad.ini:3: latency = 1,5us: ',' is not read: "
+                                                                       "write the digits alone, a fraction after a '.'");
     expect_config_error("[tiering]\nbudgets = 90%\n",
                         "bad.ini:2: [tiering]: unknown key 'budgets'; expected source, interval, budget, rate or sample");
     assert_int_equal(init_with("/nonexistent/loci.ini"), LOCI_ECONFIG);
-    assert_non_null(strstr(loci_last_error(), "/nonexistent/loci.ini: cannot open"));
+    assert_non_null(strstr(loci_last_error(), "LOCI_CONFIG: /nonexistent/loci.ini does not exist"));
 }
 
 /* Store targets (docs/STORE.md): every mistake is a config error before any
@@ -163,9 +184,10 @@ static void store_target_mistakes(void **state)
     expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = ceph.conf\n",
                         "bad.ini:4: conf = ceph.conf: expected the absolute path");
     expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\ntimeout = forever\n",
-                        "bad.ini:6: timeout = forever: expected seconds from 1 to 3600");
+                        "bad.ini:6: timeout = forever: not a number: write decimal digits (as in 64 or 1.5); expected "
+                        "seconds from 1 to 3600");
     expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\nlock_ttl = 0\n",
-                        "lock_ttl = 0: expected seconds");
+                        "lock_ttl = 0: out of range; expected seconds");
     expect_config_error("[target fast]\nnuma_node = 0\npool = p\n",
                         "[target fast]: store, conf, pool, user, namespace, keyring, timeout and lock_ttl belong to a store target");
     expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\npath = /tmp\n",
@@ -182,9 +204,14 @@ static void dirty_limits_in_target_sections(void **state)
 {
     char text[512];
     const char *bad[][2] = {
-        {"dirty_limit = 0%", "dirty_limit = 0%: expected a percentage of the paged cache from 1% to 100%, e.g. 50%"},
-        {"dirty_limit = 120%", "dirty_limit = 120%: expected a percentage"},
-        {"dirty_background = lots", "dirty_background = lots: expected a percentage"},
+        {"dirty_limit = 0%", "dirty_limit = 0%: out of range; expected a percentage of the paged cache from 1% to 100%, "
+                             "e.g. 50%"},
+        {"dirty_limit = 120%", "dirty_limit = 120%: more than the whole: at most 100%; expected a percentage"},
+        {"dirty_background = lots", "dirty_background = lots: not a number: write decimal digits (as in 64 or 1.5); "
+                                    "expected a percentage"},
+        {"dirty_limit = 0x32", "dirty_limit = 0x32: hexadecimal is not read: write the number in decimal digits; "
+                               "expected a percentage"},
+        {"dirty_limit = 50.5%", "dirty_limit = 50.5%: not a whole percentage; expected a percentage"},
         {"dirty_limit = 20%\ndirty_background = 20%", "dirty_background = 20% must be below dirty_limit = 20%"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -327,6 +354,59 @@ static void careless_and_hostile_configs(void **state)
     assert_int_equal(init_with(NULL), 0);
 }
 
+/* loci_init as `victim` with LOCI_CONFIG=path: within 60 s, its message
+ * (the children's first line: "OK" or the error). */
+static void init_as(const char *path, int victim, char *out, size_t len)
+{
+    setenv("LOCI_CONFIG", path, 1);
+    const char *args[] = {"init", NULL};
+    child_t k = child_spawn(args, NULL, victim);
+    int status = child_wait_for(&k, 60, out, len);
+    if (status != 0)
+        fail_msg("LOCI_CONFIG=%s as uid %d: %s: %s", path, victim, status < 0 ? "hung (killed after 60 s)" : "failed",
+                 out);
+}
+
+static void expect_in(const char *out, const char *part)
+{
+    if (!strstr(out, part))
+        fail_msg("\"%s\" lacks \"%s\"", out, part);
+}
+
+static void planted_configs(void **state)
+{
+    if (!planted_users_available("planted_configs"))
+        skip();
+    char shared[] = "/tmp/loci-test-shared-XXXXXX", path[600], out[4096];
+    planted_shared_dir(shared);
+    snprintf(path, sizeof path, "%s/fifo-by-nobody.ini", shared);
+    assert_int_equal(plant(path, 'p', NOBODY), 0);
+    init_as(path, 0, out, sizeof out);
+    expect_in(out, "LOCI_CONFIG: ");
+    expect_in(out, "fifo-by-nobody.ini is a FIFO, not a regular file of yours or root's: loci leaves it alone");
+    snprintf(path, sizeof path, "%s/file-of-nobody.ini", shared);
+    assert_int_equal(plant(path, 'f', NOBODY), 0);
+    init_as(path, 0, out, sizeof out);
+    expect_in(out, "file-of-nobody.ini is owned by uid 65534, not by you (uid 0) nor root: loci leaves it alone");
+
+    snprintf(path, sizeof path, "%s/fifo-by-root.ini", shared);
+    assert_int_equal(plant(path, 'p', 0), 0);
+    init_as(path, NOBODY, out, sizeof out);
+    expect_in(out, "fifo-by-root.ini is a FIFO, not a regular file of yours or root's");
+    /* root's own config, as an administrator writes it: trusted by every user */
+    assert_int_equal(chmod(scratch_dir, 0755), 0);
+    init_as(write_file("admin.ini", "[target fast]\nnuma_node = 0\nkind = hbm\n"), NOBODY, out, sizeof out);
+    expect_in(out, "OK");
+    /* but not one anyone may write */
+    const char *open_to_all = write_file("open.ini", "[target fast]\nnuma_node = 0\n");
+    assert_int_equal(chmod(open_to_all, 0666), 0);
+    init_as(open_to_all, 0, out, sizeof out);
+    expect_in(out, "open.ini is writable by others (mode 0666)");
+    assert_int_equal(chmod(scratch_dir, 0700), 0);
+    assert_int_equal(remove_tree(shared), 0);
+    assert_int_equal(init_with(NULL), 0);
+}
+
 static void bad_topology_file(void **state)
 {
     unsetenv("LOCI_CONFIG");
@@ -354,8 +434,21 @@ static void unknown_target_names_the_ones_there(void **state)
     assert_int_equal(loci_set_initiator(4095), LOCI_EINVAL);
 }
 
-int main(void)
+/* loci_init: "OK", or its message. */
+static int child_init(char **a)
 {
+    int rc = loci_init();
+    printf("%s\n", rc == 0 ? "OK" : loci_last_error());
+    return 0;
+}
+
+static const child_role_t roles[] = {{"init", 0, child_init}, {NULL, 0, NULL}};
+
+int main(int argc, char **argv)
+{
+    int status;
+    if (child_dispatch(argc, argv, roles, &status))
+        return status;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(numa_entry_overrides_with_config_source),
         cmocka_unit_test(file_tier_from_config),
@@ -366,6 +459,7 @@ int main(void)
         cmocka_unit_test(store_target_on_injected_machine),
         cmocka_unit_test(access_job_needs_a_store),
         cmocka_unit_test(careless_and_hostile_configs),
+        cmocka_unit_test(planted_configs),
         cmocka_unit_test(bad_topology_file),
         cmocka_unit_test(unknown_target_names_the_ones_there),
     };

@@ -318,6 +318,11 @@ static void file_refuses_unsafe_dirs(void **state)
     pl = file_place(tier);
     assert_null(provider_file.alloc(&pl, MB, page_size()));
     assert_non_null(strstr(loci_last_error(), "writable by others"));
+    /* its group too: a member could swap a block file for a FIFO, which hung a fork child's open */
+    assert_int_equal(chmod(tier, 0770), 0);
+    assert_null(provider_file.alloc(&pl, MB, page_size()));
+    if (!strstr(loci_last_error(), "is writable by others (mode 770); `chmod go-w"))
+        fail_msg("a group-writable tier: %s", loci_last_error());
     assert_int_equal(chmod(tier, 0700), 0);
 
     if (geteuid() == 0) { /* root can give the directory away */

@@ -292,9 +292,18 @@ static void expect_config_error(const char *text, const char *part)
 
 static void bad_input(void **state)
 {
-    expect_config_error("[tiering]\nbudget = 120%\n", ".ini:2: [tiering] budget = 120%: expected a share");
-    expect_config_error("[tiering]\n\nbudget = -1%\n", ".ini:3: [tiering] budget = -1%");
-    expect_config_error("[tiering]\ninterval = 1ms\n", "[tiering] interval = 1ms: expected a time from 10ms to 60s");
+    expect_config_error("[tiering]\nbudget = 120%\n", ".ini:2: [tiering] budget = 120%: more than the whole: at most "
+                                                    "100%; expected a share");
+    expect_config_error("[tiering]\n\nbudget = -1%\n", ".ini:3: [tiering] budget = -1%: a sign is not read");
+    /* strtod read this as 16 % */
+    expect_config_error("[tiering]\nbudget = 0x10%\n", ".ini:2: [tiering] budget = 0x10%: hexadecimal is not read: "
+                                                     "write the number in decimal digits; expected a share");
+    expect_config_error("[tiering]\ninterval = 1ms\n", "[tiering] interval = 1ms: out of range; expected a time from "
+                                                      "10ms to 60s");
+    expect_config_error("[tiering]\ninterval = 200\n", "[tiering] interval = 200: a time needs its unit");
+    expect_config_error("[tiering]\ninterval = 2e2ms\n", "[tiering] interval = 2e2ms: an exponent is not read");
+    expect_config_error("[tiering]\nrate = 0x40GB/s\n", "[tiering] rate = 0x40GB/s: hexadecimal is not read");
+    expect_config_error("[tiering]\nsample = 1e-1\n", "[tiering] sample = 1e-1: an exponent is not read");
     expect_config_error("[tiering]\nsource = magic\n", "expected auto, perf, damon or faults");
     expect_config_error("[tiering]\nrate = 0\n", "[tiering] rate = 0");
     expect_config_error("[tiering]\nsample = 0\n", "[tiering] sample = 0");

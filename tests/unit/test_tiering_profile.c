@@ -10,7 +10,10 @@
  * A profile that is corrupt, of
  * another program, writable by others or a link is ignored with a
  * warning; a forked child writes none; a front end's sites
- * (loci_arena_create_site) are its callers'.
+ * (loci_arena_create_site) are its callers'. What another user planted at
+ * the profile's name (a FIFO, a file of theirs), or a device named there,
+ * hangs no run and is left as it was at exit — the run as root and the
+ * planter nobody, and the other way round.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +23,7 @@
 
 #include "loci.h"
 #include "support/child.h"
+#include "support/planted.h"
 #include "support/scratch.h"
 #include "tiering/tiering.h"
 
@@ -244,7 +248,7 @@ static void a_profile_not_to_trust_is_ignored(void **state)
 
     chmod(profile, 0622);
     run("place", out, sizeof out);
-    expect(out, "writable by others: ignored");
+    expect(out, "is writable by others (mode 0622); loci trusts it only at mode 0755 or less");
     expect(out, "0 hbm0 0.00\n");
 
     char real[600];
@@ -253,9 +257,69 @@ static void a_profile_not_to_trust_is_ignored(void **state)
     unlink(profile);
     assert_int_equal(symlink(real, profile), 0);
     run("place", out, sizeof out);
-    expect(out, "a symbolic link): ignored");
+    expect(out, "is a symbolic link, not a regular file of yours: loci leaves it alone: ignored");
     expect(out, "0 hbm0 0.00\n");
     unlink(profile);
+}
+
+/* A run as `victim` with LOCI_TIER_PROFILE=path, where kind was planted by
+ * `planter`: it ends (a FIFO hung it in open, under tiering's lock), says
+ * why it ignored the file, writes no profile, and leaves the file as it was
+ * (it was replaced at exit). */
+static void run_over_planted(const char *path, char kind, int planter, int victim, const char *store,
+                             const char *why)
+{
+    setenv("LOCI_TIER_PROFILE", path, 1);
+    const char *args[] = {"place", NULL};
+    child_t k = child_spawn(args, store, victim);
+    char out[8192];
+    int status = child_wait_for(&k, 60, out, sizeof out);
+    if (status != 0)
+        fail_msg("%c planted by %d at %s, run as %d: %s; it said:\n%s", kind, planter, path, victim,
+                 status < 0 ? "hung (killed after 60 s)" : "failed", out);
+    expect(out, why);
+    expect(out, "loci leaves it alone: ignored");
+    expect(out, "no profile written");
+    expect(out, "0 hbm0 0.00\n1 hbm0 0.00\n2 dram0 0.00\n3 dram0 0.00\n"); /* the default placement */
+    assert_untouched(path, kind, planter);
+}
+
+static void planted_profiles_are_left_alone(void **state)
+{
+    if (!planted_users_available("planted_profiles_are_left_alone"))
+        skip();
+    setup_runs();
+    assert_int_equal(chmod(scratch_dir, 0755), 0); /* nobody's runs read the config there */
+    char shared[] = "/tmp/loci-test-shared-XXXXXX", path[700], own[600];
+    planted_shared_dir(shared);
+    snprintf(own, sizeof own, "%s/nobody", shared);
+    planted_own_dir(own, NOBODY); /* nobody's runs' own store; in it, root's file */
+
+    snprintf(path, sizeof path, "%s/fifo-by-nobody", shared);
+    assert_int_equal(plant(path, 'p', NOBODY), 0);
+    run_over_planted(path, 'p', NOBODY, 0, NULL, "is a FIFO, not a regular file of yours");
+    snprintf(path, sizeof path, "%s/file-of-nobody", shared);
+    assert_int_equal(plant(path, 'f', NOBODY), 0);
+    run_over_planted(path, 'f', NOBODY, 0, NULL, "is owned by uid 65534, not by you (uid 0)");
+
+    snprintf(path, sizeof path, "%s/fifo-by-root", shared);
+    assert_int_equal(plant(path, 'p', 0), 0);
+    run_over_planted(path, 'p', 0, NOBODY, own, "is a FIFO, not a regular file of yours");
+    snprintf(path, sizeof path, "%s/file-of-root", own); /* in nobody's directory: nobody could rename over it */
+    assert_int_equal(plant(path, 'f', 0), 0);
+    assert_int_equal(chmod(path, 0600), 0);
+    run_over_planted(path, 'f', 0, NOBODY, own, "is owned by uid 0, not by you (uid 65534)");
+
+    /* a device, named by the user (as root, LOCI_TIER_PROFILE=/dev/null replaced the system's /dev/null) */
+    snprintf(path, sizeof path, "%s/null", scratch_dir);
+    int e = plant(path, 'c', 0);
+    if (e != 0)
+        fprintf(stderr, "planted_profiles_are_left_alone: no device case: mknod: %s\n", strerror(e));
+    else
+        run_over_planted(path, 'c', 0, 0, NULL, "is a character device, not a regular file of yours");
+    assert_int_equal(remove_tree(shared), 0);
+    assert_int_equal(chmod(scratch_dir, 0700), 0);
+    unsetenv("LOCI_TIER_PROFILE");
 }
 
 static void a_forked_child_writes_none(void **state)
@@ -326,6 +390,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(the_next_run_starts_where_the_last_ended),
         cmocka_unit_test(the_hottest_sites_get_the_budget),
         cmocka_unit_test(a_profile_not_to_trust_is_ignored),
+        cmocka_unit_test(planted_profiles_are_left_alone),
         cmocka_unit_test(a_forked_child_writes_none),
         cmocka_unit_test(front_end_sites),
     };

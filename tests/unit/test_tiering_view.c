@@ -5,7 +5,10 @@
  * `loci tier PID` reads of it: every auto arena with its site, target and
  * size, whole copies while the writer keeps writing, and refusals that read
  * nothing — a process that is gone, one without loci, another user's, a
- * file loci did not make. Simulated KNL (hbm0 first for bandwidth=high).
+ * file loci did not make, a FIFO another user planted at the name (it hung
+ * the reader; as root and as nobody), a table whose text runs past its
+ * field (read past the record). Simulated KNL (hbm0 first for
+ * bandwidth=high).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,10 +18,12 @@
 
 #include "loci.h"
 #include "support/child.h"
+#include "support/planted.h"
 #include "support/scratch.h"
 #include "tiering/tiering.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -28,6 +33,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #define MiB (1ull << 20)
 
@@ -51,6 +57,33 @@ static int wait_table(pid_t pid, uint64_t arenas, tiering_table_t *t)
         usleep(10000);
     }
     return rc == 0 ? LOCI_EBUSY : rc;
+}
+
+/* Until process pid is uid's (it became it after fork): 20 s at most. */
+static void wait_owner(pid_t pid, uid_t uid)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/%ld", (long)pid);
+    struct stat st;
+    for (int i = 0; i < 2000 && (stat(proc, &st) != 0 || st.st_uid != uid); i++)
+        usleep(10000);
+    assert_int_equal(stat(proc, &st), 0);
+    assert_int_equal(st.st_uid, uid);
+}
+
+/* Until process pid runs `program` (its exec done after fork): 20 s at most. */
+static void wait_exec(pid_t pid, const char *program)
+{
+    char proc[64], exe[PATH_MAX], real[PATH_MAX];
+    snprintf(proc, sizeof proc, "/proc/%ld/exe", (long)pid);
+    assert_non_null(realpath(program, real));
+    for (int i = 0; i < 2000; i++) {
+        ssize_t n = readlink(proc, exe, sizeof exe - 1);
+        if (n > 0 && (exe[n] = '\0', strcmp(exe, real) == 0))
+            return;
+        usleep(10000);
+    }
+    fail_msg("process %ld never ran %s", (long)pid, program);
 }
 
 static void expect_refused(pid_t pid, int code, const char *words)
@@ -199,14 +232,14 @@ static void refusals_read_nothing(void **state)
         execl("/bin/sleep", "sleep", "10", (char *)NULL);
         _exit(1);
     }
-    usleep(100000);
+    wait_exec(pid, "/bin/sleep"); /* before its exec it is a copy of this process, which maps libloci */
     expect_refused(pid, LOCI_ENOENT, "does not use loci");
     /* another user's */
     pid_t other = 1;
     if (geteuid() == 0) { /* as root, init is ours: a process of nobody's */
         const char *args[] = {"sleep", NULL};
         child_t k = child_spawn(args, NULL, 65534);
-        usleep(200000);
+        wait_owner(k.pid, 65534); /* a fixed 200 ms was not always enough on a loaded machine */
         expect_refused(k.pid, LOCI_EPERM, "not yours");
         kill(k.pid, SIGKILL);
         child_reap(&k);
@@ -221,7 +254,7 @@ static void refusals_read_nothing(void **state)
     fputs("not a table", f);
     fclose(f);
     chmod(path, 0644);
-    expect_refused(pid, LOCI_EPERM, "is not a table loci made");
+    expect_refused(pid, LOCI_EPERM, "is readable by others (mode 0644); loci trusts it only at mode 0600 or less");
     unlink(path);
     assert_int_equal(symlink("/etc/passwd", path), 0);
     expect_refused(pid, LOCI_EPERM, "nothing read");
@@ -230,13 +263,108 @@ static void refusals_read_nothing(void **state)
     waitpid(pid, NULL, 0);
 }
 
+/* A FIFO planted by `planter` where the table of `victim`'s process goes:
+ * `victim` reading it is refused at once, and the FIFO stays. */
+static void fifo_refused(int planter, int victim)
+{
+    const char *sleep_args[] = {"sleep", NULL};
+    child_t sleeper = child_spawn(sleep_args, NULL, victim); /* the victim's own process */
+    wait_owner(sleeper.pid, (uid_t)victim);
+    char path[128], pid[16], out[4096];
+    snprintf(path, sizeof path, "%s/loci-tier-%d-%ld", TIERING_TABLE_DIR, victim, (long)sleeper.pid);
+    snprintf(pid, sizeof pid, "%ld", (long)sleeper.pid);
+    assert_int_equal(plant(path, 'p', planter), 0);
+    const char *read_args[] = {"read", pid, NULL};
+    child_t reader = child_spawn(read_args, NULL, victim);
+    int status = child_wait_for(&reader, 60, out, sizeof out);
+    kill(sleeper.pid, SIGKILL);
+    child_reap(&sleeper);
+    assert_untouched(path, 'p', planter);
+    unlink(path);
+    if (status != 0)
+        fail_msg("a FIFO of uid %d read by uid %d: %s: %s", planter, victim,
+                 status < 0 ? "hung (killed after 60 s)" : "failed", out);
+    if (!strstr(out, "is a FIFO, not a regular file of yours: loci leaves it alone; nothing read"))
+        fail_msg("a FIFO of uid %d read by uid %d: %s", planter, victim, out);
+}
+
+static void a_planted_fifo_hangs_no_reader(void **state)
+{
+    if (!planted_users_available("a_planted_fifo_hangs_no_reader"))
+        skip();
+    fifo_refused(NOBODY, 0);
+    fifo_refused(0, NOBODY);
+}
+
+/* The table a process of ours published, with one text filled to the end
+ * of its field and the checksum made again: refused, never printed past
+ * the record. */
+static void texts_must_end_inside_their_fields(void **state)
+{
+    use_topology("knl-flat.xml", config);
+    loci_arena_t *ar = loci_arena_create("bandwidth=high,tier=auto", 0);
+    tiering_table_t t;
+    assert_int_equal(wait_table(getpid(), 1, &t), 0);
+    tiering_table_free(&t);
+    char mine[128], path[128];
+    table_path(getpid(), mine, sizeof mine);
+    static char table[1 << 16];
+    FILE *f = fopen(mine, "r");
+    assert_non_null(f);
+    size_t n = fread(table, 1, sizeof table, f);
+    fclose(f);
+    tiering_table_header_t *h = (tiering_table_header_t *)table;
+    tiering_table_entry_t *e = (tiering_table_entry_t *)(h + 1);
+    assert_true(n >= sizeof *h + sizeof *e && h->nentries == 1 && !(h->generation & 1));
+    pid_t other = fork();
+    if (other == 0) {
+        pause();
+        _exit(0);
+    }
+    const size_t from = offsetof(tiering_table_header_t, pid); /* what the checksum covers, as publish.c sums it */
+    for (int field = 0; field < 2; field++) {
+        tiering_table_header_t keep = *h;
+        tiering_table_entry_t keep_e = *e;
+        h->pid = other;
+        if (field == 0)
+            memset(e->intent, 'A', sizeof e->intent);
+        else
+            memset(h->source, 'S', sizeof h->source);
+        h->checksum = XXH3_64bits_withSeed(e, sizeof *e, XXH3_64bits((const char *)h + from, sizeof *h - from));
+        table_path(other, path, sizeof path);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        assert_int_equal(fwrite(table, 1, n, f), n);
+        fclose(f);
+        assert_int_equal(chmod(path, 0600), 0);
+        expect_refused(other, LOCI_EINVAL, "a text that does not end inside its record");
+        unlink(path);
+        *h = keep;
+        *e = keep_e;
+    }
+    kill(other, SIGKILL);
+    waitpid(other, NULL, 0);
+    loci_arena_destroy(ar);
+}
+
 static int child_sleep(char **a)
 {
     sleep(10);
     return 0;
 }
 
-static const child_role_t roles[] = {{"sleep", 0, child_sleep}, {NULL, 0, NULL}};
+/* tiering_table_read(PID): what it says. */
+static int child_read(char **a)
+{
+    tiering_table_t t;
+    int rc = tiering_table_read((pid_t)atol(a[0]), &t);
+    printf("%d %s\n", rc, rc ? loci_last_error() : "read");
+    if (rc == 0)
+        tiering_table_free(&t);
+    return 0;
+}
+
+static const child_role_t roles[] = {{"sleep", 0, child_sleep}, {"read", 1, child_read}, {NULL, 0, NULL}};
 
 int main(int argc, char **argv)
 {
@@ -248,6 +376,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(readers_never_see_half_an_update),
         cmocka_unit_test(a_forked_child_has_its_own),
         cmocka_unit_test(refusals_read_nothing),
+        cmocka_unit_test(a_planted_fifo_hangs_no_reader),
+        cmocka_unit_test(texts_must_end_inside_their_fields),
     };
     return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

@@ -10,6 +10,8 @@
  */
 #include "commands.h"
 #include "loci.h"
+#include "owned_file.h"
+#include "units.h"
 
 #include <errno.h>
 #include <hwloc.h>
@@ -194,12 +196,10 @@ static int initiator_cpus(int initiator, int **out)
  * chase buffer is 4x that. False, with a message, for anything else. */
 static bool params_from_env(bench_params_t *out)
 {
-    const char *mb = getenv("LOCI_BENCH_MB");
-    char *end = NULL;
-    errno = 0;
-    unsigned long long array_mb = mb && *mb >= '0' && *mb <= '9' ? strtoull(mb, &end, 10) : 64;
-    if (mb && (!end || *end || errno || array_mb < 1 || array_mb > (1ull << 20))) {
-        fprintf(stderr, "loci bench: LOCI_BENCH_MB=%s: expected MiB per array, 1 to %llu\n", mb, 1ull << 20);
+    const char *mb = getenv("LOCI_BENCH_MB"), *why;
+    uint64_t array_mb = 64;
+    if (mb && !units_parse_whole(mb, 1, 1u << 20, &array_mb, &why)) {
+        fprintf(stderr, "loci bench: LOCI_BENCH_MB=%s: %s; expected MiB per array, 1 to %u\n", mb, why, 1u << 20);
         return false;
     }
     *out = (bench_params_t){(size_t)array_mb << 20, ((size_t)array_mb << 20) * 4, 1u << 22};
@@ -237,9 +237,12 @@ int cmd_bench(int argc, char **argv)
         free(cpus);
         return 1;
     }
+    /* the file is written whole at the end, only over nothing or a regular file of the caller's */
+    char *text = NULL;
+    size_t len = 0;
     FILE *out = NULL;
-    if (save && !(out = fopen(save, "w"))) {
-        fprintf(stderr, "loci bench: cannot write %s: %s\n", save, strerror(errno));
+    if (save && !(out = open_memstream(&text, &len))) {
+        fprintf(stderr, "loci bench: out of memory\n");
         free(cpus);
         return 1;
     }
@@ -304,10 +307,14 @@ int cmd_bench(int argc, char **argv)
         rc = 1;
     }
     if (out && fclose(out) != 0) {
-        fprintf(stderr, "loci bench: writing %s failed: %s\n", save, strerror(errno));
+        fprintf(stderr, "loci bench: out of memory writing %s\n", save);
+        rc = 1;
+    } else if (out && owned_file_replace(save, text, len, "loci bench --save") != 0) {
+        fprintf(stderr, "loci bench: %s\n", loci_last_error());
         rc = 1;
     } else if (out)
         printf("saved to %s (use it with LOCI_MEASURED=%s)\n", save, save);
+    free(text);
     free(cpus);
     return rc;
 }

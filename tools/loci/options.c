@@ -3,21 +3,19 @@
  * machine (info, resolve). */
 #include "commands.h"
 #include "loci.h"
+#include "units.h"
 
-#include <errno.h>
 #include <limits.h>
-#include <stdlib.h>
 #include <string.h>
 
 int tool_set_initiator(const char *arg)
 {
     /* digits only: no sign (-1 would mean "follow the CPU"), no hex, nothing beyond int */
-    char *end;
-    errno = 0;
-    long node = arg && *arg >= '0' && *arg <= '9' ? strtol(arg, &end, 10) : -1;
-    if (node < 0 || *end || errno || node > INT_MAX) {
-        fprintf(stderr, "loci: --from %s: expected a NUMA node number (0 to %d, digits only)\n", arg ? arg : "(missing)",
-                INT_MAX);
+    uint64_t node;
+    const char *why = "no number given";
+    if (!arg || !units_parse_whole(arg, 0, INT_MAX, &node, &why)) {
+        fprintf(stderr, "loci: --from %s: %s; expected a NUMA node number (0 to %d, digits only)\n",
+                arg ? arg : "(missing)", why, INT_MAX);
         return 2;
     }
     if (loci_initiator_set((int)node) != 0) {

@@ -74,12 +74,12 @@ static void check_program(const char *name, int depth)
 {
     char path[PATH_MAX];
     struct stat st;
-    if (!which(name, path, sizeof path) || stat(path, &st) != 0)
+    if (!which(name, path, sizeof path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return; /* execvp says why it cannot run it */
     if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) || ((st.st_mode & S_ISGID) && st.st_gid != getegid()))
         fprintf(stderr, "loci run: warning: %s is set-user-ID or set-group-ID: the dynamic loader ignores "
                         "LD_PRELOAD for it, so its heap is not tiered\n", path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* what stat saw may have become a FIFO */
     if (fd < 0)
         return;
     char line[PATH_MAX + 2] = "";
@@ -110,9 +110,15 @@ int run_tier_prepare(const char *terms, const char *threshold, char **command, b
         return 1;
     }
     uint64_t bytes = 0;
-    if (threshold && (!units_parse_size(threshold, &bytes) || bytes < MIN_THRESHOLD)) {
-        fprintf(stderr, "loci run: --tier-threshold %s: expected a size of at least 4 KiB (loci places memory "
-                        "by page), e.g. 64K or 1M\n", threshold);
+    const char *why = NULL;
+    bool bad = threshold && !units_parse_size(threshold, &bytes, &why);
+    if (threshold && !bad && bytes < MIN_THRESHOLD) {
+        bad = true;
+        why = "less than a page";
+    }
+    if (bad) {
+        fprintf(stderr, "loci run: --tier-threshold %s: %s; expected a size of at least 4 KiB (loci places memory "
+                        "by page), e.g. 64K or 1M\n", threshold, why);
         return 2;
     }
     char library[PATH_MAX];

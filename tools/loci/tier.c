@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,27 +75,27 @@ int cmd_tier(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    char *end;
-    long pid = argc >= 2 ? strtol(argv[1], &end, 10) : 0;
-    if (argc < 2 || *end || pid <= 0) {
-        fprintf(stderr, "loci tier: \"%s\": expected a process ID (a number > 0)\n", argc < 2 ? "" : argv[1]);
+    uint64_t pid;
+    const char *why = "no process ID given";
+    if (argc < 2 || !units_parse_whole(argv[1], 1, INT_MAX, &pid, &why)) { /* a pid_t, never a wrapped one */
+        fprintf(stderr, "loci tier: \"%s\": %s; expected a process ID (1 to %d)\n", argc < 2 ? "" : argv[1], why,
+                INT_MAX);
         usage(stderr);
         return 2;
     }
-    double every = 0;
+    uint64_t every = 0; /* ms */
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--watch") != 0) {
             fprintf(stderr, "loci tier: unknown option \"%s\"\n", argv[i]);
             usage(stderr);
             return 2;
         }
-        every = 1;
-        if (i + 1 < argc) {
-            every = strtod(argv[++i], &end);
-            if (*end || !(every >= 0.1 && every <= 3600)) {
-                fprintf(stderr, "loci tier: --watch %s: expected seconds from 0.1 to 3600\n", argv[i]);
-                return 2;
-            }
+        every = 1000;
+        if (i + 1 < argc && (!units_parse_duration(argv[++i], true, &every, &why) ||
+                             ((every < 100 || every > 3600 * 1000) && (why = "out of range")))) {
+            fprintf(stderr, "loci tier: --watch %s: %s; expected seconds from 0.1 to 3600 (or 100ms to 60min)\n",
+                    argv[i], why);
+            return 2;
         }
     }
     bool clear = every > 0 && isatty(STDOUT_FILENO);
@@ -104,7 +105,7 @@ int cmd_tier(int argc, char **argv)
         if (rc != 0) {
             if (round > 0 && rc == LOCI_ENOENT) { /* watched until it ended */
                 printf("loci tier: process %ld has no tiering table any more: it exited, or ended loci "
-                       "(loci_fini)\n", pid);
+                       "(loci_fini)\n", (long)pid);
                 return 0;
             }
             fprintf(stderr, "loci tier: %s\n", loci_last_error());
@@ -117,7 +118,7 @@ int cmd_tier(int argc, char **argv)
         if (every == 0)
             return 0;
         fflush(stdout);
-        usleep((useconds_t)(every * 1e6));
+        usleep((useconds_t)(every * 1000));
         if (!clear)
             putchar('\n');
     }

@@ -6,7 +6,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -56,6 +60,37 @@ int child_reap(child_t *k)
     close(k->out);
     assert_int_equal(waitpid(k->pid, &st, 0), k->pid);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int child_wait_for(child_t *k, unsigned timeout_s, char *out, size_t len)
+{
+    struct timespec now, end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    end.tv_sec += timeout_s;
+    size_t got = 0;
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long left_ms = (end.tv_sec - now.tv_sec) * 1000 + (end.tv_nsec - now.tv_nsec) / 1000000;
+        struct pollfd p = {k->out, POLLIN, 0};
+        int ready = left_ms > 0 ? poll(&p, 1, (int)left_ms) : 0;
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0) {
+            kill(k->pid, SIGKILL);
+            child_reap(k);
+            out[got] = '\0';
+            return -1;
+        }
+        char sink[256];
+        bool room = got + 1 < len;
+        ssize_t n = read(k->out, room ? out + got : sink, room ? len - 1 - got : sizeof sink);
+        if (n <= 0)
+            break;
+        if (room)
+            got += (size_t)n;
+    }
+    out[got] = '\0';
+    return child_reap(k);
 }
 
 int child_run(const char *const *args)

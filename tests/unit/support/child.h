@@ -26,6 +26,12 @@ child_t child_spawn(const char *const *args, const char *store_dir, int uid);
 /** Close the pipes, wait: the child's exit status, or 128 + its signal. */
 int child_reap(child_t *k);
 
+/** Read the child's stdout into out (NUL-terminated, at most len - 1
+ *  bytes) until it ends, then reap it: its exit status as child_reap says.
+ *  When it has not ended within timeout_s seconds it is killed and -1
+ *  returned: a hang, for a test to report. */
+int child_wait_for(child_t *k, unsigned timeout_s, char *out, size_t len);
+
 /** child_spawn(args, NULL, -1) then child_reap. */
 int child_run(const char *const *args);
 
