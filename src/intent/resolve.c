@@ -545,8 +545,8 @@ static int resolve_view(const view_t *v, const intent_t *original, resolution_t 
             return loci__fail(LOCI_ENODEV, "intent \"%s\": %s would hold it, but it went away at run time: %s",
                               original->canonical, unreachable->name, gone);
         if (unreachable)
-            return loci__fail(LOCI_EIO, "intent \"%s\": %s would hold it, but it is unreachable: %s",
-                              original->canonical, unreachable->name, unreachable->unreachable);
+            return loci__fail(unreachable->unreachable_code,
+                              "intent \"%s\": %s would hold it, but it is unreachable: %s", original->canonical, unreachable->name, unreachable->unreachable);
         const intent_term_t *access = intent_find(&in, TERM_ACCESS);
         if (access && access->v.access >= ACCESS_JOB && !has_store(v->topo))
             return loci__fail(LOCI_ENOENT,

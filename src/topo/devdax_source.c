@@ -80,12 +80,13 @@ static int next_ordinal(const topo_t *t, topo_kind_t kind)
 }
 
 /* Why this process may not map `dev` (NULL: it may), as a message for the
- * target's `unreachable`. */
-static char *no_access(const char *dev, const struct stat *st)
+ * target's `unreachable`, and the error that is (*code). */
+static char *no_access(const char *dev, const struct stat *st, int *code)
 {
     if (access(dev, R_OK | W_OK) == 0)
         return NULL;
     int e = errno;
+    *code = e == EACCES || e == EPERM || e == EROFS ? LOCI_EPERM : LOCI_EIO;
     char *why = NULL;
     if (asprintf(&why, "%s: %s (mode %04o, owner uid %u gid %u): the device's permissions decide, loci never "
                        "changes them; ask for read and write access (e.g. membership of its group)",
@@ -115,7 +116,7 @@ static int add_target(topo_t *t, const char *name, topo_kind_t kind, const char 
     topo_attr_offer(&tg->available, usable, SRC_OS);
     if (in->target_node >= 0)
         topo_sysfs_hmat_target(t, tg, in->target_node, sysfs_root);
-    if ((tg->unreachable = no_access(dev, st)))
+    if ((tg->unreachable = no_access(dev, st, &tg->unreachable_code)))
         tg->flags |= LOCI_TARGET_UNREACHABLE;
     return 0;
 }
@@ -192,9 +193,6 @@ int topo_config_devdax(topo_t *t, const char *where, const char *name, topo_kind
                                         "instance bound to device_dax (see %s)", where, name, path, sys);
     if (kind == KIND_COUNT)
         kind = in.persistent ? KIND_PMEM : KIND_CXL;
-    if (kind != KIND_PMEM && kind != KIND_CXL)
-        return loci__fail(LOCI_ECONFIG, "%s: [target %s]: a device-DAX target is kind pmem or cxl, not %s", where,
-                          name, topo_kind_name(kind));
     struct loci_target *found = find_device(t, st.st_rdev);
     if (!found)
         return add_target(t, name, kind, path, &st, &in, sysfs_root, source);
