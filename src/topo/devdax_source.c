@@ -10,6 +10,13 @@
  * mappable; one onlined as system RAM (kmem) is a NUMA node, which the other
  * sources see. A config may name a device by path (topo_config_devdax).
  *
+ * Names: a persistent device is named after itself, as the kernel names
+ * the pmem block devices of NVDIMM namespaces (region R, instance I:
+ * /dev/daxR.I is pmemR, or pmemR-I for a second namespace of a region), so
+ * that it has the same name in every process whatever else is onlined or
+ * gone; a volatile one takes the next ordinal of its kind (cxlN), as NUMA
+ * nodes of volatile memory do (classify.c).
+ *
  * Access is the device node's: loci checks it and never changes it. A
  * device loci may not open is listed, unreachable, with the reason.
  */
@@ -95,6 +102,21 @@ static char *no_access(const char *dev, const struct stat *st, int *code)
     return why ? why : strdup("no access to the device");
 }
 
+/* The name of device `entry` (daxR.I) of `kind`, discovered (not named by the config). */
+static void name_device(const topo_t *t, struct loci_target *tg, const char *entry, topo_kind_t kind)
+{
+    unsigned region, instance;
+    if (tg->flags & LOCI_TARGET_PERSISTENT && sscanf(entry, "dax%u.%u", &region, &instance) == 2 &&
+        region < 100000 && instance < 1000) { /* within a name's 15 characters */
+        if (instance)
+            snprintf(tg->name, sizeof tg->name, "pmem%u-%u", region, instance);
+        else
+            snprintf(tg->name, sizeof tg->name, "pmem%u", region);
+    } else {
+        snprintf(tg->name, sizeof tg->name, "%s%d", topo_kind_name(kind), next_ordinal(t, kind));
+    }
+}
+
 static int add_target(topo_t *t, const char *name, topo_kind_t kind, const char *dev, const struct stat *st,
                       const devdax_info_t *in, const char *sysfs_root, topo_source_t source)
 {
@@ -103,14 +125,14 @@ static int add_target(topo_t *t, const char *name, topo_kind_t kind, const char 
     struct loci_target *tg = topo_add_target(t, kind, -1);
     if (!tg || !(tg->path = strdup(dev)))
         return loci__fail(LOCI_ENOMEM, "out of memory adding %s", dev);
-    if (name)
-        snprintf(tg->name, sizeof tg->name, "%s", name);
-    else
-        snprintf(tg->name, sizeof tg->name, "%s%d", topo_kind_name(kind), next_ordinal(t, kind));
     tg->kind_source = source;
     tg->dax_align = in->align;
     tg->dax_node = in->target_node;
     tg->flags = LOCI_TARGET_CPU_ACCESSIBLE | (in->persistent ? LOCI_TARGET_PERSISTENT : 0);
+    if (name)
+        snprintf(tg->name, sizeof tg->name, "%s", name);
+    else
+        name_device(t, tg, strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev, kind);
     uint64_t usable = in->size / in->align * in->align; /* mmap takes whole align units only */
     topo_attr_offer(&tg->capacity, usable, SRC_OS);
     topo_attr_offer(&tg->available, usable, SRC_OS);

@@ -134,9 +134,13 @@ void topo_watch_forked(void);
 void topo_estimate(topo_t *t);
 
 /** classify.c: kinds from subtypes, ratios to local DRAM, memory tiers; then
- *  stable names (kind + ordinal). */
+ *  stable names of the NUMA nodes (prefix + ordinal). */
 void topo_classify(topo_t *t);
 void topo_name(topo_t *t);
+/** classify.c: what a target's name starts with: its kind's name, but
+ *  "kmem" for a NUMA node of kind pmem (an NVDIMM onlined as system RAM:
+ *  volatile), so that "pmem" only ever names persistent memory. */
+const char *topo_name_prefix(const struct loci_target *tg);
 
 /** file_tier.c: the default ssd0 tier and tiers from the config. */
 int topo_add_file_tier(topo_t *t, const char *name, topo_kind_t kind, const char *dir,

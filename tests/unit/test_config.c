@@ -283,6 +283,45 @@ static void store_target_on_injected_machine(void **state)
     unsetenv("LOCI_TOPOLOGY");
 }
 
+/* The names of an allocator's first `n` candidates, comma-separated. */
+static const char *ranked(const char *intent, int n)
+{
+    static char out[256];
+    const loci_target_t *t[8];
+    loci_allocator_t *a = loci_allocator_create(intent);
+    if (!a)
+        fail_msg("%s: %s", intent, loci_last_error());
+    int got = loci_allocator_targets(a, t, 8);
+    out[0] = '\0';
+    for (int i = 0; i < got && i < n; i++) {
+        loci_target_info_t info;
+        loci_target_info(t[i], &info);
+        snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s", i ? "," : "", info.name);
+    }
+    return out;
+}
+
+/* kind=pmem asks for persistent memory first: a persistent pmem target (a
+ * DAX file system here, a device-DAX node on a live machine) ranks before
+ * an NVDIMM onlined as system RAM (a NUMA node of kind pmem: volatile, and
+ * nearer), whether kind=pmem is a hint or a constraint; an earlier hint may
+ * say otherwise. */
+static void pmem_ranks_persistent_first(void **state)
+{
+    char text[512], xml[512];
+    snprintf(xml, sizeof xml, "%s/cxl-expander.xml", getenv("LOCI_TEST_TOPOLOGIES"));
+    setenv("LOCI_TOPOLOGY", xml, 1);
+    snprintf(text, sizeof text, "[target kmem0]\nnuma_node = 1\nkind = pmem\n\n[target fsdax]\npath = %s\nkind = pmem\n",
+             scratch_dir);
+    assert_int_equal(init_with(write_file("pmem.ini", text)), 0);
+    assert_string_equal(ranked("kind=pmem", 2), "fsdax,kmem0");
+    assert_string_equal(ranked("kind=pmem!", 2), "fsdax,kmem0");
+    assert_string_equal(ranked("near=numa:1,kind=pmem", 1), "kmem0");
+    assert_string_equal(ranked("target=kmem0", 1), "kmem0");
+    unsetenv("LOCI_TOPOLOGY");
+    assert_int_equal(init_with(NULL), 0);
+}
+
 static void access_job_needs_a_store(void **state)
 {
     assert_int_equal(init_with(NULL), 0);
@@ -396,6 +435,7 @@ int main(void)
         cmocka_unit_test(dirty_limits_in_target_sections),
         cmocka_unit_test(store_target_on_injected_machine),
         cmocka_unit_test(access_job_needs_a_store),
+        cmocka_unit_test(pmem_ranks_persistent_first),
         cmocka_unit_test(careless_and_hostile_configs),
         cmocka_unit_test(bad_topology_file),
         cmocka_unit_test(unknown_target_names_the_ones_there),

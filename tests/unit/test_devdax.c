@@ -152,6 +152,41 @@ static void test_discovery(void **state)
     free_topology(t);
 }
 
+/* Names that stay put (issue 37.5): an NVDIMM onlined as system RAM is a
+ * NUMA node of kind pmem, volatile; it must never take a name persistent
+ * memory has in another process. The node is kmem0, and each persistent
+ * device is named after itself — /dev/dax1.0 pmem1, /dev/dax1.1 pmem1-1 —
+ * whichever other device was onlined (here dax0.0, bound to kmem) or came
+ * first. */
+static void test_names_stay_put(void **state)
+{
+    (void)state;
+    snprintf(root, sizeof root, "%s/sysfs-names", scratch_dir);
+    assert_int_equal(mkdir(root, 0700), 0);
+    dirs("sys/bus/dax/devices sys/bus/dax/drivers/device_dax sys/bus/dax/drivers/kmem dev");
+    instance("dax0.0", "LNXSYSTM:00/ndbus0/region0/dax0.0/dax0.0", "kmem", "1073741824\n");
+    instance("dax1.1", "LNXSYSTM:00/ndbus0/region1/dax1.1/dax1.1", "device_dax", "4194304\n");
+    instance("dax1.0", "LNXSYSTM:00/ndbus0/region1/dax1.0/dax1.0", "device_dax", "4194304\n");
+    topo_t *t = empty_topology();
+    t->node_span = 2;
+    struct loci_target *node = &t->targets[t->ntargets++]; /* dax0.0's memory, as sysfs_source.c classifies it */
+    node->numa_node = 1;
+    node->kind = KIND_PMEM;
+    topo_name(t);
+    assert_string_equal(node->name, "kmem0");
+    char sys[600], dev[600];
+    snprintf(sys, sizeof sys, "%s/sys", root);
+    snprintf(dev, sizeof dev, "%s/dev", root);
+    assert_int_equal(topo_source_devdax(t, sys, dev), 0);
+    assert_int_equal(t->ntargets, 3);
+    for (int i = 1; i < 3; i++) {
+        const struct loci_target *tg = &t->targets[i];
+        assert_true(tg->flags & LOCI_TARGET_PERSISTENT);
+        assert_string_equal(tg->name, strstr(tg->path, "/dax1.0") ? "pmem1" : "pmem1-1");
+    }
+    free_topology(t);
+}
+
 /* A pmem target over `path` (a file standing in for the device), align
  * 2 MiB, and a placement on it, as discovery and the allocators make them. */
 static void fake_devdax(struct loci_target *tg, place_t *place, const char *name, const char *path, uint64_t capacity)
@@ -519,6 +554,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_discovery),
+        cmocka_unit_test(test_names_stay_put),
         cmocka_unit_test(test_provider_carves),
         cmocka_unit_test(test_provider_no_permission),
         cmocka_unit_test(test_region_survives_process),
