@@ -47,9 +47,22 @@
 extern "C" {
 #endif
 
+/* --------------------------------------------------------------- version -- */
+
+/** The version of this header, defined here once (CMakeLists.txt reads it
+ *  for the library, loci.pc and the CMake package). LOCI_VERSION is the
+ *  same as text, "MAJOR.MINOR.PATCH". */
 #define LOCI_VERSION_MAJOR 0
 #define LOCI_VERSION_MINOR 1
 #define LOCI_VERSION_PATCH 0
+#define LOCI_VERSION LOCI__TEXT(LOCI_VERSION_MAJOR) "." LOCI__TEXT(LOCI_VERSION_MINOR) "." LOCI__TEXT(LOCI_VERSION_PATCH)
+#define LOCI__TEXT(n) LOCI__TEXT_OF(n)
+#define LOCI__TEXT_OF(n) #n
+
+/** The version of the library loaded at run time, "MAJOR.MINOR.PATCH": a
+ *  program built against one loci.h may run with another libloci.so.0 of
+ *  the same major version. Owned by loci. */
+const char *loci_version(void);
 
 /* ---------------------------------------------------------------- errors -- */
 
