@@ -7,9 +7,8 @@
 # auto-online memory, aborting"); 6.1 leaves it offline. memhp_default_state=offline on the
 # kernel command line does the same at boot.
 set -e
-devdax-setup.sh
-ndctl create-namespace -f -e namespace1.0 -m devdax
-test -c /dev/dax1.0 || { echo "kmem-setup: no /dev/dax1.0" >&2; ls /sys/bus/dax/devices >&2; exit 1; }
+devdax-setup.sh namespace0.0
+devdax-setup.sh namespace1.0
 policy=/sys/devices/system/memory/auto_online_blocks
 echo "auto_online_blocks was $(cat $policy)"
 echo offline >$policy

@@ -379,8 +379,12 @@ static int names(const char *dev, const char *keep)
     const char *mine = name_of(target_of_node(1));
     printf("this process calls node 1 %s; kind=pmem ranks %s first\n", mine, name_of(best_of("kind=pmem")));
 
-    char cmd[256], keep_name[64], node1[64], best[64], old[128];
-    snprintf(cmd, sizeof cmd, "/proc/self/exe show %s %s", keep, din.name);
+    char self[256], cmd[512], keep_name[64], node1[64], best[64], old[128];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return fail("readlink /proc/self/exe"), 2;
+    self[n] = '\0';
+    snprintf(cmd, sizeof cmd, "%s show %s %s", self, keep, din.name);
     char out[1024];
     FILE *f = popen(cmd, "r");
     if (!f)
