@@ -47,9 +47,22 @@
 extern "C" {
 #endif
 
+/* --------------------------------------------------------------- version -- */
+
+/** The version of this header, defined here once (CMakeLists.txt reads it
+ *  for the library, loci.pc and the CMake package). LOCI_VERSION is the
+ *  same as text, "MAJOR.MINOR.PATCH". */
 #define LOCI_VERSION_MAJOR 0
 #define LOCI_VERSION_MINOR 1
 #define LOCI_VERSION_PATCH 0
+#define LOCI_VERSION LOCI__TEXT(LOCI_VERSION_MAJOR) "." LOCI__TEXT(LOCI_VERSION_MINOR) "." LOCI__TEXT(LOCI_VERSION_PATCH)
+#define LOCI__TEXT(n) LOCI__TEXT_OF(n)
+#define LOCI__TEXT_OF(n) #n
+
+/** The version of the library loaded at run time, "MAJOR.MINOR.PATCH": a
+ *  program built against one loci.h may run with another libloci.so.0 of
+ *  the same major version. Owned by loci. */
+const char *loci_version(void);
 
 /* ---------------------------------------------------------------- errors -- */
 
@@ -236,8 +249,12 @@ typedef struct loci_allocator loci_allocator_t;
 
 /** Resolve `intent` (NULL or "" = the calling thread's local DRAM) from the
  *  calling thread's initiator. NULL + errno (EINVAL: malformed intent; ENOENT:
- *  nothing on this machine satisfies its constraints) and loci_last_error()
- *  naming the offending term and the targets this machine has. */
+ *  nothing on this machine satisfies its constraints; and when only one
+ *  target would: EPERM, a device this process may not open, e.g. a
+ *  /dev/daxX.Y without read and write permission; EIO, a store that did not
+ *  answer at init; ENODEV, a target that went away at run time) and
+ *  loci_last_error() naming the offending term and the targets this machine
+ *  has. */
 loci_allocator_t *loci_allocator_create(const char *intent);
 
 /** Release a handle from loci_allocator_create. Its memory stays valid. NULL ok. */
@@ -591,9 +608,11 @@ enum {
  *  checksum is refused (EIO), never reformatted.
  *
  *  Returns the address, or NULL + errno (EINVAL: bad name, size or flags;
- *  ENOENT: no such region without LOCI_REGION_CREATE; EBUSY: open elsewhere in a
- *  conflicting way; EPERM: a tier directory or file that is not safely yours,
- *  or one you may not write; ENOSPC; ENOTSUP) with loci_last_error() saying
+ *  ENOENT: no such region without LOCI_REGION_CREATE, or an intent nothing
+ *  here satisfies; EBUSY: open elsewhere in a conflicting way; EPERM: a
+ *  tier directory or file that is not safely yours, or one you may not write,
+ *  a device this process may not open (its node's permissions); EIO: the
+ *  store did not answer; ENOSPC; ENOTSUP) with loci_last_error() saying
  *  what to change. Every address in it names its target while it is open
  *  (loci_ptr_target). */
 void *loci_region_open(const char *name, size_t size, const char *intent, unsigned flags);

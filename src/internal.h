@@ -26,6 +26,9 @@ LOCI_HIDDEN void *loci__fail_null(int code, const char *fmt, ...) LOCI_PRINTF(2,
 
 /** errno value matching a LOCI_E* code. */
 LOCI_HIDDEN int loci__errno_of(int code);
+/** The LOCI_E* code of an errno value loci__errno_of gives (LOCI_EINVAL for
+ *  any other): for callers handed NULL + errno by a pointer call of loci's. */
+LOCI_HIDDEN int loci__code_of_errno(int e);
 
 /* --- log (util/log.h: loci__log) ----------------------------------------- */
 

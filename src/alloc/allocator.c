@@ -255,7 +255,7 @@ static bool stranded(const loci_allocator_t *a)
 {
     const allocator_plan_t *p = atomic_load_explicit(&((loci_allocator_t *)a)->plan, memory_order_acquire);
     if (p->stranded)
-        loci__fail(LOCI_ENODEV, "%s", p->why);
+        loci__fail_null(LOCI_ENODEV, "%s", p->why);
     return p->stranded;
 }
 
@@ -263,8 +263,11 @@ loci_allocator_t *allocator_get(const char *text)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, listen);
-    if (topo_ensure())
+    int rc = topo_ensure();
+    if (rc) {
+        errno = loci__errno_of(rc);
         return NULL;
+    }
     text = text ? text : "";
     int initiator = topo_initiator(topo_get());
     pthread_rwlock_rdlock(&cache_lock);

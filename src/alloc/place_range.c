@@ -93,7 +93,7 @@ int loci_range_place(void *addr, size_t len, const char *intent)
         return loci__fail(LOCI_EINVAL, "loci_range_place: NULL address");
     loci_allocator_t *a = allocator_get(intent);
     if (!a)
-        return errno == ENOENT ? LOCI_ENOENT : errno == ENOMEM ? LOCI_ENOMEM : LOCI_EINVAL;
+        return loci__code_of_errno(errno); /* the resolver said why */
     place_t place;
     rc = choose(a, len, &place);
     return rc ? rc : vm_place_range(addr, len, &place);

@@ -12,7 +12,10 @@
  *     survive the job never silently lands in DRAM;
  *  3. ranking: hints in the order written, lexicographically (an earlier hint
  *     decides unless two targets are within 10 % of each other on it), then
- *     distance to the initiator, then capacity.
+ *     distance to the initiator, then capacity. kind=pmem, hint or
+ *     constraint, ranks persistent memory before an NVDIMM onlined as system
+ *     RAM (volatile, and a NUMA node: nearer) — an earlier hint may say
+ *     otherwise.
  */
 #include "intent/intent.h"
 
@@ -255,7 +258,8 @@ static double score(const view_t *v, const struct loci_target *tg, const intent_
     }
     case TERM_CAPACITY: return (double)tg->capacity.value;
     case TERM_NEAR: return is_near(v, tg, term);
-    case TERM_KIND: return (int)tg->kind == term->v.kind;
+    case TERM_KIND: /* persistence is what pmem is asked for first */
+        return (int)tg->kind != term->v.kind ? 0 : tg->kind == KIND_PMEM && (tg->flags & LOCI_TARGET_PERSISTENT) ? 2 : 1;
     case TERM_TARGET: return strcmp(tg->name, term->name) == 0;
     default: return 0;
     }
@@ -283,7 +287,7 @@ static int compare_targets(const void *pa, const void *pb)
     const view_t *v = rank_ctx.view;
     for (int i = 0; i < rank_ctx.intent->nterms; i++) {
         const intent_term_t *term = &rank_ctx.intent->terms[i];
-        if (!is_hint(term) && term->key != TERM_PERSIST)
+        if (!is_hint(term) && term->key != TERM_PERSIST && term->key != TERM_KIND)
             continue;
         double sa = score(v, a, term), sb = score(v, b, term);
         /* figures are approximate: within 10 % is a tie, decided by later terms */
@@ -545,8 +549,8 @@ static int resolve_view(const view_t *v, const intent_t *original, resolution_t 
             return loci__fail(LOCI_ENODEV, "intent \"%s\": %s would hold it, but it went away at run time: %s",
                               original->canonical, unreachable->name, gone);
         if (unreachable)
-            return loci__fail(LOCI_EIO, "intent \"%s\": %s would hold it, but it is unreachable: %s",
-                              original->canonical, unreachable->name, unreachable->unreachable);
+            return loci__fail(unreachable->unreachable_code,
+                              "intent \"%s\": %s would hold it, but it is unreachable: %s", original->canonical, unreachable->name, unreachable->unreachable);
         const intent_term_t *access = intent_find(&in, TERM_ACCESS);
         if (access && access->v.access >= ACCESS_JOB && !has_store(v->topo))
             return loci__fail(LOCI_ENOENT,

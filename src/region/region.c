@@ -65,7 +65,7 @@ static int resolve(const char *intent, bool dirs_only, place_t *place)
     const char *text = intent && *intent ? intent : "persist";
     loci_allocator_t *a = allocator_get(text);
     if (!a)
-        return errno == EINVAL ? LOCI_EINVAL : errno == EIO ? LOCI_EIO : LOCI_ENOENT; /* the resolver said why */
+        return loci__code_of_errno(errno); /* the resolver said why */
     const resolution_t *r = allocator_res(a);
     int i = 0;
     while (i < r->ncandidates && !holds_regions(r->candidates[i], dirs_only))

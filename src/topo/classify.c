@@ -4,7 +4,11 @@
  * CPUs (DESIGN.md §4): hbm when bandwidth >= 1.5x, cxl when CPU-less and
  * latency >= 1.5x or, with no latency from HMAT, measurement or config, in a
  * slower kernel memory tier than that DRAM. Names are kind+ordinal
- * in NUMA node order, so they are stable across runs on one machine.
+ * in NUMA node order, so they are stable across runs on one machine — but
+ * a node of kind pmem, an NVDIMM onlined as system RAM, is kmemN: "pmem"
+ * names persistent memory only (devdax_source.c names it after its device),
+ * so that target=pmem0 never means volatile memory in one process and
+ * persistent memory in the next.
  */
 #include "topo/topo_internal.h"
 
@@ -93,12 +97,17 @@ void topo_classify(topo_t *t)
     }
 }
 
+const char *topo_name_prefix(const struct loci_target *tg)
+{
+    return tg->kind == KIND_PMEM && tg->numa_node >= 0 ? "kmem" : topo_kind_name(tg->kind);
+}
+
 void topo_name(topo_t *t)
 {
     int ordinal[KIND_COUNT] = {0};
     for (int i = 0; i < t->ntargets; i++) {
         struct loci_target *tg = &t->targets[i];
         if (tg->numa_node >= 0)
-            snprintf(tg->name, sizeof tg->name, "%s%d", topo_kind_name(tg->kind), ordinal[tg->kind]++);
+            snprintf(tg->name, sizeof tg->name, "%s%d", topo_name_prefix(tg), ordinal[tg->kind]++);
     }
 }

@@ -47,7 +47,7 @@ static int apply_attributes(const topo_config_t *c, const topo_config_target_t *
     if (!n || !n->has_cpus)
         return loci__fail(LOCI_ECONFIG,
                           "%s:%d: [target %s]: initiator = %d is not a NUMA node with CPUs here", c->path,
-                          e->line, e->name, ini);
+                          topo_config_line(e, "initiator"), e->name, ini);
     topo_attr_offer(&tg->bandwidth[ini], e->bandwidth, c->source);
     topo_attr_offer(&tg->latency[ini], e->latency, c->source);
     return 0;
@@ -63,7 +63,7 @@ int topo_config_apply_nodes(const topo_config_t *c, topo_t *t)
         if (!tg)
             return loci__fail(LOCI_ECONFIG,
                               "%s:%d: [target %s]: numa_node = %d, but %s has NUMA nodes %d to %d", c->path,
-                              e->numa_line, e->name, e->numa_node, t->origin, t->nodes[0].os_index,
+                              topo_config_line(e, "numa_node"), e->name, e->numa_node, t->origin, t->nodes[0].os_index,
                               t->nodes[t->nnodes - 1].os_index);
         int rc = apply_attributes(c, e, t, tg);
         if (rc)
@@ -116,9 +116,14 @@ static bool is_device_path(const char *path)
 static int apply_devdax(const topo_config_t *c, const topo_config_target_t *e, topo_t *t)
 {
     char where[600];
-    snprintf(where, sizeof where, "%s:%d", c->path, e->line);
-    int rc = topo_config_devdax(t, where, e->name, e->kind, e->path, "/sys", c->source);
+    bool kind_ok = e->kind == KIND_COUNT || e->kind == KIND_PMEM || e->kind == KIND_CXL;
+    snprintf(where, sizeof where, "%s:%d", c->path, topo_config_line(e, "path"));
+    int rc = topo_config_devdax(t, where, e->name, kind_ok ? e->kind : KIND_COUNT, e->path, "/sys", c->source);
+    if (rc == 0 && !kind_ok) /* after the path: a file meant as a tier is told so first */
+        rc = loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: a device-DAX target is kind pmem or cxl, not %s", c->path,
+                        topo_config_line(e, "kind"), e->name, topo_kind_name(e->kind));
     struct loci_target *tg = rc ? NULL : find_named(t, e->name);
+    snprintf(where, sizeof where, "%s:%d", c->path, topo_config_line(e, "capacity"));
     if (tg && e->capacity && (rc = topo_devdax_check_capacity(tg, e->capacity, where)) == 0)
         topo_attr_offer(&tg->capacity, e->capacity, c->source);
     return rc;
@@ -148,7 +153,7 @@ int topo_config_apply_named(const topo_config_t *c, topo_t *t)
             if (kind != KIND_SSD && kind != KIND_PMEM)
                 return loci__fail(LOCI_ECONFIG,
                                   "%s:%d: [target %s]: a path tier is kind ssd or pmem, not %s", c->path,
-                                  e->line, e->name, topo_kind_name(kind));
+                                  topo_config_line(e, "kind"), e->name, topo_kind_name(kind));
             if (named && named->dax_align) {
                 return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: that name is device-DAX %s's", c->path,
                                   e->line, e->name, named->path);

@@ -41,6 +41,7 @@ enum {
     K_STORE, K_CONF, K_POOL, K_USER, K_NAMESPACE, K_KEYRING, K_TIMEOUT, K_LOCK_TTL, K_DIRTY_LIMIT,
     K_DIRTY_BACKGROUND, K_TIERING_BUDGET, K_COUNT
 };
+_Static_assert((int)K_COUNT <= (int)TOPO_CONFIG_TARGET_KEYS, "topo_config_target_t.key_line has no room for every key");
 /* The keys of mode=paged's caches, for file tiers and stores. */
 #define PAGED_KEYS ((1u << K_DIRTY_LIMIT) | (1u << K_DIRTY_BACKGROUND))
 /* The keys only a store target takes. */
@@ -200,7 +201,6 @@ static int set_key(topo_config_t *c, topo_config_target_t *e, int key, const cha
     case K_NUMA:
         if (!parse_int(value, &e->numa_node, &why))
             return topo_config_fail(c, "numa_node = %s: %s; expected a NUMA node number (e.g. 1)", value, why);
-        e->numa_line = c->line;
         return 0;
     case K_INITIATOR:
         if (!parse_int(value, &e->initiator, &why))
@@ -264,6 +264,7 @@ void topo_config_target_key(topo_config_t *c, const char *section, const char *k
             return;
         }
         e->seen |= 1u << k;
+        e->key_line[k] = c->line;
         set_key(c, e, k, value);
         return;
     }
@@ -274,6 +275,24 @@ void topo_config_target_key(topo_config_t *c, const char *section, const char *k
                      e->name, key);
 }
 
+int topo_config_line(const topo_config_target_t *e, const char *key)
+{
+    for (int k = 0; k < K_COUNT; k++)
+        if (strcmp(keys[k], key) == 0 && e->key_line[k])
+            return e->key_line[k];
+    return e->line;
+}
+
+/* The line of the first of the keys in `mask` the section gives. */
+static int first_line(const topo_config_target_t *e, unsigned mask)
+{
+    int line = 0;
+    for (int k = 0; k < K_COUNT; k++)
+        if ((mask & (1u << k)) && e->key_line[k] && (!line || e->key_line[k] < line))
+            line = e->key_line[k];
+    return line ? line : e->line;
+}
+
 /* A store target has its engine, conf and pool, and nothing of a node or a
  * directory; store keys belong to store targets only. */
 static int check_store(const topo_config_t *c, const topo_config_target_t *e)
@@ -282,19 +301,21 @@ static int check_store(const topo_config_t *c, const topo_config_target_t *e)
         if (!(e->seen & STORE_KEYS))
             return 0;
         return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: store, conf, pool, user, namespace, keyring, timeout and "
-                                        "lock_ttl belong to a store target; add kind = store", c->path, e->line, e->name);
+                                        "lock_ttl belong to a store target; add kind = store", c->path,
+                          first_line(e, STORE_KEYS), e->name);
     }
+    int kind_line = topo_config_line(e, "kind");
     const char *missing = !e->store[0] ? "store = rados" : !e->rados.conf[0] ? "conf = /path/to/ceph.conf"
                           : !e->rados.pool[0] ? "pool = NAME" : NULL;
     if (missing)
-        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: kind = store needs %s (docs/STORE.md)", c->path, e->line,
-                          e->name, missing);
+        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: kind = store needs %s (docs/STORE.md)", c->path,
+                          kind_line, e->name, missing);
     if (e->numa_node >= 0 || e->path)
-        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: a store target has no %s; remove it", c->path, e->line,
-                          e->name, e->path ? "path" : "numa_node");
+        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: a store target has no %s; remove it", c->path,
+                          topo_config_line(e, e->path ? "path" : "numa_node"), e->name, e->path ? "path" : "numa_node");
     if (c->source != SRC_CONFIG)
         return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: store targets are defined in LOCI_CONFIG, not in saved "
-                                        "measurements", c->path, e->line, e->name);
+                                        "measurements", c->path, kind_line, e->name);
     return 0;
 }
 
@@ -302,18 +323,19 @@ int topo_config_target_check(const topo_config_t *c)
 {
     for (int i = 0; i < c->ntargets; i++) {
         const topo_config_target_t *e = &c->targets[i];
-        if (e->numa_node >= 0 && e->path)
-            return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: give numa_node or path, not both", c->path, e->line,
-                              e->name);
+        int numa = e->key_line[K_NUMA], path = e->key_line[K_PATH];
+        if (e->numa_node >= 0 && e->path) /* the second of the two is the one too many */
+            return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: give numa_node or path, not both", c->path,
+                              numa > path ? numa : path, e->name);
         if ((e->seen & PAGED_KEYS) && e->numa_node >= 0)
             return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: dirty_limit and dirty_background belong to a file tier "
                                             "(path =) or a store (kind = store): memory paged through loci's cache",
-                              c->path, e->line, e->name);
+                              c->path, first_line(e, PAGED_KEYS), e->name);
         if ((e->seen & (1u << K_DIRTY_LIMIT)) && (e->seen & (1u << K_DIRTY_BACKGROUND)) &&
             e->dirty_background >= e->dirty_limit)
             return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: dirty_background = %u%% must be below dirty_limit = "
                                             "%u%% (write-behind starts at the first, writers wait at the second)",
-                              c->path, e->line, e->name, e->dirty_background, e->dirty_limit);
+                              c->path, e->key_line[K_DIRTY_BACKGROUND], e->name, e->dirty_background, e->dirty_limit);
         int rc = check_store(c, e);
         if (rc)
             return rc;

@@ -10,6 +10,13 @@
  * mappable; one onlined as system RAM (kmem) is a NUMA node, which the other
  * sources see. A config may name a device by path (topo_config_devdax).
  *
+ * Names: a persistent device is named after itself, as the kernel names
+ * the pmem block devices of NVDIMM namespaces (region R, instance I:
+ * /dev/daxR.I is pmemR, or pmemR-I for a second namespace of a region), so
+ * that it has the same name in every process whatever else is onlined or
+ * gone; a volatile one takes the next ordinal of its kind (cxlN), as NUMA
+ * nodes of volatile memory do (classify.c).
+ *
  * Access is the device node's: loci checks it and never changes it. A
  * device loci may not open is listed, unreachable, with the reason.
  */
@@ -80,18 +87,34 @@ static int next_ordinal(const topo_t *t, topo_kind_t kind)
 }
 
 /* Why this process may not map `dev` (NULL: it may), as a message for the
- * target's `unreachable`. */
-static char *no_access(const char *dev, const struct stat *st)
+ * target's `unreachable`, and the error that is (*code). */
+static char *no_access(const char *dev, const struct stat *st, int *code)
 {
     if (access(dev, R_OK | W_OK) == 0)
         return NULL;
     int e = errno;
+    *code = e == EACCES || e == EPERM || e == EROFS ? LOCI_EPERM : LOCI_EIO;
     char *why = NULL;
     if (asprintf(&why, "%s: %s (mode %04o, owner uid %u gid %u): the device's permissions decide, loci never "
                        "changes them; ask for read and write access (e.g. membership of its group)",
                  dev, strerror(e), (unsigned)(st->st_mode & 07777), (unsigned)st->st_uid, (unsigned)st->st_gid) < 0)
         why = NULL;
     return why ? why : strdup("no access to the device");
+}
+
+/* The name of device `entry` (daxR.I) of `kind`, discovered (not named by the config). */
+static void name_device(const topo_t *t, struct loci_target *tg, const char *entry, topo_kind_t kind)
+{
+    unsigned region, instance;
+    if (tg->flags & LOCI_TARGET_PERSISTENT && sscanf(entry, "dax%u.%u", &region, &instance) == 2 &&
+        region < 100000 && instance < 1000) { /* within a name's 15 characters */
+        if (instance)
+            snprintf(tg->name, sizeof tg->name, "pmem%u-%u", region, instance);
+        else
+            snprintf(tg->name, sizeof tg->name, "pmem%u", region);
+    } else {
+        snprintf(tg->name, sizeof tg->name, "%s%d", topo_kind_name(kind), next_ordinal(t, kind));
+    }
 }
 
 static int add_target(topo_t *t, const char *name, topo_kind_t kind, const char *dev, const struct stat *st,
@@ -102,20 +125,20 @@ static int add_target(topo_t *t, const char *name, topo_kind_t kind, const char 
     struct loci_target *tg = topo_add_target(t, kind, -1);
     if (!tg || !(tg->path = strdup(dev)))
         return loci__fail(LOCI_ENOMEM, "out of memory adding %s", dev);
-    if (name)
-        snprintf(tg->name, sizeof tg->name, "%s", name);
-    else
-        snprintf(tg->name, sizeof tg->name, "%s%d", topo_kind_name(kind), next_ordinal(t, kind));
     tg->kind_source = source;
     tg->dax_align = in->align;
     tg->dax_node = in->target_node;
     tg->flags = LOCI_TARGET_CPU_ACCESSIBLE | (in->persistent ? LOCI_TARGET_PERSISTENT : 0);
+    if (name)
+        snprintf(tg->name, sizeof tg->name, "%s", name);
+    else
+        name_device(t, tg, strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev, kind);
     uint64_t usable = in->size / in->align * in->align; /* mmap takes whole align units only */
     topo_attr_offer(&tg->capacity, usable, SRC_OS);
     topo_attr_offer(&tg->available, usable, SRC_OS);
     if (in->target_node >= 0)
         topo_sysfs_hmat_target(t, tg, in->target_node, sysfs_root);
-    if ((tg->unreachable = no_access(dev, st)))
+    if ((tg->unreachable = no_access(dev, st, &tg->unreachable_code)))
         tg->flags |= LOCI_TARGET_UNREACHABLE;
     return 0;
 }
@@ -192,9 +215,6 @@ int topo_config_devdax(topo_t *t, const char *where, const char *name, topo_kind
                                         "instance bound to device_dax (see %s)", where, name, path, sys);
     if (kind == KIND_COUNT)
         kind = in.persistent ? KIND_PMEM : KIND_CXL;
-    if (kind != KIND_PMEM && kind != KIND_CXL)
-        return loci__fail(LOCI_ECONFIG, "%s: [target %s]: a device-DAX target is kind pmem or cxl, not %s", where,
-                          name, topo_kind_name(kind));
     struct loci_target *found = find_device(t, st.st_rdev);
     if (!found)
         return add_target(t, name, kind, path, &st, &in, sysfs_root, source);

@@ -141,11 +141,11 @@ static bool name_taken(const topo_t *t, int count, const char *name)
 }
 
 /* Names are never reused: a target that went away keeps its own, so one
- * that appeared takes the next free ordinal of its kind. */
+ * that appeared takes the next free ordinal of its name's prefix. */
 static void unique_name(const topo_t *live, int count, struct loci_target *tg)
 {
     for (int n = 0; name_taken(live, count, tg->name); n++)
-        snprintf(tg->name, sizeof tg->name, "%s%d", topo_kind_name(tg->kind), n);
+        snprintf(tg->name, sizeof tg->name, "%s%d", topo_name_prefix(tg), n);
 }
 
 static bool add_target(topo_t *live, topo_t *fresh, struct loci_target *f)

@@ -34,6 +34,7 @@ int topo_add_store(topo_t *t, const char *name, const jobstore_params_t *p)
     if (rc != 0) {
         tg->flags |= LOCI_TARGET_UNREACHABLE;
         tg->unreachable = strdup(loci_last_error());
+        tg->unreachable_code = LOCI_EIO;
         loci__log(LOCI_LOG_WARN, "%s is unreachable and will not be used until the next loci_init: %s", name,
                   loci_last_error());
     }

@@ -100,7 +100,10 @@ struct loci_target {
     uint64_t near_devices;     /* bit i set: topo->devices[i] is local to this target */
     int cuda_device;           /* CUDA device ordinal of a GPU's memory (gpu_source.c), else -1 */
     struct jobstore *store;  /* kind store: the connection to its pool, else NULL */
-    char *unreachable;         /* kind store: why it cannot be used now (NULL: it can) */
+    char *unreachable;         /* why it cannot be used now (NULL: it can): a store that did not answer at
+                                  init, a device-DAX node this process may not open */
+    int unreachable_code;      /* and the error an intent only it satisfies gets: LOCI_EIO (the store),
+                                  LOCI_EPERM (the device's permissions) */
     unsigned dirty_limit, dirty_background; /* file tiers, stores: mode=paged's write-behind, % (0: default) */
     /* Why it went away at run time (topo_refresh: a node's memory offlined,
      * a device reconfigured or removed), NULL while it is here. The target

@@ -81,9 +81,10 @@ bool topo_dax_bound_to(const char *dir, const char *driver);
 int topo_source_devdax(topo_t *t, const char *sysfs_root, const char *dev_root);
 /** devdax_source.c: a config's `path =` that is no directory: the
  *  device-DAX node `path` as target `name` (renaming the discovered one),
- *  kind pmem or cxl (KIND_COUNT: from its region). A regular file, a
- *  symbolic link out of /dev, or a device that is no device-DAX instance is
- *  refused (LOCI_ECONFIG, `where` = "file:line"). */
+ *  kind pmem or cxl (KIND_COUNT: from its region; the caller refuses any
+ *  other). A regular file, a symbolic link out of /dev, or a device that is
+ *  no device-DAX instance is refused (LOCI_ECONFIG, `where` = "file:line" of
+ *  the path). */
 int topo_config_devdax(topo_t *t, const char *where, const char *name, topo_kind_t kind, const char *path,
                        const char *sysfs_root, topo_source_t source);
 /** devdax_source.c: LOCI_ECONFIG unless a configured capacity of device-DAX
@@ -133,9 +134,13 @@ void topo_watch_forked(void);
 void topo_estimate(topo_t *t);
 
 /** classify.c: kinds from subtypes, ratios to local DRAM, memory tiers; then
- *  stable names (kind + ordinal). */
+ *  stable names of the NUMA nodes (prefix + ordinal). */
 void topo_classify(topo_t *t);
 void topo_name(topo_t *t);
+/** classify.c: what a target's name starts with: its kind's name, but
+ *  "kmem" for a NUMA node of kind pmem (an NVDIMM onlined as system RAM:
+ *  volatile), so that "pmem" only ever names persistent memory. */
+const char *topo_name_prefix(const struct loci_target *tg);
 
 /** file_tier.c: the default ssd0 tier and tiers from the config. */
 int topo_add_file_tier(topo_t *t, const char *name, topo_kind_t kind, const char *dir,
@@ -156,12 +161,14 @@ int topo_add_store(topo_t *t, const char *name, const jobstore_params_t *p);
 
 /* --- a config file as read (config.c and the config_*.c it calls) -------- */
 
+enum { TOPO_CONFIG_TARGET_KEYS = 24 }; /* room for the keys config_target.c knows */
+
 /** One [target NAME] section (config_target.c). */
 typedef struct {
     char name[16];
     int line;          /* of the [target NAME] header */
+    int key_line[TOPO_CONFIG_TARGET_KEYS]; /* of each key given, in config_target.c's order; 0: not given */
     int numa_node;     /* -1: not given */
-    int numa_line;
     int initiator;     /* -1: not given */
     char *path;
     topo_kind_t kind;  /* KIND_COUNT: not given */
@@ -222,6 +229,9 @@ int topo_config_read(topo_config_t *c, topo_config_section_fn *on_section, topo_
 void topo_config_target_section(topo_config_t *c, const char *section);
 void topo_config_target_key(topo_config_t *c, const char *section, const char *key, const char *value);
 int topo_config_target_check(const topo_config_t *c);
+/** config_target.c: the line a mistake about `key` of section e cites: the
+ *  key's own, or the section's header when the key is not given. */
+int topo_config_line(const topo_config_target_t *e, const char *key);
 
 /** config_frontend.c: whether `section` is a front end's ([omp]); its
  *  header, and a key of it; the line giving `key` of `section` (NULL: none,

@@ -44,6 +44,16 @@ int loci__errno_of(int code)
     }
 }
 
+int loci__code_of_errno(int e)
+{
+    static const int codes[] = {LOCI_ENOMEM, LOCI_ENOENT, LOCI_ENOTSUP, LOCI_EPERM, LOCI_EIO,
+                                LOCI_EEXIST, LOCI_EBUSY,  LOCI_ENOSPC,  LOCI_ENODEV};
+    for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
+        if (loci__errno_of(codes[i]) == e)
+            return codes[i];
+    return LOCI_EINVAL;
+}
+
 static void set_last_error(const char *fmt, va_list ap)
 {
     vsnprintf(last_error, sizeof last_error, fmt, ap);

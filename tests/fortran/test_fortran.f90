@@ -176,21 +176,42 @@ contains
   end subroutine bad_input
 
   ! Each NUMA target's kernel memory tier is the one whose nodelist sysfs
-  ! shows (where the kernel has tiers), others have none; a refresh of an
-  ! unchanged machine changes nothing and leaves nothing gone.
+  ! shows (where the kernel has tiers), others have none; a refresh of this
+  ! machine finds the targets it had, each under its name, none gone, and
+  ! counts no change but a capacity the machine itself changed (memory
+  ! hot-added to a node, a file system grown: a shared machine does that).
   subroutine topology_now()
     character(:), allocatable :: nodes, source
     character(256) :: sysfs
+    character(16), allocatable :: names(:)
+    integer(c_int64_t), allocatable :: capacities(:)
     type(loci_target_info_t) :: info
     type(c_ptr) :: t
-    integer :: i, tier, unit, ios
+    integer :: i, tier, unit, ios, count, changes, resized
     logical :: tiers
     inquire(file="/sys/devices/virtual/memory_tiering/.", exist=tiers)
-    call check(loci_topology_refresh() == 0, "loci_topology_refresh: nothing changed")
+    count = loci_target_count()
+    allocate(names(count), capacities(count))
+    do i = 1, count
+       call check(loci_target_info(loci_target_at(i - 1), info) == LOCI_OK, "loci_target_info")
+       names(i) = loci_target_name(loci_target_at(i - 1))
+       capacities(i) = info%capacity
+    end do
+    changes = loci_topology_refresh()
+    call check(loci_target_count() == count, "loci_topology_refresh: no target appeared")
+    resized = 0
     do i = 0, loci_target_count() - 1
        t = loci_target_at(i)
        call check(loci_target_info(t, info) == LOCI_OK, "loci_target_info")
        call check(loci_target_gone(t) == "", "no target gone")
+       if (i < count) then
+          call check(loci_target_name(t) == trim(names(i + 1)), "each target under its name")
+          if (info%capacity /= capacities(i + 1)) then
+             print '(a, a, i0, a, i0)', loci_target_name(t), ": capacity changed from ", capacities(i + 1), &
+                  " to ", info%capacity
+             resized = resized + 1
+          end if
+       end if
        tier = loci_target_memory_tier(t, nodes, source)
        if (info%numa_node < 0 .or. .not. tiers) then
           call check(tier == LOCI_ENOENT, "no memory tier: LOCI_ENOENT")
@@ -205,5 +226,6 @@ contains
        close (unit)
        call check(trim(sysfs) == nodes, "the tier's nodes as sysfs lists them")
     end do
+    call check(changes == resized, "loci_topology_refresh: no change but the capacities the machine changed")
   end subroutine topology_now
 end program test_fortran

@@ -24,11 +24,14 @@
  *                                         "dram" (1 MiB from SEED, or 0; nodram: none),
  *                                         loci_ckpt_save(CKPT); prints its counters; wait: then
  *                                         loci_ckpt_wait(CKPT) (exit 4 when only the drain failed)
- *   store_node ckpt-loop NAME SIZE CKPT FROM
+ *   store_node ckpt-loop NAME SIZE CKPT FROM [pause]
  *                                         open NAME writable, register "dram"; for seed FROM,
  *                                         FROM+1, ...: fill both (seed in their first 8 bytes),
  *                                         save CKPT, print "saved SEED", wait for its drain,
- *                                         print "drained SEED" — until killed
+ *                                         print "drained SEED" — until killed. pause: stop
+ *                                         (SIGSTOP) once the first save returned, before it is
+ *                                         reported: a kill then lands where a save is durable
+ *                                         but unreported
  *   store_node ckpt-check NAME SIZE CKPT
  *                                         open NAME writable (waiting out a dead writer's lock),
  *                                         register "dram", restore CKPT; both must be the
@@ -41,6 +44,7 @@
 #include <loci.h>
 
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -317,7 +321,7 @@ static void fill_seeded(uint8_t *p, size_t size, uint64_t seed)
         p[i] = pattern(seed, i);
 }
 
-static int do_ckpt_loop(const char *name, size_t size, const char *ckpt, uint64_t from)
+static int do_ckpt_loop(const char *name, size_t size, const char *ckpt, uint64_t from, bool pause)
 {
     static uint8_t dram[DRAM_BYTES];
     uint8_t *p = loci_persist_open(name, size, INTENT, LOCI_CREATE);
@@ -330,6 +334,8 @@ static int do_ckpt_loop(const char *name, size_t size, const char *ckpt, uint64_
         fill_seeded(dram, DRAM_BYTES, seed);
         if (loci_ckpt_save(ckpt) != 0)
             return fail("save");
+        if (pause && seed == from)
+            raise(SIGSTOP);
         printf("saved %llu\n", (unsigned long long)seed);
         fflush(stdout);
         if (loci_ckpt_wait(ckpt) != 0)
@@ -423,8 +429,8 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "ckpt-save") == 0 && argc >= 6 && has_only_words(argc, argv, 6, "wait", "nodram"))
         return do_ckpt_save(argv[2], size_arg(argv[3]), argv[4], argv[5], has_word(argc, argv, 6, "wait"),
                             !has_word(argc, argv, 6, "nodram"));
-    if (strcmp(cmd, "ckpt-loop") == 0 && argc == 6)
-        return do_ckpt_loop(argv[2], size_arg(argv[3]), argv[4], strtoull(argv[5], NULL, 0));
+    if (strcmp(cmd, "ckpt-loop") == 0 && (argc == 6 || (argc == 7 && strcmp(argv[6], "pause") == 0)))
+        return do_ckpt_loop(argv[2], size_arg(argv[3]), argv[4], strtoull(argv[5], NULL, 0), argc == 7);
     if (strcmp(cmd, "ckpt-check") == 0 && argc == 5)
         return do_ckpt_check(argv[2], size_arg(argv[3]), argv[4]);
     if (strcmp(cmd, "ckpt-restore") == 0 && (argc == 6 || (argc == 7 && strcmp(argv[6], "nodram") == 0)))

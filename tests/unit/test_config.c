@@ -137,7 +137,7 @@ static void malformed_configs(void **state)
     expect_config_error("capacity = 1G\n", "bad.ini:1: 'capacity' outside a [target NAME] section");
     expect_config_error("[tier x]\n", "bad.ini:1: [tier x]: unknown section");
     expect_config_error("[target a]\nkind = fast\nnuma_node = 0\n", "bad.ini:2: kind = fast: unknown kind");
-    expect_config_error("[target a]\nnuma_node = 0\npath = /tmp\n", "bad.ini:1: [target a]: give numa_node or path, not both");
+    expect_config_error("[target a]\nnuma_node = 0\npath = /tmp\n", "bad.ini:3: [target a]: give numa_node or path, not both");
     expect_config_error("[target a]\nnuma_node = 0\nbandwidth = quick\n", "bad.ini:3: bandwidth = quick");
     expect_config_error("[target a]\nnuma_node = 0\nlatency = 5 parsecs\n", "bad.ini:3: latency = 5 parsecs");
     expect_config_error("[target a]\nnuma_node = 0\nthis is not ini\n", "bad.ini:3: not an INI line");
@@ -170,12 +170,42 @@ static void malformed_configs(void **state)
     assert_non_null(strstr(loci_last_error(), "LOCI_CONFIG: /nonexistent/loci.ini does not exist"));
 }
 
+/* A mistake found once the whole section is read (a key that does not go
+ * with the others, a value the machine refuses) cites the line of the key at
+ * fault, not the section's header: in a long section the header is far from
+ * what to change. */
+static void whole_section_mistakes_cite_the_key(void **state)
+{
+    char text[512];
+    expect_config_error("[target a]\npath = /tmp\n\n# node 0 after all\nnuma_node = 0\n",
+                        "bad.ini:5: [target a]: give numa_node or path, not both");
+    expect_config_error("[target a]\nnuma_node = 0\nkind = hbm\nbandwidth = 10GB/s\ninitiator = 7\n",
+                        "bad.ini:5: [target a]: initiator = 7 is not a NUMA node with CPUs here");
+    expect_config_error("[target x]\npath = /tmp/x\ncapacity = 1G\nkind = hbm\n",
+                        "bad.ini:4: [target x]: a path tier is kind ssd or pmem, not hbm");
+    expect_config_error("[target a]\nnuma_node = 0\nlatency = 90ns\ndirty_limit = 40%\n",
+                        "bad.ini:4: [target a]: dirty_limit and dirty_background belong to a file tier");
+    snprintf(text, sizeof text, "[target scratch]\npath = %s\ndirty_limit = 20%%\ndirty_background = 20%%\n",
+             scratch_dir);
+    expect_config_error(text, "bad.ini:4: [target scratch]: dirty_background = 20% must be below dirty_limit");
+    expect_config_error("[target agg0]\n\nkind = store\nconf = /c\npool = p\n",
+                        "bad.ini:3: [target agg0]: kind = store needs store = rados");
+    expect_config_error("[target fast]\nnuma_node = 0\nkind = hbm\npool = p\n",
+                        "bad.ini:4: [target fast]: store, conf, pool, user, namespace, keyring, timeout and lock_ttl");
+    expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\npath = /tmp\n",
+                        "bad.ini:6: [target agg0]: a store target has no path");
+    /* what the header itself names stays cited there */
+    expect_config_error("[target nosuch]\ncapacity = 1G\n", "bad.ini:1: unknown target 'nosuch'");
+    expect_config_error("[target ssd0]\nkind = store\nstore = rados\nconf = /c\npool = p\n",
+                        "bad.ini:1: [target ssd0]: that name is taken by another target");
+}
+
 /* Store targets (docs/STORE.md): every mistake is a config error before any
  * connection is tried. */
 static void store_target_mistakes(void **state)
 {
     expect_config_error("[target agg0]\nkind = store\nconf = /etc/ceph/ceph.conf\npool = p\n",
-                        "bad.ini:1: [target agg0]: kind = store needs store = rados");
+                        "bad.ini:2: [target agg0]: kind = store needs store = rados");
     expect_config_error("[target agg0]\nkind = store\nstore = rados\npool = p\n",
                         "kind = store needs conf = /path/to/ceph.conf");
     expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /etc/ceph/ceph.conf\n",
@@ -278,6 +308,45 @@ static void store_target_on_injected_machine(void **state)
     assert_ptr_not_equal(best, t); /* the node's own shareable memory, not the store */
     loci_allocator_destroy(node);
     unsetenv("LOCI_TOPOLOGY");
+}
+
+/* The names of an allocator's first `n` candidates, comma-separated. */
+static const char *ranked(const char *intent, int n)
+{
+    static char out[256];
+    const loci_target_t *t[8];
+    loci_allocator_t *a = loci_allocator_create(intent);
+    if (!a)
+        fail_msg("%s: %s", intent, loci_last_error());
+    int got = loci_allocator_targets(a, t, 8);
+    out[0] = '\0';
+    for (int i = 0; i < got && i < n; i++) {
+        loci_target_info_t info;
+        loci_target_info(t[i], &info);
+        snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s", i ? "," : "", info.name);
+    }
+    return out;
+}
+
+/* kind=pmem asks for persistent memory first: a persistent pmem target (a
+ * DAX file system here, a device-DAX node on a live machine) ranks before
+ * an NVDIMM onlined as system RAM (a NUMA node of kind pmem: volatile, and
+ * nearer), whether kind=pmem is a hint or a constraint; an earlier hint may
+ * say otherwise. */
+static void pmem_ranks_persistent_first(void **state)
+{
+    char text[512], xml[512];
+    snprintf(xml, sizeof xml, "%s/cxl-expander.xml", getenv("LOCI_TEST_TOPOLOGIES"));
+    setenv("LOCI_TOPOLOGY", xml, 1);
+    snprintf(text, sizeof text, "[target kmem0]\nnuma_node = 1\nkind = pmem\n\n[target fsdax]\npath = %s\nkind = pmem\n",
+             scratch_dir);
+    assert_int_equal(init_with(write_file("pmem.ini", text)), 0);
+    assert_string_equal(ranked("kind=pmem", 2), "fsdax,kmem0");
+    assert_string_equal(ranked("kind=pmem!", 2), "fsdax,kmem0");
+    assert_string_equal(ranked("near=numa:1,kind=pmem", 1), "kmem0");
+    assert_string_equal(ranked("target=kmem0", 1), "kmem0");
+    unsetenv("LOCI_TOPOLOGY");
+    assert_int_equal(init_with(NULL), 0);
 }
 
 static void access_job_needs_a_store(void **state)
@@ -454,10 +523,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(file_tier_from_config),
         cmocka_unit_test(measured_loses_to_config),
         cmocka_unit_test(malformed_configs),
+        cmocka_unit_test(whole_section_mistakes_cite_the_key),
         cmocka_unit_test(store_target_mistakes),
         cmocka_unit_test(dirty_limits_in_target_sections),
         cmocka_unit_test(store_target_on_injected_machine),
         cmocka_unit_test(access_job_needs_a_store),
+        cmocka_unit_test(pmem_ranks_persistent_first),
         cmocka_unit_test(careless_and_hostile_configs),
         cmocka_unit_test(planted_configs),
         cmocka_unit_test(bad_topology_file),

@@ -101,20 +101,32 @@ static void free_topology(topo_t *t)
     free(t);
 }
 
+/* An empty sysfs tree `name` in the scratch directory, with the dax bus and its drivers. */
+static void sysfs_tree(const char *name)
+{
+    snprintf(root, sizeof root, "%s/%s", scratch_dir, name);
+    assert_int_equal(mkdir(root, 0700), 0);
+    dirs("sys/bus/dax/devices sys/bus/dax/drivers/device_dax sys/bus/dax/drivers/kmem dev");
+}
+
+/* The devdax source over the tree at `root`. */
+static int discover_devdax(topo_t *t)
+{
+    char sys[600], dev[600];
+    snprintf(sys, sizeof sys, "%s/sys", root);
+    snprintf(dev, sizeof dev, "%s/dev", root);
+    return topo_source_devdax(t, sys, dev);
+}
+
 static void test_discovery(void **state)
 {
     (void)state;
-    snprintf(root, sizeof root, "%s/sysfs", scratch_dir);
-    assert_int_equal(mkdir(root, 0700), 0);
-    dirs("sys/bus/dax/devices sys/bus/dax/drivers/device_dax sys/bus/dax/drivers/kmem dev");
+    sysfs_tree("sysfs");
     instance("dax0.0", "LNXSYSTM:00/ndbus0/region0/dax0.0/dax0.0", "device_dax", "1073741824\n");
     instance("dax1.0", "platform/hmem.0/dax1.0", "device_dax", "3146752\n"); /* 3 MiB + 4 KiB */
     instance("dax2.0", "LNXSYSTM:00/ndbus0/region1/dax2.0/dax2.0", "kmem", "1073741824\n");
     topo_t *t = empty_topology();
-    char sys[600], dev[600];
-    snprintf(sys, sizeof sys, "%s/sys", root);
-    snprintf(dev, sizeof dev, "%s/dev", root);
-    assert_int_equal(topo_source_devdax(t, sys, dev), 0);
+    assert_int_equal(discover_devdax(t), 0);
     assert_int_equal(t->ntargets, 2);
     const struct loci_target *pmem = strcmp(t->targets[0].name, "pmem0") == 0 ? &t->targets[0] : &t->targets[1];
     const struct loci_target *cxl = pmem == &t->targets[0] ? &t->targets[1] : &t->targets[0];
@@ -132,7 +144,8 @@ static void test_discovery(void **state)
     assert_int_equal(cxl->capacity.value, 2 * MB); /* whole align units only */
 
     /* the config may name a discovered device, and refuses files and links out of /dev */
-    char where[] = "test.conf:1", file[700], link[700];
+    char where[] = "test.conf:1", file[700], link[700], sys[600];
+    snprintf(sys, sizeof sys, "%s/sys", root);
     snprintf(file, sizeof file, "%s/plain", root);
     put("plain", "not a device\n");
     assert_int_equal(topo_config_devdax(t, where, "pmem9", KIND_PMEM, file, sys, SRC_CONFIG), LOCI_ECONFIG);
@@ -149,6 +162,36 @@ static void test_discovery(void **state)
     assert_int_equal(topo_devdax_check_capacity(pmem, 2048u * MB, where), LOCI_ECONFIG);
     assert_non_null(strstr(loci_last_error(), "is larger than"));
     assert_int_equal(topo_devdax_check_capacity(pmem, 512 * MB, where), 0);
+    free_topology(t);
+}
+
+/* Names that stay put (issue 37.5): an NVDIMM onlined as system RAM is a
+ * NUMA node of kind pmem, volatile; it must never take a name persistent
+ * memory has in another process. The node is kmem0, and each persistent
+ * device is named after itself — /dev/dax1.0 pmem1, /dev/dax1.1 pmem1-1 —
+ * whichever other device was onlined (here dax0.0, bound to kmem) or came
+ * first. */
+static void test_names_stay_put(void **state)
+{
+    (void)state;
+    sysfs_tree("sysfs-names");
+    instance("dax0.0", "LNXSYSTM:00/ndbus0/region0/dax0.0/dax0.0", "kmem", "1073741824\n");
+    instance("dax1.1", "LNXSYSTM:00/ndbus0/region1/dax1.1/dax1.1", "device_dax", "4194304\n");
+    instance("dax1.0", "LNXSYSTM:00/ndbus0/region1/dax1.0/dax1.0", "device_dax", "4194304\n");
+    topo_t *t = empty_topology();
+    t->node_span = 2;
+    struct loci_target *node = &t->targets[t->ntargets++]; /* dax0.0's memory, as sysfs_source.c classifies it */
+    node->numa_node = 1;
+    node->kind = KIND_PMEM;
+    topo_name(t);
+    assert_string_equal(node->name, "kmem0");
+    assert_int_equal(discover_devdax(t), 0);
+    assert_int_equal(t->ntargets, 3);
+    for (int i = 1; i < 3; i++) {
+        const struct loci_target *tg = &t->targets[i];
+        assert_true(tg->flags & LOCI_TARGET_PERSISTENT);
+        assert_string_equal(tg->name, strstr(tg->path, "/dax1.0") ? "pmem1" : "pmem1-1");
+    }
     free_topology(t);
 }
 
@@ -519,6 +562,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_discovery),
+        cmocka_unit_test(test_names_stay_put),
         cmocka_unit_test(test_provider_carves),
         cmocka_unit_test(test_provider_no_permission),
         cmocka_unit_test(test_region_survives_process),

@@ -84,7 +84,9 @@ topology_args() {
         # devdax's NVDIMM, 2 GiB (twice the DRAM: capacity=large prefers it), in a CPU-less
         # proximity domain of its own that has no memory at boot: made device-DAX by
         # devdax-setup.sh, then system RAM by daxctl (the kmem driver), it becomes NUMA node 1
-        # while the tests run, and goes away again when reconfigured back (issue 28.2).
+        # while the tests run, and goes away again when reconfigured back (issue 28.2). A second,
+        # 256 MiB NVDIMM (/dev/dax1.0, kmem-setup.sh) stays persistent memory throughout: the
+        # names of the two must not change meaning when the first is onlined (issue 37.5).
         qemu_topology=(
             -machine pc,nvdimm=on -smp 2 -m 1G,slots=2,maxmem=4G
             -object memory-backend-ram,id=m0,size=1G
@@ -92,6 +94,8 @@ topology_args() {
             -numa node,nodeid=1
             -object memory-backend-ram,id=nv0,size=2G
             -device nvdimm,memdev=nv0,id=nvdimm0,node=1
+            -object memory-backend-ram,id=nv1,size=256M
+            -device nvdimm,memdev=nv1,id=nvdimm1,node=0
         )
         qemu_modules=(libnvdimm nfit device_dax dax_pmem kmem)
         ;;

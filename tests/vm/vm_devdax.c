@@ -9,10 +9,13 @@
  *                             (/proc/self/maps) and read back what was written
  *   vm_devdax too_large DEV   a request larger than the device fails with a message naming it
  *   vm_devdax noperm DEV      as user nobody: the target is listed, unreachable, with the
- *                             reason; "kind=pmem!" is refused with it; plain memory still works
+ *                             reason; "kind=pmem!" and "target=<its name>!" are refused with
+ *                             it and errno EPERM (loci_allocator_create, loci_region_open, as
+ *                             loci.h documents); plain memory still works
  *   vm_devdax config KIND     LOCI_CONFIG naming a regular file (file), a symbolic link out of
- *                             /dev (link) or a capacity that is no multiple of align (align):
- *                             loci_init refuses it with a clear message
+ *                             /dev (link), a capacity that is no multiple of align (align) or a
+ *                             kind no device is (kind): loci_init refuses it with a clear
+ *                             message citing the line of the key at fault
  *   vm_devdax region_write DEV     a persistent region made with kind=pmem lies in DEV's
  *                             mapping (made MAP_SYNC), names the pmem target; a pattern
  *                             written, synced, closed
@@ -176,11 +179,27 @@ static int noperm(const char *dev)
     printf("unreachable: %s\n", why);
     if (!strstr(why, "Permission denied") || !strstr(why, "loci never changes them"))
         return fail("unclear reason: %s%s", why, "");
-    loci_allocator_t *a = loci_allocator_create("kind=pmem!");
-    void *p = a ? loci_alloc(a, 4096) : NULL;
-    if (p)
-        return fail("kind=pmem! was granted without permission%s%s", "", "");
-    printf("refused: %s\n", loci_last_error());
+    loci_target_info_t in;
+    loci_target_info(t, &in);
+    char strict[48];
+    snprintf(strict, sizeof strict, "target=%s!", in.name);
+    const char *intents[] = {"kind=pmem!", strict};
+    for (int i = 0; i < 2; i++) {
+        errno = 0;
+        if (loci_allocator_create(intents[i]) || errno != EPERM || !strstr(loci_last_error(), "Permission denied")) {
+            fprintf(stderr, "vm_devdax: loci_allocator_create(\"%s\") without permission: expected NULL, EPERM "
+                            "and the reason; got %s: %s\n", intents[i], strerror(errno), loci_last_error());
+            return 1;
+        }
+        printf("refused (EPERM): %s\n", loci_last_error());
+        errno = 0;
+        if (loci_region_open("vm-devdax-noperm", 1 << 20, intents[i], LOCI_REGION_CREATE) || errno != EPERM) {
+            fprintf(stderr, "vm_devdax: loci_region_open(..., \"%s\") without permission: expected NULL and EPERM; "
+                            "got %s: %s\n", intents[i], strerror(errno), loci_last_error());
+            return 1;
+        }
+    }
+    printf("loci_region_open refused both with EPERM\n");
     loci_allocator_t *d = loci_allocator_create("");
     char *q = d ? loci_alloc(d, 1 << 20) : NULL;
     if (!q)
@@ -201,17 +220,20 @@ static int config(const char *what, const char *dev)
         FILE *g = fopen("/tmp/not-a-device", "w");
         if (g)
             fclose(g);
-        fprintf(f, "[target pmem7]\npath = /tmp/not-a-device\n");
-        expect = "is a regular file, not a device-DAX node";
+        fprintf(f, "[target pmem7]\n# not a device\npath = /tmp/not-a-device\n");
+        expect = "devdax.conf:3: [target pmem7]: path = /tmp/not-a-device is a regular file, not a device-DAX node";
     } else if (strcmp(what, "link") == 0) {
         unlink("/tmp/dax-link");
         if (symlink("/tmp/devdax.conf", "/tmp/dax-link") != 0)
             return 2;
-        fprintf(f, "[target pmem7]\npath = /tmp/dax-link\n");
+        fprintf(f, "[target pmem7]\n\npath = /tmp/dax-link\n");
         expect = "outside /dev: refused";
+    } else if (strcmp(what, "kind") == 0) {
+        fprintf(f, "[target pmem7]\npath = %s\nkind = ssd\n", dev);
+        expect = "devdax.conf:3: [target pmem7]: a device-DAX target is kind pmem or cxl, not ssd";
     } else {
-        fprintf(f, "[target pmem7]\npath = %s\ncapacity = 3M\n", dev);
-        expect = "is not a multiple of";
+        fprintf(f, "[target pmem7]\npath = %s\n# 3 MiB is no whole number of 2 MiB units\ncapacity = 3M\n", dev);
+        expect = "devdax.conf:4: [target pmem7]: capacity = 3.0 MiB is not a multiple of";
     }
     fclose(f);
     setenv("LOCI_CONFIG", conf, 1);
@@ -363,7 +385,7 @@ int main(int argc, char **argv)
 {
     if (argc != 3) {
         fprintf(stderr, "usage: vm_devdax info|place|too_large|noperm|region_write|region_check|region_refusals|"
-                        "region_remove DEV | vm_devdax config file|link|align\n");
+                        "region_remove DEV | vm_devdax config file|link|align|kind\n");
         return 2;
     }
     const char *mode = argv[1];

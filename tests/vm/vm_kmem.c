@@ -15,6 +15,14 @@
  *                        system RAM: the kernel lets it (6.1 and 6.12), a load from the old
  *                        mapping gets SIGBUS; loci sees the target gone, refuses the next
  *                        allocation there with ENODEV naming DEV, frees the old block
+ *   vm_kmem names DEV KEEP  names that stay put (issue 37.5): DEV made system RAM while KEEP, a
+ *                        second NVDIMM, stays devdax; in a new process KEEP keeps the name it
+ *                        had before, DEV's node has the name this process gave it and none
+ *                        persistent memory ever had (kmemN), kind=pmem ranks KEEP first
+ *                        (persistent before volatile, in both processes), and target=<DEV's
+ *                        old name> is refused, not volatile memory; then DEV is devdax again
+ *   vm_kmem show DEV OLD  (the new process of names) prints DEV's name and persistence, node 1's
+ *                        name and kind, kind=pmem's first target, and what target=OLD gives
  *   vm_kmem cxl DEV      (topology cxl) DEV, the device-DAX instance of a CXL pmem region, is a
  *                        persistent pmem target that takes allocations; made system RAM it is a
  *                        node of kind cxl in a slower memory tier, where kind=cxl places
@@ -193,11 +201,11 @@ static int cycle(const char *dev)
     printf("loci_topology_refresh() after that: %d change(s); %s has %.0f MiB\n", rc, info.name,
            info.capacity / (double)MiB);
 
-    /* placed there, page by page */
+    /* placed there, page by page; by its kind where an earlier hint prefers it to persistent memory */
     if (best_of("capacity=large") != node1)
         return fail("capacity=large does not rank node 1 first");
-    char kind_intent[32], strict[48];
-    snprintf(kind_intent, sizeof kind_intent, "kind=%s", info.kind);
+    char kind_intent[48], strict[48];
+    snprintf(kind_intent, sizeof kind_intent, "capacity=large,kind=%s", info.kind);
     snprintf(strict, sizeof strict, "target=%s!", info.name);
     loci_allocator_t *large = loci_allocator_create("capacity=large"), *kind = loci_allocator_create(kind_intent),
                      *only = loci_allocator_create(strict);
@@ -324,6 +332,92 @@ static int mapped(const char *dev)
     return 0;
 }
 
+/* ---- names that stay put ---- */
+
+/* The rest of the line of `out` that starts with "key ", or "". */
+static void show_line(const char *out, const char *key, char *buf, size_t len)
+{
+    size_t n = strlen(key);
+    buf[0] = '\0';
+    for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, key, n) == 0 && l[n] == ' ') {
+            snprintf(buf, len, "%.*s", (int)strcspn(l + n + 1, "\n"), l + n + 1);
+            return;
+        }
+}
+
+/* In a process of its own: what it calls things. */
+static int show(const char *keep, const char *old)
+{
+    const loci_target_t *k = target_of_path(keep), *node1 = target_of_node(1), *best = best_of("kind=pmem");
+    loci_target_info_t info;
+    if (k && loci_target_info(k, &info) == 0)
+        printf("keep %s %s\n", info.name, info.flags & LOCI_TARGET_PERSISTENT ? "persistent" : "volatile");
+    if (node1 && loci_target_info(node1, &info) == 0)
+        printf("node1 %s %s\n", info.name, info.kind);
+    printf("best %s\n", best ? name_of(best) : "none");
+    char intent[48];
+    snprintf(intent, sizeof intent, "target=%s!", old);
+    const loci_target_t *got = best_of(intent);
+    printf("old %s\n", got ? name_of(got) : strerror(errno));
+    return 0;
+}
+
+static int names(const char *dev, const char *keep)
+{
+    const loci_target_t *d = target_of_path(dev), *k = target_of_path(keep);
+    loci_target_info_t din, kin;
+    if (!d || !k || loci_target_info(d, &din) || loci_target_info(k, &kin) || target_of_node(1))
+        return fail("at start: expected %s and %s as device-DAX targets and no node 1", dev, keep), 2;
+    if (!(din.flags & kin.flags & LOCI_TARGET_PERSISTENT))
+        return fail("%s (%s) and %s (%s) should both be persistent", dev, din.name, keep, kin.name);
+    printf("before: %s is %s, %s is %s\n", dev, din.name, keep, kin.name);
+    if (run("daxctl reconfigure-device --mode=system-ram dax0.0") != 0)
+        return fail("daxctl could not make dax0.0 system RAM"), 2;
+    if (wait_for(node1_here, NULL) < 0)
+        return fail("node 1 not seen within %.0f s", WAIT_S);
+    const char *mine = name_of(target_of_node(1));
+    printf("this process calls node 1 %s; kind=pmem ranks %s first\n", mine, name_of(best_of("kind=pmem")));
+
+    char self[256], cmd[512], keep_name[64], node1[64], best[64], old[128];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return fail("readlink /proc/self/exe"), 2;
+    self[n] = '\0';
+    snprintf(cmd, sizeof cmd, "%s show %s %s", self, keep, din.name);
+    char out[1024];
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return fail("popen %s", cmd), 2;
+    out[fread(out, 1, sizeof out - 1, f)] = '\0';
+    pclose(f);
+    show_line(out, "keep", keep_name, sizeof keep_name);
+    show_line(out, "node1", node1, sizeof node1);
+    show_line(out, "best", best, sizeof best);
+    show_line(out, "old", old, sizeof old);
+    printf("a new process: %s is \"%s\", node 1 \"%s\", kind=pmem ranks %s first, target=%s! gives: %s\n", keep,
+           keep_name, node1, best, din.name, old);
+    char expect_keep[64], expect_node1[64];
+    snprintf(expect_keep, sizeof expect_keep, "%s persistent", kin.name);
+    snprintf(expect_node1, sizeof expect_node1, "%s pmem", mine);
+    int bad = 0;
+    if (strcmp(keep_name, expect_keep) != 0)
+        bad |= fail("%s changed its name between processes: \"%s\", was %s", keep, keep_name, kin.name);
+    if (strcmp(node1, expect_node1) != 0)
+        bad |= fail("node 1 is \"%s\" in a new process, \"%s pmem\" in this one", node1, mine);
+    if (strcmp(mine, din.name) == 0 || strcmp(mine, kin.name) == 0 || strncmp(mine, "pmem", 4) == 0)
+        bad |= fail("volatile node 1 took %s, a name of persistent memory", mine);
+    if (strcmp(best, kin.name) != 0 || best_of("kind=pmem") != k)
+        bad |= fail("kind=pmem ranks %s (new process) / %s (this one) first, not persistent %s", best,
+                    name_of(best_of("kind=pmem")), kin.name);
+    if (!strstr(old, "No such file"))
+        bad |= fail("target=%s! in a new process: expected ENOENT (the device is system RAM now), got %s", din.name,
+                    old);
+    if (run("daxctl offline-memory dax0.0") != 0 || run("daxctl reconfigure-device --mode=devdax dax0.0") != 0)
+        return fail("daxctl could not make dax0.0 devdax again"), 2;
+    return bad;
+}
+
 /* The CXL region's device-DAX instance (topology cxl, cxl-setup.sh): persistent memory of kind
  * pmem that takes allocations; made system RAM, a node of kind cxl in a slower tier, where
  * kind=cxl places. */
@@ -369,10 +463,13 @@ static int cxl(const char *dev)
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (argc != 3)
-        return fail("usage: vm_kmem cycle|mapped|cxl DEV"), 2;
+    bool two = argc == 4 && (strcmp(argv[1], "names") == 0 || strcmp(argv[1], "show") == 0);
+    if (argc != 3 && !two)
+        return fail("usage: vm_kmem cycle|mapped|cxl DEV | vm_kmem names DEV KEEP | vm_kmem show KEEP OLD"), 2;
     if (loci_init() != 0)
         return fail("loci_init: %s", loci_last_error()), 2;
+    if (two)
+        return strcmp(argv[1], "names") == 0 ? names(argv[2], argv[3]) : show(argv[2], argv[3]);
     if (strcmp(argv[1], "cycle") == 0)
         return cycle(argv[2]);
     if (strcmp(argv[1], "mapped") == 0)

@@ -146,7 +146,7 @@ static void print_json(int n)
                       {LOCI_TARGET_UNREACHABLE, "unreachable"},
                       {LOCI_TARGET_GONE, "gone"}};
     topo_t *topo = topo_get();
-    printf("{\n  \"origin\": ");
+    printf("{\n  \"version\": \"%s\",\n  \"origin\": ", loci_version());
     json_string(stdout, topo->origin);
     printf(",\n  \"simulated\": %s,\n  \"initiator\": %d,\n  \"targets\": [\n",
            topo->simulated ? "true" : "false", loci_initiator());

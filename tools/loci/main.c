@@ -22,7 +22,7 @@ static const struct {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: loci COMMAND [options]\n\ncommands:\n");
+    fprintf(f, "usage: loci COMMAND [options]   (loci --version, loci --help)\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
     fprintf(f, "\nenvironment: LOCI_TOPOLOGY=file.xml (simulate a machine), LOCI_CONFIG=file.ini,\n"
@@ -30,12 +30,25 @@ static void usage(FILE *f)
                "stderr always|never; default: when it is a terminal). See docs/.\n");
 }
 
+/* The library's version; the header's too when this program was built
+ * against another one. */
+static int version(void)
+{
+    if (strcmp(loci_version(), LOCI_VERSION) == 0)
+        printf("loci %s\n", loci_version());
+    else
+        printf("loci %s (built against loci.h %s)\n", loci_version(), LOCI_VERSION);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)
+        return version();
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (strcmp(argv[1], commands[i].name) == 0) {
             if (loci_init() != 0) {
