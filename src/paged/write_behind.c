@@ -14,7 +14,6 @@
  * (paged_internal.h): every fault that dirties a chunk counts.
  */
 #include "paged/paged_internal.h"
-#include "clock.h"
 #include "thread.h"
 
 /* May s be written behind now (lock held)? Not the chunk a write dirtied
@@ -71,12 +70,10 @@ static void *write_behind(void *arg)
     while (!c->closing) {
         slot_t *s = behind_pick(c);
         if (!s) {
-            if (c->store_error && c->nwriting == 0) {
-                struct timespec at = {(time_t)(c->retry_ns / 1000000000u), (long)(c->retry_ns % 1000000000u)};
-                pthread_cond_timedwait(&c->wb_work, &c->lock, &at);
-            } else {
+            if (c->store_error && c->nwriting == 0)
+                wait_until(c, &c->wb_work, c->retry_ns);
+            else
                 pthread_cond_wait(&c->wb_work, &c->lock);
-            }
             continue;
         }
         slot_t *run[c->wb_run];
