@@ -7,7 +7,8 @@
  * (and loci_free refused on it) in both layouts and modes, prefetch/flush/
  * evict on every kind of loci memory, mmap-mode allocations (own sparse
  * reserved file, MAP_SHARED, small ones pooled; a fork child's view of
- * them private, also while another thread frees) and the statistics table.
+ * them private, also while another thread frees), a paged region's
+ * directory removed under its writer, and the statistics table.
  * Several processes: test_nvm_proc.c.
  */
 #include <setjmp.h>
@@ -565,6 +566,50 @@ static void forked_children_detach_while_a_thread_frees(void **state)
     loci_allocator_destroy(c.a);
 }
 
+typedef struct {
+    char *p;
+    size_t size;
+    atomic_bool done;
+} writer_t;
+
+static void *write_all(void *arg)
+{
+    writer_t *w = arg;
+    memset(w->p, 2, w->size);
+    atomic_store(&w->done, true);
+    return NULL;
+}
+
+/* A paged region (4 MiB, 2 MiB cache) whose directory is removed under its
+ * writer, which then writes past its cache: the writer is let go after the
+ * file tier's patience (5 s) instead of waiting at the dirty limit for
+ * ever (before: still writing when killed after 30 s), and the next sync
+ * fails with LOCI_EIO saying unflushed pages were lost and which file could
+ * not be written; the region still closes. */
+static void region_directory_removed_under_its_writer(void **state)
+{
+    const char *name = unique_name("gone");
+    char *p = loci_region_open(name, 4 * MB, "persist,mode=paged,cache=2MiB", LOCI_REGION_CREATE);
+    assert_non_null(p);
+    memset(p, 1, MB);
+    assert_int_equal(loci_region_sync(p), 0);
+    char path[4096];
+    region_path(name, path, sizeof path);
+    assert_int_equal(remove_tree(path), 0);
+    writer_t w = {p, 4 * MB, false};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, write_all, &w), 0);
+    for (int tenths = 0; tenths < 1200 && !atomic_load(&w.done); tenths++) /* a hang fails, after 2 min */
+        usleep(100 * 1000);
+    if (!atomic_load(&w.done))
+        fail_msg("the writer of a region whose directory was removed still waits after 120 s");
+    pthread_join(t, NULL);
+    assert_int_equal(loci_region_sync(p), LOCI_EIO);
+    assert_non_null(strstr(loci_last_error(), "unflushed pages lost"));
+    assert_non_null(strstr(loci_last_error(), path));
+    loci_region_close(p); /* its chunks still dirty cannot be written either: it says so, and closes */
+}
+
 static void stats_table(void **state)
 {
     loci_allocator_t *a = loci_allocator_create("kind=ssd!,mode=paged,cache=1MiB,chunk=64KiB");
@@ -595,6 +640,7 @@ int main(void)
         cmocka_unit_test(mmap_mode_allocations),
         cmocka_unit_test(forked_child_detaches_mmap_memory),
         cmocka_unit_test(forked_children_detach_while_a_thread_frees),
+        cmocka_unit_test(region_directory_removed_under_its_writer),
         cmocka_unit_test(stats_table),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
