@@ -8,8 +8,9 @@
  * chunk_cache.c's RUN_BYTES): one write-protect and one write for a
  * sequential writer's run of chunks.
  * A writer about to dirty one more chunk while dirty_limit of the slots
- * are dirty waits for them (throttled); under the limit it never waits
- * for the store. A flush has them write its region's dirty chunks too.
+ * are dirty waits for them (throttled) — while the store fails, for its
+ * patience at most (writeback_runs.c); under the limit it never waits for
+ * the store. A flush has them write its region's dirty chunks too.
  * Counting the dirty share against the thresholds is inline
  * (paged_internal.h): every fault that dirties a chunk counts.
  */

@@ -19,7 +19,7 @@ echo go >&4 # the other 96 MiB, with every OSD dead
 out=$(cat <&3); wait $writer; rc=$?
 exec 3<&- 4>&-; rm -f $out_fifo $in_fifo
 secs=$((SECONDS - killed))
-expect "the writer ends with every OSD dead" 0 test $rc -ne 124
+expect "the writer ends with every OSD dead (exit $rc; 124: still writing after 300 s)" 0 test $rc -ne 124
 expect_text "its sync: LOCI_EIO (-8)" "^code -8 " "$out"
 expect_text "...saying unflushed pages were lost" "unflushed pages lost" "$out"
 expect_text "the log says writers no longer wait for the store" "has taken no write for 5 s: writers no longer wait" "$out"
