@@ -52,7 +52,14 @@ struct chunkstore {
     const chunkstore_ops_t *ops;
     uint64_t size; /* bytes */
     bool created;  /* made by this opening: every chunk reads as zeros until written (none to read) */
+    unsigned patience_s; /* writes failing for this long from the first that failed: the cache above
+                          * stops waiting for the store (paged: writers go on, reported losses) */
 };
+
+/** A file's patience: its failures (EIO, a directory gone) come at once and
+ *  rarely pass, so a few of the write-behind's tries (50 ms doubling) before
+ *  writers are let go. The job's store's is its target's `timeout`. */
+#define CHUNKSTORE_FILE_PATIENCE_S 5
 
 /** A store over an open file of a tier (taken over: closed with the store,
  *  or at once when the store cannot be made).

@@ -5,8 +5,9 @@
  * an update by a thread the child will not have; the parent releases them,
  * innermost first, the child makes them usable again and may allocate and free at once.
  * The parent's innermost handler, the providers', first waits until the child has
- * made its own copy of shared memory used privately (provider/shm.c): meanwhile
- * the parent's other threads cannot allocate, free into or move an arena.
+ * made its own copy of shared memory used privately (provider/shm.c) and its
+ * private views of file memory (provider/file.c): meanwhile the parent's
+ * other threads cannot allocate, free into or move an arena.
  * Front ends (shim/) register their own handlers after loci's, which runs
  * their prepare first: their locks are the outermost.
  */

@@ -49,11 +49,15 @@ bool cache_evict(chunk_cache_t *c, slot_t *s, bool force, int *rc_out)
         return false;
     }
     if (rc != 0) {
+        char why[400];
+        snprintf(why, sizeof why, "%s", loci_last_error());
+        loci__fail(rc, "unflushed pages lost: the store did not take them, and their chunk left the cache (%s)",
+                   why);
         record_error(s->region, rc);
         if (worth_logging(&c->dropped))
-            loci__log(LOCI_LOG_ERROR, "mode=paged: no chunk of the cache can be written back; dropping one, its "
-                                      "unwritten pages are lost (%llu so far): %s",
-                      (unsigned long long)atomic_load(&c->dropped), loci_last_error());
+            loci__log(LOCI_LOG_ERROR, "mode=paged: a dirty chunk that cannot be written back is dropped to make "
+                                      "room, its unwritten pages lost (%llu so far): %s",
+                      (unsigned long long)atomic_load(&c->dropped), why);
         backing_drop(s->region, chunk_addr(s->region, s->chunk), chunk_len(s->region, s->chunk));
     }
     cache_unslot(c, s);

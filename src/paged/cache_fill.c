@@ -104,6 +104,15 @@ static void mark_dirty(chunk_cache_t *c, slot_t *s, uintptr_t addr, bool dontwak
         loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
 }
 
+/* May an eviction drop its dirty chunk when the write-back fails, on the
+ * tries-th victim (lock held)? On a full store once every slot was tried
+ * (an overwrite may still fit), on one the cache no longer waits for at
+ * once (cache_store_given_up: every write fails); never otherwise. */
+static bool drop_unwritten(chunk_cache_t *c, int tries)
+{
+    return c->store_error == LOCI_ENOSPC ? tries >= c->nslots : cache_store_given_up(c);
+}
+
 /* A slot for chunk `chunk` of r, hashed and FILLING (lock held). NULL when
  * the caller must look again: it waited, or someone took the chunk meanwhile
  * (the lock is dropped while a victim is written back: an eviction or purge
@@ -123,15 +132,15 @@ static slot_t *claim(chunk_cache_t *c, paged_region_t *r, uint64_t chunk, const 
                 wait_change(c);
             return NULL;
         }
-        /* A chunk whose write-back fails stays, most recent: try the others.
-         * When none can be written and the store is full, one is dropped (its
-         * unflushed pages lost, reported), whose slot is then this one; while
-         * the store fails otherwise (away) the caller waits for it instead. */
+        /* A chunk whose write-back fails stays, most recent: try the others,
+         * until one may be dropped (drop_unwritten: its unflushed pages lost,
+         * reported), whose slot is then this one; while a failing store has
+         * patience left the caller waits for it instead. */
         int e;
         if (!s->counted)
             cache_evict_clean(c, s);
         else
-            for (int tries = 1; !cache_evict(c, s, tries >= c->nslots && c->store_error == LOCI_ENOSPC, &e); tries++)
+            for (int tries = 1; !cache_evict(c, s, drop_unwritten(c, tries), &e); tries++)
                 if (tries >= c->nslots || !(s = cache_victim(c))) {
                     if (wait)
                         wait_change(c);

@@ -34,10 +34,10 @@ chunk_cache_t *cache_create(const struct loci_target *t, const cache_shape_t *sh
     if (!c)
         return loci__fail_null(LOCI_ENOMEM, "out of memory creating a chunk cache");
     pthread_mutex_init(&c->lock, NULL);
-    pthread_cond_init(&c->changed, NULL);
-    pthread_condattr_t monotonic;
+    pthread_condattr_t monotonic; /* both timed by clock_mono_ns (wait_until) */
     pthread_condattr_init(&monotonic);
     pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+    pthread_cond_init(&c->changed, &monotonic);
     pthread_cond_init(&c->wb_work, &monotonic);
     pthread_condattr_destroy(&monotonic);
     c->target = t;

@@ -369,8 +369,9 @@ int paged_flush(void *addr, size_t size)
     if (!r)
         return LOCI_EINVAL;
     int rc = cache_writeback(r, (uintptr_t)addr, size, false);
-    int s = r->readonly ? 0 : r->store->ops->sync(r->store);
-    return rc ? rc : s;
+    if (rc != 0) /* reported with its own message (a sync failing too would replace it): nothing is acknowledged */
+        return rc;
+    return r->readonly ? 0 : r->store->ops->sync(r->store);
 }
 
 int paged_prefetch(void *addr, size_t size)

@@ -31,6 +31,7 @@
 #include "paged/paged.h"
 #include "chunkstore/chunkstore.h"
 #include "os/uffd.h"
+#include "clock.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -167,7 +168,7 @@ typedef struct {
 
 struct chunk_cache {
     pthread_mutex_t lock;
-    pthread_cond_t changed; /* a slot changed state, a bounce buffer came back */
+    pthread_cond_t changed; /* a slot changed state, a bounce buffer came back (CLOCK_MONOTONIC) */
     const struct loci_target *target;
     cache_shape_t shape;    /* as made */
     size_t budget, chunk, page;
@@ -211,6 +212,9 @@ struct chunk_cache {
     int store_error;        /* the last store write failed with it (0: the last one worked) */
     unsigned backoff_ms;    /* the write-behind's wait before its next try while store_error */
     uint64_t retry_ns;      /* ... until then (clock_mono_ns) */
+    unsigned patience_s;    /* while store_error: the failing store's patience (chunkstore_t) */
+    uint64_t give_up_ns;    /* ... from the first failed write on: no longer waited for after this */
+    bool gave_up;           /* ... and it is past (said once: cache_store_given_up) */
 };
 
 /* Slots, their hash and LRU, and the errors the cache keeps: inline, as the
@@ -305,7 +309,24 @@ static inline bool busy(const slot_t *s)
     return s->state == SLOT_FILLING || s->state == SLOT_WRITING || s->state == SLOT_EVICTING;
 }
 
-static inline void wait_change(chunk_cache_t *c) { pthread_cond_wait(&c->changed, &c->lock); }
+/* Wait on cv (lock held) until it is signalled or the clock_mono_ns clock
+ * reaches ns (cv made with CLOCK_MONOTONIC). */
+static inline void wait_until(chunk_cache_t *c, pthread_cond_t *cv, uint64_t ns)
+{
+    struct timespec at = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    pthread_cond_timedwait(cv, &c->lock, &at);
+}
+
+/* Wait for a slot to change (lock held) — while the store fails, at most
+ * until the cache stops waiting for it, so that a writer held at the dirty
+ * limit goes on then (cache_store_given_up). */
+static inline void wait_change(chunk_cache_t *c)
+{
+    if (c->store_error && !c->gave_up && clock_mono_ns() < c->give_up_ns)
+        wait_until(c, &c->changed, c->give_up_ns);
+    else
+        pthread_cond_wait(&c->changed, &c->lock);
+}
 
 /* Count one more of a repeated failure: true for the 1st, 2nd, 4th, 8th...,
  * the ones worth a log line, so that a store failing for hours logs a few
@@ -374,6 +395,16 @@ bool cache_gone_since(const chunk_cache_t *c, const paged_region_t *r, uint64_t 
  *  *bytes: what reached the store. */
 int cache_write_run(chunk_cache_t *c, slot_t *const *run, unsigned n, bool evict, uint64_t *bytes);
 
+/** Does the cache no longer wait for its store (lock held)? When it is full
+ *  (waiting would not end), or has taken no write for its patience from the
+ *  first that failed (chunkstore_t.patience_s: a job's store's `timeout`):
+ *  then writers go on past the dirty limit, and a dirty chunk that cannot be
+ *  written back when its slot is needed is dropped, its pages lost and
+ *  reported by the next flush of its memory. Said once when the patience
+ *  runs out; the write-behind keeps trying, and the first write the store
+ *  takes ends it. */
+bool cache_store_given_up(chunk_cache_t *c);
+
 /* ------------------------------------------------------ write_behind.c -- */
 
 /** Start the write-behind threads on first need (lock held). Fewer than
@@ -422,11 +453,12 @@ void cache_throttle_wait(chunk_cache_t *c, bool *counted);
 
 /* A writer about to dirty one more chunk while dirty_max are dirty waits
  * for the write-behind (lock held): true when it waited (the caller looks
- * again). A full store lifts the limit (waiting would not end: see claim).
- * The check is inline: every write fault to a clean chunk makes it. */
+ * again). A store the cache no longer waits for (full, or failing past its
+ * patience) lifts the limit: see claim. The check is inline: every write
+ * fault to a clean chunk makes it. */
 static inline bool throttled(chunk_cache_t *c, bool *counted)
 {
-    if (c->ndirty < c->dirty_max || c->store_error == LOCI_ENOSPC)
+    if (c->ndirty < c->dirty_max || (c->store_error && cache_store_given_up(c)))
         return false;
     cache_throttle_wait(c, counted);
     return true;

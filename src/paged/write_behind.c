@@ -8,13 +8,13 @@
  * chunk_cache.c's RUN_BYTES): one write-protect and one write for a
  * sequential writer's run of chunks.
  * A writer about to dirty one more chunk while dirty_limit of the slots
- * are dirty waits for them (throttled); under the limit it never waits
- * for the store. A flush has them write its region's dirty chunks too.
+ * are dirty waits for them (throttled) — while the store fails, for its
+ * patience at most (writeback_runs.c); under the limit it never waits for
+ * the store. A flush has them write its region's dirty chunks too.
  * Counting the dirty share against the thresholds is inline
  * (paged_internal.h): every fault that dirties a chunk counts.
  */
 #include "paged/paged_internal.h"
-#include "clock.h"
 #include "thread.h"
 
 /* May s be written behind now (lock held)? Not the chunk a write dirtied
@@ -71,12 +71,10 @@ static void *write_behind(void *arg)
     while (!c->closing) {
         slot_t *s = behind_pick(c);
         if (!s) {
-            if (c->store_error && c->nwriting == 0) {
-                struct timespec at = {(time_t)(c->retry_ns / 1000000000u), (long)(c->retry_ns % 1000000000u)};
-                pthread_cond_timedwait(&c->wb_work, &c->lock, &at);
-            } else {
+            if (c->store_error && c->nwriting == 0)
+                wait_until(c, &c->wb_work, c->retry_ns);
+            else
                 pthread_cond_wait(&c->wb_work, &c->lock);
-            }
             continue;
         }
         slot_t *run[c->wb_run];

@@ -5,15 +5,16 @@
  * allows, and the store's answer kept — its health. A store that refuses
  * writes: the chunks stay dirty in DRAM and the write-behind retries at a
  * growing interval (WB_RETRY_*), one message when it starts failing and one
- * when it recovers; writers wait at the limit until it takes writes again
- * (or, when it is full, ENOSPC, go on: then a chunk that no slot can be
- * written for is dropped, its unflushed pages lost and reported by the next
- * flush). A flush writes itself and returns the store's error (bounded by
- * the store's timeout).
+ * when it recovers; writers wait at the limit until it takes writes again,
+ * for the store's patience at most (its target's timeout: a distributed or
+ * device failure ends in bounded time), or not at all when it is full
+ * (ENOSPC: waiting would not end). Past that they go on, and a chunk that
+ * no slot can be written for is dropped, its unflushed pages lost and
+ * reported by the next flush. A flush writes itself and returns the
+ * store's error (bounded by the store's timeout).
  */
 #include "paged/paged_internal.h"
 #include "topo/topo.h"
-#include "clock.h"
 
 #include <errno.h>
 #include <string.h>
@@ -34,10 +35,11 @@ static bool next_run(const uint64_t *b, unsigned n, unsigned *p, unsigned *start
     return true;
 }
 
-/* A store write ended with rc (lock held): the first failure after writes
- * that worked says so once, with its message, and starts the write-behind's
- * back-off; the first success after failures says so once and ends it. */
-static void store_answered(chunk_cache_t *c, int rc)
+/* A write to store s, sent at `sent` (clock_mono_ns), ended with rc (lock
+ * held): the first failure after writes that worked says so once, with its
+ * message, and starts the write-behind's back-off and the store's patience;
+ * the first success after failures says so once and ends both. */
+static void store_answered(chunk_cache_t *c, int rc, const chunkstore_t *s, uint64_t sent)
 {
     if (rc == 0 && c->store_error == 0)
         return;
@@ -46,14 +48,24 @@ static void store_answered(chunk_cache_t *c, int rc)
                                  "chunk(s)", c->target->name, c->ndirty);
         c->store_error = 0;
         c->backoff_ms = 0;
+        c->gave_up = false;
         pthread_cond_broadcast(&c->wb_work);
         pthread_cond_broadcast(&c->changed);
         return;
     }
-    if (c->store_error == 0)
-        loci__log(LOCI_LOG_ERROR, "mode=paged: a write-back failed; the dirty chunks stay in DRAM and are tried again "
-                                  "every %d s at most%s (the next flush reports it): %s", WB_RETRY_MAX_MS / 1000,
-                  rc == LOCI_ENOSPC ? "" : "; writers wait at the dirty limit meanwhile", loci_last_error());
+    if (c->store_error == 0) {
+        c->patience_s = s->patience_s;
+        c->give_up_ns = sent + (uint64_t)s->patience_s * 1000000000u;
+        if (rc == LOCI_ENOSPC)
+            loci__log(LOCI_LOG_ERROR, "mode=paged: a write-back failed; the dirty chunks stay in DRAM and are tried "
+                                      "again every %d s at most (the next flush reports it): %s",
+                      WB_RETRY_MAX_MS / 1000, loci_last_error());
+        else
+            loci__log(LOCI_LOG_ERROR, "mode=paged: a write-back failed; the dirty chunks stay in DRAM and are tried "
+                                      "again every %d s at most, writers waiting at the dirty limit for %u s at most "
+                                      "(the next flush reports it): %s",
+                      WB_RETRY_MAX_MS / 1000, s->patience_s, loci_last_error());
+    }
     c->store_error = rc;
     c->backoff_ms = c->backoff_ms ? c->backoff_ms * 2 : WB_RETRY_MIN_MS;
     if (c->backoff_ms > WB_RETRY_MAX_MS)
@@ -86,6 +98,22 @@ static int protect_runs(chunk_cache_t *c, slot_t *const *run, unsigned n, const 
     return rc;
 }
 
+bool cache_store_given_up(chunk_cache_t *c)
+{
+    if (!c->store_error)
+        return false;
+    if (c->store_error == LOCI_ENOSPC || c->gave_up)
+        return true;
+    if (clock_mono_ns() < c->give_up_ns)
+        return false;
+    c->gave_up = true;
+    loci__log(LOCI_LOG_ERROR, "mode=paged: the store of a %s cache has taken no write for %u s: writers no longer "
+                              "wait for it, and a dirty chunk that cannot be written back when its slot is needed is "
+                              "dropped, its pages since the last flush lost (the next flush of its memory reports "
+                              "it); the write-behind keeps trying", c->target->name, c->patience_s);
+    return true;
+}
+
 int cache_write_run(chunk_cache_t *c, slot_t *const *run, unsigned n, bool evict, uint64_t *bytes)
 {
     paged_region_t *r = run[0]->region;
@@ -107,6 +135,7 @@ int cache_write_run(chunk_cache_t *c, slot_t *const *run, unsigned n, bool evict
     if (rc != 0) /* a store could slip past the write-back: say so */
         loci__log(LOCI_LOG_ERROR, "%s", loci_last_error());
     pthread_mutex_unlock(&c->lock);
+    uint64_t sent = clock_mono_ns();
 
     /* The store runs, in order: offsets in r's store, the pages' own memory. */
     unsigned npages = c->pages, cap = n * (npages / 2 + 1); /* runs alternate with clean pages */
@@ -168,6 +197,6 @@ int cache_write_run(chunk_cache_t *c, slot_t *const *run, unsigned n, bool evict
     c->st.writebacks += nwrites;
     *bytes = written;
     if (nrun)
-        store_answered(c, error);
+        store_answered(c, error, r->store, sent);
     return error;
 }

@@ -329,12 +329,13 @@ static int devdax_available(const place_t *place, uint64_t *bytes)
     return 0;
 }
 
-static void devdax_fork(loci_fork_phase_t phase)
+static bool devdax_fork(loci_fork_phase_t phase)
 {
     if (phase == LOCI_FORK_CHILD)
         for (int i = 0; i < ndevices; i++)
             devices[i].parents = true;
     loci__fork_mutex(&devdax_lock, phase);
+    return false;
 }
 
 const provider_ops_t provider_devdax = {

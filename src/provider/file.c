@@ -14,8 +14,11 @@
  * unlink what its parent still uses. In the child, before fork() returns,
  * each temporary extent is mapped again MAP_PRIVATE from its file: the
  * child reads its parent's data and writes copies of its own; a purge there
- * maps zeros, a free unmaps and leaves the file to the parent. Named
- * regions stay shared: sharing them is what they are for.
+ * maps zeros, a free unmaps and leaves the file to the parent. Meanwhile
+ * the parent holds its table (provider_fork waits for the child), so that
+ * none of its threads can free an extent and unlink the file the child is
+ * about to open. Named regions stay shared: sharing them is what they are
+ * for.
  */
 #include "provider/provider_impl.h"
 #include "filetier/filetier.h"
@@ -240,11 +243,20 @@ static void detach_in_child(xrec_t *r, void *arg)
     r->flags |= XF_DETACHED;
 }
 
-static void file_fork(loci_fork_phase_t phase)
+static void count_temporary(xrec_t *r, void *arg) { *(size_t *)arg += r->path != NULL; }
+
+/* The child opens the temporary files by name: the parent waits for it
+ * with the table held (provider_fork), as a free unlinks its extent's file
+ * only once its record left the table. */
+static bool file_fork(loci_fork_phase_t phase)
 {
+    size_t temporary = 0;
     if (phase == LOCI_FORK_CHILD)
         xtable_each_held(&files, detach_in_child, NULL);
     xtable_fork(&files, phase);
+    if (phase == LOCI_FORK_PREPARE)
+        xtable_each_held(&files, count_temporary, &temporary);
+    return temporary > 0;
 }
 
 static const provider_move_ops_t file_moves = {

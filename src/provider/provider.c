@@ -3,7 +3,11 @@
 #include "paged/paged.h"
 #include "filetier/filetier.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
 
 const provider_ops_t *provider_for(const struct loci_target *t, bool shared)
 {
@@ -22,13 +26,51 @@ const provider_ops_t *provider_for(const struct loci_target *t, bool shared)
     return NULL;
 }
 
+static int child_done[2] = {-1, -1}; /* the child writes a byte when its providers' handlers are done */
+
+/* In the parent: wait until the child's handlers are done (EOF should the
+ * child die, or fork() have failed). */
+static void wait_for_child(void)
+{
+    if (child_done[0] < 0)
+        return;
+    close(child_done[1]);
+    char done;
+    while (read(child_done[0], &done, 1) < 0 && errno == EINTR)
+        ;
+    close(child_done[0]);
+    child_done[0] = child_done[1] = -1;
+}
+
+/* In the child: its handlers are done; the parent may go on. */
+static void tell_parent(void)
+{
+    if (child_done[1] < 0)
+        return;
+    (void)!write(child_done[1], "", 1);
+    close(child_done[0]);
+    close(child_done[1]);
+    child_done[0] = child_done[1] = -1;
+}
+
 void provider_fork(loci_fork_phase_t phase)
 {
     static const provider_ops_t *const all[] = {&provider_numa, &provider_file, &provider_shm, &provider_paged,
                                                 &provider_devdax};
+    if (phase == LOCI_FORK_PARENT)
+        wait_for_child();
+    bool wait = false;
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         if (all[i]->fork)
-            all[i]->fork(phase);
+            wait |= all[i]->fork(phase);
+    if (phase == LOCI_FORK_CHILD)
+        tell_parent();
+    else if (phase == LOCI_FORK_PREPARE && wait && pipe2(child_done, O_CLOEXEC) != 0) {
+        loci__log(LOCI_LOG_WARN, "fork: no pipe to wait for the child's own copies of shm and file memory (%s): "
+                                 "what this process does right after fork() may reach the child",
+                  strerror(errno));
+        child_done[0] = child_done[1] = -1;
+    }
 }
 
 const provider_ops_t *provider_for_place(const place_t *place)

@@ -127,8 +127,10 @@ typedef struct provider_ops {
      *  system). LOCI_ENOTSUP when unknown for this placement. */
     int (*available)(const place_t *place, uint64_t *bytes);
     /** Optional (NULL = no lock of its own): around fork(), take, release or
-     *  renew the provider's locks (provider_fork). */
-    void (*fork)(loci_fork_phase_t phase);
+     *  renew the provider's locks (provider_fork). In prepare, true when the
+     *  child's handler must be done before the parent goes on (it reaches
+     *  what the parent could change: the parent's handler waits for it). */
+    bool (*fork)(loci_fork_phase_t phase);
     /* --- capability groups (NULL = not capable) ------------------------- */
     /** Optional: its extents can change place keeping their addresses
      *  (numa, shm, file, cuda_managed); NULL: an arena here cannot move. */
@@ -178,7 +180,10 @@ const provider_ops_t *provider_for(const struct loci_target *t, bool shared);
 const provider_ops_t *provider_for_place(const place_t *place);
 
 /** fork() handler of the providers (core/fork.c): each one's `fork`. Their
- *  locks are the innermost of loci's: taken last. */
+ *  locks are the innermost of loci's: taken last. When a provider's prepare
+ *  asks, the parent's handler first waits until the child's handlers are
+ *  done (a byte on a pipe, or EOF should the child die), every lock of loci
+ *  still held. */
 void provider_fork(loci_fork_phase_t phase);
 
 /** The provider that serves `dst` for memory now served by `from` when an

@@ -14,11 +14,10 @@
  * processes on purpose is a shared arena's (named segments, named.c). The
  * fork handler does it: in the child, before fork() returns there, each extent is copied into a
  * memfd of the child's own, mapped over the same addresses
- * (shared_map_copy_over); the parent's forking thread waits in its own
- * handler until the child says it is done (a byte on a pipe made in
- * prepare; EOF should the child die first), with every lock of loci still
- * held (core/fork.c), so that nothing the parent does after its fork()
- * returns reaches the child. Stores by the parent's other threads while it
+ * (shared_map_copy_over); the parent's forking thread waits in the
+ * providers' handler until the child says it is done (provider_fork), with
+ * every lock of loci still held (core/fork.c), so that nothing the parent
+ * does after its fork() returns reaches the child. Stores by the parent's other threads while it
  * forks are concurrent with the fork(): as with private memory, which of
  * them the child sees is not defined (docs/TIERING.md, "Shared memory").
  */
@@ -28,7 +27,6 @@
 #include "units.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -110,8 +108,6 @@ int provider_shm_fd(const void *addr, size_t *offset)
 
 /* ---- fork: the child gets a copy of every extent --------------------------- */
 
-static int child_done[2] = {-1, -1}; /* the child writes a byte when its copies are made */
-
 /* In the child: r's extent becomes a copy of its own. Failing that, the
  * child would share its parent's memory, where either process's stores
  * corrupt the other's data: it stops instead, saying why. */
@@ -134,33 +130,12 @@ static void copy_for_child(xrec_t *r, void *arg)
     r->fd = fd;
 }
 
-static void shm_fork(loci_fork_phase_t phase)
+static bool shm_fork(loci_fork_phase_t phase)
 {
-    if (phase == LOCI_FORK_PREPARE) {
-        xtable_fork(&shms, phase); /* (its lock held until after fork: the count stays) */
-        if (shms.records.n && pipe2(child_done, O_CLOEXEC) != 0) {
-            loci__log(LOCI_LOG_WARN, "fork: no pipe to wait for the child's copy of shm memory (%s): stores "
-                                     "this process makes right after fork() may reach the child", strerror(errno));
-            child_done[0] = child_done[1] = -1;
-        }
-        return;
-    }
-    if (phase == LOCI_FORK_CHILD) {
+    if (phase == LOCI_FORK_CHILD)
         xtable_each_held(&shms, copy_for_child, NULL);
-        if (child_done[1] >= 0) {
-            (void)!write(child_done[1], "", 1);
-            close(child_done[0]);
-            close(child_done[1]);
-        }
-    } else if (child_done[0] >= 0) {
-        close(child_done[1]); /* then EOF, should the child die (or fork() have failed) */
-        char done;
-        while (read(child_done[0], &done, 1) < 0 && errno == EINTR)
-            ;
-        close(child_done[0]);
-    }
-    child_done[0] = child_done[1] = -1;
-    xtable_fork(&shms, phase);
+    xtable_fork(&shms, phase); /* (held from prepare until after fork: the count stays) */
+    return phase == LOCI_FORK_PREPARE && shms.records.n > 0; /* the parent waits for the child's copies */
 }
 
 static const provider_move_ops_t shm_moves = {

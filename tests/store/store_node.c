@@ -18,6 +18,9 @@
  *   store_node timed-write NAME SIZE      write+sync on a region; prints code and seconds
  *   store_node late-write NAME SIZE DELAY open writable, print "open", sleep DELAY s, then
  *                                         write+sync; prints code and seconds of the write
+ *   store_node paused-write NAME SIZE     open writable, write its first quarter, print
+ *                                         "quarter", wait for a line on stdin, then write all
+ *                                         of it+sync; prints code and seconds of the rest
  *   store_node ckpt-save NAME SIZE SEED CKPT [wait] [nodram]
  *                                         open NAME writable (NAME "-": no region; SEED "-": as
  *                                         it is, else filled from SEED), register DRAM variable
@@ -202,8 +205,11 @@ static double seconds_since(const struct timespec *a)
     return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) / 1e9;
 }
 
-/* delay < 0: time everything from loci's init on; else open, wait, then time the write. */
-static int do_timed_write(const char *name, size_t size, int delay)
+/* delay < 0: time everything from loci's init on; else open, wait, then
+ * time the write. `paused`: the wait is for a line on stdin, with the
+ * first quarter written before it (dirty in the cache, being written
+ * behind). */
+static int do_timed_write(const char *name, size_t size, int delay, bool paused)
 {
     struct timespec a;
     clock_gettime(CLOCK_MONOTONIC, &a);
@@ -212,18 +218,26 @@ static int do_timed_write(const char *name, size_t size, int delay)
     if (delay >= 0) {
         if (!p)
             return fail("open");
-        printf("open\n");
+        if (paused)
+            memset(p, 0x5a, size / 4);
+        printf("%s\n", paused ? "quarter" : "open");
         fflush(stdout);
-        sleep((unsigned)delay);
+        char line[16];
+        if (paused && !fgets(line, sizeof line, stdin))
+            return fail("waiting for a line on stdin");
+        if (!paused)
+            sleep((unsigned)delay);
         clock_gettime(CLOCK_MONOTONIC, &a);
     }
+    char why[1024] = "";
     if (p) {
         memset(p, 0x5a, size);
         rc = loci_persist_sync(p);
+        snprintf(why, sizeof why, "%s", rc ? loci_last_error() : ""); /* the sync's: closing may fail too */
         loci_persist_close(p);
-    }
-    printf("code %d (%s) after %.1f s: %s\n", rc, rc ? loci_strerror(rc) : "ok", seconds_since(&a),
-           rc ? loci_last_error() : "");
+    } else
+        snprintf(why, sizeof why, "%s", loci_last_error());
+    printf("code %d (%s) after %.1f s: %s\n", rc, rc ? loci_strerror(rc) : "ok", seconds_since(&a), why);
     return rc == 0 ? 0 : 1;
 }
 
@@ -423,9 +437,11 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "alloc") == 0 && argc == 4)
         return do_alloc(size_arg(argv[2]), strtoull(argv[3], NULL, 0));
     if (strcmp(cmd, "timed-write") == 0 && argc == 4)
-        return do_timed_write(argv[2], size_arg(argv[3]), -1);
+        return do_timed_write(argv[2], size_arg(argv[3]), -1, false);
     if (strcmp(cmd, "late-write") == 0 && argc == 5)
-        return do_timed_write(argv[2], size_arg(argv[3]), atoi(argv[4]));
+        return do_timed_write(argv[2], size_arg(argv[3]), atoi(argv[4]), false);
+    if (strcmp(cmd, "paused-write") == 0 && argc == 4)
+        return do_timed_write(argv[2], size_arg(argv[3]), 0, true);
     if (strcmp(cmd, "ckpt-save") == 0 && argc >= 6 && has_only_words(argc, argv, 6, "wait", "nodram"))
         return do_ckpt_save(argv[2], size_arg(argv[3]), argv[4], argv[5], has_word(argc, argv, 6, "wait"),
                             !has_word(argc, argv, 6, "nodram"));

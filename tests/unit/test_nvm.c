@@ -7,7 +7,8 @@
  * (and loci_free refused on it) in both layouts and modes, prefetch/flush/
  * evict on every kind of loci memory, mmap-mode allocations (own sparse
  * reserved file, MAP_SHARED, small ones pooled; a fork child's view of
- * them private) and the statistics table.
+ * them private, also while another thread frees), a paged region's
+ * directory removed under its writer, and the statistics table.
  * Several processes: test_nvm_proc.c.
  */
 #include <setjmp.h>
@@ -22,6 +23,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -496,6 +499,117 @@ static void forked_child_detaches_mmap_memory(void **state)
     loci_free(small);
 }
 
+/* A thread allocating and freeing mmap-mode blocks (a file each, unlinked
+ * when freed) while the main thread forks. */
+typedef struct {
+    loci_allocator_t *a;
+    atomic_bool stop;
+    atomic_uint freed;
+} churn_t;
+
+static void *churn_files(void *arg)
+{
+    churn_t *c = arg;
+    while (!atomic_load(&c->stop)) {
+        uint64_t *p = loci_alloc(c->a, 4 * MB);
+        if (p) {
+            p[0] = 1;
+            loci_free(p);
+            atomic_fetch_add(&c->freed, 1);
+        }
+    }
+    return NULL;
+}
+
+/* 30 children forked while another thread frees blocks: each child gets a
+ * private view of every block its parent had at the fork, the one being
+ * freed included — before the fix, the parent's free could unlink a block's
+ * file between the fork and the child's opening it by name, and 5 to 14 of
+ * 30 children stopped with SIGABRT ("cannot detach file memory ... No such
+ * file or directory"). */
+static void forked_children_detach_while_a_thread_frees(void **state)
+{
+    churn_t c = {.a = loci_allocator_create("kind=ssd!,mode=mmap")};
+    assert_non_null(c.a);
+    uint64_t *kept = loci_alloc(c.a, 4 * MB);
+    assert_non_null(kept);
+    fill(kept, 4 * MB, 1);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, churn_files, &c), 0);
+    while (atomic_load(&c.freed) == 0)
+        usleep(100);
+    int stopped = 0;
+    for (int i = 0; i < 30; i++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) { /* its view of kept is its own: it writes there and leaves its parent's alone */
+            for (size_t k = 0; k < 4 * MB / 8; k += 61)
+                if (kept[k] != word(k, 1))
+                    _exit(2);
+            fill(kept, 4 * MB, 2);
+            _exit(mapped_shared(kept) ? 3 : 0);
+        }
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            print_message("child %d: %s %d\n", i, WIFEXITED(status) ? "exit" : "signal",
+                          WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+            stopped++;
+        }
+    }
+    atomic_store(&c.stop, true);
+    pthread_join(t, NULL);
+    print_message("  30 forks while a thread freed %u blocks: %d children failed\n", atomic_load(&c.freed), stopped);
+    assert_int_equal(stopped, 0);
+    check(kept, 4 * MB, 1);
+    loci_free(kept);
+    loci_allocator_destroy(c.a);
+}
+
+typedef struct {
+    char *p;
+    size_t size;
+    atomic_bool done;
+} writer_t;
+
+static void *write_all(void *arg)
+{
+    writer_t *w = arg;
+    memset(w->p, 2, w->size);
+    atomic_store(&w->done, true);
+    return NULL;
+}
+
+/* A paged region (4 MiB, 2 MiB cache) whose directory is removed under its
+ * writer, which then writes past its cache: the writer is let go after the
+ * file tier's patience (5 s) instead of waiting at the dirty limit for
+ * ever (before: still writing when killed after 30 s), and the next sync
+ * fails with LOCI_EIO saying unflushed pages were lost and which file could
+ * not be written; the region still closes. */
+static void region_directory_removed_under_its_writer(void **state)
+{
+    const char *name = unique_name("gone");
+    char *p = loci_region_open(name, 4 * MB, "persist,mode=paged,cache=2MiB", LOCI_REGION_CREATE);
+    assert_non_null(p);
+    memset(p, 1, MB);
+    assert_int_equal(loci_region_sync(p), 0);
+    char path[4096];
+    region_path(name, path, sizeof path);
+    assert_int_equal(remove_tree(path), 0);
+    writer_t w = {p, 4 * MB, false};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, write_all, &w), 0);
+    for (int tenths = 0; tenths < 1200 && !atomic_load(&w.done); tenths++) /* a hang fails, after 2 min */
+        usleep(100 * 1000);
+    if (!atomic_load(&w.done))
+        fail_msg("the writer of a region whose directory was removed still waits after 120 s");
+    pthread_join(t, NULL);
+    assert_int_equal(loci_region_sync(p), LOCI_EIO);
+    assert_non_null(strstr(loci_last_error(), "unflushed pages lost"));
+    assert_non_null(strstr(loci_last_error(), path));
+    loci_region_close(p); /* its chunks still dirty cannot be written either: it says so, and closes */
+}
+
 static void stats_table(void **state)
 {
     loci_allocator_t *a = loci_allocator_create("kind=ssd!,mode=paged,cache=1MiB,chunk=64KiB");
@@ -525,6 +639,8 @@ int main(void)
         cmocka_unit_test(region_memory_names_its_target),
         cmocka_unit_test(mmap_mode_allocations),
         cmocka_unit_test(forked_child_detaches_mmap_memory),
+        cmocka_unit_test(forked_children_detach_while_a_thread_frees),
+        cmocka_unit_test(region_directory_removed_under_its_writer),
         cmocka_unit_test(stats_table),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

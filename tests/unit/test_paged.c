@@ -4,7 +4,9 @@
  * evict/refault cycles with DRAM held within the budget, two threads faulting
  * the same chunks, write-back of dirty pages only (and of whole chunks when
  * asked), purge, prefetch, system calls on paged memory, bad cache sizes,
- * which provider an intent gets, and both ways pages are installed: moved
+ * which provider an intent gets, write-behind under the dirty limits with a
+ * store that goes away (within its patience: nothing lost; past it: the
+ * writer let go, the losses reported, nothing acknowledged lost), and both ways pages are installed: moved
  * (UFFDIO_MOVE, Linux 6.8) where the kernel can, copied otherwise (the
  * suite runs again with LOCI_UFFD_MOVE=0: unit.test_paged_copy); and the
  * whole suite once more over shared memory filled in place (LOCI_UFFD_SHM=1:
@@ -385,7 +387,7 @@ static char log_path[] = "/tmp/loci-test-paged-log-XXXXXX";
 
 static void hung(int sig)
 {
-    static const char msg[] = "writing paged memory over a full store did not complete\n";
+    static const char msg[] = "writing paged memory over a failing store did not complete in 60 s\n";
     (void)sig;
     (void)!write(saved_stderr, msg, sizeof msg - 1);
     unlink(log_path); /* what it logged while stuck */
@@ -662,8 +664,9 @@ static int slow_write(chunkstore_t *s, uint64_t off, const void *buf, size_t len
 }
 
 /* 4x the cache of 16 chunks of 64 KiB, dirty limit 50 %, over a store
- * whose writes take `delay_us`. */
-static unsigned char *slow_region(unsigned background, unsigned delay_us, size_t *size)
+ * whose writes take `delay_us` and that is waited for `patience_s` when
+ * its writes fail. */
+static unsigned char *slow_region(unsigned background, unsigned delay_us, unsigned patience_s, size_t *size)
 {
     place_t pl = paged_place(16 * 64 * KB, 64 * KB);
     pl.dirty_limit = 50;
@@ -678,6 +681,7 @@ static unsigned char *slow_region(unsigned background, unsigned delay_us, size_t
     slow_ops = *slow_real;
     slow_ops.write = slow_write;
     r->store->ops = &slow_ops;
+    r->store->patience_s = patience_s;
     paged_region_put(r);
     return p;
 }
@@ -689,7 +693,7 @@ static unsigned char *slow_region(unsigned background, unsigned delay_us, size_t
 static void write_behind_streams_under_the_limit(void **state)
 {
     size_t chunk = 64 * KB, cache = 16 * chunk, size;
-    unsigned char *p = slow_region(10, 3000, &size);
+    unsigned char *p = slow_region(10, 3000, CHUNKSTORE_FILE_PATIENCE_S, &size);
     for (size_t i = 0; i < size; i += sizeof(uint64_t))
         *(uint64_t *)(p + i) = mix(i);
     loci_cache_stats_t st = stats_of(p);
@@ -746,14 +750,15 @@ static void *stream_writer(void *arg)
     return NULL;
 }
 
-/* The store goes away under a streaming writer: the writer waits at the
- * dirty limit (it neither fails nor loses anything), a flush returns
- * LOCI_EIO in bounded time, the log says so once; when the store is back
- * the writer goes on and every byte arrives. */
+/* The store goes away under a streaming writer, within its patience (a
+ * minute here, however loaded the machine): the writer waits at the dirty
+ * limit (it neither fails nor loses anything), a flush returns LOCI_EIO in
+ * bounded time, the log says so once; when the store is back the writer
+ * goes on and every byte arrives. */
 static void store_away_keeps_data_dirty(void **state)
 {
     size_t chunk = 64 * KB, cache = 16 * chunk, size;
-    unsigned char *p = slow_region(20, 2000, &size);
+    unsigned char *p = slow_region(20, 2000, 60, &size);
     atomic_store(&store_away, true);
     atomic_store(&writes_while_away, 0);
 
@@ -795,6 +800,55 @@ static void store_away_keeps_data_dirty(void **state)
         if (*(uint64_t *)(p + i) != (mix(i) ^ 7))
             fail_msg("offset %zu lost while the store was away", i);
     atomic_store(&store_delay_us, 0);
+    assert_int_equal(provider_paged.free(p, size), 0);
+}
+
+/* The store stays away past its patience (1 s here) under a streaming
+ * writer over 4x the cache: the writer is let go instead of waiting at the
+ * dirty limit for ever (it did before), the log says so, the next flush
+ * returns LOCI_EIO saying pages were lost; when the store is back a flush
+ * returns 0, and every word reads as flushed before the store went away
+ * (acknowledged: never lost) or as written since — the chunks dropped
+ * while it was away read as flushed. */
+static void store_away_past_its_patience(void **state)
+{
+    size_t size;
+    unsigned char *p = slow_region(20, 0, 1, &size);
+    for (size_t i = 0; i < size; i += sizeof(uint64_t))
+        *(uint64_t *)(p + i) = mix(i);
+    assert_int_equal(provider_paged.file->flush(p, size), 0);
+    atomic_store(&store_away, true);
+
+    int log_fd = log_start(); /* a writer held for ever fails the test after 60 s */
+    stream_t w = {p, size, false};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, stream_writer, &w), 0);
+    pthread_join(t, NULL);
+    int away_rc = provider_paged.file->flush(p, size);
+    char away_msg[512];
+    snprintf(away_msg, sizeof away_msg, "%s", loci_last_error());
+    log_end(log_fd);
+    int gave_up = count_lines(log_path, "has taken no write for 1 s: writers no longer wait for it");
+    unlink(log_path);
+    atomic_store(&store_away, false);
+
+    assert_int_equal(away_rc, LOCI_EIO);
+    assert_non_null(strstr(away_msg, "unflushed pages lost"));
+    assert_non_null(strstr(away_msg, "cluster unreachable"));
+    assert_int_equal(gave_up, 1);
+    assert_int_equal(provider_paged.file->flush(p, size), 0);
+    assert_int_equal(provider_paged.file->evict(p, size), 0);
+    size_t flushed = 0, since = 0;
+    for (size_t i = 0; i < size; i += sizeof(uint64_t)) {
+        uint64_t v = *(uint64_t *)(p + i);
+        if (v != mix(i) && v != (mix(i) ^ 7))
+            fail_msg("offset %zu: %#llx, neither flushed nor written since", i, (unsigned long long)v);
+        flushed += v == mix(i);
+        since += v == (mix(i) ^ 7);
+    }
+    print_message("  store away past its patience: %zu words as flushed before (dropped), %zu as written since\n",
+                  flushed, since);
+    assert_true(flushed > 0 && since > 0);
     assert_int_equal(provider_paged.free(p, size), 0);
 }
 
@@ -868,6 +922,7 @@ int main(void)
         cmocka_unit_test(write_behind_streams_under_the_limit),
         cmocka_unit_test(dirty_limits_checked),
         cmocka_unit_test(store_away_keeps_data_dirty),
+        cmocka_unit_test(store_away_past_its_patience),
         cmocka_unit_test(killed_mid_write_behind),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
