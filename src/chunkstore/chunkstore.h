@@ -52,6 +52,7 @@ struct chunkstore {
     const chunkstore_ops_t *ops;
     uint64_t size; /* bytes */
     bool created;  /* made by this opening: every chunk reads as zeros until written (none to read) */
+    size_t unit;   /* requests of whole, aligned units cost it least (RADOS: its objects); 0: no such unit */
 };
 
 /** A store over an open file of a tier (taken over: closed with the store,

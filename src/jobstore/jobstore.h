@@ -27,7 +27,12 @@ typedef struct {
     char keyring[512];   /* keyring file ("" = what ceph.conf says) */
     unsigned timeout_s;  /* bound on every cluster operation (0 = 30 s) */
     unsigned lock_ttl_s; /* a dead writer's lock expires after this (0 = 30 s) */
+    uint64_t object;     /* bytes per object of paged memory (0 = chunkstore's default) */
 } jobstore_params_t;
+
+/** The largest object= loci writes: one atomic write op of a whole object
+ *  stays under the OSDs' osd_max_write_size (90 MB by default). */
+#define JOBSTORE_OBJECT_MAX ((uint64_t)64 << 20)
 
 typedef struct jobstore jobstore_t;
 

@@ -436,8 +436,8 @@ static void fill_range(chunk_cache_t *c, paged_region_t *r, uint64_t first, uint
             continue;
         }
         unsigned m = 0;
-        while (m < c->batch && k + m < first + n && !lookup(c, r, k + m) && (!epoch || room_ahead(c)) &&
-               (run[m] = claim(c, r, k + m, epoch, m == 0)))
+        while (m < c->batch && k + m < first + n && (m == 0 || !unit_start(c, k + m)) && !lookup(c, r, k + m) &&
+               (!epoch || room_ahead(c)) && (run[m] = claim(c, r, k + m, epoch, m == 0)))
             m++;
         if (m == 0 && epoch && !room_ahead(c))
             return;

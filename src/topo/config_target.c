@@ -15,7 +15,8 @@
  *   store = rados        the engine (Ceph RADOS),
  *   conf = /etc/ceph/ceph.conf, pool = loci   where it is, and optionally
  *   user, namespace, keyring, timeout = 30s (bound on every cluster call),
- *   lock_ttl = 30s (a dead writer's region lock expires after it)
+ *   lock_ttl = 30s (a dead writer's region lock expires after it),
+ *   object = 4MiB (bytes per object of paged memory there; the intent's object= wins)
  *
  *   dirty_limit = 50%       file tiers (path =) and stores: mode=paged's
  *   dirty_background = 10%  write-behind (docs/NVM.md), % of the cache
@@ -35,18 +36,18 @@
 static const char *const keys[] = {"numa_node", "path",    "kind",      "capacity", "bandwidth", "latency",
                                    "initiator", "store",   "conf",      "pool",     "user",      "namespace",
                                    "keyring",   "timeout", "lock_ttl",  "dirty_limit", "dirty_background",
-                                   "tiering_budget"};
+                                   "tiering_budget", "object"};
 enum {
     K_NUMA, K_PATH, K_KIND, K_CAPACITY, K_BANDWIDTH, K_LATENCY, K_INITIATOR,
     K_STORE, K_CONF, K_POOL, K_USER, K_NAMESPACE, K_KEYRING, K_TIMEOUT, K_LOCK_TTL, K_DIRTY_LIMIT,
-    K_DIRTY_BACKGROUND, K_TIERING_BUDGET, K_COUNT
+    K_DIRTY_BACKGROUND, K_TIERING_BUDGET, K_OBJECT, K_COUNT
 };
 /* The keys of mode=paged's caches, for file tiers and stores. */
 #define PAGED_KEYS ((1u << K_DIRTY_LIMIT) | (1u << K_DIRTY_BACKGROUND))
 /* The keys only a store target takes. */
 #define STORE_KEYS                                                                                             \
     ((1u << K_STORE) | (1u << K_CONF) | (1u << K_POOL) | (1u << K_USER) | (1u << K_NAMESPACE) | (1u << K_KEYRING) | \
-     (1u << K_TIMEOUT) | (1u << K_LOCK_TTL))
+     (1u << K_TIMEOUT) | (1u << K_LOCK_TTL) | (1u << K_OBJECT))
 
 static bool valid_name(const char *s)
 {
@@ -188,6 +189,12 @@ static int set_store_key(topo_config_t *c, topo_config_target_t *e, int key, con
             return topo_config_fail(c, "%s = %s: expected seconds from 1 to 3600, e.g. 30s or 2min", keys[key],
                                     value);
         return 0;
+    case K_OBJECT:
+        if (!units_parse_size(value, &r->object) || r->object == 0 || r->object % 4096 ||
+            r->object > JOBSTORE_OBJECT_MAX)
+            return topo_config_fail(c, "object = %s: expected a size of whole 4 KiB pages up to 64 MiB, e.g. 4MiB",
+                                    value);
+        return 0;
     }
     return 0;
 }
@@ -266,7 +273,7 @@ void topo_config_target_key(topo_config_t *c, const char *section, const char *k
     topo_config_fail(c,
                      "[target %s]: unknown key '%s'; expected numa_node, path, kind, capacity, "
                      "bandwidth, latency, initiator, dirty_limit, dirty_background or tiering_budget (and for "
-                     "kind = store: store, conf, pool, user, namespace, keyring, timeout, lock_ttl)",
+                     "kind = store: store, conf, pool, user, namespace, keyring, timeout, lock_ttl, object)",
                      e->name, key);
 }
 
@@ -277,8 +284,8 @@ static int check_store(const topo_config_t *c, const topo_config_target_t *e)
     if (e->kind != KIND_STORE) {
         if (!(e->seen & STORE_KEYS))
             return 0;
-        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: store, conf, pool, user, namespace, keyring, timeout and "
-                                        "lock_ttl belong to a store target; add kind = store", c->path, e->line, e->name);
+        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: store, conf, pool, user, namespace, keyring, timeout, "
+                                        "lock_ttl and object belong to a store target; add kind = store", c->path, e->line, e->name);
     }
     const char *missing = !e->store[0] ? "store = rados" : !e->rados.conf[0] ? "conf = /path/to/ceph.conf"
                           : !e->rados.pool[0] ? "pool = NAME" : NULL;
