@@ -40,6 +40,10 @@ typedef struct chunkstore_ops {
     /** Adjacent chunks lie side by side in one file: a write spanning
      *  several is one I/O (the cache merges the runs of adjacent chunks). */
     bool spans_chunks;
+    /** A write sends the pages from where they are until it returns (RADOS:
+     *  no copy, checksummed as sent): a store to them meanwhile would change
+     *  the bytes in flight, so the cache holds such a writer until then. */
+    bool borrows_pages;
     /** Make everything written so far durable. */
     int (*sync)(chunkstore_t *s);
     /** [off, off+len) reads as zeros afterwards (file: its space stays reserved). */

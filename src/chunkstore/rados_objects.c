@@ -290,6 +290,7 @@ static const chunkstore_ops_t objects_ops = {
     .read = objects_read,
     .write = objects_write,
     .write_runs = objects_write_runs,
+    .borrows_pages = true,
     .sync = objects_sync,
     .discard = objects_discard,
     .close = objects_close,

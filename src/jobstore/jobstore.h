@@ -132,6 +132,8 @@ int jobstore_io_read(rados_ioctx_t io, jobstore_io_read_t *rd, unsigned n, unsig
 
 /** The atomic writes w[0..n) (each creates its object when missing), all in
  *  flight at once; returns when none is left: the buffers are free again.
+ *  The buffers are sent from where they are, not copied (write_op.cc):
+ *  nothing may change them until then, or the OSDs get the bytes as changed.
  *  0, or the error of the first that failed (-ENOMEM: no memory for an op),
  *  its index in *failed; the others may have been applied, each in whole. */
 int jobstore_io_write(rados_ioctx_t io, const jobstore_io_write_t *w, unsigned n, unsigned *failed);

@@ -398,7 +398,10 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f, uint64_t stamp)
             plan_readahead(c, r, chunk, f);
             planned = true;
         }
-        if (s->state == SLOT_FILLING || s->state == SLOT_EVICTING) {
+        /* A write to a chunk whose pages a store is sending as they are
+         * waits for it: a change now would change the bytes in flight. */
+        bool borrowed = s->state == SLOT_WRITING && (f->write || f->wp) && r->store->ops->borrows_pages;
+        if (s->state == SLOT_FILLING || s->state == SLOT_EVICTING || borrowed) {
             wait_change(c);
             continue;
         }
