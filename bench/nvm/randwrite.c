@@ -85,7 +85,8 @@ int bench_randwrite(const bench_opts_t *o)
     unsigned writes = o->writes ? o->writes : o->quick ? 4096 : 131072;
     char intent[128];
     if (o->store)
-        snprintf(intent, sizeof intent, "target=%s,cache=%zu,chunk=256KiB,fallback=null", o->store, cache);
+        snprintf(intent, sizeof intent, "target=%s,cache=%zu,chunk=256KiB,fallback=null%s", o->store, cache,
+                 o->object);
     else
         snprintf(intent, sizeof intent, "kind=ssd!,mode=paged!,cache=%zu,chunk=256KiB,fallback=null", cache);
     printf("\n(a) random single-byte writes (NVMalloc Table VII): %u writes over a %zu MiB paged region%s, "
