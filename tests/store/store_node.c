@@ -20,7 +20,8 @@
  *                                         write+sync; prints code and seconds of the write
  *   store_node ckpt-save NAME SIZE SEED CKPT [wait] [nodram]
  *                                         open NAME writable (NAME "-": no region; SEED "-": as
- *                                         it is, else filled from SEED), register DRAM variable
+ *                                         it is, else filled from SEED; "-N": as it is, the DRAM
+ *                                         variable from N), register DRAM variable
  *                                         "dram" (1 MiB from SEED, or 0; nodram: none),
  *                                         loci_ckpt_save(CKPT); prints its counters; wait: then
  *                                         loci_ckpt_wait(CKPT) (exit 4 when only the drain failed)
@@ -261,8 +262,8 @@ static void print_listed(const char *ckpt)
 static int do_ckpt_save(const char *name, size_t size, const char *seed_arg, const char *ckpt, bool wait,
                         bool with_dram)
 {
-    bool fill = strcmp(seed_arg, "-") != 0;
-    uint64_t seed = fill ? strtoull(seed_arg, NULL, 0) : 0;
+    bool fill = seed_arg[0] != '-', fill_dram = fill || seed_arg[1]; /* "-N": the region as it is, DRAM from N */
+    uint64_t seed = fill_dram ? strtoull(seed_arg + !fill, NULL, 0) : 0;
     uint8_t *p = NULL;
     static uint8_t dram[DRAM_BYTES];
     if (strcmp(name, "-") == 0)
@@ -271,7 +272,7 @@ static int do_ckpt_save(const char *name, size_t size, const char *seed_arg, con
         return fail("open");
     for (size_t i = 0; fill && i < size; i++)
         p[i] = pattern(seed, i);
-    for (size_t i = 0; fill && i < DRAM_BYTES; i++)
+    for (size_t i = 0; fill_dram && i < DRAM_BYTES; i++)
         dram[i] = pattern(seed, i);
     loci_ckpt_stats_t st;
     if (with_dram && loci_ckpt_register("dram", dram, DRAM_BYTES) != 0)
