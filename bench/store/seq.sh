@@ -142,12 +142,12 @@ for row, ref, chunk_ref in (("write 16x cache", rw, cw), ("write 4x cache", rw, 
               f"{m / chunk_ref[0]:15.2f} {c / chunk_ref[1]:6.2f}")
 b = d.get("bytes")
 if b:
-    a = next(x for x in b["table_vii"] if x.get("bench") == "randwrite")
+    a = next(x for x in b["table_vii"]["rows"] if x.get("bench") == "randwrite")
     dirtied = a["dirtied_pages"] * 4096
     print(f"  Table VII on the store: {a['writes']} random byte writes, {a['dirtied_pages']} pages dirtied: loci wrote "
           f"{a['bytes_written'] / dirtied:.3f}x, the OSDs received {a['osd_bytes'] / dirtied:.3f}x the dirtied pages "
           f"(goal <= 1.01x)")
-    for x in b["unchanged_checkpoint"]:
+    for x in b["unchanged_checkpoint"]["rows"]:
         if x.get("step") == "unchanged":
             print(f"  unchanged checkpoint of a {x['ssd_bytes'] / 2**20:.0f} MiB store region: the OSDs received "
                   f"{x['osd_received']} B, the checkpoint wrote {x['written']} B (its manifest)")
