@@ -43,6 +43,8 @@
 #define LAYOUT 2 /* what this loci writes; it reads 1 and 2 */
 #define REMOVE_BATCH 64
 #define READS_IN_FLIGHT 16
+#define READ_PIECE ((size_t)1 << 20) /* a read of a whole object goes in pieces of this, all in flight: 4 MiB asked
+                                      * of one OSD in one piece left a reader with 4 reads in flight (issue 40) */
 #define WRITES_IN_FLIGHT 16
 #define OID_MAX 340 /* prefix + "/" + 16 hex digits */
 
@@ -91,9 +93,9 @@ static int fail(const object_chunks_t *r, int err, const char *op, uint64_t off)
 
 /* ---- ops ------------------------------------------------------------------- */
 
-/* The part of a read in each object is one object read, all in flight at
- * once (up to READS_IN_FLIGHT): a readahead batch of a whole object is one
- * request, one of several objects one round trip. */
+/* The part of a read in each object is read in pieces of up to READ_PIECE,
+ * all in flight at once (up to READS_IN_FLIGHT): a readahead batch of a
+ * whole object is one round trip, its pieces served in parallel. */
 static int objects_read(chunkstore_t *s, uint64_t off, void *buf, size_t len)
 {
     object_chunks_t *r = rs_of(s);
@@ -104,7 +106,7 @@ static int objects_read(chunkstore_t *s, uint64_t off, void *buf, size_t len)
         uint64_t at[READS_IN_FLIGHT];
         unsigned k = 0, failed;
         for (; len && k < READS_IN_FLIGHT; k++) {
-            size_t n = in_object(r->object, off, len);
+            size_t n = in_object(r->object, off, len < READ_PIECE ? len : READ_PIECE);
             object_oid(r->prefix, off / r->object, oid[k], sizeof oid[k]);
             rd[k] = (jobstore_io_read_t){.oid = oid[k], .off = off % r->object, .buf = buf, .len = n};
             at[k] = off;
