@@ -12,12 +12,15 @@
  * returns. The objects are reached through src/jobstore alone (object_io.c,
  * xattrs.c): this file maps chunks to objects and names them.
  *
- * Named regions keep their size, chunk size and layout as xattrs of the
+ * Named regions keep their size, object size and layout as xattrs of the
  * object "loci-region/<name>", which also carries the writer's (exclusive)
  * or the readers' (shared) lock, expiring when its holder dies (lock.c).
  * Layout 1 (regions made before objects were told from chunks: no
- * loci.layout) has an object per chunk and opens as such; layout 2 keeps
- * the object size in loci.object.
+ * loci.layout) has an object per chunk and opens as such. Layout 2 keeps
+ * the object size where layout 1 kept the chunk (loci.chunk: the bytes
+ * each object holds, in both) and the cache's chunk in loci.cache_chunk:
+ * a loci of layout 1 opens it as a region of object-sized chunks and
+ * reads and writes the right bytes, instead of misreading it.
  * Private extents (loci_alloc on the store) are "loci-anon/<host>.<pid>.<random>"
  * and their objects go when the extent is freed.
  */
@@ -36,10 +39,10 @@
 #define REGION_PREFIX "loci-region/"
 #define ANON_PREFIX "loci-anon/"
 #define XATTR_SIZE "loci.size"
-#define XATTR_CHUNK "loci.chunk"
+#define XATTR_CHUNK "loci.chunk" /* bytes per object: a chunk in layout 1, an object in layout 2 */
 #define XATTR_SNAPC "loci.snapc" /* the region's snapshot context: "SEQ SNAP..." newest first */
-#define XATTR_LAYOUT "loci.layout" /* "2": objects of loci.object bytes; absent: layout 1, an object per chunk */
-#define XATTR_OBJECT "loci.object"
+#define XATTR_LAYOUT "loci.layout" /* "2"; absent: layout 1, an object per chunk */
+#define XATTR_CACHE_CHUNK "loci.cache_chunk" /* layout 2: the chunk of the cache, a divisor of loci.chunk */
 #define LAYOUT 2 /* what this loci writes; it reads 1 and 2 */
 #define REMOVE_BATCH 64
 #define READS_IN_FLIGHT 16
@@ -392,11 +395,11 @@ static int read_meta(jobstore_t *rp, rados_ioctx_t io, const char *oid, const ch
     unsigned long long size = 0, chunk = 0, layout = 0, object = 0;
     int rc = meta_number(rp, io, oid, name, XATTR_SIZE, &size);
     if (rc == 0)
-        rc = meta_number(rp, io, oid, name, XATTR_CHUNK, &chunk);
+        rc = meta_number(rp, io, oid, name, XATTR_CHUNK, &object);
     if (rc == 0)
         rc = meta_number(rp, io, oid, name, XATTR_LAYOUT, &layout);
     if (rc == 0 && layout > 1)
-        rc = meta_number(rp, io, oid, name, XATTR_OBJECT, &object);
+        rc = meta_number(rp, io, oid, name, XATTR_CACHE_CHUNK, &chunk);
     if (rc != 0)
         return rc;
     if (layout > LAYOUT)
@@ -404,11 +407,11 @@ static int read_meta(jobstore_t *rp, rados_ioctx_t io, const char *oid, const ch
                                        "reads layouts 1 and %d: open it with that loci", jobstore_target(rp), name,
                           layout, XATTR_LAYOUT, oid, LAYOUT);
     if (layout <= 1)
-        object = chunk;
+        chunk = object;
     if (!size || !chunk || chunk % 4096 || !object || object % chunk)
         return loci__fail(LOCI_EINVAL, "%s: object %s of region \"%s\" has no valid %s/%s/%s attributes: it was not "
                                        "made by loci; remove the region or fix the object", jobstore_target(rp), oid,
-                          name, XATTR_SIZE, XATTR_CHUNK, XATTR_OBJECT);
+                          name, XATTR_SIZE, XATTR_CHUNK, XATTR_CACHE_CHUNK);
     *out = (layout_t){size, (size_t)chunk, (size_t)object};
     return 0;
 }
@@ -429,12 +432,12 @@ static int missing_region(jobstore_t *rp, rados_ioctx_t io, const char *name, un
 /* Create the metadata object of a new region: exclusively, in one op. */
 static int create_meta(jobstore_t *rp, rados_ioctx_t io, const char *oid, const char *what, const layout_t *l)
 {
-    char sz[32], ch[32], layout[8], ob[32];
+    char sz[32], ob[32], layout[8], ch[32];
     snprintf(sz, sizeof sz, "%llu", (unsigned long long)l->size);
-    snprintf(ch, sizeof ch, "%zu", l->chunk);
-    snprintf(layout, sizeof layout, "%d", LAYOUT);
     snprintf(ob, sizeof ob, "%zu", l->object);
-    const jobstore_xattr_t attrs[] = {{XATTR_SIZE, sz}, {XATTR_CHUNK, ch}, {XATTR_LAYOUT, layout}, {XATTR_OBJECT, ob}};
+    snprintf(layout, sizeof layout, "%d", LAYOUT);
+    snprintf(ch, sizeof ch, "%zu", l->chunk);
+    const jobstore_xattr_t attrs[] = {{XATTR_SIZE, sz}, {XATTR_CHUNK, ob}, {XATTR_LAYOUT, layout}, {XATTR_CACHE_CHUNK, ch}};
     int rc = jobstore_xattr_create(io, oid, attrs, 4);
     if (rc == -ENOMEM)
         return loci__fail(LOCI_ENOMEM, "out of memory creating a region");

@@ -15,8 +15,9 @@ expect "write a 32 MiB region (seed 1), 128 chunks of 256 KiB" 0 on a "$STORE_NO
 ops=$(($(osd_write_ops) - ops))
 expect_text "its 128 chunks lie in 8 objects" '^8$' "$(objects_of lay)"
 expect_text "of 4 MiB each" 'size 4194304$' "$(rados_cmd -p loci stat loci-region/lay/0000000000000007)"
-expect_text "its metadata says layout 2, objects of 4 MiB" '^2 4194304$' \
-    "$(rados_cmd -p loci getxattr loci-region/lay loci.layout) $(rados_cmd -p loci getxattr loci-region/lay loci.object)"
+meta() { rados_cmd -p loci getxattr loci-region/$1 $2; }
+expect_text "its metadata says layout 2, objects of 4 MiB (loci.chunk, as a loci of layout 1 reads it), 256 KiB chunks" \
+    '^2 4194304 262144$' "$(meta lay loci.layout) $(meta lay loci.chunk) $(meta lay loci.cache_chunk)"
 echo "write ops the OSDs took for the region (data, metadata, lock): $ops"
 expect "a sequential writer's chunks leave in few writes per object (<= 32 ops, not 128 and more)" 0 test "$ops" -le 32
 expect "b reads it back bit-exact" 0 on b "$STORE_NODE" verify lay $size 1
@@ -26,7 +27,7 @@ expect "a patches 2000 random bytes (single pages in objects)" 0 on a "$STORE_NO
 expect "write region old (seed 3) in objects of one chunk" 0 \
     on a env STORE_NODE_TERMS=object=256KiB "$STORE_NODE" write old 8M 3
 rados_cmd -p loci rmxattr loci-region/old loci.layout
-rados_cmd -p loci rmxattr loci-region/old loci.object
+rados_cmd -p loci rmxattr loci-region/old loci.cache_chunk
 expect_text "old is now as the layout before wrote it: 32 objects, no loci.layout" '^32 0$' \
     "$(objects_of old) $(rados_cmd -p loci listxattr loci-region/old | grep -c loci.layout)"
 expect "b reads the old-layout region bit-exact" 0 on b "$STORE_NODE" verify old 8M 3
