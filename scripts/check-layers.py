@@ -43,7 +43,7 @@ KERNEL_FILES = re.compile(r'"/proc/self/(maps|smaps|smaps_rollup|pagemap|clear_r
 
 # The folder through which alone libloci reaches librados.
 STORE_DOOR = 'jobstore'
-LIBRADOS = re.compile(r'^rados_')
+LIBRADOS = re.compile(r'^(rados_|_ZN8librados|_ZN4ceph6buffer)') # the C API, and the C++ one (jobstore/write_op.cc)
 
 # Uses of a symbol of the file's own folder that run against the folder's
 # order on purpose: a hook one file installs and another layer calls back.
@@ -59,7 +59,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
 
 def folder_and_file(obj):
-    # .../loci_objects.dir/<layer>/<file>.c.o
+    # .../loci_objects.dir/<layer>/<file>.c.o (or .cc.o)
     parts = obj.replace('\\', '/').split('/')
     return parts[-2], parts[-2] + '/' + parts[-1][:-len('.o')]
 
@@ -96,7 +96,7 @@ def includes(src, layers):
         if not os.path.isdir(directory):
             continue
         for entry in sorted(os.listdir(directory)):
-            if not entry.endswith(('.c', '.h')) or (folder == '' and not entry.endswith('.h')):
+            if not entry.endswith(('.c', '.cc', '.h')) or (folder == '' and not entry.endswith('.h')):
                 continue
             path = os.path.join(directory, entry)
             with open(path, encoding='utf-8', errors='replace') as f:
@@ -222,7 +222,7 @@ def main():
     for folder in layers:
         directory = os.path.join(src, folder)
         for entry in sorted(os.listdir(directory)) if os.path.isdir(directory) else []:
-            if entry.endswith(('.c', '.h')) and folder != KERNEL_DOOR:
+            if entry.endswith(('.c', '.cc', '.h')) and folder != KERNEL_DOOR:
                 with open(os.path.join(directory, entry), encoding='utf-8', errors='replace') as f:
                     for number, line in enumerate(f, 1):
                         m = KERNEL_FILES.search(line)

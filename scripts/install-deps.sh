@@ -28,7 +28,7 @@ packages=(
   openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
   # the aggregate store (kind=store): librados to build, and a throw-away Ceph cluster for
   # the multi-node tests and benchmarks (scripts/store-cluster.sh; ceph-mgr reports usage)
-  librados-dev ceph-mon ceph-osd ceph-mgr ceph-common iproute2
+  librados-dev libradospp-dev ceph-mon ceph-osd ceph-mgr ceph-common iproute2
   # Python package (python/): Debian's python3 runs its tests (tests/CMakeLists.txt uses
   # /usr/bin/python3, not a python earlier on PATH); the install check pip-installs it into a
   # venv that sees these, offline (--no-build-isolation: setuptools and wheel from here);

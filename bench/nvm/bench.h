@@ -37,6 +37,7 @@ typedef struct {
     const char *b_region;
     bool make_b;
     const char *order; /* "row" or "column" */
+    const char *object; /* the store's intents: ",object=SIZE" (--object SIZE), or "" (the store's default) */
     const char *chunk; /* (s): the paged chunk ("256KiB"; "2MiB": where shared memory comes in huge pages, the
                         * cache fills it in place) */
 } bench_opts_t;

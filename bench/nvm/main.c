@@ -1,5 +1,5 @@
 /*
- * bench_nvm [--quick] [--repeats N] [--only abcdmsw] [--json FILE] [--placements LIST] [--chunk SIZE]
+ * bench_nvm [--quick] [--repeats N] [--only abcdmsw] [--json FILE] [--placements LIST] [--chunk SIZE] [--object SIZE]
  *           [--store [--osd-bytes CMD] [--raw-read CMD] [--writes N]
  *                    [--b-region NAME [--make-b | --order row|column]]]
  * The NVMalloc §IV evaluation on this machine's ssd0 tier (bench.h). The
@@ -13,7 +13,9 @@
  * with B in store region NAME, opened read-only (--make-b: make that region).
  * Part s (--only s, ssd0 or the store) is a sequential writer and reader of
  * a region 16x its cache, MB/s and CPU s/GB (seqio.c), in chunks of 256 KiB
- * or --chunk SIZE.
+ * or --chunk SIZE. --object SIZE: the store's objects (object= of every
+ * store intent; default: the store's, 4 MiB; 256KiB: one object per chunk,
+ * the layout before issue 40).
  */
 #include "bench.h"
 
@@ -23,7 +25,8 @@
 
 int main(int argc, char **argv)
 {
-    bench_opts_t o = {.repeats = 0, .chunk = "256KiB"};
+    bench_opts_t o = {.repeats = 0, .chunk = "256KiB", .object = ""};
+    char object[64];
     const char *only = NULL, *json = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
@@ -53,9 +56,12 @@ int main(int argc, char **argv)
             o.placements = argv[++i];
         else if (strcmp(argv[i], "--chunk") == 0 && i + 1 < argc)
             o.chunk = argv[++i];
-        else {
+        else if (strcmp(argv[i], "--object") == 0 && i + 1 < argc && strlen(argv[i + 1]) < 32) {
+            snprintf(object, sizeof object, ",object=%s", argv[++i]);
+            o.object = object;
+        } else {
             fprintf(stderr, "usage: %s [--quick] [--repeats N (1-16)] [--only abcdmsw] [--json FILE] [--placements "
-                            "B,C,BC...] [--chunk SIZE] [--store [--osd-bytes CMD] [--raw-read CMD] [--writes N] "
+                            "B,C,BC...] [--chunk SIZE] [--object SIZE] [--store [--osd-bytes CMD] [--raw-read CMD] [--writes N] "
                             "[--b-region NAME [--make-b | --order row|column]]]\n", argv[0]);
             return 2;
         }

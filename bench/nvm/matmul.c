@@ -120,7 +120,7 @@ int bench_matmul_shared(const bench_opts_t *o)
 {
     size_t n = o->quick ? 2048 : 4096, r = 16, bbytes = n * n * sizeof(double), cache = bbytes / 4;
     char intent[128];
-    snprintf(intent, sizeof intent, "target=%s!,cache=%zu,chunk=256KiB", o->store, cache);
+    snprintf(intent, sizeof intent, "target=%s!,cache=%zu,chunk=256KiB%s", o->store, cache, o->object);
     if (o->make_b) { /* what a copy of B costs: written and synced */
         double t0 = clock_mono_s();
         double *B = bench_check(loci_region_open(o->b_region, bbytes, intent, LOCI_CREATE), o->b_region);

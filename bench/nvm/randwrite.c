@@ -25,6 +25,7 @@ typedef struct {
     double seconds;
     uint64_t distinct_pages, dirtied, written, read, faults;
     double osd_bytes; /* received by the OSDs (store only), -1 = not measured */
+    uint64_t kernel_written; /* ssd0: what the kernel counted this process writing (/proc/self/io) */
 } rw_result_t;
 
 static uint64_t next(uint64_t *s)
@@ -49,6 +50,8 @@ static rw_result_t run(const bench_opts_t *o, const char *intent, size_t size, u
     rw_result_t r = {.osd_bytes = -1};
     double osd0 = o->osd_bytes_cmd ? bench_cmd_number(o->osd_bytes_cmd) : -1;
     loci_cache_stats_t s0 = bench_nvm();
+    uint64_t io_read0, io_written0, io_read1, io_written1;
+    bench_io(&io_read0, &io_written0);
     uint64_t rng = 2012;
     double t = clock_mono_s();
     for (unsigned i = 0; i < writes; i++) {
@@ -62,6 +65,8 @@ static rw_result_t run(const bench_opts_t *o, const char *intent, size_t size, u
     loci_range_flush(p, size); /* what is still cached and dirty counts too */
     r.seconds = clock_mono_s() - t;
     loci_cache_stats_t s1 = bench_nvm();
+    bench_io(&io_read1, &io_written1);
+    r.kernel_written = io_written1 - io_written0;
     double osd1 = osd0 >= 0 ? bench_cmd_number(o->osd_bytes_cmd) : -1;
     if (osd1 >= 0)
         r.osd_bytes = osd1 - osd0;
@@ -80,7 +85,8 @@ int bench_randwrite(const bench_opts_t *o)
     unsigned writes = o->writes ? o->writes : o->quick ? 4096 : 131072;
     char intent[128];
     if (o->store)
-        snprintf(intent, sizeof intent, "target=%s,cache=%zu,chunk=256KiB,fallback=null", o->store, cache);
+        snprintf(intent, sizeof intent, "target=%s,cache=%zu,chunk=256KiB,fallback=null%s", o->store, cache,
+                 o->object);
     else
         snprintf(intent, sizeof intent, "kind=ssd!,mode=paged!,cache=%zu,chunk=256KiB,fallback=null", cache);
     printf("\n(a) random single-byte writes (NVMalloc Table VII): %u writes over a %zu MiB paged region%s, "
@@ -99,13 +105,18 @@ int bench_randwrite(const bench_opts_t *o)
                per_distinct, per_dirtied, r.seconds);
         bench_json_row(o->json, "\"bench\": \"randwrite\", \"tracking\": \"%s\", \"writes\": %u, \"region\": %zu, "
                        "\"cache\": %zu, \"distinct_pages\": %llu, \"dirtied_pages\": %llu, \"bytes_written\": %llu, "
-                       "\"bytes_read\": %llu, \"faults\": %llu, \"seconds\": %.3f, \"osd_bytes\": %.0f",
+                       "\"bytes_read\": %llu, \"faults\": %llu, \"seconds\": %.3f, \"osd_bytes\": %.0f, "
+                       "\"kernel_written\": %llu",
                        k ? "chunk" : "page", writes, size, cache, (unsigned long long)r.distinct_pages,
                        (unsigned long long)r.dirtied, (unsigned long long)r.written, (unsigned long long)r.read,
-                       (unsigned long long)r.faults, r.seconds, r.osd_bytes);
+                       (unsigned long long)r.faults, r.seconds, r.osd_bytes,
+                       (unsigned long long)r.kernel_written);
         if (r.osd_bytes >= 0)
             printf("  %-22s %10s %10s %11.1f MB %14s %10s %9.3fx\n", "  received by the OSDs", "", "",
                    r.osd_bytes / 1e6, "", "", r.osd_bytes / ((double)r.dirtied * page));
+        else if (!o->store)
+            printf("  %-22s %10s %10s %11.1f MB %14s %10s %9.3fx\n", "  counted by the kernel", "", "",
+                   r.kernel_written / 1e6, "", "", r.kernel_written / ((double)r.dirtied * page));
     }
     printf("  distinct: pages the writes touched; dirtied: clean pages made dirty (a page written again after its\n"
            "  chunk was evicted is dirtied, and written back, once more). Goal: written <= 1.01x dirtied x 4 KiB.\n");

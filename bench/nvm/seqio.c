@@ -144,7 +144,7 @@ int bench_seqio(const bench_opts_t *o)
     size_t cache = o->quick ? 16 * MiB : 64 * MiB, big = 16 * cache, small = 4 * cache;
     char intent[256], name[64], raw[4200];
     if (o->store)
-        snprintf(intent, sizeof intent, "target=%s,cache=%zu,chunk=%s", o->store, cache, o->chunk);
+        snprintf(intent, sizeof intent, "target=%s,cache=%zu,chunk=%s%s", o->store, cache, o->chunk, o->object);
     else
         snprintf(intent, sizeof intent, "kind=ssd!,mode=paged!,cache=%zu,chunk=%s", cache, o->chunk);
     snprintf(name, sizeof name, "bench-seq-%ld", (long)getpid());

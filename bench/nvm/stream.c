@@ -101,7 +101,7 @@ int bench_stream(const bench_opts_t *o, bool read, bool write)
     size_t bytes = o->quick ? 32 * MiB : 256 * MiB, cache = o->quick ? 8 * MiB : 64 * MiB, n = bytes / sizeof(double);
     char paged[128];
     if (o->store)
-        snprintf(paged, sizeof paged, "target=%s,cache=%zu,chunk=256KiB", o->store, cache);
+        snprintf(paged, sizeof paged, "target=%s,cache=%zu,chunk=256KiB%s", o->store, cache, o->object);
     else
         snprintf(paged, sizeof paged, "kind=ssd!,mode=paged!,cache=%zu,chunk=256KiB", cache);
     const char *modes[] = {"mmap", o->store ? "store" : "paged"}, *intents[] = {"kind=ssd!,mode=mmap", paged};

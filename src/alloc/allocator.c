@@ -62,6 +62,7 @@ void allocator_file_mode(const resolution_t *res, place_t *out)
     out->file_mode = res->mode != MODE_PAGED ? FILE_MMAP : res->mode_forced ? FILE_PAGED_ONLY : FILE_PAGED;
     out->cache = res->cache;
     out->chunk = res->chunk;
+    out->object = res->object;
     out->dirty_limit = res->dirty_limit;
     out->dirty_background = res->dirty_background;
 }

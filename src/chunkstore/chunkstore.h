@@ -40,6 +40,10 @@ typedef struct chunkstore_ops {
     /** Adjacent chunks lie side by side in one file: a write spanning
      *  several is one I/O (the cache merges the runs of adjacent chunks). */
     bool spans_chunks;
+    /** A write sends the pages from where they are until it returns (RADOS:
+     *  no copy, checksummed as sent): a store to them meanwhile would change
+     *  the bytes in flight, so the cache holds such a writer until then. */
+    bool borrows_pages;
     /** Make everything written so far durable. */
     int (*sync)(chunkstore_t *s);
     /** [off, off+len) reads as zeros afterwards (file: its space stays reserved). */
@@ -54,6 +58,7 @@ struct chunkstore {
     bool created;  /* made by this opening: every chunk reads as zeros until written (none to read) */
     unsigned patience_s; /* writes failing for this long from the first that failed: the cache above
                           * stops waiting for the store (paged: writers go on, reported losses) */
+    size_t unit;   /* requests of whole, aligned units cost it least (RADOS: its objects); 0: no such unit */
 };
 
 /** A file's patience: its failures (EIO, a directory gone) come at once and

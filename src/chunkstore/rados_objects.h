@@ -11,18 +11,28 @@
 /** Chunk size of store regions when the intent gives no chunk= (NVMalloc's 256 KiB). */
 #define STORE_RADOS_CHUNK ((size_t)256 << 10)
 
-/** A private store of `size` bytes in `chunk`-byte objects (loci_alloc on the
- *  store): its objects are removed when it is closed. NULL + loci__fail. */
-chunkstore_t *chunkstore_rados_anonymous(jobstore_t *rp, uint64_t size, size_t chunk);
+/** Object size when neither the intent (object=) nor the target (object =)
+ *  gives one, in whole chunks: rados bench's default object (docs/BENCHMARKS.md, issue 40). */
+#define STORE_RADOS_OBJECT ((size_t)4 << 20)
+
+/** A private store of `size` bytes in `chunk`-byte chunks laid out in
+ *  objects of `object` bytes (0: the target's, else STORE_RADOS_OBJECT)
+ *  (loci_alloc on the store): its objects are removed when it is closed.
+ *  NULL + loci__fail. */
+chunkstore_t *chunkstore_rados_anonymous(jobstore_t *rp, uint64_t size, size_t chunk, uint64_t object);
 
 /** Open (LOCI_CREATE: or create) the region `name`: flags LOCI_CREATE,
  *  LOCI_READONLY. *size: wanted (0 = as it is), then its size; *chunk: asked
  *  (0 = the region's, or STORE_RADOS_CHUNK for a new one), then its chunk
- *  size. A writer holds the region's exclusive lock, readers a shared one,
- *  across nodes, until the store is closed (or its process dies + lock_ttl).
- *  NULL + loci__fail: LOCI_ENOENT, LOCI_EBUSY (held elsewhere), LOCI_EINVAL
- *  (size or chunk differs), LOCI_EIO (cluster unreachable, metadata gone). */
-chunkstore_t *chunkstore_rados_open_region(jobstore_t *rp, const char *name, unsigned flags, uint64_t *size, size_t *chunk);
+ *  size; *object likewise (0 = the region's, or the target's or
+ *  STORE_RADOS_OBJECT for a new one; a region of the first layout has an
+ *  object per chunk). A writer holds the region's exclusive lock, readers a
+ *  shared one, across nodes, until the store is closed (or its process dies
+ *  + lock_ttl). NULL + loci__fail: LOCI_ENOENT, LOCI_EBUSY (held
+ *  elsewhere), LOCI_EINVAL (size, chunk or object differs; a layout of a
+ *  newer loci), LOCI_EIO (cluster unreachable, metadata gone). */
+chunkstore_t *chunkstore_rados_open_region(jobstore_t *rp, const char *name, unsigned flags, uint64_t *size,
+                                           size_t *chunk, size_t *object);
 
 /** Delete region `name` and all its objects (LOCI_EBUSY when open anywhere). */
 int chunkstore_rados_remove_region(jobstore_t *rp, const char *name);

@@ -412,14 +412,43 @@ static int find_latest(ckpt_dir_t *d, ckpt_manifest_t *m, bool *have, uint64_t *
     return 0;
 }
 
+static int other_target(const char *target, const ckpt_manifest_t *m, void *drain)
+{
+    return strcmp(target, drain) != 0;
+}
+
+/* Are the chunks of m outside its snapshots in the store of the drain
+ * target (its snapshots' one) already: zeros, or the very pool files of
+ * prev, which is whole there (its manifest there is prev: same checksum)?
+ * An unchanged checkpoint's DRAM data drained before. The caller holds the
+ * guard of the drained chunks (no GC removes them meanwhile). */
+static bool drained_before(const ckpt_manifest_t *m, const ckpt_manifest_t *prev, struct jobstore *rp)
+{
+    for (size_t k = 0; k < m->nvars; k++) {
+        const ckpt_var_t *v = &m->vars[k], *pv = v->snap ? NULL : ckpt_manifest_find(prev, v->kind, v->name);
+        for (uint64_t i = 0; !v->snap && i < v->nchunks; i++)
+            if (v->chunks[i].id != CKPT_ZERO && (!pv || i >= pv->nchunks || pv->chunks[i].id != v->chunks[i].id))
+                return false;
+    }
+    ckpt_manifest_t there;
+    if (ckpt_store_manifest_get(rp, prev->name, &there) != 0)
+        return false;
+    bool same = ckpt_sum_equal(there.sum, prev->sum);
+    ckpt_manifest_free(&there);
+    return same;
+}
+
 /* A checkpoint naming store snapshots, told to the stores of its snapshots
  * (so that every node finds it, and their GC keeps its snapshots): its
- * manifest when every chunk is in the store already, whole at level 2 at no
- * cost (and this node's record of an earlier one of that name goes); else
- * the record that this node holds it whole at level 1 only. Its DRAM and
+ * manifest when every chunk is in the store already — in its snapshots, or
+ * drained with prev (the directory's previous checkpoint) when nothing of
+ * them changed — whole at level 2 at no more cost than the manifest (and
+ * this node's record of an earlier one of that name goes); else the record
+ * that this node holds it whole at level 1 only, which a drain follows
+ * with the manifest (twice the bytes for an unchanged one). Its DRAM and
  * file-tier chunks reach the store only by a drain: one that is not
  * configured is not implied (docs/CHECKPOINT.md, "Two levels"). */
-static int tell_job_store(const ckpt_dir_t *d, ckpt_manifest_t *m, const char *drain)
+static int tell_job_store(const ckpt_dir_t *d, ckpt_manifest_t *m, const ckpt_manifest_t *prev, const char *drain)
 {
     char *text;
     size_t len;
@@ -427,7 +456,14 @@ static int tell_job_store(const ckpt_dir_t *d, ckpt_manifest_t *m, const char *d
     if (rc != 0)
         return rc;
     bool whole = ckpt_stored_bytes(m, false) == 0;
+    ckpt_guard_t *guard = NULL;
+    struct jobstore *rp = !whole && drain && prev && ckpt_snap_targets_each(m, other_target, (void *)drain) == 0
+                              ? ckpt_target_pool(drain)
+                              : NULL;
+    if (rp && ckpt_store_guard(rp, false, &guard) == 0)
+        whole = drained_before(m, prev, rp);
     rc = whole ? ckpt_store_manifest_put(m, text, len) : ckpt_level1_put(d, m, text, len, drain);
+    ckpt_store_unguard(guard); /* (after the put: the manifest names the chunks now) */
     if (rc == 0 && whole)
         rc = ckpt_level1_forget(d, m, NULL);
     free(text);
@@ -465,7 +501,7 @@ static int save(const char *name, ckpt_dir_t *d, const ckpt_item_t *items, size_
     }
     const char *drain = rc == 0 ? ckpt_drain_target() : NULL; /* (a lookup that fails sets the last error) */
     if (rc == 0 && sv.in_job_store)
-        rc = tell_job_store(d, &cur, drain);
+        rc = tell_job_store(d, &cur, sv.prev, drain);
     if (rc != 0 && !published) { /* referenced by no manifest: give their space back now */
         char id[17];
         for (size_t i = 0; i < sv.created.n; i++) {

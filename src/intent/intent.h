@@ -30,6 +30,7 @@ typedef enum {
     TERM_MODE,        /* mode=mmap|paged */
     TERM_CACHE,       /* cache=SIZE */
     TERM_CHUNK,       /* chunk=SIZE */
+    TERM_OBJECT,      /* object=SIZE: the store's objects (kind=store) */
     TERM_DIRTY_LIMIT, /* dirty_limit=PCT */
     TERM_DIRTY_BACKGROUND, /* dirty_background=PCT */
     TERM_TIER,        /* tier=auto */
@@ -98,6 +99,7 @@ typedef struct {
     bool gpu_pinned;    /* pinned near=gpu: host memory registered with the GPU driver */
     bool tier_auto;     /* tier=auto: an arena's place among the candidates follows measured heat (src/tiering) */
     uint64_t align, cache, chunk; /* 0 = default */
+    uint64_t object;    /* bytes per store object (kind=store), 0 = the target's or the default */
     unsigned dirty_limit, dirty_background; /* % of a paged cache, 0 = the target's or the default */
 } resolution_t;
 

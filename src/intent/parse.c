@@ -10,17 +10,18 @@
  *    INTENT_MAX_TEXT (raw text, whitespace included) and INTENT_MAX_TERMS (terms counted
  *    by commas) are checked on the raw text before any term is parsed.
  *  - One '!' at the very end of a term makes it a constraint; a '!' elsewhere is an error.
- *  - Traits (fallback, align, partition, pinned, cache, chunk, dirty_limit,
+ *  - Traits (fallback, align, partition, pinned, cache, chunk, object, dirty_limit,
  *    dirty_background, tier) configure the
  *    allocation and rank nothing: a '!' on them is accepted and means the same, so it is
  *    dropped (constraint = false, no '!' in the canonical text). The other keys keep it.
  *    What a term does to resolution is the resolver's business (resolve.c): there,
  *    requirements (use=, access=, persist, mode=) filter with or without '!'; on mode=
  *    the '!' also forbids falling back to another mode where the one asked cannot run.
- *  - Sizes (align, cache, chunk): digits, an optional fraction, and an optional unit that
+ *  - Sizes (align, cache, chunk, object): digits, an optional fraction, and an optional unit that
  *    units_parse_size accepts ("4096", "64KiB", "1.5G", "2MB"); computed exactly in 64 bits,
  *    more than 2^64-1 bytes is an error. align: a power of two (>= 1); chunk: a non-zero
- *    multiple of 4096 (the provider rounds to a larger page size); cache: non-zero
+ *    multiple of 4096 (the provider rounds to a larger page size), object too (a multiple
+ *    of the chunk is for the store to check); cache: non-zero
  *    (cache >= chunk is for the resolver to check).
  *  - Percentages (dirty_limit, dirty_background): a whole number 1..100 with an
  *    optional '%' ("50%", "50"); canonical "50%". Whether the background one is
@@ -152,6 +153,8 @@ static const struct key_spec keys[TERM_KEY_COUNT] = {
                     "cache=SIZE, more than 0 bytes, e.g. 256MiB, 4GiB"},
     [TERM_CHUNK] = {"chunk", ARG_SIZE, true, NULL, 0,
                     "chunk=SIZE, a multiple of 4096 bytes, e.g. 64KiB, 2MiB"},
+    [TERM_OBJECT] = {"object", ARG_SIZE, true, NULL, 0,
+                     "object=SIZE, the store's objects, a multiple of the chunk, e.g. 4MiB"},
     [TERM_DIRTY_LIMIT] = {"dirty_limit", ARG_PERCENT, true, NULL, 0,
                           "dirty_limit=PCT, 1% to 100% of the paged cache, e.g. 50%"},
     [TERM_DIRTY_BACKGROUND] = {"dirty_background", ARG_PERCENT, true, NULL, 0,
@@ -490,8 +493,8 @@ static int parse_size_term(struct parser *ps, const struct key_spec *spec, const
     if (t->key == TERM_ALIGN && (v == 0 || (v & (v - 1)) != 0))
         return fail(ps, "alignment %" PRIu64 " in '%s' at %d is not a power of two (%s)", v,
                     ps->term_shown, ps->pos, spec->help);
-    if (t->key == TERM_CHUNK && (v == 0 || v % CHUNK_MULTIPLE != 0))
-        return fail(ps, "chunk size %" PRIu64 " in '%s' at %d is not a multiple of %d (%s)", v,
+    if ((t->key == TERM_CHUNK || t->key == TERM_OBJECT) && (v == 0 || v % CHUNK_MULTIPLE != 0))
+        return fail(ps, "%s size %" PRIu64 " in '%s' at %d is not a multiple of %d (%s)", spec->name, v,
                     ps->term_shown, ps->pos, CHUNK_MULTIPLE, spec->help);
     if (t->key == TERM_CACHE && v == 0)
         return fail(ps, "cache size 0 in '%s' at %d (%s)", ps->term_shown, ps->pos, spec->help);

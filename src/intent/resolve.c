@@ -405,6 +405,7 @@ static void apply_traits(const intent_t *in, resolution_t *out)
         case TERM_ALIGN: out->align = term->size; break;
         case TERM_CACHE: out->cache = term->size; break;
         case TERM_CHUNK: out->chunk = term->size; break;
+        case TERM_OBJECT: out->object = term->size; break;
         case TERM_DIRTY_LIMIT: out->dirty_limit = (unsigned)term->size; break;
         case TERM_DIRTY_BACKGROUND: out->dirty_background = (unsigned)term->size; break;
         case TERM_TIER: out->tier_auto = term->v.tier == TIER_AUTO; break;

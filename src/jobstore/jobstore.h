@@ -27,7 +27,12 @@ typedef struct {
     char keyring[512];   /* keyring file ("" = what ceph.conf says) */
     unsigned timeout_s;  /* bound on every cluster operation (0 = 30 s) */
     unsigned lock_ttl_s; /* a dead writer's lock expires after this (0 = 30 s) */
+    uint64_t object;     /* bytes per object of paged memory (0 = chunkstore's default) */
 } jobstore_params_t;
+
+/** The largest object= loci writes: one atomic write op of a whole object
+ *  stays under the OSDs' osd_max_write_size (90 MB by default). */
+#define JOBSTORE_OBJECT_MAX ((uint64_t)64 << 20)
 
 typedef struct jobstore jobstore_t;
 
@@ -127,6 +132,8 @@ int jobstore_io_read(rados_ioctx_t io, jobstore_io_read_t *rd, unsigned n, unsig
 
 /** The atomic writes w[0..n) (each creates its object when missing), all in
  *  flight at once; returns when none is left: the buffers are free again.
+ *  The buffers are sent from where they are, not copied (write_op.cc):
+ *  nothing may change them until then, or the OSDs get the bytes as changed.
  *  0, or the error of the first that failed (-ENOMEM: no memory for an op),
  *  its index in *failed; the others may have been applied, each in whole. */
 int jobstore_io_write(rados_ioctx_t io, const jobstore_io_write_t *w, unsigned n, unsigned *failed);

@@ -9,15 +9,16 @@
  * the op that failed: the caller names the op in jobstore_fail's message.
  */
 #include "jobstore/jobstore.h"
+#include "jobstore/write_op.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
-/* One op in flight. */
+/* One op in flight: a read (done, got) or a write (write). */
 typedef struct {
     rados_completion_t done;
-    rados_write_op_t write; /* a write's op, released when it is done */
-    size_t *got;            /* a read's byte count, set when it is done */
+    jobstore_write_op_t *write; /* a write, freed when it is done (write_op.cc: its buffers handed over) */
+    size_t *got;                /* a read's byte count, set when it is done */
 } op_t;
 
 /* Op `done` finished: its result (bytes read, 0, or a negative errno), the completion released. */
@@ -47,9 +48,7 @@ static int all_in_flight(rados_ioctx_t io, start_fn *start, void *ops, unsigned 
         k++;
     *failed = k;
     for (unsigned j = 0; j < k; j++) {
-        int rc = finish(op[j].done);
-        if (op[j].write)
-            rados_release_write_op(op[j].write);
+        int rc = op[j].write ? jobstore_write_op_finish(op[j].write) : finish(op[j].done);
         if (op[j].got && rc == -ENOENT) /* a read of no object: nothing there */
             rc = 0;
         if (op[j].got && rc >= 0)
@@ -78,21 +77,12 @@ int jobstore_io_read(rados_ioctx_t io, jobstore_io_read_t *rd, unsigned n, unsig
     return all_in_flight(io, start_read, rd, n, failed);
 }
 
+/* A write's buffers are handed to librados, not copied: all_in_flight
+ * waits for every op started before it returns, so they stay the caller's. */
 static int start_write(rados_ioctx_t io, void *ops, unsigned i, op_t *op)
 {
-    const jobstore_io_write_t *w = (const jobstore_io_write_t *)ops + i;
-    if (!(op->write = rados_create_write_op()))
-        return -ENOMEM;
-    for (unsigned e = 0; e < w->n; e++)
-        rados_write_op_write(op->write, w->ext[e].buf, w->ext[e].len, w->ext[e].off);
-    /* FULL_TRY: a full pool answers ENOSPC/EDQUOT at once instead of
-     * holding the write until space comes back. */
-    int rc = rados_aio_create_completion2(NULL, NULL, &op->done);
-    if (rc == 0 && (rc = rados_aio_write_op_operate(op->write, io, op->done, w->oid, NULL,
-                                                    LIBRADOS_OPERATION_FULL_TRY)) < 0)
-        rados_aio_release(op->done);
-    if (rc < 0)
-        rados_release_write_op(op->write);
+    int rc;
+    op->write = jobstore_write_op_start(io, (const jobstore_io_write_t *)ops + i, &rc);
     return rc;
 }
 

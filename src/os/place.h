@@ -44,6 +44,7 @@ typedef struct {
                                               * under a heat source that sees a huge page as one */
     file_mode_t file_mode;                   /* file tiers: page cache or chunk cache */
     uint64_t cache, chunk;                   /* paged: DRAM budget, chunk size (0 = 64 MiB, 256 KiB) */
+    uint64_t object;                         /* paged on a store: bytes per object (0 = the target's, else 4 MiB) */
     unsigned dirty_limit, dirty_background;  /* paged: % of the cache (0 = the target's, else 50 %, 10 %) */
     bool managed;                            /* GPU memory: managed memory, not device memory */
     int cuda_device;                         /* managed memory placed on the host: the GPU whose

@@ -407,7 +407,10 @@ void cache_fault(paged_region_t *r, const uffd_fault_t *f, uint64_t stamp)
             plan_readahead(c, r, chunk, f);
             planned = true;
         }
-        if (s->state == SLOT_FILLING || s->state == SLOT_EVICTING) {
+        /* A write to a chunk whose pages a store is sending as they are
+         * waits for it: a change now would change the bytes in flight. */
+        bool borrowed = s->state == SLOT_WRITING && (f->write || f->wp) && r->store->ops->borrows_pages;
+        if (s->state == SLOT_FILLING || s->state == SLOT_EVICTING || borrowed) {
             wait_change(c);
             continue;
         }
@@ -445,8 +448,8 @@ static void fill_range(chunk_cache_t *c, paged_region_t *r, uint64_t first, uint
             continue;
         }
         unsigned m = 0;
-        while (m < c->batch && k + m < first + n && !lookup(c, r, k + m) && (!epoch || room_ahead(c)) &&
-               (run[m] = claim(c, r, k + m, epoch, m == 0)))
+        while (m < c->batch && k + m < first + n && (m == 0 || !unit_start(c, k + m)) && !lookup(c, r, k + m) &&
+               (!epoch || room_ahead(c)) && (run[m] = claim(c, r, k + m, epoch, m == 0)))
             m++;
         if (m == 0 && epoch && !room_ahead(c))
             return;

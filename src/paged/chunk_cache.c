@@ -63,9 +63,13 @@ chunk_cache_t *cache_create(const struct loci_target *t, const cache_shape_t *sh
         c->dirty_bg = 1;
     if (c->dirty_bg >= c->dirty_max)
         c->dirty_bg = c->dirty_max - 1;
-    c->window = (unsigned)(c->nslots / 4 < WINDOW ? c->nslots / 4 : WINDOW);
+    /* A store's units (objects) are read whole, several in flight: the
+     * window holds four where the cache has room. */
+    c->unit = shape->unit_chunks > 1 ? (unsigned)shape->unit_chunks : 1;
+    unsigned window = c->unit > 1 && 4 * c->unit > WINDOW ? 4 * c->unit : WINDOW;
+    c->window = (unsigned)c->nslots / 4 < window ? (unsigned)c->nslots / 4 : window;
     /* Batches of a quarter of the window at most, so that several are in flight. */
-    c->batch = (unsigned)(BATCH_BYTES / chunk);
+    c->batch = c->unit > 1 ? c->unit : (unsigned)(BATCH_BYTES / chunk);
     if (c->batch > READAHEAD_BATCH)
         c->batch = READAHEAD_BATCH;
     if (c->batch > c->window / 4)
@@ -74,7 +78,7 @@ chunk_cache_t *cache_create(const struct loci_target *t, const cache_shape_t *sh
         c->batch = 1;
     /* Runs of adjacent chunks (RUN_BYTES), but never more than an eighth of
      * the cache at once, nor half the room between the two thresholds. */
-    c->wb_run = (unsigned)(RUN_BYTES / chunk);
+    c->wb_run = (unsigned)(RUN_BYTES / chunk) > c->unit ? (unsigned)(RUN_BYTES / chunk) : c->unit;
     if (c->wb_run > (c->dirty_max - c->dirty_bg) / 2)
         c->wb_run = (c->dirty_max - c->dirty_bg) / 2;
     if (c->wb_run == 0)

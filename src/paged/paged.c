@@ -76,7 +76,7 @@ static int cache_shape_of(const place_t *place, cache_shape_t *shape)
         return loci__fail(LOCI_EINVAL, "mode=paged: dirty_background=%u%% must be below dirty_limit=%u%% (write-behind "
                                        "starts at the first, writers wait at the second), e.g. %u%%", bg, limit,
                           limit / 4 ? limit / 4 : 1);
-    *shape = (cache_shape_t){budget, chunk, limit, bg};
+    *shape = (cache_shape_t){budget, chunk, limit, bg, 1};
     return 0;
 }
 
@@ -181,6 +181,8 @@ static void *map_region(const place_t *place, chunkstore_t *store, size_t size, 
     pthread_once(&once, watch_forks);
     cache_shape_t shape;
     int rc = !store ? LOCI_ENOMEM : cache_shape_of(place, &shape);
+    if (rc == 0) /* a store's objects: readahead and write-behind in whole ones */
+        shape.unit_chunks = store->unit > shape.chunk ? store->unit / shape.chunk : 1;
     int uffd = rc ? rc : paged_uffd(place->file_mode == FILE_PAGED_ONLY);
     paged_region_t *r = uffd < 0 ? NULL : region_new(store, size, shape.chunk, named, readonly);
     if (!r) {
@@ -247,7 +249,8 @@ static void *store_alloc(const place_t *place, size_t size, size_t alignment)
         errno = loci__errno_of(rc ? rc : LOCI_EIO);
         return NULL;
     }
-    return map_region(place, chunkstore_rados_anonymous(rp, size, shape.chunk), size, alignment, false, false);
+    return map_region(place, chunkstore_rados_anonymous(rp, size, shape.chunk, place->object), size, alignment, false,
+                      false);
 }
 
 void *paged_alloc(const place_t *place, size_t size, size_t alignment)
@@ -302,14 +305,16 @@ static chunkstore_t *open_flat(const place_t *place, const char *name, uint64_t 
     return chunkstore_file_open(fd, *size, what);
 }
 
-/* A region of the job's store, with the region's own chunk size. */
+/* A region of the job's store, with the region's own chunk and object size. */
 static chunkstore_t *open_in_store(place_t *place, const char *name, uint64_t *size, unsigned flags)
 {
-    size_t chunk = place->chunk;
+    size_t chunk = place->chunk, object = place->object;
     jobstore_t *rp = store_of(place);
-    chunkstore_t *s = rp ? chunkstore_rados_open_region(rp, name, flags, size, &chunk) : NULL;
-    if (s)
+    chunkstore_t *s = rp ? chunkstore_rados_open_region(rp, name, flags, size, &chunk, &object) : NULL;
+    if (s) {
         place->chunk = chunk;
+        place->object = object;
+    }
     else if (!rp)
         errno = EIO;
     return s;

@@ -116,8 +116,8 @@ int backing_install(int uffd, const paged_region_t *r, uintptr_t base, size_t le
 
 /* --------------------------------------------------- readahead_queue.c -- */
 
-/** Chunks a readahead thread reads at once, at most. */
-#define READAHEAD_BATCH 8
+/** Chunks a readahead thread reads at once, at most (a store's 4 MiB object of 256 KiB chunks). */
+#define READAHEAD_BATCH 16
 
 /** Have a readahead thread fill chunk `chunk` of r soon (cache_readahead),
  *  r held until then. The caller holds r and its cache's lock. Dropped when
@@ -140,6 +140,8 @@ paged_region_t *readahead_queue_take(uint64_t *chunk, unsigned *n, unsigned *epo
 typedef struct {
     size_t budget, chunk;
     unsigned dirty_limit, dirty_background;
+    size_t unit_chunks; /* chunks per unit of the store (chunkstore_t.unit; 1: none), read ahead and written
+                         * behind whole where the cache has room (a size_t: no padding, shapes compare whole) */
 } cache_shape_t;
 
 #define NIL (-1)
@@ -178,6 +180,7 @@ struct chunk_cache {
     bool whole_chunks;
     bool move;              /* the userfaultfd moves pages (UFFDIO_MOVE) */
     unsigned batch;         /* chunks per readahead batch (a bounce buffer holds one) */
+    unsigned unit;          /* chunks per unit of the store: batches and write-behind runs end at its bounds */
     unsigned window;        /* chunks read ahead of a sequential reader */
     unsigned wb_run;        /* adjacent dirty chunks written behind at once, at most */
     unsigned drop_run;      /* adjacent clean chunks evicted at once, at most */
@@ -295,6 +298,9 @@ static inline void push_free(chunk_cache_t *c, slot_t *s)
     s->next = c->free;
     c->free = index_of(c, s);
 }
+
+/* Does chunk `chunk` start a unit of the store (an object): a batch or a run ends before it? */
+static inline bool unit_start(const chunk_cache_t *c, uint64_t chunk) { return c->unit > 1 && chunk % c->unit == 0; }
 
 static inline bool any_dirty(const chunk_cache_t *c, const slot_t *s)
 {

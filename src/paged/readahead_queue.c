@@ -70,8 +70,9 @@ paged_region_t *readahead_queue_take(uint64_t *chunk, unsigned *n, unsigned *epo
         queue_head = (queue_head + 1) % MAX_QUEUED;
         queue_len--;
         (*n)++;
-    } while (queue_len > 0 && *n < READAHEAD_BATCH && queue[queue_head].region == r &&
-             queue[queue_head].chunk == *chunk + *n && queue[queue_head].epoch == *epoch);
+    } while (queue_len > 0 && *n < r->cache->batch && !unit_start(r->cache, *chunk + *n) &&
+             queue[queue_head].region == r && queue[queue_head].chunk == *chunk + *n &&
+             queue[queue_head].epoch == *epoch);
     pthread_mutex_unlock(&queue_lock);
     for (unsigned i = 1; i < *n; i++) /* each entry held r: one hold is enough */
         paged_region_put(r);

@@ -59,7 +59,8 @@ static unsigned behind_run(chunk_cache_t *c, slot_t *s, slot_t **run)
     const chunkstore_ops_t *ops = s->region->store->ops;
     if (!ops->spans_chunks && !ops->write_runs)
         return n;
-    for (slot_t *t; n < c->wb_run && (t = lookup(c, s->region, s->chunk + n)) && behind_ok(c, t, over);)
+    for (slot_t *t; n < c->wb_run && !unit_start(c, s->chunk + n) && (t = lookup(c, s->region, s->chunk + n)) &&
+                    behind_ok(c, t, over);)
         run[n++] = t;
     return n;
 }

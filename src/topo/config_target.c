@@ -15,7 +15,8 @@
  *   store = rados        the engine (Ceph RADOS),
  *   conf = /etc/ceph/ceph.conf, pool = loci   where it is, and optionally
  *   user, namespace, keyring, timeout = 30s (bound on every cluster call),
- *   lock_ttl = 30s (a dead writer's region lock expires after it)
+ *   lock_ttl = 30s (a dead writer's region lock expires after it),
+ *   object = 4MiB (bytes per object of paged memory there; the intent's object= wins)
  *
  *   dirty_limit = 50%       file tiers (path =) and stores: mode=paged's
  *   dirty_background = 10%  write-behind (docs/NVM.md), % of the cache
@@ -35,11 +36,11 @@
 static const char *const keys[] = {"numa_node", "path",    "kind",      "capacity", "bandwidth", "latency",
                                    "initiator", "store",   "conf",      "pool",     "user",      "namespace",
                                    "keyring",   "timeout", "lock_ttl",  "dirty_limit", "dirty_background",
-                                   "tiering_budget"};
+                                   "tiering_budget", "object"};
 enum {
     K_NUMA, K_PATH, K_KIND, K_CAPACITY, K_BANDWIDTH, K_LATENCY, K_INITIATOR,
     K_STORE, K_CONF, K_POOL, K_USER, K_NAMESPACE, K_KEYRING, K_TIMEOUT, K_LOCK_TTL, K_DIRTY_LIMIT,
-    K_DIRTY_BACKGROUND, K_TIERING_BUDGET, K_COUNT
+    K_DIRTY_BACKGROUND, K_TIERING_BUDGET, K_OBJECT, K_COUNT
 };
 _Static_assert((int)K_COUNT <= (int)TOPO_CONFIG_TARGET_KEYS, "topo_config_target_t.key_line has no room for every key");
 /* The keys of mode=paged's caches, for file tiers and stores. */
@@ -47,7 +48,7 @@ _Static_assert((int)K_COUNT <= (int)TOPO_CONFIG_TARGET_KEYS, "topo_config_target
 /* The keys only a store target takes. */
 #define STORE_KEYS                                                                                             \
     ((1u << K_STORE) | (1u << K_CONF) | (1u << K_POOL) | (1u << K_USER) | (1u << K_NAMESPACE) | (1u << K_KEYRING) | \
-     (1u << K_TIMEOUT) | (1u << K_LOCK_TTL))
+     (1u << K_TIMEOUT) | (1u << K_LOCK_TTL) | (1u << K_OBJECT))
 
 static bool valid_name(const char *s)
 {
@@ -190,6 +191,12 @@ static int set_store_key(topo_config_t *c, topo_config_target_t *e, int key, con
             return topo_config_fail(c, "%s = %s: %s; expected seconds from 1 to 3600, e.g. 30s or 2min", keys[key],
                                     value, why);
         return 0;
+    case K_OBJECT:
+        if (!units_parse_size(value, &r->object) || r->object == 0 || r->object % 4096 ||
+            r->object > JOBSTORE_OBJECT_MAX)
+            return topo_config_fail(c, "object = %s: expected a size of whole 4 KiB pages up to 64 MiB, e.g. 4MiB",
+                                    value);
+        return 0;
     }
     return 0;
 }
@@ -271,7 +278,7 @@ void topo_config_target_key(topo_config_t *c, const char *section, const char *k
     topo_config_fail(c,
                      "[target %s]: unknown key '%s'; expected numa_node, path, kind, capacity, "
                      "bandwidth, latency, initiator, dirty_limit, dirty_background or tiering_budget (and for "
-                     "kind = store: store, conf, pool, user, namespace, keyring, timeout, lock_ttl)",
+                     "kind = store: store, conf, pool, user, namespace, keyring, timeout, lock_ttl, object)",
                      e->name, key);
 }
 
@@ -300,8 +307,8 @@ static int check_store(const topo_config_t *c, const topo_config_target_t *e)
     if (e->kind != KIND_STORE) {
         if (!(e->seen & STORE_KEYS))
             return 0;
-        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: store, conf, pool, user, namespace, keyring, timeout and "
-                                        "lock_ttl belong to a store target; add kind = store", c->path,
+        return loci__fail(LOCI_ECONFIG, "%s:%d: [target %s]: store, conf, pool, user, namespace, keyring, timeout, "
+                                        "lock_ttl and object belong to a store target; add kind = store", c->path,
                           first_line(e, STORE_KEYS), e->name);
     }
     int kind_line = topo_config_line(e, "kind");

@@ -20,7 +20,7 @@ cat /tmp/two.a.$$ /tmp/two.b.$$; rm -f /tmp/two.a.$$ /tmp/two.b.$$
 expect "patch on b" 0 on b "$STORE_NODE" patch two 12M 7 100
 expect "b's patch is seen on a (the bytes differ from the pattern now)" 1 on a "$STORE_NODE" verify two 12M 7
 objects=$(rados_cmd -p loci ls | grep -c '^loci-region/two/' || true)
-expect_text "12 MiB in 256 KiB chunks = 48 objects in the pool" '^48$' "$objects"
+expect_text "12 MiB of 256 KiB chunks in objects of 4 MiB (the default object=) = 3 objects in the pool" '^3$' "$objects"
 expect "private memory on agg0 (b)" 0 on b "$STORE_NODE" alloc 16M 3
 anon=$(rados_cmd -p loci ls | grep -c '^loci-anon/' || true)
 expect_text "freed private memory leaves no objects" '^0$' "$anon"

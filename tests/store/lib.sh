@@ -52,16 +52,22 @@ wait_healthy() {
     failures=$((failures + 1))
 }
 
-# Client bytes written to the OSDs so far: op_w_in_bytes of every OSD (its admin socket).
-osd_write_bytes() {
+# A client counter of every OSD summed (its admin socket): osd_counter op_w_in_bytes.
+osd_counter() {
     local sock total=0 n
     for sock in "$STORE_DIR"/run/ceph-osd.*.asok; do
         n=$(timeout 20 ceph --admin-daemon "$sock" perf dump 2>/dev/null |
-            python3 -c 'import json,sys; print(json.load(sys.stdin)["osd"]["op_w_in_bytes"])') || return 1
+            python3 -c "import json,sys; print(json.load(sys.stdin)['osd']['$1'])") || return 1
         total=$((total + n))
     done
     echo "$total"
 }
+
+# Client bytes written to the OSDs so far.
+osd_write_bytes() { osd_counter op_w_in_bytes; }
+
+# Client write ops the OSDs took so far (each op counted once, at its primary).
+osd_write_ops() { osd_counter op_w; }
 
 finish() {
     echo "$(basename "$0" .sh): $failures failure(s)"

@@ -23,7 +23,8 @@
  *                                         of it+sync; prints code and seconds of the rest
  *   store_node ckpt-save NAME SIZE SEED CKPT [wait] [nodram]
  *                                         open NAME writable (NAME "-": no region; SEED "-": as
- *                                         it is, else filled from SEED), register DRAM variable
+ *                                         it is, else filled from SEED; "-N": as it is, the DRAM
+ *                                         variable from N), register DRAM variable
  *                                         "dram" (1 MiB from SEED, or 0; nodram: none),
  *                                         loci_ckpt_save(CKPT); prints its counters; wait: then
  *                                         loci_ckpt_wait(CKPT) (exit 4 when only the drain failed)
@@ -56,7 +57,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#define INTENT "access=job"
+/* The intent of every opening: access=job, with the terms of STORE_NODE_TERMS after it when set
+ * (e.g. object=256KiB). */
+static const char *intent(void)
+{
+    static char text[256];
+    const char *terms = getenv("STORE_NODE_TERMS");
+    snprintf(text, sizeof text, "access=job%s%s", terms && *terms ? "," : "", terms ? terms : "");
+    return text;
+}
 
 static uint8_t pattern(uint64_t seed, uint64_t i)
 {
@@ -85,7 +94,7 @@ static size_t size_arg(const char *s)
 
 static int do_write(const char *name, size_t size, uint64_t seed)
 {
-    uint8_t *p = loci_persist_open(name, size, INTENT, LOCI_CREATE);
+    uint8_t *p = loci_persist_open(name, size, intent(), LOCI_CREATE);
     if (!p)
         return fail("open");
     const loci_target_t *t = loci_ptr_target(p + size - 1); /* a region's memory names its store */
@@ -110,7 +119,7 @@ static int do_write(const char *name, size_t size, uint64_t seed)
 /* N bytes at positions from SEED, each set to the pattern of SEED+1. */
 static int do_patch(const char *name, size_t size, uint64_t seed, long n)
 {
-    uint8_t *p = loci_persist_open(name, size, INTENT, 0);
+    uint8_t *p = loci_persist_open(name, size, intent(), 0);
     if (!p)
         return fail("open");
     for (long k = 0; k < n; k++) {
@@ -126,7 +135,7 @@ static int do_patch(const char *name, size_t size, uint64_t seed, long n)
 
 static int do_verify(const char *name, size_t size, uint64_t seed)
 {
-    const uint8_t *p = loci_persist_open(name, size, INTENT, LOCI_READONLY);
+    const uint8_t *p = loci_persist_open(name, size, intent(), LOCI_READONLY);
     if (!p)
         return fail("open");
     size_t bad = 0, first = 0;
@@ -146,7 +155,7 @@ static unsigned mode_flags(const char *mode) { return strcmp(mode, "ro") == 0 ? 
 
 static int do_hold(const char *name, const char *mode, int seconds)
 {
-    void *p = loci_persist_open(name, 0, INTENT, mode_flags(mode));
+    void *p = loci_persist_open(name, 0, intent(), mode_flags(mode));
     if (!p)
         return fail("open");
     printf("held\n");
@@ -158,7 +167,7 @@ static int do_hold(const char *name, const char *mode, int seconds)
 
 static int do_open(const char *name, const char *mode)
 {
-    void *p = loci_persist_open(name, 0, INTENT, mode_flags(mode));
+    void *p = loci_persist_open(name, 0, intent(), mode_flags(mode));
     int e = errno;
     if (p)
         loci_persist_close(p);
@@ -168,7 +177,9 @@ static int do_open(const char *name, const char *mode)
 
 static int do_alloc(size_t size, uint64_t seed)
 {
-    loci_allocator_t *a = loci_allocator_create(INTENT ",cache=4MiB");
+    char with_cache[300];
+    snprintf(with_cache, sizeof with_cache, "%s,cache=4MiB", intent());
+    loci_allocator_t *a = loci_allocator_create(with_cache);
     if (!a)
         return fail("allocator");
     uint8_t *p = loci_alloc(a, size);
@@ -213,7 +224,7 @@ static int do_timed_write(const char *name, size_t size, int delay, bool paused)
 {
     struct timespec a;
     clock_gettime(CLOCK_MONOTONIC, &a);
-    uint8_t *p = loci_persist_open(name, size, INTENT, LOCI_CREATE);
+    uint8_t *p = loci_persist_open(name, size, intent(), LOCI_CREATE);
     int rc = p ? 0 : loci_errno_code(errno);
     if (delay >= 0) {
         if (!p)
@@ -269,17 +280,17 @@ static void print_listed(const char *ckpt)
 static int do_ckpt_save(const char *name, size_t size, const char *seed_arg, const char *ckpt, bool wait,
                         bool with_dram)
 {
-    bool fill = strcmp(seed_arg, "-") != 0;
-    uint64_t seed = fill ? strtoull(seed_arg, NULL, 0) : 0;
+    bool fill = seed_arg[0] != '-', fill_dram = fill || seed_arg[1]; /* "-N": the region as it is, DRAM from N */
+    uint64_t seed = fill_dram ? strtoull(seed_arg + !fill, NULL, 0) : 0;
     uint8_t *p = NULL;
     static uint8_t dram[DRAM_BYTES];
     if (strcmp(name, "-") == 0)
         size = 0;
-    else if (!(p = loci_persist_open(name, size, INTENT, LOCI_CREATE)))
+    else if (!(p = loci_persist_open(name, size, intent(), LOCI_CREATE)))
         return fail("open");
     for (size_t i = 0; fill && i < size; i++)
         p[i] = pattern(seed, i);
-    for (size_t i = 0; fill && i < DRAM_BYTES; i++)
+    for (size_t i = 0; fill_dram && i < DRAM_BYTES; i++)
         dram[i] = pattern(seed, i);
     loci_ckpt_stats_t st;
     if (with_dram && loci_ckpt_register("dram", dram, DRAM_BYTES) != 0)
@@ -306,7 +317,7 @@ static int do_ckpt_save(const char *name, size_t size, const char *seed_arg, con
 
 static int do_ckpt_restore(const char *name, size_t size, const char *ckpt, uint64_t seed, bool with_dram)
 {
-    uint8_t *p = loci_persist_open(name, size, INTENT, 0);
+    uint8_t *p = loci_persist_open(name, size, intent(), 0);
     static uint8_t dram[DRAM_BYTES];
     if (!p)
         return fail("open");
@@ -338,7 +349,7 @@ static void fill_seeded(uint8_t *p, size_t size, uint64_t seed)
 static int do_ckpt_loop(const char *name, size_t size, const char *ckpt, uint64_t from, bool pause)
 {
     static uint8_t dram[DRAM_BYTES];
-    uint8_t *p = loci_persist_open(name, size, INTENT, LOCI_CREATE);
+    uint8_t *p = loci_persist_open(name, size, intent(), LOCI_CREATE);
     if (!p)
         return fail("open");
     if (loci_ckpt_register("dram", dram, DRAM_BYTES) != 0)
@@ -364,7 +375,7 @@ static int do_ckpt_check(const char *name, size_t size, const char *ckpt)
     static uint8_t dram[DRAM_BYTES];
     uint8_t *p = NULL;
     for (int tries = 0; !p && tries < 40; tries++) /* a killed writer's lock expires after lock_ttl */
-        if (!(p = loci_persist_open(name, size, INTENT, 0)) && errno == EBUSY)
+        if (!(p = loci_persist_open(name, size, intent(), 0)) && errno == EBUSY)
             usleep(250000);
     if (!p)
         return fail("open");
@@ -424,7 +435,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "open") == 0 && argc == 4)
         return do_open(argv[2], argv[3]);
     if (strcmp(cmd, "remove") == 0 && argc == 3)
-        return loci_persist_remove(argv[2], INTENT) == 0 ? (printf("removed\n"), 0) : fail("remove");
+        return loci_persist_remove(argv[2], intent()) == 0 ? (printf("removed\n"), 0) : fail("remove");
     if (strcmp(cmd, "resolve") == 0 && argc == 3) {
         loci_allocator_t *a = loci_allocator_create(argv[2]);
         const loci_target_t *t[1];

@@ -219,7 +219,12 @@ static void store_target_mistakes(void **state)
     expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\nlock_ttl = 0\n",
                         "lock_ttl = 0: out of range; expected seconds");
     expect_config_error("[target fast]\nnuma_node = 0\npool = p\n",
-                        "[target fast]: store, conf, pool, user, namespace, keyring, timeout and lock_ttl belong to a store target");
+                        "[target fast]: store, conf, pool, user, namespace, keyring, timeout, lock_ttl and object belong to a store target");
+    expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\nobject = 1000\n",
+                        "bad.ini:6: object = 1000: expected a size of whole 4 KiB pages up to 64 MiB");
+    expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\nobject = 128MiB\n",
+                        "bad.ini:6: object = 128MiB: expected a size");
+    expect_config_error("[target fast]\nnuma_node = 0\nobject = 4MiB\n", "belong to a store target");
     expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\npath = /tmp\n",
                         "[target agg0]: a store target has no path");
     expect_config_error("[target ssd0]\nkind = store\nstore = rados\nconf = /c\npool = p\n",

@@ -296,6 +296,8 @@ static void test_sizes(void **state)
         {"chunk=64KiB", TERM_CHUNK, 65536, "chunk=65536"},
         {"chunk=12k", TERM_CHUNK, 12288, "chunk=12288"},
         {"chunk=1m", TERM_CHUNK, 1048576, "chunk=1048576"},
+        {"object=4MiB", TERM_OBJECT, 4194304, "object=4194304"},
+        {"object=256k", TERM_OBJECT, 262144, "object=262144"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const intent_t *in = ok(cases[i].text);
@@ -401,7 +403,7 @@ static void test_all_keys_once(void **state)
     (void)state;
     const intent_t *in = ok("bandwidth=high,latency=low,capacity=large,near=pe,use=cpu,"
                             "access=node,persist,kind=pmem,target=pmem0,fallback=next,align=8,"
-                            "partition=nearest,pinned,mode=mmap,cache=1M,chunk=4K,dirty_limit=40%,"
+                            "partition=nearest,pinned,mode=mmap,cache=1M,chunk=4K,object=4M,dirty_limit=40%,"
                             "dirty_background=5,tier=auto");
     assert_int_equal(in->nterms, TERM_KEY_COUNT);
     for (int k = 0; k < TERM_KEY_COUNT; k++) {
@@ -428,7 +430,7 @@ static void test_find(void **state)
 
 #define ALL_KEYS                                                                                   \
     "bandwidth, latency, capacity, near, use, access, persist, kind, target, fallback, align, "    \
-    "partition, pinned, mode, cache, chunk, dirty_limit, dirty_background, tier"
+    "partition, pinned, mode, cache, chunk, object, dirty_limit, dirty_background, tier"
 
 static void test_error_unknown_key(void **state)
 {
@@ -527,6 +529,9 @@ static void test_error_sizes(void **state)
                       "multiple of 4096 (chunk=SIZE, a multiple of 4096 bytes, e.g. 64KiB, 2MiB)");
     err_has("chunk=1MB", "chunk size 1000000 in 'chunk=1mb' at 1 is not a multiple of 4096");
     err_has("chunk=0", "chunk size 0");
+    err_has("object=4MB", "object size 4000000 in 'object=4mb' at 1 is not a multiple of 4096 (object=SIZE, the "
+                          "store's objects, a multiple of the chunk");
+    err_has("object=0", "object size 0");
     err("cache=0", "intent \"cache=0\": cache size 0 in 'cache=0' at 1 "
                    "(cache=SIZE, more than 0 bytes, e.g. 256MiB, 4GiB)");
 }
