@@ -375,7 +375,7 @@ chunkstore_t *chunkstore_chunks_open(int dirfd, const char *path, uint64_t size,
         close(dirfd);
         return loci__fail_null(LOCI_ENOMEM, "out of memory opening the chunks of %s", path);
     }
-    s->base = (chunkstore_t){&chunk_files_ops, size, false, CHUNKSTORE_FILE_PATIENCE_S};
+    s->base = (chunkstore_t){&chunk_files_ops, size, false, CHUNKSTORE_FILE_PATIENCE_S, 0};
     s->dirfd = dirfd;
     s->chunk = chunk;
     s->written = written;

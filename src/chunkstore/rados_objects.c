@@ -329,7 +329,7 @@ static object_chunks_t *store_new(jobstore_t *rp, uint64_t size, size_t chunk, c
         free(r);
         return NULL;
     }
-    r->base = (chunkstore_t){&objects_ops, size, false, jobstore_params(rp)->timeout_s};
+    r->base = (chunkstore_t){&objects_ops, size, false, jobstore_params(rp)->timeout_s, 0};
     r->pool = rp;
     r->chunk = chunk;
     pthread_mutex_init(&r->lock, NULL);

@@ -69,7 +69,7 @@ chunkstore_t *chunkstore_file_open(int fd, uint64_t size, const char *what)
         close(fd);
         return loci__fail_null(LOCI_ENOMEM, "out of memory opening the store %s", what);
     }
-    f->base = (chunkstore_t){&file_store_ops, size, false, CHUNKSTORE_FILE_PATIENCE_S};
+    f->base = (chunkstore_t){&file_store_ops, size, false, CHUNKSTORE_FILE_PATIENCE_S, 0};
     snprintf(f->what, sizeof f->what, "%s", what);
     f->io = (chunkstore_fd_t){fd, (fcntl(fd, F_GETFL) & O_DIRECT) != 0, filetier_in_memory(fd), f->what};
     return &f->base;
