@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,14 +31,12 @@ static const char *size(uint64_t bytes, char *buf)
     return units_format_size(bytes, buf, 16);
 }
 
-/* "gups_malloc+0x1234" (class 20, #0), or "?" when unknown. */
+/* "gups_malloc+0x1234<+0x1300/20#0" (frames, class 20, #0), "?" when unknown. */
 static const char *site_text(const tiering_table_entry_t *e, char *buf, size_t len)
 {
-    if (!e->module[0])
+    if (!e->site[0])
         return "?";
-    char module[sizeof e->module];
-    memcpy(module, e->module, sizeof module);
-    snprintf(buf, len, "%s+0x%" PRIx64 "/%u#%u", basename(module), e->offset, e->size_class, e->ordinal);
+    snprintf(buf, len, "%.*s/%u#%u", (int)sizeof e->site, e->site, e->size_class, e->ordinal);
     return buf;
 }
 
@@ -51,7 +48,7 @@ static void show(pid_t pid, const tiering_table_t *t)
            " auto arenas; published %.1f s ago\n",
            (long)pid, h->source, h->paused ? " (PAUSED: the source stopped working)" : "", h->interval_ms,
            h->intervals, h->nentries, t->age_s);
-    printf("  %-32s %-28s %-8s %10s %7s %10s %6s\n", "SITE (module+offset/class#n)", "INTENT", "TARGET", "BYTES",
+    printf("  %-32s %-28s %-8s %10s %7s %10s %6s\n", "SITE (frames/class#n)", "INTENT", "TARGET", "BYTES",
            "HEAT", "MOVED", "MOVES");
     for (uint64_t i = 0; i < h->nentries; i++) {
         const tiering_table_entry_t *e = &t->entries[i];
