@@ -85,7 +85,7 @@ void context_capture(const void *start, tier_context_t *out)
     for (int i = 0; i < out->n; i++) {
         key = mix(key, (uintptr_t)out->frames[i].pc);
         key = mix(key, (uintptr_t)out->frames[i].code);
-        key = mix(key, out->frames[i].offset);
+        key = mix(key, out->frames[i].line);
     }
     out->key = key;
 }

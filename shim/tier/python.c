@@ -4,7 +4,7 @@
  * array's data), from C frames that are the same for every line of the
  * program — the interpreter's eval loop runs them all — so the calling
  * context of such a block is the Python frames: this thread's frames of
- * the interpreter, innermost first, each its code object and instruction.
+ * the interpreter, innermost first, each its code object and line.
  * Frames of code installed with Python (its standard library, site- and
  * dist-packages: NumPy's own Python code, e.g. numpy.ones) are skipped as
  * the runtimes' native frames are (runtime.c); when nothing else runs, they
@@ -75,6 +75,26 @@ static bool library_code(PyCodeObject *code)
     return memmem(text, n, "/lib/python", 11) || (n > 8 && memcmp(text, "<frozen ", 8) == 0);
 }
 
+/* The line of a code object's instruction, asked of the interpreter once per thread and place:
+ * the line, not the instruction, names a frame, for one line's call runs from another instruction
+ * once the interpreter has specialised it (PRECALL making the call CALL made). A code object freed
+ * and another made at its address may read a wrong line from here: a site misnamed, nothing worse. */
+#define LINES_CACHED 64
+static __thread struct {
+    const void *code;
+    int offset, line;
+} lines[LINES_CACHED] __attribute__((tls_model("initial-exec")));
+
+static int line_of(PyCodeObject *code, int offset)
+{
+    size_t i = ((uintptr_t)code >> 4 ^ (uintptr_t)offset * 0x9E37u) % LINES_CACHED;
+    if (lines[i].code != code || lines[i].offset != offset) {
+        int line = py.line_of(code, offset * (int)sizeof(_Py_CODEUNIT));
+        lines[i].code = code, lines[i].offset = offset, lines[i].line = line > 0 ? line : 0;
+    }
+    return lines[i].line;
+}
+
 int python_frames(tier_frame_t *out, int max)
 {
     if (!on || py.finalizing())
@@ -88,7 +108,7 @@ int python_frames(tier_frame_t *out, int max)
          f = f->previous, walked++) {
         if (_PyFrame_IsIncomplete(f))
             continue; /* being set up: not running yet */
-        tier_frame_t frame = {.code = f->f_code, .offset = (uintptr_t)_PyInterpreterFrame_LASTI(f)};
+        tier_frame_t frame = {.code = f->f_code, .line = (uintptr_t)line_of(f->f_code, _PyInterpreterFrame_LASTI(f))};
         if (!library_code(f->f_code))
             out[n++] = frame;
         else if (library < max && library < LOCI_TIER_CONTEXT_MAX)
@@ -117,10 +137,8 @@ static size_t utf8(int kind, const void *data, Py_ssize_t i, char *out)
 
 const char *python_describe(const tier_frame_t *f, char *buf, size_t len, unsigned *line)
 {
-    PyCodeObject *code = (PyCodeObject *)f->code;
-    int at = py.line_of(code, (int)(f->offset * sizeof(_Py_CODEUNIT)));
-    *line = at > 0 ? (unsigned)at : 0;
-    PyObject *file = code->co_filename;
+    *line = (unsigned)f->line;
+    PyObject *file = ((PyCodeObject *)f->code)->co_filename;
     if (!file || !PyUnicode_Check(file))
         return "";
     if (PyUnicode_IS_COMPACT_ASCII(file))

@@ -90,11 +90,11 @@ code_kind_t runtime_code_kind(const void *pc);
 /* --- python.c: the Python code that allocates ------------------------------ */
 
 /** One frame of a calling context: a native return address, or a Python
- *  code object and the offset of its instruction (no padding: hashed). */
+ *  code object and a line of it. */
 typedef struct {
     const void *pc;   /* native; NULL for a Python frame */
     const void *code; /* Python: its PyCodeObject */
-    uintptr_t offset; /* Python: its instruction, in code units */
+    uintptr_t line;   /* Python: the line running */
 } tier_frame_t;
 
 /** Find CPython in the process (the constructor: before main). Returns an
