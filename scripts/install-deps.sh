@@ -34,6 +34,8 @@ packages=(
   # venv that sees these, offline (--no-build-isolation: setuptools and wheel from here);
   # python3-venv also makes the pip-NumPy venv below
   python3-numpy python3-pytest python3-venv python3-setuptools python3-wheel
+  # libloci-tier.so reads a Python program's frames with the interpreter's own headers (shim/tier/python.c)
+  python3-dev
 )
 
 if [ "$(id -u)" -ne 0 ]; then

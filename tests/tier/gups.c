@@ -95,6 +95,29 @@ static double hot_share(int phase, int fast, double *mapped)
     return all ? (double)on_fast / (double)all : 0;
 }
 
+/* What loci's tiering says of each array's arena, "heat@node" (when loci is in the process):
+ * a miss shows whether the heat source saw the hot set, or the policy did not act on it. */
+static void tiering_view(char *line, size_t len)
+{
+    static loci_arena_t *(*arena_of)(const void *);
+    static int (*stats)(const loci_arena_t *, loci_tier_stats_t *);
+    static int (*info)(const loci_target_t *, loci_target_info_t *);
+    if (!arena_of) {
+        arena_of = (loci_arena_t * (*)(const void *)) dlsym(RTLD_DEFAULT, "loci_ptr_arena");
+        stats = (int (*)(const loci_arena_t *, loci_tier_stats_t *))dlsym(RTLD_DEFAULT, "loci_tier_stats");
+        info = (int (*)(const loci_target_t *, loci_target_info_t *))dlsym(RTLD_DEFAULT, "loci_target_info");
+    }
+    size_t used = 0;
+    line[0] = '\0';
+    for (int a = 0; a < narrays && arena_of && stats && info && used < len; a++) {
+        loci_tier_stats_t st = {0};
+        loci_target_info_t where = {.numa_node = -1};
+        if (stats(arena_of(arrays[a]), &st) == 0 && st.target)
+            info(st.target, &where);
+        used += (size_t)snprintf(line + used, len - used, " %.2f@%d", st.heat, where.numa_node);
+    }
+}
+
 /* A phase of paced updates (a batch of 1,000, then 10 ms asleep, so that a cold page is not touched
  * every interval: the heat sources see whether a page was touched, not how often), the hot set's
  * placement checked every interval. */
@@ -111,8 +134,10 @@ static void watched_phase(int phase, int fast, int interval_ms, uint64_t *seed)
             continue;
         double mapped, share = hot_share(phase, fast, &mapped);
         bool there = share >= GOAL && mapped >= 0.5; /* the faults source keeps a few pages unmapped */
-        printf("phase %d interval %d: hot set %.1f %% on node %d (%.0f %% of it mapped)\n", phase, i, 100 * share,
-               fast, 100 * mapped);
+        char view[MAX_ARRAYS * 12];
+        tiering_view(view, sizeof view);
+        printf("phase %d interval %d (%.1f s): hot set %.1f %% on node %d (%.0f %% of it mapped);%s\n", phase, i,
+               now_s() - start, 100 * share, fast, 100 * mapped, view);
         if (there && reached < 0)
             reached = i;
         if (!there && reached >= 0 && i > DEADLINE_INTERVALS) {
@@ -170,6 +195,7 @@ int gups_main(const char *name, int n, gups_make_fn *make, gups_release_fn *rele
         return usage();
     static uint64_t *made[MAX_ARRAYS];
     arrays = made;
+    double began = now_s();
     make(arrays, narrays, bytes);
     for (int a = 0; a < narrays; a++) {
         if (!arrays[a]) {
@@ -178,6 +204,8 @@ int gups_main(const char *name, int n, gups_make_fn *make, gups_release_fn *rele
         }
         memset(arrays[a], 0, bytes);
     }
+    if (watch)
+        printf("%s: %d arrays of %zu MiB made and written in %.1f s\n", program, narrays, bytes >> 20, now_s() - began);
     for (int phase = 1; phase <= 2; phase++) {
         if (watch)
             watched_phase(phase, fast, interval_ms, &seed);

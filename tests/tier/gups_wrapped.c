@@ -28,18 +28,8 @@ __attribute__((noinline)) static void *xmalloc(size_t n)
 /* Alike, the compiler may fold them into one function: their callers still differ. */
 #define MAKER(k)                                                                                                   \
     __attribute__((noinline)) static uint64_t *make_##k(size_t n) { return xmalloc(n); }
-MAKER(0)
-MAKER(1)
-MAKER(2)
-MAKER(3)
-MAKER(4)
-MAKER(5)
-MAKER(6)
-MAKER(7)
-MAKER(8)
-MAKER(9)
-MAKER(10)
-MAKER(11)
+MAKER(0) MAKER(1) MAKER(2) MAKER(3) MAKER(4) MAKER(5)
+MAKER(6) MAKER(7) MAKER(8) MAKER(9) MAKER(10) MAKER(11)
 
 static void make(uint64_t **arrays, int n, size_t bytes)
 {

@@ -157,10 +157,11 @@ static const resolve_case_t cases[] = {
     {"nic-socket1", 1, "latency=low", "dram1,dram0"},
 };
 
-static void expected_resolutions(void **state)
+/* Each case resolved on its machine from its initiator, as expected. */
+static void expect_cases(const resolve_case_t *list, size_t n)
 {
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        const resolve_case_t *k = &cases[c];
+    for (size_t c = 0; c < n; c++) {
+        const resolve_case_t *k = &list[c];
         load(k->machine);
         assert_int_equal(loci_set_initiator(k->initiator), 0);
         char got[256];
@@ -172,6 +173,8 @@ static void expected_resolutions(void **state)
         loci_set_initiator(-1);
     }
 }
+
+static void expected_resolutions(void **state) { expect_cases(cases, sizeof cases / sizeof *cases); }
 
 static void traits_and_strictness(void **state)
 {
@@ -281,18 +284,7 @@ static void tier_auto_alone(void **state)
         {"knl-flat", 0, "capacity=large,tier=auto", "dram0,hbm0"}, /* a hint: ranked by it, as before */
         {"knl-flat", 0, "", "dram0"},                           /* without tier=auto: DRAM, as before */
     };
-    for (size_t c = 0; c < sizeof alone / sizeof *alone; c++) {
-        const resolve_case_t *k = &alone[c];
-        load(k->machine);
-        assert_int_equal(loci_set_initiator(k->initiator), 0);
-        char got[256];
-        resolution_t res;
-        resolve_to_text(k->intent, got, sizeof got, &res);
-        if (strcmp(got, k->expected) != 0)
-            fail_msg("%s from node %d, intent \"%s\": expected %s, got %s (%s)", k->machine, k->initiator,
-                     k->intent, k->expected, got, loci_last_error());
-        loci_set_initiator(-1);
-    }
+    expect_cases(alone, sizeof alone / sizeof *alone);
 
     /* the kernel's tiers over bandwidth: hbm0 (node 2) put in a slower tier goes last */
     load("xeonmax-2s");
