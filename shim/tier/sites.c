@@ -85,7 +85,7 @@ tier_site_t *site_for(const tier_context_t *context, const void *caller, size_t 
     if (claimed) {
         atomic_fetch_add_explicit(&nsites, 1, memory_order_relaxed);
         sites[i].context = *context;
-        sites[i].caller = caller;
+        sites[i].caller = context->frames[0].pc ? context->frames[0].pc : caller; /* loci_tier_site_t's */
         sites[i].size_class = class;
         atomic_store_explicit(&sites[i].state, SITE_NEW, memory_order_release);
     }

@@ -7,9 +7,11 @@
 #                                     the hot set, two arrays that start on node 0, at least 90 %
 #                                     on node 1 within 10 intervals of each phase's start (the
 #                                     program checks it with move_pages: gups.h, watch mode)
-#   check-tier-run.sh spread PROGRAM  12 arrays of 128 MiB (1.5 GiB, more than node 0's 1 GiB of
-#                                     DRAM): every one in a loci arena of its own, none left to libc
-#                                     for want of room, and each of the three nodes holding some
+#   check-tier-run.sh spread PROGRAM  `loci resolve tier=auto` ranks node 1, 0, 2 (the kernel's tiers,
+#                                     then bandwidth); node 1 budgeted at 128 MiB and node 0 at 256
+#                                     MiB, 12 arrays of 64 MiB: every one in a loci arena of its own,
+#                                     none left to libc, and each of the three nodes holding some
+#                                     (with tier=auto meaning node 0 alone, all stayed there)
 set -u
 mode=$1 program=$2
 fail() { echo "check-tier-run: $*" >&2; exit 1; }
@@ -19,9 +21,13 @@ hot)
   LOCI_CONFIG=/tmp/tier-run.ini loci run --tier auto -- "$program" 4 watch 1 400 || fail "$program: above"
   ;;
 spread)
-  # tiering's interval long: the heat source's sampling would only slow 1.5 GiB of writes down
-  printf '[tiering]\ninterval = 60s\n' >/tmp/tier-run.ini
-  out=$(LOCI_CONFIG=/tmp/tier-run.ini loci run --tier auto -- "$program" 128 0 report 2>&1) || fail "$program: $out"
+  resolved=$(loci resolve tier=auto) || fail "loci resolve tier=auto: $resolved"
+  echo "$resolved"
+  order=$(echo "$resolved" | awk '$1 ~ /^[0-9]+$/ { printf "%s ", $4 }')
+  [ "$order" = "1 0 2 " ] || fail "loci resolve tier=auto ranks nodes $order, not 1 0 2"
+  # tiering's interval long: the heat source's sampling would only slow the writes down
+  printf '[tiering]\ninterval = 60s\n[target fast]\nnuma_node = 1\ntiering_budget = 128MiB\n[target mid]\nnuma_node = 0\ntiering_budget = 256MiB\n' >/tmp/tier-run.ini
+  out=$(LOCI_CONFIG=/tmp/tier-run.ini loci run --tier auto -- "$program" 64 0 report 2>&1) || fail "$program: $out"
   echo "$out"
   echo "$out" | grep -q ", 12 arrays in 12 arenas" || fail "not every array in an arena of its own"
   for node in 0 1 2; do
