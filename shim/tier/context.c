@@ -25,11 +25,14 @@
  * result holds again when it starts from the same call at the same stack
  * depth and every return address it read is still in the stack slot it
  * was read from — each slot's place follows from the frames below it, so
- * equal slots mean an equal chain of calls. That check reads a few words
- * of this thread's own stack, between its stack pointer and slots that
- * were in use at that very depth. Walks that cross into another stack
- * (a frame over 256 KiB apart: a coroutine's, a signal stack) or reach
- * the interpreter are not kept.
+ * equal slots mean an equal chain of calls. (Not quite for a frame whose
+ * size varies, alloca's: a chain of other callers could then put the same
+ * return addresses at the same places by chance, and a block would be
+ * filed under the other context's site — nothing worse.) That check reads
+ * a few words of this thread's own stack, between its stack pointer and
+ * slots that were in use at that very depth. Walks that cross into another
+ * stack (a frame over 256 KiB apart: a coroutine's, a signal stack) or
+ * reach the interpreter are not kept.
  */
 #include "tier.h"
 
