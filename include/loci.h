@@ -531,11 +531,37 @@ int loci_tier_totals(loci_tier_totals_t *out);
  * at one line is 16 sites, in their order of creation). */
 
 /** loci_arena_create for a front end that knows the site better than its
- *  own call of this function: the malloc interposer of `loci run --tier
- *  auto` passes its caller's return address and the block's size class
- *  (log2 of its size). `site`: an address in the code that allocates;
- *  size_class: any small number that tells arenas of one site apart. */
+ *  own call of this function. `site`: an address in the code that
+ *  allocates (a calling context of that one frame); size_class: any small
+ *  number that tells arenas of one site apart. */
 loci_arena_t *loci_arena_create_site(const char *intent, size_t max_bytes, const void *site, unsigned size_class);
+
+/** One frame of an allocation's calling context. */
+typedef struct {
+    const void *pc;    /**< a return address in native code; NULL for a frame of interpreted code: */
+    const char *file;  /**< its source file (absolute: then the same from run to run) */
+    unsigned line;     /**< and line */
+} loci_frame_t;
+
+/** loci_arena_create for a front end that knows the allocation's calling
+ *  context: frames[0..nframes-1], innermost first — the malloc interposer
+ *  of `loci run --tier auto` passes the frames past the allocators'
+ *  own (C++'s operator new, CPython's and NumPy's allocators, ...) and the
+ *  block's size class (log2 of its size). The site is every frame's module
+ *  and offset (native) or file and line (interpreted), so the same from run
+ *  to run; frames[0] in no module (JIT code): not profiled. The frames are
+ *  read during the call only. NULL + errno as loci_arena_create, and
+ *  EINVAL for nframes < 1 or frames NULL. */
+loci_arena_t *loci_arena_create_context(const char *intent, size_t max_bytes, const loci_frame_t *frames, int nframes,
+                                        unsigned size_class);
+
+/** The site of auto arena ar as `loci tier` shows it, into buf (cut to
+ *  len - 1 characters): its frames, innermost first, each module or file
+ *  named where it changes, then /size class#ordinal —
+ *  "app+0x1a2f<+0x1b40/20#0", "train.py:12<:40/26#0"; "?/20#0" where
+ *  nothing names it. LOCI_EINVAL when ar is not a tier=auto arena, or buf
+ *  is NULL or len 0. */
+int loci_tier_site_name(const loci_arena_t *ar, char *buf, size_t len);
 
 /* ------------------------------------------------------------------- nvm -- */
 /*

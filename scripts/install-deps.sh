@@ -37,6 +37,8 @@ packages=(
   # UMF front end (shim/umf): UMF's own test suites are GoogleTest programs; UMF's scalable
   # pool loads oneTBB's allocator (the UMF library itself comes from PyPI, below)
   libgtest-dev libtbbmalloc2
+  # libloci-tier.so reads a Python program's frames with the interpreter's own headers (shim/tier/python.c)
+  python3-dev
 )
 
 if [ "$(id -u)" -ne 0 ]; then

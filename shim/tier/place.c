@@ -40,7 +40,9 @@ void *place_alloc(const void *caller, size_t alignment, size_t size, bool zero)
 {
     if (!tier_started())
         return NULL;
-    tier_site_t *s = site_for(caller, size);
+    tier_context_t context;
+    context_capture(caller, &context);
+    tier_site_t *s = site_for(&context, caller, size);
     loci_arena_t *ar = site_arena(s);
     if (!ar)
         return NULL;

@@ -1,11 +1,11 @@
 /*
  * What the interposer is told and what it knows about the process: the
- * environment (LOCI_TIER, LOCI_TIER_THRESHOLD, LOCI_TIER_INTENT, read by the
- * constructor, before main), whether loci has started, and which calls it
- * must leave alone — those made while this thread is inside loci, and those
- * from libloci's own code (its background threads allocate too): placing
- * them would re-enter loci from within, and loci's bookkeeping is not the
- * program's data.
+ * environment (LOCI_TIER, LOCI_TIER_THRESHOLD, LOCI_TIER_INTENT,
+ * LOCI_TIER_CONTEXT, read by the constructor, before main), whether loci
+ * has started, and which calls it must leave alone — those made while this
+ * thread is inside loci, and those from libloci's own code (its background
+ * threads allocate too): placing them would re-enter loci from within, and
+ * loci's bookkeeping is not the program's data.
  */
 #include "tier.h"
 #include "units.h" /* src/util */
@@ -23,7 +23,10 @@
  * pages with the site's other blocks anyway, and a page per malloc is waste. */
 #define MIN_THRESHOLD 4096
 
+#define DEFAULT_CONTEXT 4 /* frames: past a wrapper or two of the program's own, SICM's 3 and the call */
+
 static _Atomic size_t threshold = SIZE_MAX;
+static int context_depth = DEFAULT_CONTEXT;
 static char intent[512] = LOCI_TIER_TERM;
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 static bool started;
@@ -39,6 +42,7 @@ void tier_give_up(void) { atomic_store(&threshold, SIZE_MAX); }
 
 size_t tier_threshold(void) { return atomic_load_explicit(&threshold, memory_order_relaxed); }
 const char *tier_intent(void) { return intent; }
+int tier_context_depth(void) { return context_depth; }
 
 bool tier_may_place(const void *caller)
 {
@@ -79,9 +83,9 @@ static void start(void)
     } else {
         dl_iterate_phdr(find_extent, (void *)(uintptr_t)loci_init);
         started = true;
-        tier_log(LOCI_LOG_INFO, "blocks of %zu bytes and more: one arena per allocation site, intent \"%s\" "
-                 "(libloci's own allocations, at %#lx-%#lx, excepted)", tier_threshold(), intent,
-                 (unsigned long)loci_lo, (unsigned long)loci_hi);
+        tier_log(LOCI_LOG_INFO, "blocks of %zu bytes and more: one arena per allocation site (calling context of "
+                 "%d frames, size class), intent \"%s\" (libloci's own allocations, at %#lx-%#lx, excepted)",
+                 tier_threshold(), context_depth, intent, (unsigned long)loci_lo, (unsigned long)loci_hi);
     }
     tier_leave();
 }
@@ -109,6 +113,20 @@ static size_t read_threshold(void)
     return (size_t)bytes;
 }
 
+/* LOCI_TIER_CONTEXT: frames of the program's own code in a calling context. */
+static int read_context_depth(void)
+{
+    const char *text = getenv("LOCI_TIER_CONTEXT");
+    char *end;
+    long n = text && *text ? strtol(text, &end, 10) : DEFAULT_CONTEXT;
+    if (text && *text && (*end || n < 1 || n > LOCI_TIER_CONTEXT_MAX)) {
+        tier_log(LOCI_LOG_WARN, "LOCI_TIER_CONTEXT=%s: expected a number of frames from 1 (the allocation's "
+                 "caller alone) to %d; using %d", text, LOCI_TIER_CONTEXT_MAX, DEFAULT_CONTEXT);
+        return DEFAULT_CONTEXT;
+    }
+    return (int)n;
+}
+
 /* Before main: the process is single-threaded, nothing is placed yet. */
 __attribute__((constructor)) static void read_environment(void)
 {
@@ -129,5 +147,6 @@ __attribute__((constructor)) static void read_environment(void)
             return;
         }
     }
+    context_depth = read_context_depth();
     atomic_store(&threshold, read_threshold());
 }

@@ -4,9 +4,12 @@
  *
  * The exported malloc family (entry_malloc.c) sends a block of at least the
  * threshold (settings.c) to its site's arena (place.c, sites.c) and every
- * other block to the allocator underneath (libc.c). Calls into loci run
- * with this thread marked (settings.c: tier_enter/tier_leave), so that
- * whatever loci allocates meanwhile goes underneath too.
+ * other block to the allocator underneath (libc.c). A site is the block's
+ * calling context (context.c): the program's frames past the runtimes'
+ * (runtime.c), native or Python (python.c). Calls into loci run with this
+ * thread marked (settings.c: tier_enter/tier_leave), so that whatever loci
+ * allocates meanwhile goes underneath too. Files call down this list:
+ * entry_*, place, sites, context, python, runtime, settings, libc.
  */
 #ifndef LOCI_TIER_SHIM_H
 #define LOCI_TIER_SHIM_H
@@ -67,13 +70,68 @@ void tier_leave(void);
 /** Whether this thread is inside loci now. */
 bool tier_inside(void);
 
+/** Frames of the program's own code a calling context holds (LOCI_TIER_CONTEXT). */
+int tier_context_depth(void);
+
+/* --- runtime.c: whose code a return address is ----------------------------- */
+
+typedef enum {
+    CODE_PROGRAM,     /* the program's: a frame of its calling contexts */
+    CODE_RUNTIME,     /* an allocator's or a language runtime's: looked past */
+    CODE_INTERPRETER, /* CPython's eval loop: the Python frames take over */
+} code_kind_t;
+
+/** Know the interpreter's module, given an address in it (NULL: none). */
+void runtime_setup(const void *interpreter);
+
+/** Whose code pc is. Lock-free, allocates nothing. */
+code_kind_t runtime_code_kind(const void *pc);
+
+/* --- python.c: the Python code that allocates ------------------------------ */
+
+/** One frame of a calling context: a native return address, or a Python
+ *  code object and a line of it. */
+typedef struct {
+    const void *pc;   /* native; NULL for a Python frame */
+    const void *code; /* Python: its PyCodeObject */
+    uintptr_t line;   /* Python: the line running */
+} tier_frame_t;
+
+/** Find CPython in the process (the constructor: before main). Returns an
+ *  address in its eval loop for runtime_setup, NULL when it is not Python. */
+const void *python_setup(void);
+
+/** This thread's Python frames of the program's own code (not the standard
+ *  library's or installed packages'; those only when nothing else runs),
+ *  innermost first, into out[0..max-1]: how many (0: no Python code runs on
+ *  this thread). Lock-free, allocates nothing. */
+int python_frames(tier_frame_t *out, int max);
+
+/** File (UTF-8: in buf, or the interpreter's own string) and line of a
+ *  frame python_frames gave, while it is still on this thread's stack. */
+const char *python_describe(const tier_frame_t *f, char *buf, size_t len, unsigned *line);
+
+/* --- context.c: the calling context of an allocation ------------------------ */
+
+typedef struct {
+    tier_frame_t frames[LOCI_TIER_CONTEXT_MAX];
+    int n;
+    uint64_t key; /* the frames hashed: this process's name for the context */
+} tier_context_t;
+
+/** The calling context of an allocation whose malloc-family call returns
+ *  to `start` (past this library's frames): the program's frames from
+ *  there, Python's where the interpreter runs them; `start` alone when
+ *  nothing else is found. Lock-free, allocates nothing. */
+void context_capture(const void *start, tier_context_t *out);
+
 /* --- sites.c: the table of allocation sites ------------------------------- */
 
 typedef struct tier_site tier_site_t;
 
-/** The site of (caller, size class of size), made on first use; the
- *  overflow site once LOCI_TIER_MAX_SITES are taken. */
-tier_site_t *site_for(const void *caller, size_t size);
+/** The site of (calling context, size class of size), made on first use;
+ *  the overflow site once LOCI_TIER_MAX_SITES are taken. */
+tier_site_t *site_for(const tier_context_t *context, const void *caller, size_t size);
 
 /** Its arena (made on first use, under tier_enter); NULL when it could not
  *  be made (said once for the process). */
@@ -94,8 +152,10 @@ int site_list(loci_tier_site_t *out, int max);
 /* --- place.c: blocks in site arenas ---------------------------------------- */
 
 /** A block of size bytes (alignment: a power of two, <= 16 for malloc's)
- *  in the arena of (caller, size); zeroed if zero. NULL: allocate it
- *  underneath (the arena could not take it). size >= the threshold. */
+ *  in the arena of its site, the calling context from caller's frame on
+ *  (the malloc-family call's return address); zeroed if zero. NULL:
+ *  allocate it underneath (the arena could not take it). size >= the
+ *  threshold. */
 void *place_alloc(const void *caller, size_t alignment, size_t size, bool zero);
 
 /** Whether p is a block of a site arena's (or of loci's, in a granule where

@@ -98,6 +98,7 @@ typedef struct {
     bool managed;       /* use=cpu+gpu: GPU targets give managed memory, not device memory */
     bool gpu_pinned;    /* pinned near=gpu: host memory registered with the GPU driver */
     bool tier_auto;     /* tier=auto: an arena's place among the candidates follows measured heat (src/tiering) */
+    bool by_speed;      /* tier=auto alone: the node's memory, fastest first (kernel memory tier, bandwidth) */
     uint64_t align, cache, chunk; /* 0 = default */
     uint64_t object;    /* bytes per store object (kind=store), 0 = the target's or the default */
     unsigned dirty_limit, dirty_background; /* % of a paged cache, 0 = the target's or the default */

@@ -221,6 +221,24 @@ static bool prefers_something(const intent_t *in)
     return false;
 }
 
+/* tier=auto with no preference of its own: the arena tiers over all of the
+ * node's memory (DESIGN.md §3), not over DRAM alone — one candidate would
+ * leave tiering nothing to do and the fallback nowhere to go. */
+static bool tiers_by_default(const intent_t *in)
+{
+    const intent_term_t *tier = intent_find(in, TERM_TIER);
+    return tier && tier->v.tier == TIER_AUTO && !prefers_something(in);
+}
+
+/* Memory a plain program may use: a NUMA node of DRAM, HBM, CXL or memory
+ * onlined from a device (kmem); not GPU memory, a file tier, a device-DAX
+ * mapping or the store (the caller has ruled those out already). */
+static bool is_node_memory(const struct loci_target *tg)
+{
+    return tg->numa_node >= 0 && (tg->flags & LOCI_TARGET_CPU_ACCESSIBLE) &&
+           (tg->kind == KIND_DRAM || tg->kind == KIND_HBM || tg->kind == KIND_CXL || tg->kind == KIND_PMEM);
+}
+
 static bool in_pool(const intent_t *in, const struct loci_target *tg)
 {
     if (asks_for(in, tg))
@@ -241,8 +259,9 @@ static bool in_pool(const intent_t *in, const struct loci_target *tg)
     if (wants_gpu)
         return tg->flags & LOCI_TARGET_GPU_ACCESSIBLE;
     /* Without a preference the data is ordinary: DRAM (the empty intent is the
-     * initiator's DRAM, then the other DRAM by distance), not HBM or CXL. */
-    return prefers_something(in) || tg->kind == KIND_DRAM;
+     * initiator's DRAM, then the other DRAM by distance), not HBM or CXL —
+     * unless tier=auto is to place it over the node's memory. */
+    return prefers_something(in) || tg->kind == KIND_DRAM || (tiers_by_default(in) && is_node_memory(tg));
 }
 
 /* ---- ranking ---------------------------------------------------------------- */
@@ -268,6 +287,7 @@ static double score(const view_t *v, const struct loci_target *tg, const intent_
 typedef struct {
     const view_t *view;
     const intent_t *intent;
+    bool by_tiers; /* compare_speed: every candidate has a kernel memory tier */
 } rank_ctx_t;
 
 static _Thread_local rank_ctx_t rank_ctx; /* qsort has no context argument */
@@ -302,6 +322,38 @@ static int compare_targets(const void *pa, const void *pb)
     if (a->capacity.value != b->capacity.value)
         return a->capacity.value > b->capacity.value ? -1 : 1;
     return a->index - b->index;
+}
+
+/* The kernel's memory tier of a NUMA target (a larger one is slower
+ * memory), -1 when the kernel gives none. */
+static int memory_tier(const view_t *v, const struct loci_target *tg)
+{
+    const topo_node_t *n = tg->numa_node >= 0 ? topo_node((topo_t *)v->topo, tg->numa_node) : NULL;
+    return n ? __atomic_load_n(&n->memtier, __ATOMIC_RELAXED) : -1; /* a refresh may change it (merge.c) */
+}
+
+/* tier=auto alone: fastest first, so that the plan puts hot arenas there
+ * and lets the rest go down to the largest (DESIGN.md §3). The kernel's
+ * memory tiers come first when it gives one for every candidate — they are
+ * the order its own demotion follows, and on 6.12 they come from HMAT —
+ * then bandwidth from the initiator (measured where `loci bench --save`
+ * measured it), which orders the nodes of one tier (6.1 puts every node in
+ * the default tier), then latency, distance and capacity. */
+static int compare_speed(const void *pa, const void *pb)
+{
+    const struct loci_target *a = *(const struct loci_target *const *)pa;
+    const struct loci_target *b = *(const struct loci_target *const *)pb;
+    const view_t *v = rank_ctx.view;
+    int ta = memory_tier(v, a), tb = memory_tier(v, b);
+    if (rank_ctx.by_tiers && ta != tb)
+        return ta < tb ? -1 : 1;
+    double ba = (double)topo_bandwidth(a, v->initiator), bb = (double)topo_bandwidth(b, v->initiator);
+    if (ba > bb * 1.1 || bb > ba * 1.1)
+        return ba > bb ? -1 : 1;
+    uint64_t la = topo_latency(a, v->initiator), lb = topo_latency(b, v->initiator);
+    if (la && lb && (la > lb * 1.1 || lb > la * 1.1))
+        return la < lb ? -1 : 1;
+    return compare_targets(pa, pb); /* no hint: distance, then capacity */
 }
 
 /* ---- resolution ------------------------------------------------------------- */
@@ -569,8 +621,16 @@ static int resolve_view(const view_t *v, const intent_t *original, resolution_t 
         return loci__fail(LOCI_ENOENT, "intent \"%s\": no target of this kind here; this machine has %s",
                           original->canonical, names);
     }
-    rank_ctx = (rank_ctx_t){v, &in};
-    qsort(pool, (size_t)n, sizeof *pool, compare_targets);
+    rank_ctx = (rank_ctx_t){v, &in, false};
+    out->by_speed = tiers_by_default(&in);
+    if (out->by_speed) {
+        rank_ctx.by_tiers = true;
+        for (int i = 0; i < n; i++)
+            rank_ctx.by_tiers &= memory_tier(v, pool[i]) >= 0;
+        qsort(pool, (size_t)n, sizeof *pool, compare_speed);
+    } else {
+        qsort(pool, (size_t)n, sizeof *pool, compare_targets);
+    }
     out->ncandidates = n < RESOLVE_MAX_CANDIDATES ? n : RESOLVE_MAX_CANDIDATES;
     memcpy(out->candidates, pool, (size_t)out->ncandidates * sizeof *pool);
     rc = check_pinned(original, out);

@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* The first candidate from `from` on whose auto arenas hold less than its budget, else the last. */
 static const struct loci_target *first_with_room(const tiering_config_t *c, const resolution_t *res, int from)
@@ -41,14 +40,13 @@ static const struct loci_target *first_with_room(const tiering_config_t *c, cons
  * with room below it, leaving the room to the hotter ones. *profiled: the
  * profile placed it (*heat: the profile's). */
 static const struct loci_target *site_and_start(const tiering_config_t *c, const resolution_t *res,
-                                                const void *caller, unsigned size_class, tiering_site_t *site,
-                                                bool *profiled, double *heat)
+                                                const loci_frame_t *frames, int nframes, unsigned size_class,
+                                                tiering_site_t *site, bool *profiled, double *heat)
 {
-    tiering_site_of(caller, size_class, site);
+    tiering_site_of(frames, nframes, size_class, site);
     tiering_lock();
-    for (tier_arena_t *t = tiering_arenas(); t && site->module; t = t->next)
-        site->ordinal += t->site.module && t->site.offset == site->offset && t->site.size_class == size_class &&
-                         strcmp(t->site.module, site->module) == 0;
+    for (tier_arena_t *t = tiering_arenas(); t && site->context; t = t->next)
+        site->ordinal += t->site.context == site->context && t->site.size_class == size_class;
     const struct loci_target *at = NULL;
     uint64_t bytes, hotter;
     bool known = tiering_profile_place(site, res, &at, &bytes, heat, &hotter);
@@ -63,8 +61,8 @@ static const struct loci_target *site_and_start(const tiering_config_t *c, const
     return first_with_room(c, res, known ? below + 1 : 0);
 }
 
-static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, size_t max_bytes, const void *caller,
-                                 unsigned size_class)
+static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, size_t max_bytes,
+                                 const loci_frame_t *frames, int nframes, unsigned size_class)
 {
     tiering_config_t c;
     int rc = tiering_config_read(&c);
@@ -78,7 +76,7 @@ static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, si
     tiering_site_t site;
     double heat = 0;
     bool profiled;
-    const struct loci_target *start = site_and_start(&c, res, caller, size_class, &site, &profiled, &heat);
+    const struct loci_target *start = site_and_start(&c, res, frames, nframes, size_class, &site, &profiled, &heat);
     if (res->ncandidates == 1) {
         /* nowhere to move: registered (stats, loci tier, profiles), never watched (watch.c) and
          * in private memory; said once per process, since an unmodified program under loci run
@@ -114,7 +112,8 @@ static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, si
 
 static unsigned log2_of(size_t n) { return n ? 63u - (unsigned)__builtin_clzll((unsigned long long)n) : 0; }
 
-static loci_arena_t *create(const char *intent, size_t max_bytes, const void *caller, unsigned size_class)
+static loci_arena_t *create(const char *intent, size_t max_bytes, const loci_frame_t *frames, int nframes,
+                            unsigned size_class)
 {
     int rc = topo_ensure();
     intent_t in;
@@ -128,18 +127,32 @@ static loci_arena_t *create(const char *intent, size_t max_bytes, const void *ca
         return NULL;
     }
     if (res.tier_auto)
-        return create_auto(&in, &res, max_bytes, caller, size_class);
+        return create_auto(&in, &res, max_bytes, frames, nframes, size_class);
     return arena_create(&in, &res, res.candidates[0], res.access != ACCESS_PROCESS, false, max_bytes);
 }
 
 loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)
 {
-    return create(intent, max_bytes, __builtin_extract_return_addr(__builtin_return_address(0)), log2_of(max_bytes));
+    loci_frame_t caller = {.pc = __builtin_extract_return_addr(__builtin_return_address(0))};
+    return create(intent, max_bytes, &caller, 1, log2_of(max_bytes));
 }
 
 loci_arena_t *loci_arena_create_site(const char *intent, size_t max_bytes, const void *site, unsigned size_class)
 {
-    return create(intent, max_bytes, site, size_class);
+    loci_frame_t frame = {.pc = site};
+    return create(intent, max_bytes, &frame, 1, size_class);
+}
+
+loci_arena_t *loci_arena_create_context(const char *intent, size_t max_bytes, const loci_frame_t *frames, int nframes,
+                                        unsigned size_class)
+{
+    if (!frames || nframes < 1) {
+        loci__fail(LOCI_EINVAL, "loci_arena_create_context: %s (give the allocation's calling context, innermost "
+                                "frame first)", frames ? "no frame" : "frames is NULL");
+        errno = EINVAL;
+        return NULL;
+    }
+    return create(intent, max_bytes, frames, nframes, size_class);
 }
 
 void loci_arena_destroy(loci_arena_t *ar)

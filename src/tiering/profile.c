@@ -36,7 +36,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#define MAGIC "loci-tier-profile 1"
+#define MAGIC "loci-tier-profile 2" /* 1: sites of one frame (module and offset), before calling contexts */
 #define MAX_FILE (64u << 20)
 
 typedef struct {
@@ -155,14 +155,12 @@ static bool parse_site(char *line)
 {
     entry_t e = {0};
     int used = 0;
-    uint64_t offset;
-    if (sscanf(line, "site %" SCNx64 " %u %u %" SCNu64 " %lf %15s %15s %n", &offset, &e.site.size_class,
+    if (sscanf(line, "site %16" SCNx64 " %u %u %" SCNu64 " %lf %15s %15s %n", &e.site.context, &e.site.size_class,
                &e.site.ordinal, &e.bytes, &e.heat, e.target, e.kind, &used) != 7 || used == 0 ||
-        line[used] != '/' || !(e.heat >= 0))
+        line[used] == '\0' || !e.site.context || !(e.heat >= 0))
         return false;
-    e.site.offset = offset;
     entry_t *slot = add();
-    if (slot && (e.site.module = strdup(line + used)))
+    if (slot && (e.site.where = strdup(line + used)))
         *slot = e;
     else if (slot)
         prof.n--; /* out of memory: a site less, not a corrupt file */
@@ -192,8 +190,8 @@ static void parse(const char *path, char *text, size_t body)
     while ((line = strtok_r(NULL, "\n", &save))) {
         lineno++;
         if (!parse_site(line)) {
-            loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s:%u: not a site line (\"site OFFSET CLASS ORDINAL BYTES "
-                                     "HEAT TARGET KIND /MODULE\"): the profile is ignored", path, lineno);
+            loci__log(LOCI_LOG_WARN, "LOCI_TIER_PROFILE=%s:%u: not a site line (\"site CONTEXT CLASS ORDINAL BYTES "
+                                     "HEAT TARGET KIND FRAMES\"): the profile is ignored", path, lineno);
             drop_entries();
             return;
         }
@@ -239,7 +237,7 @@ void tiering_profile_load(void)
 bool tiering_profile_place(const tiering_site_t *s, const resolution_t *res, const struct loci_target **target,
                            uint64_t *bytes, double *heat, uint64_t *hotter)
 {
-    const entry_t *e = s->module ? find(s) : NULL;
+    const entry_t *e = s->context ? find(s) : NULL;
     if (!e)
         return false;
     const struct loci_target *by_kind = NULL;
@@ -267,10 +265,10 @@ bool tiering_profile_place(const tiering_site_t *s, const resolution_t *res, con
 
 void tiering_profile_learn(const tier_arena_t *t)
 {
-    if (!prof.path || !t->site.module)
+    if (!prof.path || !t->site.context)
         return;
     entry_t *e = find(&t->site);
-    if (!e && (e = add()) && !(e->site.module = strdup(t->site.module))) {
+    if (!e && (e = add()) && !(e->site.where = strdup(t->site.where))) {
         prof.n--;
         return;
     }
@@ -278,7 +276,7 @@ void tiering_profile_learn(const tier_arena_t *t)
         return;
     uint64_t now = arena_bytes(t->ar);
     const struct loci_target *at = loci_arena_target(t->ar);
-    e->site.offset = t->site.offset;
+    e->site.context = t->site.context;
     e->site.size_class = t->site.size_class;
     e->site.ordinal = t->site.ordinal;
     snprintf(e->target, sizeof e->target, "%s", at->name);
@@ -299,8 +297,8 @@ static char *render(size_t *len)
     fprintf(f, "%s\nprogram %s\n%s\n", MAGIC, prof.exe, prof.build);
     for (size_t i = 0; i < prof.n; i++) {
         const entry_t *e = &prof.v[i];
-        fprintf(f, "site %" PRIx64 " %u %u %" PRIu64 " %.6f %s %s %s\n", e->site.offset, e->site.size_class,
-                e->site.ordinal, e->bytes, e->heat, e->target, e->kind, e->site.module);
+        fprintf(f, "site %016" PRIx64 " %u %u %" PRIu64 " %.6f %s %s %s\n", e->site.context, e->site.size_class,
+                e->site.ordinal, e->bytes, e->heat, e->target, e->kind, e->site.where);
     }
     if (fclose(f) != 0) {
         free(text);

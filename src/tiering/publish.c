@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -34,7 +35,7 @@
 #include <xxhash.h>
 
 #define MAGIC 0x5245495449434f4cull /* "LOCITIER" in memory */
-#define VERSION 1
+#define VERSION 2 /* 1: a site was one module and offset */
 
 /* What the checksum covers: the header from `pid` on, then the entries. */
 #define SUMMED_FROM offsetof(tiering_table_header_t, pid)
@@ -132,12 +133,11 @@ static void fill_entry(tiering_table_entry_t *e, const tier_arena_t *t)
 {
     const struct loci_target *at = loci_arena_target(t->ar);
     *e = (tiering_table_entry_t){.bytes = t->bytes, .heat = t->heat, .bytes_moved = t->bytes_moved,
-                                 .moves = t->moves, .offset = t->site.offset, .size_class = t->site.size_class,
-                                 .ordinal = t->site.ordinal};
+                                 .moves = t->moves, .size_class = t->site.size_class, .ordinal = t->site.ordinal};
     copy_text(e->intent, sizeof e->intent, t->ar->intent);
     copy_text(e->target, sizeof e->target, at->name);
     copy_text(e->kind, sizeof e->kind, topo_kind_name(at->kind));
-    copy_text(e->module, sizeof e->module, t->site.module ? t->site.module : "");
+    snprintf(e->site, sizeof e->site, "%s", t->site.where ? t->site.where : ""); /* its innermost frames first */
 }
 
 static void remove_at_exit(void) { tiering_unpublish(true); }

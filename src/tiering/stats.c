@@ -23,6 +23,20 @@ int loci_tier_stats(const loci_arena_t *ar, loci_tier_stats_t *out)
     return 0;
 }
 
+int loci_tier_site_name(const loci_arena_t *ar, char *buf, size_t len)
+{
+    if (!ar || !buf || !len)
+        return loci__fail(LOCI_EINVAL, "loci_tier_site_name: %s", !ar ? "NULL arena" : "no room for the name");
+    tiering_lock();
+    const tier_arena_t *t = tiering_find(ar);
+    if (t)
+        snprintf(buf, len, "%s/%u#%u", t->site.where ? t->site.where : "?", t->site.size_class, t->site.ordinal);
+    tiering_unlock();
+    if (!t)
+        return loci__fail(LOCI_EINVAL, "loci_tier_site_name: arena \"%s\" is not a tier=auto arena", ar->intent);
+    return 0;
+}
+
 int loci_tier_totals(loci_tier_totals_t *out)
 {
     if (!out)
@@ -44,12 +58,13 @@ void tiering_stats_print(FILE *f)
     loci_tier_totals(&tot);
     if (tot.arenas == 0 && tot.moves == 0)
         return;
-    fprintf(f, "  %-36s %-8s %14s %8s %14s %12s\n", "AUTO ARENA (intent)", "TARGET", "BYTES", "HEAT", "MOVED",
-            "MOVES");
+    fprintf(f, "  %-36s %-8s %14s %8s %14s %12s  %s\n", "AUTO ARENA (intent)", "TARGET", "BYTES", "HEAT", "MOVED",
+            "MOVES", "SITE (frames/class#n)");
     tiering_lock();
     for (tier_arena_t *t = tiering_arenas(); t; t = t->next)
-        fprintf(f, "  %-36s %-8s %14" PRIu64 " %8.4f %14" PRIu64 " %12" PRIu64 "\n", t->ar->intent,
-                loci_arena_target(t->ar)->name, t->bytes, t->heat, t->bytes_moved, t->moves);
+        fprintf(f, "  %-36s %-8s %14" PRIu64 " %8.4f %14" PRIu64 " %12" PRIu64 "  %s/%u#%u\n", t->ar->intent,
+                loci_arena_target(t->ar)->name, t->bytes, t->heat, t->bytes_moved, t->moves,
+                t->site.where ? t->site.where : "?", t->site.size_class, t->site.ordinal);
     tiering_unlock();
     fprintf(f, "  tiering (%s source%s): %" PRIu64 " B promoted, %" PRIu64 " B demoted, %" PRIu64
                " B moved back within 10 intervals, %" PRIu64 " moves in %" PRIu64 " intervals, %.3f s CPU\n",

@@ -89,14 +89,15 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
 
 /** Where an auto arena was made, the same from run to run (ASLR aside). */
 typedef struct {
-    char *module;              /* path of the executable or library holding the call; NULL: unknown */
-    uint64_t offset;           /* of the call in it */
+    uint64_t context;          /* its calling context's frames (modules and offsets, files and lines), hashed; 0: unknown */
     unsigned size_class;       /* the front end's (the malloc interposer: log2 of the block size), else log2 of max_bytes */
-    unsigned ordinal;          /* live auto arenas of the same site made before this one */
+    unsigned ordinal;          /* live auto arenas of the same context and size class made before this one */
+    char *where;               /* the frames as text ("app+0x1a2f<+0x1b40", "train.py:12<:40"); NULL: unknown */
 } tiering_site_t;
 
-/** The site of code at `caller` (module NULL when no module holds it). */
-void tiering_site_of(const void *caller, unsigned size_class, tiering_site_t *out);
+/** The site of code whose calling context is frames[0..nframes-1],
+ *  innermost first (context 0 when nothing names the first frame). */
+void tiering_site_of(const loci_frame_t *frames, int nframes, unsigned size_class, tiering_site_t *out);
 bool tiering_site_equal(const tiering_site_t *a, const tiering_site_t *b);
 void tiering_site_free(tiering_site_t *s);
 /** The running executable's path (malloc'd), NULL when /proc cannot say. */
@@ -257,8 +258,7 @@ typedef struct {
 typedef struct {
     char intent[96];           /* the ends of long texts */
     char target[16], kind[16];
-    char module[128];          /* its site (site.c); "" unknown */
-    uint64_t offset;
+    char site[160];            /* its site's frames (site.c: tiering_site_t.where); "" unknown */
     uint32_t size_class, ordinal;
     uint64_t bytes, bytes_moved, moves;
     double heat;

@@ -14,6 +14,7 @@
 
 #include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,13 +62,21 @@ static void require_preloaded(void)
 static void sites(void)
 {
     CHECK(loci_tier_threshold() == 64 * KiB, "default threshold: %zu", loci_tier_threshold());
-    void *a1 = site_a(1 * MiB), *a2 = site_a(1 * MiB + 4 * KiB), *a4 = site_a(4 * MiB), *b = site_b(1 * MiB);
+    void *a[3];
+    static const size_t size[3] = {1 * MiB, 1 * MiB + 4 * KiB, 4 * MiB};
+    static volatile int count = 3; /* not unrolled into three calls: one calling context */
+    for (int i = 0; i < count; i++)
+        a[i] = site_a(size[i]);
+    void *a1 = a[0], *a2 = a[1], *a4 = a[2], *b = site_b(1 * MiB), *again = site_a(1 * MiB);
     void *small = malloc(100), *page = malloc(4 * KiB);
     fill(a1, 1 * MiB, 1), fill(a2, 1 * MiB, 2), fill(a4, 4 * MiB, 3), fill(b, 1 * MiB, 4), fill(small, 100, 5);
     CHECK(arena(a1) && arena(a1) == arena(a2), "one site, one size class: one arena (%p, %p)", (void *)arena(a1),
           (void *)arena(a2));
     CHECK(arena(a4) && arena(a4) != arena(a1), "another size class: another arena");
     CHECK(arena(b) && arena(b) != arena(a1) && arena(b) != arena(a4), "another site: another arena");
+    CHECK(arena(again) && arena(again) != arena(a1) && site_of(arena(again)).caller == site_of(arena(a1)).caller,
+          "site_a called from elsewhere: the same malloc call, another calling context, another arena");
+    free(again);
     CHECK(!arena(small) && !loci_ptr_target(small) && !arena(page), "small blocks stay with libc");
     CHECK(loci_arena_target(arena(a1)) != NULL, "the arena lives somewhere");
     CHECK(malloc_usable_size(a1) >= 1 * MiB && malloc_usable_size(small) >= 100, "usable sizes");
@@ -136,13 +145,17 @@ static void sites(void)
 #define ROUNDS 200
 SITE(site_thread, malloc(n))
 
+static _Atomic(loci_arena_t *) thread_arena; /* the first block's: every thread's are there */
+
 static void *worker(void *arg)
 {
     unsigned id = (unsigned)(uintptr_t)arg;
     for (unsigned r = 0; r < ROUNDS; r++) {
         size_t n = 256 * KiB + (r % 7) * 4 * KiB;
         void *big = site_thread(n), *small = malloc(64 + r);
-        CHECK(big && arena(big) && !arena(small), "thread %u round %u", id, r);
+        loci_arena_t *first = NULL;
+        atomic_compare_exchange_strong(&thread_arena, &first, arena(big));
+        CHECK(big && arena(big) == atomic_load(&thread_arena) && !arena(small), "thread %u round %u", id, r);
         fill(big, n, id + r), fill(small, 64 + r, id);
         verify(big, n, id + r, "thread block"), verify(small, 64 + r, id, "thread small block");
         free(big), free(small);
@@ -157,12 +170,10 @@ static void threads(void)
         CHECK(pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)i) == 0, "pthread_create");
     for (unsigned i = 0; i < THREADS; i++)
         pthread_join(t[i], NULL);
-    void *probe = site_thread(256 * KiB);
-    loci_tier_site_t s = site_of(arena(probe));
-    CHECK(s.allocations == THREADS * ROUNDS + 1 && s.frees == THREADS * ROUNDS && s.bytes_live >= 256 * KiB &&
-              s.bytes_live < 512 * KiB, "one site for every thread: %llu allocations, %llu frees, %llu bytes live",
+    loci_tier_site_t s = site_of(atomic_load(&thread_arena));
+    CHECK(s.allocations == THREADS * ROUNDS && s.frees == THREADS * ROUNDS && s.bytes_live == 0,
+          "one site for every thread: %llu allocations, %llu frees, %llu bytes live",
           (unsigned long long)s.allocations, (unsigned long long)s.frees, (unsigned long long)s.bytes_live);
-    free(probe);
 }
 
 /* fork while another thread keeps allocating; each child frees what the

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "intent/intent.h"
+#include "topo/topo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,10 +157,11 @@ static const resolve_case_t cases[] = {
     {"nic-socket1", 1, "latency=low", "dram1,dram0"},
 };
 
-static void expected_resolutions(void **state)
+/* Each case resolved on its machine from its initiator, as expected. */
+static void expect_cases(const resolve_case_t *list, size_t n)
 {
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        const resolve_case_t *k = &cases[c];
+    for (size_t c = 0; c < n; c++) {
+        const resolve_case_t *k = &list[c];
         load(k->machine);
         assert_int_equal(loci_set_initiator(k->initiator), 0);
         char got[256];
@@ -171,6 +173,8 @@ static void expected_resolutions(void **state)
         loci_set_initiator(-1);
     }
 }
+
+static void expected_resolutions(void **state) { expect_cases(cases, sizeof cases / sizeof *cases); }
 
 static void traits_and_strictness(void **state)
 {
@@ -248,10 +252,55 @@ static void tier_auto(void **state)
     assert_string_equal(got, BAD);
     assert_non_null(strstr(loci_last_error(), "mode=paged"));
 
-    load("knl-flat"); /* one DRAM node: the pool has one target, the machine's doing, not refused */
+    load("grace-hopper"); /* one CPU memory node (GPU memory only when asked for): not refused */
     resolve_to_text("tier=auto", got, sizeof got, &res);
     assert_string_equal(got, "dram0");
     assert_true(res.tier_auto);
+}
+
+/* Set the kernel memory tier of NUMA node `node` (a live machine's sysfs
+ * gives them; an injected topology has none). */
+static void set_memory_tier(int node, int tier)
+{
+    topo_node(topo_get(), node)->memtier = tier;
+}
+
+/* tier=auto and no other term: every memory kind of the node a plain program
+ * may use, fastest first — the kernel's memory tiers when every candidate has
+ * one, else bandwidth — never a file tier, GPU memory or the store */
+static void tier_auto_alone(void **state)
+{
+    static const resolve_case_t alone[] = {
+        {"knl-flat", 0, "tier=auto", "hbm0,dram0"},
+        {"knl-flat", 0, "fallback=null,align=4096,tier=auto", "hbm0,dram0"}, /* traits prefer nothing */
+        {"xeonmax-2s", 0, "tier=auto", "hbm0,dram0,dram1,hbm1"},
+        {"xeonmax-2s", 1, "tier=auto", "hbm1,dram1,dram0,hbm0"},
+        {"cxl-expander", 0, "tier=auto", "dram0,cxl0"},
+        {"cxl-expander", 0, "access=node,tier=auto", "dram0,cxl0"},
+        {"nic-socket1", 1, "tier=auto", "dram1,dram0"},
+        {"grace-hopper", 0, "tier=auto", "dram0"},              /* gpu0 only when asked for */
+        {"grace-hopper", 0, "use=cpu+gpu,tier=auto", "gpu0"}, /* asked for: managed memory */
+        {"knl-flat", 0, "persist,tier=auto", "ssd0"},          /* a file tier only when asked for */
+        {"knl-flat", 0, "capacity=large,tier=auto", "dram0,hbm0"}, /* a hint: ranked by it, as before */
+        {"knl-flat", 0, "", "dram0"},                           /* without tier=auto: DRAM, as before */
+    };
+    expect_cases(alone, sizeof alone / sizeof *alone);
+
+    /* the kernel's tiers over bandwidth: hbm0 (node 2) put in a slower tier goes last */
+    load("xeonmax-2s");
+    char got[256];
+    resolution_t res;
+    set_memory_tier(0, 4), set_memory_tier(1, 4), set_memory_tier(2, 22), set_memory_tier(3, 4);
+    resolve_to_text("tier=auto", got, sizeof got, &res);
+    assert_string_equal(got, "dram0,dram1,hbm1,hbm0"); /* tier 4 by bandwidth, then tier 22 */
+    assert_true(res.by_speed);
+    resolve_to_text("bandwidth=high,tier=auto", got, sizeof got, &res); /* a hint: the tiers do not rank */
+    assert_string_equal(got, "hbm0,dram0,dram1,hbm1");
+    assert_false(res.by_speed);
+    set_memory_tier(3, -1); /* one candidate with no tier: bandwidth alone decides */
+    resolve_to_text("tier=auto", got, sizeof got, &res);
+    assert_string_equal(got, "hbm0,dram0,dram1,hbm1");
+    set_memory_tier(0, -1), set_memory_tier(1, -1), set_memory_tier(2, -1);
 }
 
 static int teardown(void **state)
@@ -269,6 +318,7 @@ int main(void)
         cmocka_unit_test(unsatisfiable_names_constraint_and_targets),
         cmocka_unit_test(explanations),
         cmocka_unit_test(tier_auto),
+        cmocka_unit_test(tier_auto_alone),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -315,12 +315,20 @@ static void bad_input(void **state)
     assert_non_null(strstr(loci_last_error(), "a shared arena stays on the node it was created on"));
     assert_null(loci_arena_create("target=hbm0,tier=auto", 0));
     assert_int_equal(errno, EINVAL);
-    /* one candidate on this machine: works, with a warning */
+    /* tier=auto alone: the node's memories, the fastest first (KNL: MCDRAM) */
     loci_arena_t *ar = loci_arena_create("tier=auto", 0);
     assert_non_null(ar);
     assert_non_null(loci_arena_alloc(ar, 100));
+    assert_string_equal(loci_arena_target(ar)->name, "hbm0");
     loci_tier_stats_t st;
     assert_int_equal(loci_tier_stats(ar, &st), 0);
+    loci_arena_destroy(ar);
+    /* one candidate on this machine (GPU memory only when asked for): works, with a warning */
+    use_topology("grace-hopper.xml", config);
+    ar = loci_arena_create("tier=auto", 0);
+    assert_non_null(ar);
+    assert_non_null(loci_arena_alloc(ar, 100));
+    assert_string_equal(loci_arena_target(ar)->name, "dram0");
     loci_arena_destroy(ar);
     ar = loci_arena_create("bandwidth=high", 0);
     assert_int_equal(loci_tier_stats(ar, &st), LOCI_EINVAL);

@@ -165,7 +165,7 @@ static void the_next_run_starts_where_the_last_ended(void **state)
     assert_true(S_ISREG(st.st_mode));
     assert_int_equal(st.st_mode & 0777, 0600);
     char *text = read_file(profile);
-    assert_true(strncmp(text, "loci-tier-profile 1\nprogram /", 29) == 0);
+    assert_true(strncmp(text, "loci-tier-profile 2\nprogram /", 29) == 0);
     int sites = 0;
     for (char *p = text; (p = strstr(p, "\nsite ")); p++)
         sites++;
@@ -196,12 +196,12 @@ static void the_hottest_sites_get_the_budget(void **state)
     size_t n = 0;
     const double heat[NARENAS] = {0.1, 0.2, 0.9, 0.8};
     for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        unsigned long long offset;
+        unsigned long long context;
         unsigned class, ordinal;
-        int module = 0;
-        if (sscanf(line, "site %llx %u %u %*u %*f %*s %*s %n", &offset, &class, &ordinal, &module) == 3 && module)
-            n += (size_t)snprintf(body + n, sizeof body - n, "site %llx %u %u %llu %.6f hbm0 hbm %s\n", offset,
-                                  class, ordinal, 4 * MiB, heat[ordinal], line + module);
+        int frames = 0;
+        if (sscanf(line, "site %llx %u %u %*u %*f %*s %*s %n", &context, &class, &ordinal, &frames) == 3 && frames)
+            n += (size_t)snprintf(body + n, sizeof body - n, "site %016llx %u %u %llu %.6f hbm0 hbm %s\n", context,
+                                  class, ordinal, 4 * MiB, heat[ordinal], line + frames);
         else if (strncmp(line, "checksum ", 9) != 0)
             n += (size_t)snprintf(body + n, sizeof body - n, "%s\n", line);
     }
@@ -238,11 +238,20 @@ static void a_profile_not_to_trust_is_ignored(void **state)
 
     /* another program's, checksum and all */
     char *build = strstr(good, "\nbuild ");
-    snprintf(bad, sizeof bad, "loci-tier-profile 1\nprogram /bin/true%.*s", (int)(strstr(good, "checksum ") - build),
+    snprintf(bad, sizeof bad, "loci-tier-profile 2\nprogram /bin/true%.*s", (int)(strstr(good, "checksum ") - build),
              build);
     write_with_checksum(bad);
     run("place", out, sizeof out);
     expect(out, "a profile of /bin/true, not of this program");
+    expect(out, "0 hbm0 0.00\n1 hbm0 0.00\n");
+    write_file(profile, good);
+
+    /* a profile of loci before calling contexts (sites of one frame), checksum and all */
+    snprintf(bad, sizeof bad, "loci-tier-profile 1%s", strchr(good, '\n'));
+    *strstr(bad, "checksum ") = '\0';
+    write_with_checksum(bad);
+    run("place", out, sizeof out);
+    expect(out, "first line \"loci-tier-profile 1\", expected \"loci-tier-profile 2\"): ignored");
     expect(out, "0 hbm0 0.00\n1 hbm0 0.00\n");
     write_file(profile, good);
 
@@ -365,15 +374,48 @@ static void front_end_sites(void **state)
     tiering_lock();
     const tiering_site_t *sa = &tiering_find(a)->site, *sb = &tiering_find(b)->site, *sc = &tiering_find(c)->site,
                          *sd = &tiering_find(d)->site;
-    assert_string_equal(sa->module, exe);
-    assert_string_equal(sd->module, exe);
+    const char *name = strrchr(exe, '/') + 1;
+    assert_true(strncmp(sa->where, name, strlen(name)) == 0 && strncmp(sd->where, name, strlen(name)) == 0);
     assert_int_equal(sa->size_class, 20);
     assert_int_equal(sa->ordinal, 0);
     assert_int_equal(sb->ordinal, 1); /* the same site again */
     assert_int_equal(sc->ordinal, 0); /* another size class: another site */
     assert_int_equal(sd->size_class, 26);
-    assert_true(sa->offset == sc->offset && sa->offset != sd->offset);
+    assert_true(sa->context == sc->context && sa->context != sd->context);
+    assert_string_equal(sa->where, sc->where);
     tiering_unlock();
+    char text[200];
+    assert_int_equal(loci_tier_site_name(a, text, sizeof text), 0);
+    assert_true(strncmp(text, sa->where, strlen(sa->where)) == 0 && strstr(text, "/20#0"));
+    assert_int_equal(loci_tier_site_name(b, text, sizeof text), 0);
+    assert_non_null(strstr(text, "/20#1"));
+
+    /* a calling context: every frame names the site, from run to run */
+    loci_frame_t frames[3] = {{.pc = where}, {.pc = (const void *)a_forked_child_writes_none},
+                              {.file = "/srv/app/train.py", .line = 12}};
+    loci_arena_t *e = loci_arena_create_context("bandwidth=high,tier=auto", 0, frames, 3, 20);
+    loci_arena_t *f = loci_arena_create_context("bandwidth=high,tier=auto", 0, frames, 2, 20);
+    frames[0] = (loci_frame_t){.file = "/srv/app/train.py", .line = 40};
+    loci_arena_t *g = loci_arena_create_context("bandwidth=high,tier=auto", 0, frames, 3, 20);
+    assert_true(e && f && g);
+    tiering_lock();
+    const tiering_site_t *se = &tiering_find(e)->site, *sf = &tiering_find(f)->site, *sg = &tiering_find(g)->site;
+    assert_true(se->context != sf->context && se->context != sa->context && sf->context != sa->context);
+    assert_int_equal(se->ordinal, 0);
+    assert_true(strncmp(se->where, name, strlen(name)) == 0 && strstr(se->where, "<+0x") &&
+                strstr(se->where, "<train.py:12"));
+    assert_true(strncmp(sg->where, "train.py:40<", 12) == 0);
+    tiering_unlock();
+    errno = 0;
+    assert_null(loci_arena_create_context("bandwidth=high,tier=auto", 0, frames, 0, 20));
+    assert_int_equal(errno, EINVAL);
+    assert_non_null(strstr(loci_last_error(), "no frame"));
+    loci_arena_t *fixed = loci_arena_create("bandwidth=high", 0);
+    assert_int_equal(loci_tier_site_name(fixed, text, sizeof text), LOCI_EINVAL); /* not an auto arena */
+    loci_arena_destroy(fixed);
+    loci_arena_destroy(e);
+    loci_arena_destroy(f);
+    loci_arena_destroy(g);
     loci_arena_destroy(a);
     loci_arena_destroy(b);
     loci_arena_destroy(c);

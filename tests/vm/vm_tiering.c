@@ -40,6 +40,7 @@
  * source works in this kernel (said why).
  */
 #include "page_nodes.h"
+#include "tlb.h"
 
 #include <loci.h>
 
@@ -143,24 +144,6 @@ static size_t bytes_on(int fast)
         sum += on * 4096;
     }
     return sum;
-}
-
-/* Drop this process's TLB entries, as a real CPU's small TLB does all the time under GUPS (16,384
- * pages at random, against some 1,500 entries): changing the protection of 64 pages makes Linux
- * flush the whole TLB of the process (more than its 33-page ceiling for flushing page by page).
- * Under QEMU TCG the software TLB keeps every page of the working set, and DAMON clears a page's
- * accessed bit without a flush (x86), so without this a hot page is seen accessed again only
- * after some unrelated flush: its DAMON heat sank to 0.04-0.2 while it took 36 % of the updates
- * (docs/TIERING.md, "What each kernel and CPU gives"). */
-static void refresh_tlb(void)
-{
-    static char *scratch;
-    if (!scratch)
-        scratch = mmap(NULL, 64 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (scratch != MAP_FAILED) {
-        mprotect(scratch, 64 * 4096, PROT_READ);
-        mprotect(scratch, 64 * 4096, PROT_READ | PROT_WRITE);
-    }
 }
 
 static void update_batch(const int hot[2], uint64_t *seed)

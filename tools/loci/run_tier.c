@@ -138,9 +138,15 @@ int run_tier_prepare(const char *terms, const char *threshold, char **command, b
     check_program(command[0], 0);
     if (verbose) {
         const char *t = getenv("LOCI_TIER_THRESHOLD");
-        fprintf(stderr, "loci run: heap blocks of at least %s%s: one arena per allocation site, intent \"%s\" "
-                        "(LD_PRELOAD=%s)\n", t && *t ? t : "64 KiB (the default)", t && *t ? " bytes" : "",
-                in.canonical, getenv("LD_PRELOAD"));
+        char over[256] = "";
+        for (int i = 0; i < res.ncandidates; i++) {
+            size_t used = strlen(over);
+            snprintf(over + used, sizeof over - used, "%s%s", i ? ", " : "", res.candidates[i]->name);
+        }
+        fprintf(stderr, "loci run: heap blocks of at least %s%s: one arena per allocation site (calling context "
+                        "and size class), intent \"%s\", tiered over %s (hot data to the first; LD_PRELOAD=%s)\n",
+                t && *t ? t : "64 KiB (the default)", t && *t ? " bytes" : "", in.canonical, over,
+                getenv("LD_PRELOAD"));
     }
     return 0;
 }

@@ -33,14 +33,12 @@ static const char *size(uint64_t bytes, char *buf)
     return units_format_size(bytes, buf, 16);
 }
 
-/* "gups_malloc+0x1234" (class 20, #0), or "?" when unknown. */
+/* "gups_malloc+0x1234<+0x1300/20#0" (frames, class 20, #0), "?" when unknown. */
 static const char *site_text(const tiering_table_entry_t *e, char *buf, size_t len)
 {
-    if (!e->module[0])
+    if (!e->site[0])
         return "?";
-    char module[sizeof e->module];
-    memcpy(module, e->module, sizeof module);
-    snprintf(buf, len, "%s+0x%" PRIx64 "/%u#%u", basename(module), e->offset, e->size_class, e->ordinal);
+    snprintf(buf, len, "%.*s/%u#%u", (int)sizeof e->site, e->site, e->size_class, e->ordinal);
     return buf;
 }
 
@@ -52,13 +50,13 @@ static void show(pid_t pid, const tiering_table_t *t)
            " auto arenas; published %.1f s ago\n",
            (long)pid, h->source, h->paused ? " (PAUSED: the source stopped working)" : "", h->interval_ms,
            h->intervals, h->nentries, t->age_s);
-    printf("  %-32s %-28s %-8s %10s %7s %10s %6s\n", "SITE (module+offset/class#n)", "INTENT", "TARGET", "BYTES",
-           "HEAT", "MOVED", "MOVES");
+    printf("  %-28s %-8s %10s %7s %10s %6s  %s\n", "INTENT", "TARGET", "BYTES", "HEAT", "MOVED", "MOVES",
+           "SITE (frames/class#n)");
     for (uint64_t i = 0; i < h->nentries; i++) {
         const tiering_table_entry_t *e = &t->entries[i];
         char site[200], b1[16], b2[16];
-        printf("  %-32s %-28s %-8s %10s %7.3f %10s %6" PRIu64 "\n", site_text(e, site, sizeof site), e->intent,
-               e->target, size(e->bytes, b1), e->heat, size(e->bytes_moved, b2), e->moves);
+        printf("  %-28s %-8s %10s %7.3f %10s %6" PRIu64 "  %s\n", e->intent, e->target, size(e->bytes, b1), e->heat,
+               size(e->bytes_moved, b2), e->moves, site_text(e, site, sizeof site));
     }
     uint64_t moved = h->bytes_promoted + h->bytes_demoted;
     char b1[16], b2[16], b3[16];
