@@ -19,8 +19,9 @@ fastmem_keep_free() {
   say "node $1: $(($(fastmem_free_kb "$1") / 1024)) MiB free ($(cat "$(fastmem_hugepages "$1")") huge pages reserved)"
 }
 
-# fastmem_limit FAST MIB [OTHER_NODE...]: node FAST keeps MIB free above its high watermark,
-# the other nodes nothing.
+# fastmem_limit FAST MIB [OTHER_NODE...]: node FAST keeps MIB free above its low watermark —
+# where the page allocator's fast path moves on to the next node, so about what a program can
+# place there before the kernel spills to slower memory —, the other nodes nothing.
 fastmem_limit() {
   fm_f=$1 fm_mib=$2
   shift 2

@@ -5,8 +5,9 @@
 #   guest.sh FAST SLOW [OTHER_NODE...]
 # FAST: the fast node (with the CPUs: the kernel promotes to it); SLOW: the slow node (in a lower
 # kernel memory tier for the kernel's modes); OTHER_NODE: nodes to take out of play (their free
-# memory reserved as huge pages, fastmem.sh). FAST keeps FAST_MIB (16) free above its high
-# watermark plus SLACK_MIB (2) for the program's other memory, reserved before each mode.
+# memory reserved as huge pages, fastmem.sh). FAST keeps FAST_MIB (16) plus SLACK_MIB (2) for the
+# program's other memory free above its low watermark (where the kernel's allocations spill to
+# the next node), reserved before each mode; loci's auto arenas get a budget of FAST_MIB there.
 # Environment: BENCH (bench_tiering), LOCI (the loci tool, libloci-tier.so beside it), MODES
 # (default: all), PHASE_S (60: seconds per phase), INTERVAL_MS (400), ARRAY_MIB (4: each of the
 # 16 arrays), REPEATS (1: every mode that many times, in turns), ARGS (more bench_tiering
@@ -27,7 +28,7 @@ tmp=${TMPDIR:-/tmp}/bench-tiering.$$
 mkdir -p "$tmp"
 
 me=guest.sh
-. "$here/progress.sh"
+. "$here/guest_run.sh"
 . "$here/fastmem.sh"
 . "$here/kernel_modes.sh"
 say "fast node $fast ($FAST_MIB MiB + $SLACK_MIB MiB slack), slow node $slow, out of play: ${others:-none}; phases of ${PHASE_S} s; bench_tiering $ARGS; kernel $(uname -r)"
@@ -45,35 +46,31 @@ run() { # label, then the command
   kmon_stop "$label" "$t0" | show
   fastmem_unlimit "$fast" $others
 }
-rep=1
-while [ "$rep" -le "${REPEATS:-1}" ]; do
-  say "repeat $rep of ${REPEATS:-1}"
-  for m in $MODES; do
-    case $m in
-    first-touch) run first-touch "$BENCH" plain "$fast" "$slow" $ARGS ;;
-    all-fast) run all-fast "$BENCH" fast "$fast" "$slow" $ARGS ;;
-    all-slow) run all-slow "$BENCH" slow "$fast" "$slow" $ARGS ;;
-    numa-balancing)
-      if numa_tiering on; then
-        run numa-balancing "$BENCH" plain "$fast" "$slow" $ARGS
-      else say "numa-balancing: kernel.numa_balancing=2 or demotion_enabled not available: skipped"; fi
-      numa_tiering off ;;
-    damos)
-      if damos on "$fast" "$slow"; then
-        run damos "$BENCH" plain "$fast" "$slow" $ARGS
-      else say "damos: DAMON's sysfs interface refused the setup (above): skipped"; fi
-      damos off ;;
-    loci-api | loci-api-profiled)
-      [ "$m" = loci-api ] && rm -f "$tmp/api.profile"
-      run "$m" env LOCI_CONFIG="$tmp/loci.ini" LOCI_TIER_PROFILE="$tmp/api.profile" \
-        "$BENCH" loci "$fast" "$slow" $ARGS ;;
-    loci-run | loci-run-profiled)
-      [ "$m" = loci-run ] && rm -f "$tmp/run.profile"
-      run "$m" env LOCI_CONFIG="$tmp/loci.ini" LOCI_TIER_PROFILE="$tmp/run.profile" \
-        "$LOCI" run --tier auto --intent latency=low -- "$BENCH" malloc "$fast" "$slow" $ARGS ;;
-    *) say "unknown mode $m" ;;
-    esac
-  done
-  rep=$((rep + 1))
-done
+one_mode() {
+  case $1 in
+  first-touch) run first-touch "$BENCH" plain "$fast" "$slow" $ARGS ;;
+  all-fast) run all-fast "$BENCH" fast "$fast" "$slow" $ARGS ;;
+  all-slow) run all-slow "$BENCH" slow "$fast" "$slow" $ARGS ;;
+  numa-balancing)
+    if numa_tiering on; then
+      run numa-balancing "$BENCH" plain "$fast" "$slow" $ARGS
+    else say "numa-balancing: kernel.numa_balancing=2 or demotion_enabled not available: skipped"; fi
+    numa_tiering off ;;
+  damos)
+    if damos on "$fast" "$slow"; then
+      run damos "$BENCH" plain "$fast" "$slow" $ARGS
+    else say "damos: DAMON's sysfs interface refused the setup (above): skipped"; fi
+    damos off ;;
+  loci-api | loci-api-profiled)
+    [ "$1" = loci-api ] && rm -f "$tmp/api.profile"
+    run "$1" env LOCI_CONFIG="$tmp/loci.ini" LOCI_TIER_PROFILE="$tmp/api.profile" \
+      "$BENCH" loci "$fast" "$slow" $ARGS ;;
+  loci-run | loci-run-profiled)
+    [ "$1" = loci-run ] && rm -f "$tmp/run.profile"
+    run "$1" env LOCI_CONFIG="$tmp/loci.ini" LOCI_TIER_PROFILE="$tmp/run.profile" \
+      "$LOCI" run --tier auto --intent latency=low -- "$BENCH" malloc "$fast" "$slow" $ARGS ;;
+  *) say "unknown mode $1" ;;
+  esac
+}
+each_mode one_mode
 rm -rf "$tmp"

@@ -18,26 +18,16 @@
 # bench/results/redis-tiering.png. Builds nothing: cmake -S . -B build -G Ninja
 # -DLOCI_BUILD_BENCH=ON && ninja -C build (zipf_client needs libhiredis-dev, scripts/install-deps.sh).
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-here=$root/bench/tiering
-build=${BUILD_DIR:-build}
-[[ $build = /* ]] || build=$root/$build
+# shellcheck source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 client=$build/bench/tiering/zipf_client loci=$build/tools/loci/loci tierlib=$build/shim/tier/libloci-tier.so
 redis=$(command -v redis-server || true) numactl=$(command -v numactl || true)
 [[ -n $redis ]] || { echo "redis.sh: no redis-server (Debian: apt-get install redis-server; scripts/install-deps.sh)" >&2; exit 2; }
 [[ -n $numactl ]] || { echo "redis.sh: no numactl (scripts/install-deps.sh)" >&2; exit 2; }
-for f in "$client" "$loci" "$tierlib"; do
-  [[ -e $f ]] || { echo "redis.sh: $f not found; build first (libhiredis-dev for zipf_client): cmake -S $root -B $build -G Ninja -DLOCI_BUILD_BENCH=ON && ninja -C $build" >&2; exit 2; }
-done
-# shellcheck source-path=SCRIPTDIR
-source "$here/vm_bench.sh"
-mkdir -p "$root/bench/results"
+driver_need redis.sh "$client" "$loci" "$tierlib"
 export REPEATS=${REPEATS:-3}
 vars="MODES REPEATS PHASE_S INTERVAL_S FAST_MIB SLACK_MIB KEYS FILLER_KEYS VALUE_BYTES THETA PIPELINE PIN PHASES
-      LOCI_INTENT LOCI_THRESHOLD NB_SCAN_DELAY_MS NB_SCAN_PERIOD_MIN_MS NB_SCAN_PERIOD_MAX_MS NB_SCAN_SIZE_MB
-      NB_HOT_THRESHOLD_MS NB_PROMOTE_RATE_MBPS DAMOS_SAMPLE_US DAMOS_AGGR_US DAMOS_MIN_REGIONS DAMOS_HOT_ACCESSES
-      DAMOS_COLD_AGE DAMOS_QUOTA_MIB DAMOS_QUOTA_MS KMON_S"
-started=$(date +%s) load_before=$(vm_bench_load)
+      LOCI_INTENT LOCI_THRESHOLD $driver_kernel_vars"
 if [[ ${1:-} == --host ]]; then
   shift
   [[ $# -ge 2 ]] || { echo "usage: redis.sh --host FAST SLOW [OTHER_NODE...]" >&2; exit 2; }
@@ -49,7 +39,7 @@ else
   export PIN=${PIN-1}
   vm_bench redis "$out.raw" "${LOCI_BENCH_TIMEOUT:-36000}" "$vars" \
     "REDIS=redis-server CLIENT=zipf_client LOCI=loci NUMACTL=numactl sh redis_guest.sh 0 2 1" \
-    "$redis" "$client" "$loci" "$tierlib" "$numactl" "$here"/{redis_guest,fastmem,kernel_modes,progress}.sh || exit 1
+    "$redis" "$client" "$loci" "$tierlib" "$numactl" "$here"/{redis_guest,fastmem,kernel_modes,guest_run}.sh || exit 1
 fi
 
 summary_keys="ops_per_s_phase1 ops_per_s_phase2 ops_per_s residency_last5_phase1 residency_last5_phase2 ideal_w
@@ -79,19 +69,4 @@ tables() {
         v["migrate_hot_applied_bytes"], v["migrate_hot_applied_bytes_first_s"], v["migrate_cold_applied_bytes"],
         v["migrate_cold_applied_bytes_first_s"] }'
 }
-{
-  echo "# bench/tiering/redis.sh ${*:-}: $(date -u +%FT%TZ), $(($(date +%s) - started)) s; $load_before at the start, $(vm_bench_load) at the end"
-  cat "$out.raw"
-  echo
-  tables "$out.raw"
-} >"$out"
-rm -f "$out.raw"
-tables "$out"
-echo "redis.sh: wrote $out" >&2
-for py in ${PYTHON:-} python3 /usr/bin/python3; do
-  if command -v "$py" >/dev/null && "$py" -c 'import matplotlib' 2>/dev/null; then
-    "$py" "$here/plot.py" "$out" "${out%.txt}.png" && echo "redis.sh: drew ${out%.txt}.png" >&2
-    exit 0
-  fi
-done
-echo "redis.sh: *** no python3 with matplotlib (apt-get install python3-matplotlib): no plot" >&2
+bench_results redis.sh "$out" tables

@@ -4,8 +4,9 @@
 # its popular keys changing mid-run). bench/tiering/redis.sh runs it in the tiers3 VM; on a real
 # machine, as root, directly. POSIX sh: the VM has busybox.
 #   redis_guest.sh FAST SLOW [OTHER_NODE...]
-# Nodes as in guest.sh: FAST keeps FAST_MIB (32) free above its high watermark, plus SLACK_MIB
-# (24) for Redis's own memory beside its data, for the client and for loci's tables.
+# Nodes as in guest.sh: FAST keeps FAST_MIB (32) plus SLACK_MIB (24) — Redis's own memory beside
+# its values (keys, dictionary, buffers), the client, loci's tables — free above its low
+# watermark; loci's auto arenas get a budget of FAST_MIB there.
 # Modes (MODES, default all):
 #   all-fast         nothing reserved on FAST: every page on the fast node (the reference)
 #   first-touch      the kernel's default placement: the filler, loaded first, takes the fast node
@@ -21,7 +22,7 @@
 # (10), THETA (0.99), PIPELINE (16), PIN (a CPU list for Redis and the client, taskset; empty:
 # none), REPEATS (1: every mode that many times, in turns), the kernel modes' settings
 # (kernel_modes.sh). Exit 0, or 1 when a client saw a wrong reply or Redis did not start.
-# shellcheck disable=SC2086 # $others and $wrap are lists of words, split on purpose
+# shellcheck disable=SC2086,SC2317 # $others and $client_args: lists of words, split on purpose; one_mode runs through each_mode
 set -u
 fast=$1 slow=$2
 shift 2
@@ -37,7 +38,7 @@ sock=$tmp/redis.sock
 status=0
 
 me=redis_guest.sh
-. "$here/progress.sh"
+. "$here/guest_run.sh"
 . "$here/fastmem.sh"
 . "$here/kernel_modes.sh"
 client_args="--keys ${KEYS:-32768} --filler-keys ${FILLER_KEYS:-32768} --value-bytes ${VALUE_BYTES:-4096}
@@ -81,32 +82,28 @@ mode() {
   fastmem_unlimit "$fast" $others
 }
 
-rep=1
-while [ "$rep" -le "${REPEATS:-1}" ]; do
-  say "repeat $rep of ${REPEATS:-1}"
-  for m in $MODES; do
-    case $m in
-    all-fast) mode all-fast no env ;;
-    first-touch) mode first-touch yes env ;;
-    all-slow) mode all-slow yes "$NUMACTL" --membind="$slow" ;;
-    numa-balancing)
-      if numa_tiering on; then
-        mode numa-balancing yes env
-      else say "numa-balancing: not available here: skipped"; fi
-      numa_tiering off ;;
-    damos)
-      if damos on "$fast" "$slow"; then
-        mode damos yes env
-      else say "damos: DAMON's sysfs interface refused the setup (above): skipped"; fi
-      damos off ;;
-    loci-run) mode loci-run yes env LOCI_CONFIG="$tmp/loci.ini" LOCI_STATS=1 "$LOCI" run --tier auto -- ;;
-    loci-run-intent)
-      mode loci-run-intent yes env LOCI_CONFIG="$tmp/loci.ini" LOCI_STATS=1 "$LOCI" run --tier auto \
-        --intent "$LOCI_INTENT" --tier-threshold "$LOCI_THRESHOLD" -- ;;
-    *) say "unknown mode $m" ;;
-    esac
-  done
-  rep=$((rep + 1))
-done
+one_mode() {
+  case $1 in
+  all-fast) mode all-fast no env ;;
+  first-touch) mode first-touch yes env ;;
+  all-slow) mode all-slow yes "$NUMACTL" --membind="$slow" ;;
+  numa-balancing)
+    if numa_tiering on; then
+      mode numa-balancing yes env
+    else say "numa-balancing: not available here: skipped"; fi
+    numa_tiering off ;;
+  damos)
+    if damos on "$fast" "$slow"; then
+      mode damos yes env
+    else say "damos: DAMON's sysfs interface refused the setup (above): skipped"; fi
+    damos off ;;
+  loci-run) mode loci-run yes env LOCI_CONFIG="$tmp/loci.ini" LOCI_STATS=1 "$LOCI" run --tier auto -- ;;
+  loci-run-intent)
+    mode loci-run-intent yes env LOCI_CONFIG="$tmp/loci.ini" LOCI_STATS=1 "$LOCI" run --tier auto \
+      --intent "$LOCI_INTENT" --tier-threshold "$LOCI_THRESHOLD" -- ;;
+  *) say "unknown mode $1" ;;
+  esac
+}
+each_mode one_mode
 rm -rf "$tmp"
 exit $status

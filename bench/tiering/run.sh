@@ -20,21 +20,11 @@
 # INTERVAL_MS, ARRAY_MIB, FAST_MIB (16), SLACK_MIB, ARGS (in the VM: --tlb-refresh 1, as a real
 # CPU's TLB) and the kernel modes' settings (bench/tiering/kernel_modes.sh).
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-here=$root/bench/tiering
-build=${BUILD_DIR:-build}
-[[ $build = /* ]] || build=$root/$build
-bench=$build/bench/tiering/bench_tiering loci=$build/tools/loci/loci tierlib=$build/shim/tier/libloci-tier.so
-for f in "$bench" "$loci" "$tierlib"; do
-  [[ -e $f ]] || { echo "run.sh: $f not found; build first: cmake -S $root -B $build -G Ninja -DLOCI_BUILD_BENCH=ON && ninja -C $build" >&2; exit 2; }
-done
 # shellcheck source-path=SCRIPTDIR
-source "$here/vm_bench.sh"
-mkdir -p "$root/bench/results"
-vars="MODES REPEATS PHASE_S INTERVAL_MS ARRAY_MIB ARGS FAST_MIB SLACK_MIB NB_SCAN_DELAY_MS NB_SCAN_PERIOD_MIN_MS
-      NB_SCAN_PERIOD_MAX_MS NB_SCAN_SIZE_MB NB_HOT_THRESHOLD_MS NB_PROMOTE_RATE_MBPS DAMOS_SAMPLE_US DAMOS_AGGR_US
-      DAMOS_MIN_REGIONS DAMOS_HOT_ACCESSES DAMOS_COLD_AGE DAMOS_QUOTA_MIB DAMOS_QUOTA_MS KMON_S"
-started=$(date +%s) load_before=$(vm_bench_load)
+source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
+bench=$build/bench/tiering/bench_tiering loci=$build/tools/loci/loci tierlib=$build/shim/tier/libloci-tier.so
+driver_need run.sh "$bench" "$loci" "$tierlib"
+vars="MODES REPEATS PHASE_S INTERVAL_MS ARRAY_MIB ARGS FAST_MIB SLACK_MIB $driver_kernel_vars"
 
 summary_keys="reach90_phase1 reach90_phase2 residency_last5_phase1 residency_last5_phase2 moved_mib pingpong
   tiering_cpu_core updates_per_s loci_source data"
@@ -72,21 +62,6 @@ else
   out=$root/bench/results/tiering.txt
   export ARGS=${ARGS---tlb-refresh 1}
   vm_bench tiering "$out.raw" "${LOCI_BENCH_TIMEOUT:-36000}" "$vars" "BENCH=bench_tiering LOCI=loci sh guest.sh 0 2 1" \
-    "$bench" "$loci" "$tierlib" "$here"/{guest,fastmem,kernel_modes,progress}.sh || exit 1
+    "$bench" "$loci" "$tierlib" "$here"/{guest,fastmem,kernel_modes,guest_run}.sh || exit 1
 fi
-{
-  echo "# bench/tiering/run.sh ${*:-}: $(date -u +%FT%TZ), $(($(date +%s) - started)) s; $load_before at the start, $(vm_bench_load) at the end"
-  grep -E '^(alloc|interval|summary|kernel|kmon|guest.sh|bench_tiering)' "$out.raw"
-  echo
-  table "$out.raw"
-} >"$out"
-rm -f "$out.raw"
-table "$out"
-echo "run.sh: wrote $out" >&2
-for py in ${PYTHON:-} python3 /usr/bin/python3; do
-  if command -v "$py" >/dev/null && "$py" -c 'import matplotlib' 2>/dev/null; then
-    "$py" "$here/plot.py" "$out" "${out%.txt}.png" && echo "run.sh: drew ${out%.txt}.png" >&2
-    exit 0
-  fi
-done
-echo "run.sh: *** no python3 with matplotlib (apt-get install python3-matplotlib): no plot" >&2
+bench_results run.sh "$out" table

@@ -11,7 +11,7 @@
  *   --phase-s S       seconds of each (60)            --interval-s I   measuring interval (5)
  *   --theta T         Zipf exponent (0.99)            --pipeline D     GETs in flight (16)
  *   --fast-mib F      the fast-memory size of this run: its ideal residency (64)
- *   --label TEXT      the mode's name in the output   --load-only      load, locate, exit
+ *   --label TEXT      the mode's name in the output
  * Loads the filler, then the keys (pipelined SETs; first touch fills the fast node with
  * the filler, as the anchor's cold memory did), finds every key's value in Redis's memory
  * by the tag it starts with, then per phase draws keys by Zipf under a new scramble
@@ -28,6 +28,7 @@
 #include "tracker.h"
 #include "zipf.h"
 
+#include <arguments.h>
 #include <hiredis/hiredis.h>
 #include <random.h>
 #include <stdbool.h>
@@ -41,14 +42,15 @@
 
 static struct {
     const char *socket, *label;
-    int pid, fast;
-    uint64_t keys, filler;
-    size_t value_bytes;
-    int phases, pipeline;
-    double phase_s, interval_s, theta, fast_mib;
-    bool load_only;
+    int pid, fast, phases, pipeline, fast_mib;
+    uint64_t keys, filler, value_bytes;
+    double phase_s, interval_s, theta;
 } opt = {.keys = 16384, .filler = 32768, .value_bytes = 4096, .phases = 2, .pipeline = 16,
          .phase_s = 60, .interval_s = 5, .theta = 0.99, .fast_mib = 64, .label = "redis", .pid = -1, .fast = -1};
+
+static const char usage[] =
+    "zipf_client --socket PATH --pid REDIS_PID --fast NODE [--keys N] [--value-bytes V] [--filler-keys M] "
+    "[--phases P] [--phase-s S] [--interval-s I] [--theta T] [--pipeline D] [--fast-mib F] [--label TEXT]";
 
 static void die(const char *why, const char *detail)
 {
@@ -75,51 +77,27 @@ static double uptime_s(void)
     return up;
 }
 
+static void no_quick(void)
+{
+    die("usage", usage);
+}
+
 static void parse(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(o, "--load-only")) {
-            opt.load_only = true;
-            continue;
-        }
-        if (!v)
-            die("option without a value", o);
-        i++;
-        if (!strcmp(o, "--socket"))
-            opt.socket = v;
-        else if (!strcmp(o, "--pid"))
-            opt.pid = atoi(v);
-        else if (!strcmp(o, "--fast"))
-            opt.fast = atoi(v);
-        else if (!strcmp(o, "--keys"))
-            opt.keys = strtoull(v, NULL, 10);
-        else if (!strcmp(o, "--filler-keys"))
-            opt.filler = strtoull(v, NULL, 10);
-        else if (!strcmp(o, "--value-bytes"))
-            opt.value_bytes = strtoull(v, NULL, 10);
-        else if (!strcmp(o, "--phases"))
-            opt.phases = atoi(v);
-        else if (!strcmp(o, "--phase-s"))
-            opt.phase_s = atof(v);
-        else if (!strcmp(o, "--interval-s"))
-            opt.interval_s = atof(v);
-        else if (!strcmp(o, "--theta"))
-            opt.theta = atof(v);
-        else if (!strcmp(o, "--pipeline"))
-            opt.pipeline = atoi(v);
-        else if (!strcmp(o, "--fast-mib"))
-            opt.fast_mib = atof(v);
-        else if (!strcmp(o, "--label"))
-            opt.label = v;
-        else
-            die("unknown option (see the usage in bench/tiering/zipf_client.c)", o);
-    }
-    if (!opt.socket || opt.pid <= 0 || opt.fast < 0)
-        die("usage: zipf_client --socket PATH --pid REDIS_PID --fast NODE [options]", NULL);
-    if (opt.keys < 2 || opt.value_bytes < 64 || opt.phases < 1 || opt.pipeline < 1 || opt.pipeline > 4096 ||
-        opt.phase_s <= 0 || opt.interval_s <= 0 || opt.theta <= 0 || opt.fast_mib < 0)
-        die("--keys >= 2, --value-bytes >= 64, --phases >= 1, --pipeline 1-4096, positive times and theta", NULL);
+    const bench_opt_t opts[] = {
+        {"--socket", 's', &opt.socket},         {"--pid", 'i', &opt.pid},
+        {"--fast", 'i', &opt.fast},             {"--keys", 'u', &opt.keys},
+        {"--filler-keys", 'u', &opt.filler},    {"--value-bytes", 'u', &opt.value_bytes},
+        {"--phases", 'i', &opt.phases},         {"--phase-s", 'd', &opt.phase_s},
+        {"--interval-s", 'd', &opt.interval_s}, {"--theta", 'd', &opt.theta},
+        {"--pipeline", 'i', &opt.pipeline},     {"--fast-mib", 'i', &opt.fast_mib},
+        {"--label", 's', &opt.label},           {NULL, 0, NULL},
+    };
+    if (bench_parse_arguments(argc, argv, opts, no_quick) != 0 || !opt.socket || opt.pid <= 0 || opt.fast < 0)
+        die("usage", usage);
+    if (opt.keys < 2 || opt.value_bytes < 64 || opt.phases < 1 || opt.phases > 64 || opt.pipeline < 1 ||
+        opt.pipeline > 4096 || opt.phase_s <= 0 || opt.interval_s <= 0 || opt.theta <= 0 || opt.fast_mib < 0)
+        die("--keys >= 2, --value-bytes >= 64, --phases 1-64, --pipeline 1-4096, positive times and theta", NULL);
 }
 
 /* A value of key `id` (filler: marked so that the scan never takes it for a key's). */
@@ -146,12 +124,12 @@ static void expect_ok(redisContext *c, int n)
 
 static void load(redisContext *c, const char *prefix, uint64_t n, bool filler)
 {
-    char *v = malloc(opt.value_bytes), key[48];
+    char *v = malloc((size_t)opt.value_bytes), key[48];
     int pending = 0;
     for (uint64_t id = 0; id < n; id++) {
         make_value(v, id, filler);
         int kl = snprintf(key, sizeof key, "%s:%llu", prefix, (unsigned long long)id);
-        redisAppendCommand(c, "SET %b %b", key, (size_t)kl, v, opt.value_bytes);
+        redisAppendCommand(c, "SET %b %b", key, (size_t)kl, v, (size_t)opt.value_bytes);
         if (++pending == 64) {
             expect_ok(c, pending);
             pending = 0;
@@ -197,8 +175,8 @@ int main(int argc, char **argv)
     load(c, "f", opt.filler, true);
     load(c, "k", opt.keys, false);
     t = now_s() - t;
-    printf("load %s keys %llu filler %llu value_bytes %zu seconds %.1f mib_per_s %.1f\n", opt.label,
-           (unsigned long long)opt.keys, (unsigned long long)opt.filler, opt.value_bytes, t,
+    printf("load %s keys %llu filler %llu value_bytes %llu seconds %.1f mib_per_s %.1f\n", opt.label,
+           (unsigned long long)opt.keys, (unsigned long long)opt.filler, (unsigned long long)opt.value_bytes, t,
            (double)(opt.keys + opt.filler) * (double)opt.value_bytes / MiB / t);
 
     /* each key's value: its first and its last byte's pages */
@@ -228,8 +206,6 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (scan.found == 0)
         die("no value found in redis's memory (is --value-bytes what was loaded?)", NULL);
-    if (opt.load_only)
-        return 0;
 
     /* the ideal: the most popular keys whose values fill --fast-mib */
     uint64_t top = (uint64_t)(opt.fast_mib * MiB / (double)opt.value_bytes);
