@@ -10,13 +10,20 @@ fastmem_watermark_kb() { # node, min|low|high|promo
   awk -v n="$1," -v w="$2" '/^Node/ { node = $2 } node == n && $1 == w { s += $2 } END { print s * 4 }' /proc/zoneinfo
 }
 
-# Reserve huge pages on node $1 until about $2 KiB are free there.
+# Reserve huge pages on node $1 until about $2 KiB are free there. A node whose free memory is
+# scattered gets fewer huge pages than asked for: it is compacted and asked again (three times).
 fastmem_keep_free() {
-  fm_cur=$(cat "$(fastmem_hugepages "$1")")
-  fm_want=$((fm_cur + ($(fastmem_free_kb "$1") - $2) / 2048))
-  [ "$fm_want" -lt 0 ] && fm_want=0
-  echo "$fm_want" >"$(fastmem_hugepages "$1")" 2>/dev/null
-  say "node $1: $(($(fastmem_free_kb "$1") / 1024)) MiB free ($(cat "$(fastmem_hugepages "$1")") huge pages reserved)"
+  fm_try=0
+  while :; do
+    fm_cur=$(cat "$(fastmem_hugepages "$1")")
+    fm_want=$((fm_cur + ($(fastmem_free_kb "$1") - $2) / 2048))
+    [ "$fm_want" -lt 0 ] && fm_want=0
+    echo "$fm_want" >"$(fastmem_hugepages "$1")" 2>/dev/null
+    [ $(($(fastmem_free_kb "$1") - $2)) -lt 4096 ] || [ $fm_try -ge 3 ] && break
+    echo 1 >"/sys/devices/system/node/node$1/compact" 2>/dev/null
+    fm_try=$((fm_try + 1))
+  done
+  say "node $1: $(($(fastmem_free_kb "$1") / 1024)) MiB free, $((($(fastmem_free_kb "$1") - $2) / 1024)) MiB more than asked ($(cat "$(fastmem_hugepages "$1")") huge pages reserved)"
 }
 
 # fastmem_limit FAST MIB [OTHER_NODE...]: node FAST keeps MIB free above its low watermark —

@@ -12,23 +12,28 @@
 #include <unistd.h>
 
 #define CHUNK (4u << 20)
-#define OVERLAP 64 /* a tag and the header before it, when they straddle two reads */
+#define TAIL 27    /* the longest tag: "value:", 20 digits, a zero byte */
+#define OVERLAP 64 /* TAIL and the longest sds header before it (17), with room to spare */
 
-void proc_pages_tag(char *value, uint64_t id)
+#define TAG "value:"
+#define TAG_BYTES 6
+
+void proc_pages_value(char *value, size_t len, uint64_t id)
 {
-    memcpy(value, PROC_PAGES_TAG, 8);
-    for (int i = 0; i < 8; i++)
-        value[8 + i] = (char)(id >> (8 * i));
+    memset(value, 0, len);
+    snprintf(value, len, TAG "%llu", (unsigned long long)id);
+    value[strlen(value)] = '\0';
 }
 
 uint64_t proc_pages_id(const char *value, size_t len)
 {
-    if (len < PROC_PAGES_TAG_BYTES || memcmp(value, PROC_PAGES_TAG, 8) != 0)
+    if (len < TAG_BYTES + 2 || memcmp(value, TAG, TAG_BYTES) != 0)
         return UINT64_MAX;
     uint64_t id = 0;
-    for (int i = 0; i < 8; i++)
-        id |= (uint64_t)(unsigned char)value[8 + i] << (8 * i);
-    return id;
+    size_t i = TAG_BYTES;
+    for (; i < len && i < TAG_BYTES + 20 && value[i] >= '0' && value[i] <= '9'; i++)
+        id = id * 10 + (uint64_t)(value[i] - '0');
+    return i > TAG_BYTES && i < len && value[i] == '\0' ? id : UINT64_MAX;
 }
 
 /* The length an sds header right before p says (Redis's sds.h: flags last, the type in
@@ -56,16 +61,15 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Scans [buf, buf + n), whose byte 0 is at address `at` and the first `skip` bytes of which
- * were scanned before (an overlap: only matches starting at or after skip count). */
-static void scan_buf(const unsigned char *buf, size_t n, size_t skip, uintptr_t at, size_t value_bytes,
+/* Takes the tags starting at [from, to) of buf, whose byte 0 is at address `at`. */
+static void scan_buf(const unsigned char *buf, size_t n, size_t from, size_t to, uintptr_t at, size_t value_bytes,
                      uint64_t nkeys, uintptr_t *addr, proc_scan_t *scan)
 {
-    const unsigned char *p = buf, *end = buf + n;
-    while ((p = memmem(p, (size_t)(end - p), PROC_PAGES_TAG, 8)) != NULL) {
+    const unsigned char *p = buf + from, *end = buf + n;
+    while (p < buf + to && (p = memmem(p, (size_t)(end - p), TAG, TAG_BYTES)) != NULL && p < buf + to) {
         size_t off = (size_t)(p - buf);
-        if (off >= skip && end - p >= PROC_PAGES_TAG_BYTES && sds_len(p, off) == value_bytes) {
-            uint64_t id = proc_pages_id((const char *)p, PROC_PAGES_TAG_BYTES);
+        if (sds_len(p, off) == value_bytes) {
+            uint64_t id = proc_pages_id((const char *)p, (size_t)(end - p));
             if (id < nkeys && addr[id] == 0) {
                 addr[id] = at + off;
                 scan->found++;
@@ -76,24 +80,29 @@ static void scan_buf(const unsigned char *buf, size_t n, size_t skip, uintptr_t 
     }
 }
 
-/* Scans [lo, hi) of the process, which is resident there (pagemap said so). */
+/* Scans [lo, hi) of the process, which is resident there (pagemap said so). A read's last
+ * TAIL bytes are left for the next, which gets OVERLAP bytes of it in front: a tag whose
+ * digits the read cut is taken whole there, with the header before it. */
 static void scan_range(pid_t pid, unsigned long lo, unsigned long hi, unsigned char *buf, size_t value_bytes,
                        uint64_t nkeys, uintptr_t *addr, proc_scan_t *scan)
 {
-    size_t carried = 0; /* bytes of the previous read kept at the front of buf */
+    size_t carried = 0, from = 0; /* bytes of the previous read at the front of buf; where the untaken start */
     for (unsigned long at = lo; at < hi;) {
         size_t want = hi - at < CHUNK ? hi - at : CHUNK;
         struct iovec local = {buf + carried, want}, remote = {(void *)at, want};
         ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
         if (got <= 0) { /* unmapped meanwhile: skip a page */
             at += 4096;
-            carried = 0;
+            carried = from = 0;
             continue;
         }
         scan->mib += (double)got / (1 << 20);
-        scan_buf(buf, carried + (size_t)got, carried, at - carried, value_bytes, nkeys, addr, scan);
-        size_t keep = carried + (size_t)got < OVERLAP ? carried + (size_t)got : OVERLAP;
-        memmove(buf, buf + carried + (size_t)got - keep, keep);
+        size_t n = carried + (size_t)got;
+        size_t to = at + (unsigned long)got >= hi || n < TAIL ? n : n - TAIL;
+        scan_buf(buf, n, from, to, at - carried, value_bytes, nkeys, addr, scan);
+        size_t keep = n < OVERLAP ? n : OVERLAP;
+        memmove(buf, buf + n - keep, keep);
+        from = n - to < keep ? keep - (n - to) : 0;
         carried = keep;
         at += (unsigned long)got;
     }

@@ -14,12 +14,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PROC_PAGES_TAG "LoCiVaL:" /* a value starts with it and its key number, 8 bytes little-endian */
-#define PROC_PAGES_TAG_BYTES 16
 #define PROC_PAGES_MAX_NODES 64
 
-/** Writes the tag of key `id` at the start of a value (PROC_PAGES_TAG_BYTES). */
-void proc_pages_tag(char *value, uint64_t id);
+/* A value is tagged as Redis's DEBUG POPULATE makes them: "value:" and its key's number in
+ * decimal, then zero bytes to its size. */
+/** Writes the value of key `id`, `len` bytes (at least 32). */
+void proc_pages_value(char *value, size_t len, uint64_t id);
 /** The key number a value carries, or UINT64_MAX when it has no tag. */
 uint64_t proc_pages_id(const char *value, size_t len);
 
@@ -29,10 +29,11 @@ typedef struct {
     double mib;               /* memory read */
 } proc_scan_t;
 
-/** Finds, in the memory of process `pid`, each value of `value_bytes` bytes with a tag
- *  of a key below `nkeys`, stored as a Redis string (an sds: its header right before
- *  the bytes says that length, which copies in buffers lack): addr[id] = its address,
- *  0 where none was found. 0, or -1 with errno (the process's memory unreadable). */
+/** Finds, in the resident memory of process `pid`, each value of `value_bytes` bytes with
+ *  a tag of a key below `nkeys`, stored as a Redis string (an sds: its header right before
+ *  the bytes says that length — which copies in buffers lack, and values of another size
+ *  do not say): addr[id] = its address, 0 where none was found. 0, or -1 with errno (the
+ *  process's memory unreadable). */
 int proc_pages_find(pid_t pid, size_t value_bytes, uint64_t nkeys, uintptr_t *addr, proc_scan_t *scan);
 
 /** node[i] = the NUMA node of the page holding addr[i] in process `pid`; -1 where the

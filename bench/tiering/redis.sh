@@ -12,7 +12,7 @@
 #   bench/tiering/redis.sh --host FAST SLOW [OTHER...]   on this machine, as root
 #
 # Environment: MODES, REPEATS (3), PHASE_S, INTERVAL_S, FAST_MIB, SLACK_MIB, KEYS, FILLER_KEYS,
-# VALUE_BYTES, THETA, PIPELINE, PIN, LOCI_INTENT, LOCI_THRESHOLD and the kernel modes' settings
+# VALUE_BYTES, THETA, PIPELINE, LOAD, PIN, LOCI_INTENT, LOCI_THRESHOLD and the kernel modes' settings
 # (bench/tiering/kernel_modes.sh), passed to redis_guest.sh; BUILD_DIR (build). Writes
 # bench/results/redis-tiering.txt (every line, then the tables: medians over the repeats) and
 # bench/results/redis-tiering.png. Builds nothing: cmake -S . -B build -G Ninja
@@ -26,7 +26,7 @@ redis=$(command -v redis-server || true) numactl=$(command -v numactl || true)
 [[ -n $numactl ]] || { echo "redis.sh: no numactl (scripts/install-deps.sh)" >&2; exit 2; }
 driver_need redis.sh "$client" "$loci" "$tierlib"
 export REPEATS=${REPEATS:-3}
-vars="MODES REPEATS PHASE_S INTERVAL_S FAST_MIB SLACK_MIB KEYS FILLER_KEYS VALUE_BYTES THETA PIPELINE PIN PHASES
+vars="MODES REPEATS PHASE_S INTERVAL_S FAST_MIB SLACK_MIB KEYS FILLER_KEYS VALUE_BYTES THETA PIPELINE PIN PHASES LOAD
       LOCI_INTENT LOCI_THRESHOLD $driver_kernel_vars"
 if [[ ${1:-} == --host ]]; then
   shift

@@ -4,7 +4,7 @@
 # its popular keys changing mid-run). bench/tiering/redis.sh runs it in the tiers3 VM; on a real
 # machine, as root, directly. POSIX sh: the VM has busybox.
 #   redis_guest.sh FAST SLOW [OTHER_NODE...]
-# Nodes as in guest.sh: FAST keeps FAST_MIB (32) plus SLACK_MIB (24) — Redis's own memory beside
+# Nodes as in guest.sh: FAST keeps FAST_MIB (16) plus SLACK_MIB (16) — Redis's own memory beside
 # its values (keys, dictionary, buffers), the client, loci's tables — free above its low
 # watermark; loci's auto arenas get a budget of FAST_MIB there.
 # Modes (MODES, default all):
@@ -18,9 +18,12 @@
 #                    LOCI_THRESHOLD (4K) -- redis-server: candidates every node, values tiered
 # loci's budget: FAST_MIB of FAST, nothing of the other nodes (LOCI_CONFIG, fastmem.sh).
 # Environment: REDIS (redis-server), CLIENT (zipf_client), LOCI (loci), NUMACTL (numactl),
-# KEYS (32768), FILLER_KEYS (32768), VALUE_BYTES (4096), PHASES (2), PHASE_S (120), INTERVAL_S
-# (10), THETA (0.99), PIPELINE (16), PIN (a CPU list for Redis and the client, taskset; empty:
-# none), REPEATS (1: every mode that many times, in turns), the kernel modes' settings
+# KEYS (32768), FILLER_KEYS (16384), VALUE_BYTES (4096), PHASES (2), PHASE_S (300), INTERVAL_S
+# (15), THETA (0.99), PIPELINE (16), LOAD (populate: Redis makes the keys, DEBUG POPULATE; set:
+# SETs from the client, zipf_client.c), PIN (a CPU list for Redis's main thread and the client,
+# taskset; empty: none — under QEMU TCG one CPU for both makes each request switch address
+# spaces, which flushes QEMU's TLB as a real CPU's small TLB loses entries: else the accessed
+# bits DAMON reads stay clear, docs/TIERING.md), REPEATS (1: every mode that many times, in turns), the kernel modes' settings
 # (kernel_modes.sh). Exit 0, or 1 when a client saw a wrong reply or Redis did not start.
 # shellcheck disable=SC2086,SC2317 # $others and $client_args: lists of words, split on purpose; one_mode runs through each_mode
 set -u
@@ -29,7 +32,7 @@ shift 2
 others=$*
 here=$(dirname "$0")
 REDIS=${REDIS:-redis-server} CLIENT=${CLIENT:-zipf_client} LOCI=${LOCI:-loci} NUMACTL=${NUMACTL:-numactl}
-FAST_MIB=${FAST_MIB:-32} SLACK_MIB=${SLACK_MIB:-24} PHASE_S=${PHASE_S:-120} INTERVAL_S=${INTERVAL_S:-10}
+FAST_MIB=${FAST_MIB:-16} SLACK_MIB=${SLACK_MIB:-16} PHASE_S=${PHASE_S:-300} INTERVAL_S=${INTERVAL_S:-15}
 LOCI_INTENT=${LOCI_INTENT:-latency=low} LOCI_THRESHOLD=${LOCI_THRESHOLD:-4K}
 MODES=${MODES:-all-fast first-touch all-slow numa-balancing damos loci-run loci-run-intent}
 tmp=${TMPDIR:-/tmp}/bench-redis.$$
@@ -41,9 +44,9 @@ me=redis_guest.sh
 . "$here/guest_run.sh"
 . "$here/fastmem.sh"
 . "$here/kernel_modes.sh"
-client_args="--keys ${KEYS:-32768} --filler-keys ${FILLER_KEYS:-32768} --value-bytes ${VALUE_BYTES:-4096}
+client_args="--keys ${KEYS:-32768} --filler-keys ${FILLER_KEYS:-16384} --value-bytes ${VALUE_BYTES:-4096}
   --phases ${PHASES:-2} --phase-s $PHASE_S --interval-s $INTERVAL_S --theta ${THETA:-0.99} --pipeline ${PIPELINE:-16}
-  --fast-mib $FAST_MIB --fast $fast"
+  --fast-mib $FAST_MIB --fast $fast --load ${LOAD:-populate}"
 pin=
 [ -n "${PIN:-}" ] && pin="taskset -c $PIN"
 say "fast node $fast ($FAST_MIB MiB + $SLACK_MIB MiB slack), slow node $slow, out of play: ${others:-none}; $($REDIS --version); zipf_client" $client_args "${pin:+; $pin}; kernel $(uname -r)"
@@ -60,11 +63,14 @@ mode() {
   say "$label: $* $REDIS"
   kmon_start "$label"
   t_start=$(cut -d' ' -f1 /proc/uptime)
-  $pin "$@" "$REDIS" --port 0 --unixsocket "$sock" --save '' --appendonly no --protected-mode no \
-    --daemonize no --dir "$tmp" >"$tmp/redis.$label.log" 2>&1 &
+  "$@" "$REDIS" --port 0 --unixsocket "$sock" --save '' --appendonly no --protected-mode no \
+    --enable-debug-command local --daemonize no --dir "$tmp" >"$tmp/redis.$label.log" 2>&1 &
   pid=$!
   i=0
   while [ ! -S "$sock" ] && [ $i -lt 300 ] && kill -0 $pid 2>/dev/null; do sleep 1; i=$((i + 1)); done
+  # Redis's main thread (the one that serves) beside the client; its other threads (loci's
+  # tiering thread among them) and the kernel's free
+  [ -n "${PIN:-}" ] && taskset -p -c "$PIN" $pid >/dev/null
   if [ -S "$sock" ]; then
     { $pin "$CLIENT" --socket "$sock" --pid $pid --label "$label" $client_args || echo $? >"$tmp/failed"; } |
       tee "$tmp/client.$label" | show

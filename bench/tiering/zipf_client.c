@@ -12,9 +12,13 @@
  *   --theta T         Zipf exponent (0.99)            --pipeline D     GETs in flight (16)
  *   --fast-mib F      the fast-memory size of this run: its ideal residency (64)
  *   --label TEXT      the mode's name in the output
- * Loads the filler, then the keys (pipelined SETs; first touch fills the fast node with
- * the filler, as the anchor's cold memory did), finds every key's value in Redis's memory
- * by the tag it starts with, then per phase draws keys by Zipf under a new scramble
+ *   --load HOW        populate: Redis makes the keys itself (DEBUG POPULATE: redis-server
+ *                     --enable-debug-command local), in seconds even under emulation; set:
+ *                     SETs over the connection, pipelined, as YCSB's load phase (populate)
+ * Loads the filler (keys f:N, values 64 bytes longer: the same size class), then the keys
+ * (k:N; first touch fills the fast node with the filler, as the anchor's cold memory did);
+ * values are "value:N" and zero bytes, as DEBUG POPULATE makes them. Finds every key's
+ * value in Redis's memory by that tag, then per phase draws keys by Zipf under a new scramble
  * (zipf.h) and GETs them, checking every reply. After each interval:
  *   residency_w   the share of GETs whose value was on the fast node: Σ_key p(key) ×
  *                 (share of its value's pages there), p the phase's popularity
@@ -41,16 +45,18 @@
 #define MiB (1024.0 * 1024.0)
 
 static struct {
-    const char *socket, *label;
+    const char *socket, *label, *load;
     int pid, fast, phases, pipeline, fast_mib;
     uint64_t keys, filler, value_bytes;
     double phase_s, interval_s, theta;
 } opt = {.keys = 16384, .filler = 32768, .value_bytes = 4096, .phases = 2, .pipeline = 16,
-         .phase_s = 60, .interval_s = 5, .theta = 0.99, .fast_mib = 64, .label = "redis", .pid = -1, .fast = -1};
+         .phase_s = 60, .interval_s = 5, .theta = 0.99, .fast_mib = 64, .label = "redis", .pid = -1, .fast = -1,
+         .load = "populate"};
 
 static const char usage[] =
     "zipf_client --socket PATH --pid REDIS_PID --fast NODE [--keys N] [--value-bytes V] [--filler-keys M] "
-    "[--phases P] [--phase-s S] [--interval-s I] [--theta T] [--pipeline D] [--fast-mib F] [--label TEXT]";
+    "[--phases P] [--phase-s S] [--interval-s I] [--theta T] [--pipeline D] [--fast-mib F] [--load populate|set] "
+    "[--label TEXT]";
 
 static void die(const char *why, const char *detail)
 {
@@ -91,23 +97,16 @@ static void parse(int argc, char **argv)
         {"--phases", 'i', &opt.phases},         {"--phase-s", 'd', &opt.phase_s},
         {"--interval-s", 'd', &opt.interval_s}, {"--theta", 'd', &opt.theta},
         {"--pipeline", 'i', &opt.pipeline},     {"--fast-mib", 'i', &opt.fast_mib},
-        {"--label", 's', &opt.label},           {NULL, 0, NULL},
+        {"--label", 's', &opt.label},           {"--load", 's', &opt.load},
+        {NULL, 0, NULL},
     };
     if (bench_parse_arguments(argc, argv, opts, no_quick) != 0 || !opt.socket || opt.pid <= 0 || opt.fast < 0)
         die("usage", usage);
     if (opt.keys < 2 || opt.value_bytes < 64 || opt.phases < 1 || opt.phases > 64 || opt.pipeline < 1 ||
-        opt.pipeline > 4096 || opt.phase_s <= 0 || opt.interval_s <= 0 || opt.theta <= 0 || opt.fast_mib < 0)
-        die("--keys >= 2, --value-bytes >= 64, --phases 1-64, --pipeline 1-4096, positive times and theta", NULL);
-}
-
-/* A value of key `id` (filler: marked so that the scan never takes it for a key's). */
-static void make_value(char *v, uint64_t id, bool filler)
-{
-    proc_pages_tag(v, id);
-    if (filler)
-        v[0] = 'l';
-    for (size_t i = PROC_PAGES_TAG_BYTES; i < opt.value_bytes; i++)
-        v[i] = (char)('a' + (id + i) % 26);
+        opt.pipeline > 4096 || opt.phase_s <= 0 || opt.interval_s <= 0 || opt.theta <= 0 || opt.fast_mib < 0 ||
+        (strcmp(opt.load, "populate") && strcmp(opt.load, "set")))
+        die("--keys >= 2, --value-bytes >= 64, --phases 1-64, --pipeline 1-4096, positive times and theta, "
+            "--load populate or set", NULL);
 }
 
 static void expect_ok(redisContext *c, int n)
@@ -117,19 +116,29 @@ static void expect_ok(redisContext *c, int n)
         if (redisGetReply(c, (void **)&r) != REDIS_OK)
             die("redis", c->errstr);
         if (r->type == REDIS_REPLY_ERROR)
-            die("redis refused a SET", r->str);
+            die("redis refused a command (DEBUG POPULATE needs redis-server --enable-debug-command local; or "
+                "--load set)", r->str);
         freeReplyObject(r);
     }
 }
 
-static void load(redisContext *c, const char *prefix, uint64_t n, bool filler)
+/* n keys PREFIX:0.. with values of `bytes` each, as DEBUG POPULATE makes them: by Redis itself
+ * (populate), or SET by SET over the connection, pipelined (set: as YCSB's load phase). */
+static void load(redisContext *c, const char *prefix, uint64_t n, uint64_t bytes)
 {
-    char *v = malloc((size_t)opt.value_bytes), key[48];
+    if (!strcmp(opt.load, "populate")) {
+        redisAppendCommand(c, "DEBUG POPULATE %llu %s %llu", (unsigned long long)n, prefix, (unsigned long long)bytes);
+        expect_ok(c, 1);
+        return;
+    }
+    char *v = malloc((size_t)bytes), key[48];
+    if (!v)
+        die("out of memory", NULL);
     int pending = 0;
     for (uint64_t id = 0; id < n; id++) {
-        make_value(v, id, filler);
+        proc_pages_value(v, (size_t)bytes, id);
         int kl = snprintf(key, sizeof key, "%s:%llu", prefix, (unsigned long long)id);
-        redisAppendCommand(c, "SET %b %b", key, (size_t)kl, v, (size_t)opt.value_bytes);
+        redisAppendCommand(c, "SET %b %b", key, (size_t)kl, v, (size_t)bytes);
         if (++pending == 64) {
             expect_ok(c, pending);
             pending = 0;
@@ -172,10 +181,10 @@ int main(int argc, char **argv)
         die("cannot connect to redis", c ? c->errstr : "out of memory");
 
     double t = now_s();
-    load(c, "f", opt.filler, true);
-    load(c, "k", opt.keys, false);
+    load(c, "f", opt.filler, opt.value_bytes + 64); /* the same size class, another length: never taken for a key's */
+    load(c, "k", opt.keys, opt.value_bytes);
     t = now_s() - t;
-    printf("load %s keys %llu filler %llu value_bytes %llu seconds %.1f mib_per_s %.1f\n", opt.label,
+    printf("load %s by %s keys %llu filler %llu value_bytes %llu seconds %.1f mib_per_s %.1f\n", opt.label, opt.load,
            (unsigned long long)opt.keys, (unsigned long long)opt.filler, (unsigned long long)opt.value_bytes, t,
            (double)(opt.keys + opt.filler) * (double)opt.value_bytes / MiB / t);
 
