@@ -10,20 +10,23 @@ fastmem_watermark_kb() { # node, min|low|high|promo
   awk -v n="$1," -v w="$2" '/^Node/ { node = $2 } node == n && $1 == w { s += $2 } END { print s * 4 }' /proc/zoneinfo
 }
 
-# Reserve huge pages on node $1 until about $2 KiB are free there. A node whose free memory is
-# scattered gets fewer huge pages than asked for: it is compacted and asked again (three times).
+# fastmem_keep_free NODE KIB [compact]: huge pages reserved on NODE until about KIB are free
+# there. A node whose free memory is scattered gets fewer than asked for; with "compact" it is
+# compacted and asked again while that gains huge pages (the fast node: its size is the point).
 fastmem_keep_free() {
-  fm_try=0
+  fm_try=0 fm_had=-1
   while :; do
     fm_cur=$(cat "$(fastmem_hugepages "$1")")
     fm_want=$((fm_cur + ($(fastmem_free_kb "$1") - $2) / 2048))
     [ "$fm_want" -lt 0 ] && fm_want=0
     echo "$fm_want" >"$(fastmem_hugepages "$1")" 2>/dev/null
-    [ $(($(fastmem_free_kb "$1") - $2)) -lt 4096 ] || [ $fm_try -ge 3 ] && break
+    fm_got=$(cat "$(fastmem_hugepages "$1")")
+    [ $(($(fastmem_free_kb "$1") - $2)) -lt 4096 ] || [ "${3:-}" != compact ] || [ "$fm_got" -le "$fm_had" ] || [ $fm_try -ge 3 ] && break
+    fm_had=$fm_got
     echo 1 >"/sys/devices/system/node/node$1/compact" 2>/dev/null
     fm_try=$((fm_try + 1))
   done
-  say "node $1: $(($(fastmem_free_kb "$1") / 1024)) MiB free, $((($(fastmem_free_kb "$1") - $2) / 1024)) MiB more than asked ($(cat "$(fastmem_hugepages "$1")") huge pages reserved)"
+  say "node $1: $(($(fastmem_free_kb "$1") / 1024)) MiB free, $((($(fastmem_free_kb "$1") - $2) / 1024)) MiB more than asked ($fm_got huge pages reserved)"
 }
 
 # fastmem_limit FAST MIB [OTHER_NODE...]: node FAST keeps MIB free above its low watermark —
@@ -33,7 +36,7 @@ fastmem_limit() {
   fm_f=$1 fm_mib=$2
   shift 2
   for fm_n in "$@"; do fastmem_keep_free "$fm_n" 0; done
-  fastmem_keep_free "$fm_f" $((fm_mib * 1024 + $(fastmem_watermark_kb "$fm_f" low)))
+  fastmem_keep_free "$fm_f" $((fm_mib * 1024 + $(fastmem_watermark_kb "$fm_f" low))) compact
   say "node $fm_f watermarks (KiB): min $(fastmem_watermark_kb "$fm_f" min) low $(fastmem_watermark_kb "$fm_f" low) high $(fastmem_watermark_kb "$fm_f" high) promo $(fastmem_watermark_kb "$fm_f" promo)"
 }
 
