@@ -21,6 +21,10 @@ packages=(
   libomp-dev
   # benchmark competitors and plots
   libjemalloc-dev libmimalloc-dev libmemkind-dev python3 python3-matplotlib
+  # Redis under tiering (bench/tiering/redis.sh, VM suite redis): Debian's server, copied into the
+  # VM, and hiredis for its client (on a systemd machine the package also starts a redis service
+  # on port 6379; the bench runs its own on a unix socket)
+  redis-server libhiredis-dev
   # memkind programs on loci (shim/memkind): memkind's headers and library, and its test suite's gtest
   libgtest-dev
   # MPI front end (shim/mpi, tests/mpi, bench/mpi): both MPIs side by side, and the

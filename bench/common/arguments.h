@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One "--name value" option: 's' a string, 'i' an int, 'u' a uint64_t, 'm' MiB into a size_t. */
+/* One "--name value" option: 's' a string, 'i' an int, 'u' a uint64_t, 'd' a double, 'm' MiB into a size_t. */
 typedef struct {
     const char *name;
     char type;
@@ -39,6 +39,7 @@ static inline int bench_parse_arguments(int argc, char **argv, const bench_opt_t
         case 's': *(const char **)o->value = v; break;
         case 'i': *(int *)o->value = atoi(v); break;
         case 'u': *(uint64_t *)o->value = strtoull(v, NULL, 10); break;
+        case 'd': *(double *)o->value = strtod(v, NULL); break;
         default: *(size_t *)o->value = (size_t)strtoull(v, NULL, 10) << 20; break;
         }
     }

@@ -20,6 +20,9 @@
  *   --array-mib N        each array (4)        --phase-intervals N  per phase (15)
  *   --interval-ms N      measuring interval (400: loci's [tiering] interval should match)
  *   --batch N --pause-ms N   updates are paced: N updates, then a pause (1000, 10); --pause-ms 0: flat out
+ *   --tlb-refresh 1      drop the process's TLB before each batch, as a real CPU's small TLB
+ *                        does all the time under GUPS: for QEMU TCG, whose software TLB keeps the
+ *                        whole working set, so that accessed bits (DAMON's, DAMOS's) are set again
  * The fast-memory size is the caller's to set (bench/tiering/guest.sh reserves huge pages).
  *   --label TEXT         the mode's name in the output
  * Output: "alloc ..." (where the arrays are right after the allocation: with a saved profile,
@@ -45,7 +48,7 @@ static struct {
     const char *mode, *label;
     int fast, slow;
     size_t bytes;
-    int phase_intervals, interval_ms, batch, pause_ms;
+    int phase_intervals, interval_ms, batch, pause_ms, tlb_refresh;
 } opt = {.bytes = 4 * MiB, .phase_intervals = 15, .interval_ms = 400, .batch = 1000, .pause_ms = 10};
 
 static uint64_t *arrays[ARRAYS];
@@ -105,12 +108,30 @@ static uint64_t rng(uint64_t *s)
     return *s;
 }
 
+/* Linux flushes a process's whole TLB when more than 33 pages change protection at once
+ * (x86's ceiling for page-by-page flushes); DAMON clears accessed bits without a flush, so
+ * under TCG a page stays "not accessed" until some flush makes the CPU walk its PTE again. */
+static void refresh_tlb(void)
+{
+    enum { PAGES = 64 };
+    static char *scratch;
+    if (!scratch) {
+        scratch = mmap(NULL, PAGES * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        if (scratch == MAP_FAILED)
+            die("mmap for --tlb-refresh failed");
+    }
+    mprotect(scratch, PAGES * 4096, PROT_READ);
+    mprotect(scratch, PAGES * 4096, PROT_READ | PROT_WRITE);
+}
+
 /* Updates for `seconds`, 90 % to arrays [hot, hot + HOT), paced. */
 static void run_for(double seconds, int hot, uint64_t *seed)
 {
     size_t words = opt.bytes / sizeof(uint64_t);
     struct timespec pause = {0, (long)opt.pause_ms * 1000000};
     for (double until = now_s() + seconds; now_s() < until;) {
+        if (opt.tlb_refresh)
+            refresh_tlb();
         for (int k = 0; k < opt.batch; k++) {
             uint64_t r = rng(seed);
             int a = r % 10 < 9 ? hot + (int)((r >> 8) % HOT) : (int)((r >> 8) % ARRAYS);
@@ -128,7 +149,7 @@ static void parse(int argc, char **argv)
 {
     if (argc < 4)
         die("usage: bench_tiering plain|fast|slow|loci|malloc FAST_NODE SLOW_NODE [--array-mib N] "
-            "[--phase-intervals N] [--interval-ms N] [--batch N] [--pause-ms N] [--label TEXT]");
+            "[--phase-intervals N] [--interval-ms N] [--batch N] [--pause-ms N] [--tlb-refresh 0|1] [--label TEXT]");
     opt.mode = opt.label = argv[1];
     opt.fast = atoi(argv[2]);
     opt.slow = atoi(argv[3]);
@@ -150,6 +171,8 @@ static void parse(int argc, char **argv)
             opt.batch = atoi(v);
         else if (!strcmp(o, "--pause-ms"))
             opt.pause_ms = atoi(v);
+        else if (!strcmp(o, "--tlb-refresh"))
+            opt.tlb_refresh = atoi(v);
         else if (!strcmp(o, "--label"))
             opt.label = v;
         else

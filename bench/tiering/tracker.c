@@ -79,11 +79,10 @@ uint64_t tracker_bytes_on(const tracker_t *t, int first, int n, size_t pages_per
     return on * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
-/* utime + stime of /proc/PID/stat, seconds. */
-static double proc_cpu(const char *pid)
+double tracker_proc_cpu(int pid)
 {
     char path[300], buf[1024];
-    snprintf(path, sizeof path, "/proc/%s/stat", pid);
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
@@ -97,8 +96,7 @@ static double proc_cpu(const char *pid)
     return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
-/* kdamond and kswapd threads: the kernel's tiering work outside the process. */
-static double kernel_threads_cpu(void)
+double tracker_kernel_cpu(void)
 {
     DIR *d = opendir("/proc");
     double sum = 0;
@@ -110,7 +108,7 @@ static double kernel_threads_cpu(void)
         snprintf(path, sizeof path, "/proc/%s/comm", e->d_name);
         FILE *f = fopen(path, "r");
         if (f && fgets(comm, sizeof comm, f) && (strncmp(comm, "kdamond", 7) == 0 || strncmp(comm, "kswapd", 6) == 0))
-            sum += proc_cpu(e->d_name);
+            sum += tracker_proc_cpu(atoi(e->d_name));
         if (f)
             fclose(f);
     }
@@ -143,7 +141,7 @@ void cpu_now(cpu_t *c)
     getrusage(RUSAGE_SELF, &r);
     *c = (cpu_t){.user = (double)r.ru_utime.tv_sec + (double)r.ru_utime.tv_usec / 1e6,
                  .sys = (double)r.ru_stime.tv_sec + (double)r.ru_stime.tv_usec / 1e6,
-                 .kernel = kernel_threads_cpu()};
+                 .kernel = tracker_kernel_cpu()};
     loci_tier_totals_t t;
     if (read_totals(&t))
         c->loci = t.cpu_seconds;

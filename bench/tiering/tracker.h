@@ -39,6 +39,10 @@ double tracker_share_on(const tracker_t *t, int first, int n, size_t pages_per_a
 /** Bytes of arrays [first, first + n) on node. */
 uint64_t tracker_bytes_on(const tracker_t *t, int first, int n, size_t pages_per_array, int node);
 
+/** utime + stime of process `pid` (all its threads), seconds (/proc/PID/stat). */
+double tracker_proc_cpu(int pid);
+/** The same of the kdamond* and kswapd* threads: the kernel's tiering work outside the process. */
+double tracker_kernel_cpu(void);
 /** CPU times now. */
 void cpu_now(cpu_t *c);
 /** loci's tiering totals when libloci is in the process (dlsym): the source
