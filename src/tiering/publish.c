@@ -270,7 +270,7 @@ static bool texts_end_inside(const tiering_table_header_t *h, const tiering_tabl
     bool ok = ends_inside(h->source, sizeof h->source);
     for (uint64_t i = 0; ok && i < h->nentries; i++)
         ok = ends_inside(e[i].intent, sizeof e[i].intent) && ends_inside(e[i].target, sizeof e[i].target) &&
-             ends_inside(e[i].kind, sizeof e[i].kind) && ends_inside(e[i].module, sizeof e[i].module);
+             ends_inside(e[i].kind, sizeof e[i].kind) && ends_inside(e[i].site, sizeof e[i].site);
     return ok;
 }
 
