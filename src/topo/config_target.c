@@ -192,8 +192,9 @@ static int set_store_key(topo_config_t *c, topo_config_target_t *e, int key, con
                                     value, why);
         return 0;
     case K_OBJECT:
-        if (!units_parse_size(value, &r->object, &why) ||
-            ((r->object == 0 || r->object % 4096 || r->object > JOBSTORE_OBJECT_MAX) && (why = "out of range")))
+        if (!units_parse_size(value, &r->object, &why) || (r->object == 0 && (why = "0 bytes")) ||
+            (r->object % 4096 && (why = "not whole 4 KiB pages")) ||
+            (r->object > JOBSTORE_OBJECT_MAX && (why = "more than 64 MiB")))
             return topo_config_fail(c, "object = %s: %s; expected a size of whole 4 KiB pages up to 64 MiB, e.g. 4MiB",
                                     value, why);
         return 0;

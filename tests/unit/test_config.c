@@ -191,7 +191,7 @@ static void whole_section_mistakes_cite_the_key(void **state)
     expect_config_error("[target agg0]\n\nkind = store\nconf = /c\npool = p\n",
                         "bad.ini:3: [target agg0]: kind = store needs store = rados");
     expect_config_error("[target fast]\nnuma_node = 0\nkind = hbm\npool = p\n",
-                        "bad.ini:4: [target fast]: store, conf, pool, user, namespace, keyring, timeout and lock_ttl");
+                        "bad.ini:4: [target fast]: store, conf, pool, user, namespace, keyring, timeout, lock_ttl and object");
     expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\npath = /tmp\n",
                         "bad.ini:6: [target agg0]: a store target has no path");
     /* what the header itself names stays cited there */
@@ -221,9 +221,9 @@ static void store_target_mistakes(void **state)
     expect_config_error("[target fast]\nnuma_node = 0\npool = p\n",
                         "[target fast]: store, conf, pool, user, namespace, keyring, timeout, lock_ttl and object belong to a store target");
     expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\nobject = 1000\n",
-                        "bad.ini:6: object = 1000: expected a size of whole 4 KiB pages up to 64 MiB");
+                        "bad.ini:6: object = 1000: not whole 4 KiB pages; expected a size of whole 4 KiB pages up to 64 MiB");
     expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\nobject = 128MiB\n",
-                        "bad.ini:6: object = 128MiB: expected a size");
+                        "bad.ini:6: object = 128MiB: more than 64 MiB; expected a size");
     expect_config_error("[target fast]\nnuma_node = 0\nobject = 4MiB\n", "belong to a store target");
     expect_config_error("[target agg0]\nkind = store\nstore = rados\nconf = /c\npool = p\npath = /tmp\n",
                         "[target agg0]: a store target has no path");
