@@ -17,7 +17,6 @@
 void *heap_alloc(struct memkind *k, size_t alignment, size_t size, bool zero)
 {
     int saved = errno, why;
-    interposer_start();
     const plan_t *p = plan_of(k, &why);
     if (!p) {
         errno = ENOMEM; /* memkind's answer when the kind has no memory to give */

@@ -146,12 +146,6 @@ bool tiered_wanted(const struct memkind *k);
 /** k's tier=auto arena (made on first use), NULL when loci refuses one (said). */
 loci_arena_t *tiered_arena(struct memkind *k);
 
-/* --- interposer.c -------------------------------------------------------- */
-
-/** Start libloci-tier.so, when it is preloaded, before memkind first
- *  allocates through loci (once per process). */
-void interposer_start(void);
-
 /* --- heap.c: blocks of a kind --------------------------------------------- */
 
 /** size bytes (aligned to alignment when not 0) of kind k, zeroed with

@@ -81,7 +81,6 @@ static void start(void)
         tier_log(LOCI_LOG_ERROR, "loci cannot start: %s; every allocation stays with libc", loci_last_error());
         tier_give_up();
     } else {
-        dl_iterate_phdr(find_extent, (void *)(uintptr_t)loci_init);
         started = true;
         tier_log(LOCI_LOG_INFO, "blocks of %zu bytes and more: one arena per allocation site (calling context of "
                  "%d frames, size class), intent \"%s\" (libloci's own allocations, at %#lx-%#lx, excepted)",
@@ -127,10 +126,14 @@ static int read_context_depth(void)
     return (int)n;
 }
 
-/* Before main: the process is single-threaded, nothing is placed yet. */
+/* Before main: the process is single-threaded, nothing is placed yet.
+ * libloci (a dependency) is loaded: where it lies is known before its first
+ * allocation, which may come before the program's first big block (a
+ * front end calling loci) and must not be placed from inside loci. */
 __attribute__((constructor)) static void read_environment(void)
 {
     libc_resolve();
+    dl_iterate_phdr(find_extent, (void *)(uintptr_t)loci_init);
     const char *mode = getenv("LOCI_TIER");
     if (mode && *mode && strcmp(mode, "auto") != 0) {
         if (strcmp(mode, "off") != 0)
