@@ -72,6 +72,30 @@ for topo in tiers3 nic1; do
   cat "$work/$topo/place.log"
 done
 
+# Automatic tiering in the same VM: an unmodified program (tests/tier/gups_wrapped: 12 arrays of
+# 4 MiB, each made by its own function through the program's own xmalloc wrapper; two of them hot,
+# then two others) under `loci run --tier auto` with no intent: every array in an arena of its own
+# (its calling context), the node's memories ranked fastest first, the hot ones moved to the
+# HBM-like node 1 by measured heat — the program itself checks every interval with move_pages
+# where the hot arrays' pages are. Node 1 holds a third of the arrays (an administrator's
+# tiering_budget), so loci has to choose.
+tier_program=$build/tests/tier/gups_wrapped
+if [ -x "$tier_program" ]; then
+  run_vm tiers3 <<EOS
+file $tier_program
+file $build/shim/tier/libloci-tier.so
+timeout 300
+tier: printf '[tiering]\ninterval = 400ms\n[target fast]\nnuma_node = 1\ntiering_budget = 16MiB\n' >/tmp/tier.ini; export LOCI_CONFIG=/tmp/tier.ini; loci run --tier auto -- gups_wrapped 4 watch 1 400 >/tmp/gups.out 2>&1 & pid=\$!; sleep 10; loci tier \$pid >/tmp/view.out 2>&1; wait \$pid; rc=\$?; cat /tmp/gups.out; echo; echo "loci tier \$pid, 10 s into the run (the live view of another process's tiering):"; cat /tmp/view.out; exit \$rc
+EOS
+  banner "VM 'tiers3': an unmodified program under loci run --tier auto"
+  proves "No intent, no code changed: each of the 12 arrays is its allocation's calling context, an arena" \
+    "of its own; 'hot on node 1' is the share of the two hot arrays' pages the kernel reports on the" \
+    "fast node, every 400 ms interval, through both phases (the hot pair changes halfway)."
+  cat "$work/tiers3/tier.log"
+else
+  banner "VM 'tiers3': automatic tiering skipped (build the tests: $tier_program is missing)"
+fi
+
 # PMEM as a device: an emulated NVDIMM that ndctl makes /dev/dax0.0 (tests/vm/topologies.sh devdax).
 if ndctl=$(command -v ndctl); then
   run_vm devdax <<EOS
