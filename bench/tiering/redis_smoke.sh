@@ -37,10 +37,10 @@ if [ $modes_kernel = damos ]; then
   tried=$(awk '$1 == "kernel" && $2 == "damos" { for (i = 3; i < NF; i++) if ($i == "migrate_cold_tried_regions") print $(i + 1) }' "$out")
   [ "${tried:-0}" -gt 0 ] || fail "damos: migrate_cold tried ${tried:-no} regions (its statistics unread, or its access pattern matches nothing)"
 fi
-# loci tier's table: a row per auto arena, ending in BYTES (a number and a unit), HEAT, MOVED (a
-# number and a unit) and MOVES
-arena_mib=$(awk '/^loci-tier loci-run-intent: / && $(NF - 4) ~ /^(B|KiB|MiB|GiB)$/ {
-    u = $(NF - 4); s += $(NF - 5) * (u == "GiB" ? 1024 : u == "MiB" ? 1 : u == "KiB" ? 1 / 1024 : 1 / 1048576) }
+# loci tier's table: a row per auto arena, INTENT, TARGET, BYTES (a number and a unit), HEAT, MOVED
+# (a number and a unit), MOVES and SITE (fields 3 on, after this log's two-word prefix)
+arena_mib=$(awk '/^loci-tier loci-run-intent: / && $6 ~ /^(B|KiB|MiB|GiB)$/ {
+    u = $6; s += $5 * (u == "GiB" ? 1024 : u == "MiB" ? 1 : u == "KiB" ? 1 / 1024 : 1 / 1048576) }
   END { printf "%d", s }' "$out")
 [ "$arena_mib" -ge $((keys * 4 / 1024)) ] || fail "loci-run-intent: auto arenas hold $arena_mib MiB, less than the $((keys * 4 / 1024)) MiB of values"
 echo "redis smoke: passed (modes: $modes; $arena_mib MiB in loci's auto arenas)"
