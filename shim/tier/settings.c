@@ -116,11 +116,13 @@ static size_t read_threshold(void)
 static int read_context_depth(void)
 {
     const char *text = getenv("LOCI_TIER_CONTEXT");
-    char *end;
-    long n = text && *text ? strtol(text, &end, 10) : DEFAULT_CONTEXT;
-    if (text && *text && (*end || n < 1 || n > LOCI_TIER_CONTEXT_MAX)) {
-        tier_log(LOCI_LOG_WARN, "LOCI_TIER_CONTEXT=%s: expected a number of frames from 1 (the allocation's "
-                 "caller alone) to %d; using %d", text, LOCI_TIER_CONTEXT_MAX, DEFAULT_CONTEXT);
+    uint64_t n;
+    const char *why;
+    if (!text || !*text)
+        return DEFAULT_CONTEXT;
+    if (!units_parse_whole(text, 1, LOCI_TIER_CONTEXT_MAX, &n, &why)) {
+        tier_log(LOCI_LOG_WARN, "LOCI_TIER_CONTEXT=%s: %s; expected a number of frames from 1 (the allocation's "
+                 "caller alone) to %d; using %d", text, why, LOCI_TIER_CONTEXT_MAX, DEFAULT_CONTEXT);
         return DEFAULT_CONTEXT;
     }
     return (int)n;

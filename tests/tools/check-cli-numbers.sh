@@ -48,4 +48,9 @@ refused "--tier-threshold 1K: less than a page" $loci run --tier auto --tier-thr
 
 refused "LOCI_BENCH_MB=-5: a sign is not read" env LOCI_BENCH_MB=-5 $loci bench --target none
 refused "LOCI_BENCH_MB=0x10: hexadecimal is not read" env LOCI_BENCH_MB=0x10 $loci bench --target none
+refused "AUTO_HBW_SIZE=0x10: hexadecimal is not read" env AUTO_HBW_SIZE=0x10 $loci run --memkind -- true
+refused "AUTO_HBW_SIZE=-1M: a sign is not read" env AUTO_HBW_SIZE=-1M $loci run --memkind -- true
+# LOCI_TIER_CONTEXT is read by libloci-tier.so inside the program: a warning, and the default
+out=$(LOCI_TIER_CONTEXT=0x4 LOCI_LOG=warn $loci run --tier auto -- true 2>&1)
+grep -qF "LOCI_TIER_CONTEXT=0x4: hexadecimal is not read" <<<"$out" || fail "LOCI_TIER_CONTEXT=0x4 not refused: $out"
 echo "check-cli-numbers: every bad number refused, saying what was wrong and what is right"

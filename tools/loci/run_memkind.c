@@ -11,8 +11,11 @@
  * is cold (docs/MEMKIND.md).
  */
 #include "commands.h"
+#include "units.h"
 
 #include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,27 +28,30 @@ static const char *const library_places[] = {"memkind/" LIBRARY, LOCI_MEMKIND_FR
                                              LOCI_MEMKIND_FROM_BUILD_TREE "/" LIBRARY};
 
 /* autohbw's AUTO_HBW_SIZE ("X[K|M|G][:Y[K|M|G]]") as the interposer's threshold: X, at least a
- * page; the upper bound Y has no counterpart and is said to be ignored. */
-static void autohbw_threshold(const char *size, char *out, size_t len)
+ * page, read by the one number parser; the upper bound Y has no counterpart and is said to be
+ * ignored. false: X is not a size (said). */
+static bool autohbw_threshold(const char *size, char *out, size_t len)
 {
-    size_t lower = strcspn(size, ":");
-    char *end;
-    unsigned long long x = strtoull(size, &end, 10);
-    unsigned long long unit = 1;
-    switch (end < size + lower ? *end : '\0') {
-    case 'G': case 'g': unit <<= 10; /* fall through */
-    case 'M': case 'm': unit <<= 10; /* fall through */
-    case 'K': case 'k': unit <<= 10; break;
-    default: break;
+    char lower[32];
+    uint64_t x;
+    const char *why;
+    size_t n = strcspn(size, ":");
+    bool fits = n < sizeof lower;
+    if (fits)
+        snprintf(lower, sizeof lower, "%.*s", (int)n, size);
+    if (!fits || !units_parse_size(lower, &x, &why)) {
+        fprintf(stderr, "loci run: AUTO_HBW_SIZE=%s: %s; expected memkind's autohbw form X[K|M|G][:Y], e.g. 1M "
+                        "(blocks of at least X go to high-bandwidth memory)\n", size, fits ? why : "too long");
+        return false;
     }
-    x = x > ~0ull / unit ? ~0ull : x * unit;
     if (x < MIN_THRESHOLD)
         fprintf(stderr, "loci run: AUTO_HBW_SIZE=%s: blocks of at least 4 KiB go to high-bandwidth memory (loci "
                         "places memory by page)\n", size);
-    if (size[lower] == ':')
+    if (size[n] == ':')
         fprintf(stderr, "loci run: AUTO_HBW_SIZE=%s: the upper bound is ignored: every block of at least the "
                         "lower one goes to high-bandwidth memory\n", size);
-    snprintf(out, len, "%llu", x < MIN_THRESHOLD ? (unsigned long long)MIN_THRESHOLD : x);
+    snprintf(out, len, "%llu", (unsigned long long)(x < MIN_THRESHOLD ? MIN_THRESHOLD : x));
+    return true;
 }
 
 int run_memkind_prepare(char **command, bool tiering, bool verbose)
@@ -65,6 +71,7 @@ int run_memkind_prepare(char **command, bool tiering, bool verbose)
     if (!autohbw || tiering) /* --tier auto given: its own threshold and intent decide */
         return 0;
     char threshold[32];
-    autohbw_threshold(autohbw, threshold, sizeof threshold);
+    if (!autohbw_threshold(autohbw, threshold, sizeof threshold))
+        return 2;
     return run_tier_prepare("kind=hbm", threshold, command, verbose);
 }
