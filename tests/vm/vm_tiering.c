@@ -50,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -489,6 +490,93 @@ static int test_spill(int fast, int slow)
     return 0;
 }
 
+/* ---- fill: the program of issue 36's OOM kill ------------------------------------------------ */
+
+typedef struct {
+    int a;                 /* its arena */
+    size_t words;
+    double until;
+    int failed;            /* its arena could not be made or filled (said) */
+} filler_t;
+
+/* One thread of the program: its arena made and filled (all threads at once, as a parallel
+ * program starts), then updates flat out, 90 % of them to a hot pair of arenas that changes
+ * every 4 s. */
+static void *fill_and_update(void *arg)
+{
+    filler_t *f = arg;
+    gups_arena_t *g = &arenas[f->a];
+    g->ar = loci_arena_create("bandwidth=high,tier=auto", 0);
+    uint64_t *mine = g->ar ? loci_arena_alloc(g->ar, f->words * sizeof(uint64_t)) : NULL;
+    if (!mine) {
+        fprintf(stderr, "vm_tiering: arena %d: %s\n", f->a, loci_last_error());
+        f->failed = 1;
+        return NULL;
+    }
+    for (size_t k = 0; k < f->words; k++)
+        mine[k] = (uint64_t)f->a * 1000003u + k;
+    __atomic_store_n(&g->w, mine, __ATOMIC_RELEASE); /* the others update it from now on */
+    uint64_t s = 88172645463325252ull + (uint64_t)f->a;
+    while (now_s() < f->until) {
+        int hot = (int)((uint64_t)(now_s() / 4) % NARENAS);
+        for (int i = 0; i < 4096; i++) {
+            uint64_t r = rng(&s);
+            int a = r % 10 < 9 ? (hot + (int)((r >> 8) & 1)) % NARENAS : (int)((r >> 8) % NARENAS);
+            uint64_t *w = __atomic_load_n(&arenas[a].w, __ATOMIC_ACQUIRE);
+            if (!w) /* not filled yet */
+                continue;
+            __atomic_fetch_add(&w[(r >> 16) % f->words], 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&arenas[a].updates, 1, __ATOMIC_RELAXED);
+        }
+    }
+    return NULL;
+}
+
+/* NARENAS auto arenas of `mib` MiB each ("bandwidth=high,tier=auto", default budgets: 90 % of each
+ * node), each made and filled by a thread of its own, all at once, then updated flat out for
+ * `seconds` while tiering moves them: the program must survive (no OOM kill: the caller checks the
+ * kernel's log too), every arena made on some node, its data intact. */
+static int test_fill(int mib, int seconds)
+{
+    if (use_config("[tiering]\ninterval = 200ms\n") != 0)
+        return 2;
+    size_t words = ((size_t)mib << 20) / sizeof(uint64_t);
+    filler_t f[NARENAS];
+    pthread_t tid[NARENAS];
+    double until = now_s() + seconds;
+    for (int a = 0; a < NARENAS; a++) {
+        f[a] = (filler_t){a, words, until, 0};
+        pthread_create(&tid[a], NULL, fill_and_update, &f[a]);
+    }
+    for (int a = 0; a < NARENAS; a++) {
+        pthread_join(tid[a], NULL);
+        CHECK(!f[a].failed, "arena %d of %d MiB could not be made (said above) while other nodes had room", a, mib);
+    }
+    if (failures)
+        return 0;
+    loci_tier_totals_t tot;
+    loci_tier_totals(&tot);
+    printf("     heat source: %s\n", tot.source);
+    for (int a = 0; a < NARENAS; a++) {
+        uint64_t sum = 0, want = 0;
+        for (size_t k = 0; k < words; k++) {
+            sum += arenas[a].w[k];
+            want += (uint64_t)a * 1000003u + k;
+        }
+        CHECK(sum == want + arenas[a].updates, "arena %d: its data changed besides the updates", a);
+        loci_target_info_t info;
+        loci_target_info(loci_arena_target(arenas[a].ar), &info);
+        printf("     arena %2d: on %s, %llu updates\n", a, info.name, (unsigned long long)arenas[a].updates);
+    }
+    printf("     %llu moves, %llu B promoted, %llu B demoted in %llu intervals\n", (unsigned long long)tot.moves,
+           (unsigned long long)tot.bytes_promoted, (unsigned long long)tot.bytes_demoted,
+           (unsigned long long)tot.intervals);
+    for (int a = 0; a < NARENAS; a++)
+        loci_arena_destroy(arenas[a].ar);
+    unlink(config);
+    return 0;
+}
+
 #define DAMON_ADMIN "/sys/kernel/mm/damon/admin/kdamonds"
 
 /* The index of the kdamond that runs for this process, or -1. */
@@ -578,11 +666,16 @@ int main(int argc, char **argv)
         loci_fini();
         return rc ? rc : failures ? 1 : 0;
     }
+    if (argc == 4 && !strcmp(argv[1], "fill")) {
+        int rc = test_fill(atoi(argv[2]), atoi(argv[3]));
+        loci_fini();
+        return rc ? rc : failures ? 1 : 0;
+    }
     if (argc == 4 && !strcmp(argv[1], "gups")) {
         int rc = test_gups(atoi(argv[2]), atoi(argv[3]));
         loci_fini();
         return rc ? rc : failures ? 1 : 0;
     }
-    fprintf(stderr, "usage: vm_tiering gups FAST SLOW | fork FAST | spill FAST SLOW | paused FAST\n");
+    fprintf(stderr, "usage: vm_tiering gups FAST SLOW | fill MIB SECONDS | fork FAST | spill FAST SLOW | paused FAST\n");
     return 2;
 }
