@@ -40,7 +40,7 @@ typedef struct {
     const provider_ops_t *from_ops, *to_ops;
     place_t from, to;
     bool remap;                 /* providers differ: adopt, not move */
-    bool live;                  /* every store other threads make meanwhile kept */
+    bool live;                  /* threads may use the data meanwhile: every store they make must be kept */
     span_t *done;               /* extents moved so far */
     size_t ndone, cap;
     void *failed_at;            /* the extent that failed, NULL before any did */

@@ -1,13 +1,13 @@
 /*
  * One interval of tiering, given the heat of every watched granule: each
  * auto arena's heat per byte (the granules' heat weighted by their size,
- * smoothed over intervals), the targets' room (budget, free memory), the
- * plan (plan.c), and its moves through arena_move — NUMA node to NUMA node
- * keeps addresses and lets readers and writers run; a move to or from a
- * file tier needs the arena idle and is simply tried again later when it is
- * not (LOCI_EBUSY). The measured move bandwidth and the rate limit's
- * allowance are kept here from interval to interval. Called by the tiering
- * thread only (and by tests, with no thread running).
+ * smoothed over intervals), the targets' room (budget, memory that can be
+ * had: arena_target_room), the plan (plan.c), and its moves through
+ * arena_move, each keeping addresses and every store of the program's
+ * threads; a candidate no such move reaches (a file tier without the
+ * userfaultfd it takes) is never planned. The measured move bandwidth and
+ * the rate limit's allowance are kept here from interval to interval.
+ * Called by the tiering thread only (and by tests, with no thread running).
  */
 #include "tiering/tiering.h"
 #include "clock.h"
@@ -164,7 +164,7 @@ static void make_moves(const work_t *w, size_t nmoves)
         uint64_t t0 = clock_mono_ns();
         int rc = arena_move(t->ar, to, true);
         double seconds = (double)(clock_mono_ns() - t0) / 1e9;
-        if (rc != 0) /* full meanwhile, or busy for a file tier: the next interval plans again */
+        if (rc != 0) /* full meanwhile, say: the next interval plans again */
             loci__log(LOCI_LOG_DEBUG, "tiering: arena \"%s\" stays on %s: %s", t->ar->intent, from->name,
                       loci_last_error());
         tiering_lock();

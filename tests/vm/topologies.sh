@@ -68,16 +68,17 @@ topology_args() {
         hmat 0 2 300 10G
         ;;
     tiers4)
-        # The machine of issue 36's OOM kill, scaled: node 0 DRAM with both CPUs (1 GiB), node 1
-        # CPU-less and HBM-like (512 MiB, 4x the bandwidth), nodes 2 and 3 CPU-less and CXL-like
-        # (3x the latency, half the bandwidth). QEMU backs guest memory lazily: the host pays for
-        # what the guest touches.
+        # The machine of issue 36's OOM kill: node 0 DRAM with both CPUs (1 GiB), node 1 CPU-less
+        # and HBM-like (512 MiB, 4x the bandwidth), nodes 2 and 3 CPU-less and CXL-like (3x the
+        # latency, half the bandwidth; 1.25 GiB each, the issue's 2.5 GiB together: room enough
+        # for what the fast nodes cannot hold). QEMU backs guest memory lazily: the host pays for
+        # what the guest touches (about 2 GiB in vm_tiering fill).
         qemu_topology=(
-            -machine pc,hmat=on -smp 2 -m ${LOCI_VM_TIERS4_MEM:-4G}
+            -machine pc,hmat=on -smp 2 -m 4G
             -object memory-backend-ram,id=m0,size=1G
             -object memory-backend-ram,id=m1,size=512M
-            -object memory-backend-ram,id=m2,size=${LOCI_VM_TIERS4_CXL:-1280M}
-            -object memory-backend-ram,id=m3,size=${LOCI_VM_TIERS4_CXL:-1280M}
+            -object memory-backend-ram,id=m2,size=1280M
+            -object memory-backend-ram,id=m3,size=1280M
             -numa node,nodeid=0,memdev=m0,cpus=0-1
             -numa node,nodeid=1,memdev=m1,initiator=0
             -numa node,nodeid=2,memdev=m2,initiator=0
