@@ -11,8 +11,10 @@
  * the faults heat source) go to the file tier; from it the new memory takes
  * the range first and is filled from the file. Then tiering itself swaps
  * two kind=ssd,tier=auto arenas between ssd0 and dram0 as heat says, with
- * writers in both. On the base of issue 36 the first test lost 3,426,801
- * stores in 2,000 moves.
+ * writers in both. Last, processes ending in the middle of such moves
+ * (exit, SIGKILL) must end, and leave no file of the tier behind them once
+ * another process makes one. On the base of issue 36 the first test lost
+ * 3,426,801 stores in 2,000 moves.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,11 +24,14 @@
 
 #include "loci.h"
 #include "os/uffd.h"
+#include "support/child.h"
 #include "support/scratch.h"
 #include "tiering/tiering.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,12 +236,106 @@ static void tiering_moves_keep_stores(void **state)
         loci_arena_destroy(ar[i]);
 }
 
-int main(void)
+/* An arena moved between dram0 and ssd0 again and again, as loci moves it,
+ * writers in it (a child's thread). */
+static _Atomic long moves_made;
+
+static void *move_back_and_forth(void *arg)
 {
+    loci_arena_t *ar = arg;
+    const loci_target_t *to[2] = {loci_target_by_name("ssd0"), loci_target_by_name("dram0")};
+    for (long i = 0;; i++) {
+        if (arena_move(ar, to[i % 2], true) != 0) {
+            fprintf(stderr, "child: move %ld to %s: %s\n", i, name_of(to[i % 2]), loci_last_error());
+            _exit(3);
+        }
+        atomic_fetch_add(&moves_made, 1);
+    }
+    return NULL;
+}
+
+/* Child role "exit-mid-move HOW": the process ends while its arena moves
+ * (exit(0) for HOW "exit", SIGKILL for "kill"), at a random instant after
+ * the first move. A hang shows as SIGALRM. */
+static int child_exit_mid_move(char **a)
+{
+    alarm(60);
+    loci_arena_t *ar = loci_arena_create("", 0);
+    void *words = ar ? loci_arena_alloc(ar, PAGES * 4096) : NULL;
+    CHECK(words != NULL, "an arena to move");
+    static writers_t ws;
+    start_writers(&ws, words);
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, move_back_and_forth, ar) == 0, "the mover");
+    while (atomic_load(&moves_made) == 0)
+        usleep(100);
+    srand((unsigned)getpid());
+    usleep((useconds_t)(rand() % 20000));
+    if (!strcmp(a[0], "kill"))
+        raise(SIGKILL);
+    exit(0);
+}
+
+/* Child role "sweep": a new process making a file of ssd0, which removes
+ * those of the dead (once per process and directory), and freeing it. */
+static int child_sweep(char **a)
+{
+    (void)a;
+    loci_arena_t *ar = loci_arena_create("kind=ssd", 0);
+    CHECK(ar && loci_arena_alloc(ar, PAGES * 4096), "a block on ssd0");
+    loci_arena_destroy(ar);
+    return 0;
+}
+
+/* A move cut short by the process's end: the process ends as asked (no
+ * thread left waiting on a page forever), and the tier's files it held are
+ * removed by the next process that makes one (each child sweeps those of
+ * the one before; a last process those of the last). */
+static void exit_during_moves(void **state)
+{
+    need_live_moves();
+    use_this_machine();
+    enum { RUNS = 20 };
+    pid_t pids[RUNS];
+    for (int i = 0; i < RUNS; i++) {
+        const char *how = i % 2 ? "kill" : "exit";
+        const char *args[] = {"exit-mid-move", how, NULL};
+        child_t k = child_spawn(args, NULL, -1);
+        pids[i] = k.pid;
+        int st = child_reap(&k);
+        if (st != (i % 2 ? 128 + SIGKILL : 0))
+            fail_msg("child %d (%s in the middle of a move): status %d", i, how, st);
+    }
+    const char *sweep[] = {"sweep", NULL};
+    assert_int_equal(child_run(sweep), 0);
+    int left = 0;
+    DIR *d = opendir(getenv("LOCI_STORE_DIR"));
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        for (int i = 0; i < RUNS; i++) {
+            char prefix[32];
+            snprintf(prefix, sizeof prefix, "loci-%ld-", (long)pids[i]);
+            left += !strncmp(e->d_name, prefix, strlen(prefix));
+        }
+    closedir(d);
+    print_message("%d processes ended in the middle of moves (half exit, half SIGKILL); %d of their files left\n",
+                  RUNS, left);
+    assert_int_equal(left, 0);
+}
+
+int main(int argc, char **argv)
+{
+    static const child_role_t roles[] = {{"exit-mid-move", 1, child_exit_mid_move},
+                                         {"sweep", 0, child_sweep},
+                                         {NULL, 0, NULL}};
+    int status;
+    if (child_dispatch(argc, argv, roles, &status))
+        return status;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(private_memory_keeps_stores),
         cmocka_unit_test(shared_memory_keeps_stores),
         cmocka_unit_test(tiering_moves_keep_stores),
+        cmocka_unit_test(exit_during_moves),
     };
     return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }
