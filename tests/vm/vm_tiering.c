@@ -545,6 +545,8 @@ static int hog(int node)
     snprintf(path, sizeof path, "/sys/devices/system/node/node%d/meminfo", node);
     int fd = open(path, O_RDONLY);
     ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
     buf[n > 0 ? n : 0] = '\0';
     const char *m = strstr(buf, "MemFree:");
     size_t free_kb = m ? strtoull(m + 8, NULL, 10) : 0, bytes = free_kb > 8192 ? (free_kb - 8192) << 10 : 0;
@@ -581,7 +583,7 @@ static pid_t spawn_hog(int node, int go[2])
 /* NARENAS auto arenas of `mib` MiB each ("bandwidth=high,tier=auto", default budgets: 90 % of each
  * node), each made and filled by a thread of its own, all at once; then another process takes the
  * free memory of node `crowded`, and the threads update the arenas flat out for `seconds` while
- * tiering moves them. The program must survive (no OOM kill: the caller checks the kernel's log
+ * tiering runs. The program must survive (no OOM kill: the caller checks the kernel's log
  * too), every arena made on some node while others had room, its data intact. */
 static int test_fill(int mib, int seconds, int crowded)
 {
@@ -616,7 +618,10 @@ static int test_fill(int mib, int seconds, int crowded)
     }
     if (other > 0) {
         close(go[1]);
-        waitpid(other, NULL, 0);
+        int st = 0;
+        waitpid(other, &st, 0);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the process taking node %d's memory failed (status %#x)",
+              crowded, st);
     }
     loci_tier_totals_t tot;
     loci_tier_totals(&tot);
