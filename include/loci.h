@@ -398,10 +398,16 @@ void *loci_arena_aligned_alloc(loci_arena_t *ar, size_t alignment, size_t size);
  *  by page.
  *  - NUMA node to NUMA node: other threads may keep reading and writing the
  *    arena's data meanwhile (allocations in it wait).
- *  - NUMA node to a file tier (e.g. "ssd0") or back: the memory is copied and
- *    remapped over the same range, so nothing may touch the arena's data
- *    during the move; if another thread is inside the arena (allocating,
- *    moving) the move is refused with LOCI_EBUSY.
+ *  - NUMA node to a file tier (e.g. "ssd0") or back: other threads may keep
+ *    reading and writing the arena's data too, and no store is lost, where
+ *    this process may use a userfaultfd (root, CAP_SYS_PTRACE,
+ *    vm.unprivileged_userfaultfd=1 or access to /dev/userfaultfd; Linux 5.7
+ *    or later): a thread storing meanwhile waits until its page is in the
+ *    new memory (docs/ARENAS.md). Without one, and between two file tiers,
+ *    the memory is copied and remapped over the same range with nothing
+ *    touching it: nothing may touch the arena's data during the move; if
+ *    another thread is inside the arena (allocating, moving) the move is
+ *    refused with LOCI_EBUSY. tier=auto arenas are only moved the first way.
  *  - managed GPU memory (an arena made with "use=cpu+gpu") to another GPU or
  *    a NUMA node: the driver's preferred location and a prefetch of every
  *    page; threads may keep using the data. Device memory ("use=gpu") cannot

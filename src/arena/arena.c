@@ -24,6 +24,7 @@
 #include "units.h"
 
 #include <errno.h>
+#include <string.h>
 
 /* How an arena of `res` lives on t — bound there; on a file tier with
  * mode=paged, in loci's chunk cache as for loci_alloc — and the provider
@@ -46,7 +47,7 @@ static int arena_home(const char *intent, const resolution_t *res, bool shareabl
 }
 
 loci_arena_t *arena_create(const intent_t *in, const resolution_t *res, const struct loci_target *t, bool shareable,
-                           bool base_pages, size_t max_bytes)
+                           bool base_pages, const uint64_t *budget, size_t max_bytes)
 {
     arena_follow_topology(); /* arenas on a target that goes away move to the best one left */
     place_t place;
@@ -60,6 +61,8 @@ loci_arena_t *arena_create(const intent_t *in, const resolution_t *res, const st
     if (!ar)
         return NULL;
     ar->res = *res;
+    if (budget)
+        memcpy(ar->budget, budget, sizeof ar->budget);
     ar->pinned = res->pinned;
     ar->shareable = shareable;
     arena_rehome(ar, t, ops, &place);
@@ -175,28 +178,34 @@ static void *arena_alloc_with(loci_arena_t *ar, size_t align, size_t size);
 
 /* A tier=auto arena holding data whose target `full` cannot take a block:
  * the whole arena goes down to the first lower candidate with room for it
- * that takes it (addresses kept; the tiering thread promotes it again once
- * it earns it), so that its allocation never fails while a lower candidate
- * has room. */
+ * and the block — under its budget there, else memory alone — that takes it
+ * (addresses kept; the tiering thread promotes it again once it earns it),
+ * so that its allocation never fails while a lower candidate has room. */
 static void *alloc_after_spill(loci_arena_t *ar, const struct loci_target *full, size_t align, size_t size,
                                int err, const char *reason)
 {
     int below = 0;
     while (below < ar->res.ncandidates && ar->res.candidates[below] != full)
         below++;
-    uint64_t need = arena_bytes(ar);
-    for (int i = below + 1; (i = arena_first_with_room(&ar->res, i, need, NULL)) >= 0; i++) {
-        const struct loci_target *t = ar->res.candidates[i];
-        if (arena_move(ar, t) != 0)
-            continue;
-        loci__log(LOCI_LOG_INFO, "arena \"%s\": %s full (%s); the arena moved to %s for a block of %zu bytes",
-                  ar->intent, full->name, reason, t->name, size);
-        return arena_alloc_with(ar, align, size);
-    }
+    uint64_t need = arena_bytes(ar) + size;
+    char moving[600] = "";
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = below + 1; (i = arena_first_with_room(&ar->res, i, need, pass ? NULL : ar->budget)) >= 0; i++) {
+            const struct loci_target *t = ar->res.candidates[i];
+            if (arena_move(ar, t, true) != 0) {
+                snprintf(moving, sizeof moving, "; %s", loci_last_error());
+                continue;
+            }
+            loci__log(LOCI_LOG_INFO, "arena \"%s\": %s full (%s); the arena moved to %s for a block of %zu bytes",
+                      ar->intent, full->name, reason, t->name, size);
+            return arena_alloc_with(ar, align, size);
+        }
     errno = err;
+    char sz[32];
     return loci__fail_null(err == ENOSPC ? LOCI_ENOSPC : LOCI_ENOMEM,
                            "arena \"%s\" (tier=auto): %s cannot take %zu more bytes (%s), and no lower candidate "
-                           "can take the whole arena", ar->intent, full->name, size, reason);
+                           "has room for the whole arena and the block (%s)%s", ar->intent, full->name, size, reason,
+                           units_format_size(need, sz, sizeof sz), moving);
 }
 
 /* Slow path: the arena's target `tried` could not take the block. With

@@ -51,6 +51,8 @@ struct loci_arena {
     bool pinned, shareable;    /* from the intent: kept across moves */
     bool paged;                /* in loci's chunk cache (mode=paged): never moves */
     bool moved;                /* loci_arena_move chose its target: no fallback takes it elsewhere */
+    uint64_t budget[RESOLVE_MAX_CANDIDATES]; /* tier=auto: bytes auto arenas may hold on each candidate
+                                              * (tiering's budgets), where it spills first */
     /* Usable bytes handed out since the last exact count: >= the live bytes,
      * since frees do not subtract (they take no arena lock). Recounted from
      * the pool when max_bytes would be passed. */
@@ -96,17 +98,20 @@ int arena_foreach_extent(const loci_arena_t *ar, int (*fn)(void *base, size_t si
 
 /* --- room.c: which candidate can take an arena -------------------------------- */
 
-/** Free bytes of t now, as an arena placed there would see them; UINT64_MAX
- *  when unknown (a simulated node). */
-uint64_t arena_target_free(const struct loci_target *t);
+/** The room on t now: bytes an arena placed there can still get — on a
+ *  NUMA node its free memory above the kernel's reserve (vm_nodes_free) less
+ *  the pool's safety margin, on a file tier its free space; UINT64_MAX when
+ *  unknown (a simulated node). */
+uint64_t arena_target_room(const struct loci_target *t);
 /** Bytes the tier=auto arenas on t hold now (arena_bytes summed). */
 uint64_t arena_auto_bytes_on(const struct loci_target *t);
 /** The index of the first of res's candidates from `from` on with room for
- *  `need` more bytes, -1 when none has: free memory for them (unknown
- *  counts as room) and, with budget (budget[i]: the bytes tier=auto arenas
- *  may hold on candidate i), the auto arenas there holding less than it,
- *  by `need` at least. Where an auto arena starts (need 0, its budgets) and
- *  where one that filled its target spills (its bytes, no budget). */
+ *  `need` more bytes, -1 when none has: arena_target_room at least `need`
+ *  (unknown counts as room) and, with budget (budget[i]: the bytes tier=auto
+ *  arenas may hold on candidate i), the auto arenas there holding less than
+ *  it by `need` at least. Where an auto arena starts (room for its first
+ *  segment, its budgets) and where one that filled its target spills (its
+ *  bytes and the block's, its budgets, then memory alone). */
 int arena_first_with_room(const resolution_t *res, int from, uint64_t need, const uint64_t *budget);
 
 /* --- shared_heap.c: the allocator of a shared arena ------------------------------
@@ -213,8 +218,17 @@ void arena_shared_fork(loci_fork_phase_t phase);
 /** What loci_arena_move refuses before touching anything (bad arguments, a
  *  shared arena, no provider can move there): 0 or LOCI_E* with a message. */
 int arena_move_check(const loci_arena_t *ar, const struct loci_target *dst);
-/** The move itself (checked first): takes the arena lock for writing. */
-int arena_move(loci_arena_t *ar, const struct loci_target *dst);
+/** The move itself (checked first): takes the arena lock for writing.
+ *  keep_stores: every store the program's threads make meanwhile must be
+ *  kept (every move loci makes by itself); where that cannot be done (a file
+ *  tier without the userfaultfd it takes) LOCI_ENOTSUP, nothing moved. Not
+ *  keep_stores (loci_arena_move): such a move copies with the arena idle,
+ *  LOCI_EBUSY when another thread is inside it. */
+int arena_move(loci_arena_t *ar, const struct loci_target *dst, bool keep_stores);
+/** Whether arena_move(ar, dst, true) can be made (what tiering plans):
+ *  allowed at all, and keeping every store. Takes the arena lock for
+ *  reading. */
+bool arena_moves_live(loci_arena_t *ar, const struct loci_target *dst);
 /** Block until no asynchronous move of ar is running (destroy). */
 void arena_async_drain(loci_arena_t *ar);
 
@@ -238,9 +252,11 @@ loci_arena_t *arena_of_block(const void *p);
  *  with room under its budget). shareable: mapped as shared memory
  *  (access=node, or the faults source of tiering must see it); base_pages:
  *  never in transparent huge pages, across moves too (tiering's damon
- *  source must see it). NULL + errno and loci_last_error(). */
+ *  source must see it); budget (tier=auto, else NULL): the bytes auto arenas
+ *  may hold on each candidate, which a spill keeps to first. NULL + errno
+ *  and loci_last_error(). */
 loci_arena_t *arena_create(const intent_t *in, const resolution_t *res, const struct loci_target *t, bool shareable,
-                           bool base_pages, size_t max_bytes);
+                           bool base_pages, const uint64_t *budget, size_t max_bytes);
 /** Release ar and all its memory (loci_arena_destroy below tiering): waits
  *  for its moves; a shared arena is detached. */
 void arena_destroy(loci_arena_t *ar);

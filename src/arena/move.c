@@ -1,16 +1,23 @@
 /*
- * Moving a private arena to another target, its addresses unchanged.
+ * Moving a private arena to another target, its addresses unchanged, while
+ * the program's threads read and write it.
  *
- * NUMA node → NUMA node: the provider's `move` on every extent (mbind with
- * MPOL_MF_MOVE, then every page's node checked), and the heap re-homed so
- * that later extents are mapped on the destination. The kernel migrates
- * pages under running threads, so other threads may keep reading and
- * writing the data; allocations in the arena wait.
+ * NUMA node → NUMA node: the provider's `move` on every extent (a copy under
+ * write-protection, or mbind with MPOL_MF_MOVE; then every page's node
+ * checked), and the heap re-homed so that later extents are mapped on the
+ * destination.
  *
- * NUMA node ↔ file tier: the destination provider `adopt`s each extent (a
- * copy, then an mremap over the same range). A store during the copy would
- * be lost, so the arena must be idle: if another thread is inside it (an
- * allocation, another move), the move is refused with LOCI_EBUSY.
+ * NUMA node ↔ file tier: the destination provider `adopt`s each extent, and
+ * the source hands it over keeping every store (a copy under
+ * write-protection into a new file, or the new memory taking the range
+ * first and filled from the file). Where that cannot be done here (no
+ * userfaultfd for it, two file tiers), a move that must keep stores — every
+ * move loci makes by itself: tiering's, an auto arena's spill, a target gone
+ * — is refused before anything moves, and the program's own loci_arena_move
+ * copies with nothing touching the arena, as documented: refused with
+ * LOCI_EBUSY if another thread is inside it (an allocation, another move).
+ *
+ * Allocations in the arena wait for the move (the write lock).
  *
  * When an extent fails, those already moved are moved back. What cannot be
  * moved back is named in the message, and the arena still counts as on its
@@ -33,6 +40,7 @@ typedef struct {
     const provider_ops_t *from_ops, *to_ops;
     place_t from, to;
     bool remap;                 /* providers differ: adopt, not move */
+    bool live;                  /* threads may use the data meanwhile: every store they make must be kept */
     span_t *done;               /* extents moved so far */
     size_t ndone, cap;
     void *failed_at;            /* the extent that failed, NULL before any did */
@@ -49,7 +57,7 @@ static int shift(move_t *m, void *base, size_t size, bool back)
     const place_t *where = back ? &m->from : &m->to;
     if (!m->remap)
         return into->move->move(base, size, where);
-    int rc = into->move->adopt(base, size, where);
+    int rc = into->move->adopt(base, size, where, out, m->live);
     if (rc == 0 && out->move->disown)
         out->move->disown(base, size);
     return rc;
@@ -157,22 +165,25 @@ static int report(loci_arena_t *ar, const move_t *m, int rc, const struct loci_t
                       m->first_stuck, dst->name, from->name);
 }
 
-int arena_move(loci_arena_t *ar, const struct loci_target *dst)
+int arena_move(loci_arena_t *ar, const struct loci_target *dst, bool keep_stores)
 {
     int rc = arena_move_check(ar, dst);
     if (rc != 0)
         return rc;
     const provider_ops_t *to_ops = provider_for_move(ar->ops, dst, ar->shareable);
-    bool idle = ar->ops != to_ops;
-    if (!idle)
+    const char *not_live = provider_why_not_live(ar->ops, to_ops);
+    if (not_live && keep_stores)
+        return loci__fail(LOCI_ENOTSUP, "cannot move arena \"%s\" from %s to %s while the program may use it: "
+                                        "%s", ar->intent, loci_arena_target(ar)->name, dst->name, not_live);
+    if (!not_live)
         pthread_rwlock_wrlock(&ar->lock);
     else if (pthread_rwlock_trywrlock(&ar->lock) != 0)
         return loci__fail(LOCI_EBUSY, "cannot move arena \"%s\" to %s now: other threads are using it (allocating "
-                                      "or moving it), and a move between a NUMA node and a file tier remaps "
-                                      "its memory, which needs the arena idle; retry when they are done",
-                          ar->intent, dst->name);
+                                      "or moving it), and this move copies its memory with nothing touching it "
+                                      "(%s); retry when they are done", ar->intent, dst->name, not_live);
     const struct loci_target *from = loci_arena_target(ar);
-    move_t m = {.from_ops = ar->ops, .to_ops = to_ops, .from = ar->place, .remap = ar->ops != to_ops};
+    move_t m = {.from_ops = ar->ops, .to_ops = to_ops, .from = ar->place, .remap = ar->ops != to_ops,
+                .live = !not_live};
     arena_place(dst, ar->pinned, ar->shareable, &m.to);
     m.to.base_pages = ar->place.base_pages;     /* and memory kept in base pages */
     if (provider_has(to_ops, PROVIDER_FOLLOWS_GPU)) { /* still managed memory, allocated through the same GPU */
@@ -194,4 +205,13 @@ int arena_move(loci_arena_t *ar, const struct loci_target *dst)
     return rc == 0 ? 0 : report(ar, &m, rc, from, dst);
 }
 
-int loci_arena_move(loci_arena_t *ar, const loci_target_t *dst) { return arena_move(ar, dst); }
+bool arena_moves_live(loci_arena_t *ar, const struct loci_target *dst)
+{
+    pthread_rwlock_rdlock(&ar->lock);
+    bool live = arena_move_check(ar, dst) == 0 &&
+                provider_why_not_live(ar->ops, provider_for_move(ar->ops, dst, ar->shareable)) == NULL;
+    pthread_rwlock_unlock(&ar->lock);
+    return live;
+}
+
+int loci_arena_move(loci_arena_t *ar, const loci_target_t *dst) { return arena_move(ar, dst, false); }

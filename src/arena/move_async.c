@@ -25,7 +25,7 @@ static void *run(void *arg)
 {
     loci_arena_move_request_t *m = arg;
     loci_arena_t *ar = m->ar;
-    m->rc = arena_move(ar, m->dst);
+    m->rc = arena_move(ar, m->dst, false); /* the program asked for it */
     if (m->rc != 0)
         snprintf(m->why, sizeof m->why, "%s", loci_last_error());
     /* the arena may be destroyed as soon as this is seen */

@@ -3,19 +3,28 @@
  * candidate with room", for a tier=auto arena's start (tiering's create.c,
  * under the budgets of the targets) and for an auto arena that holds data
  * and whose target filled (arena.c, the whole arena down to a lower
- * candidate): room is the budget the auto arenas there have not taken yet
- * (when the caller has budgets), and free memory for the bytes that must
- * fit.
+ * candidate); tiering's plan reads the same room of each target (step.c).
+ *
+ * Room is memory that can be had, not a share of a capacity: on a NUMA node
+ * what an allocation bound there can still get without reclaiming into the
+ * kernel's reserve (vm_nodes_free: free memory above the watermarks, with
+ * what the kernel can drop) less the pool's safety margin, which the pool
+ * refuses to take; on a file tier its file system's free space. With
+ * budgets (budget[i]: the bytes tier=auto arenas may hold on candidate i),
+ * the auto arenas there must also hold less than it, by `need` at least.
  */
 #include "arena/arena.h"
 
-uint64_t arena_target_free(const struct loci_target *t)
+uint64_t arena_target_room(const struct loci_target *t)
 {
     place_t place;
     uint64_t avail;
     arena_place(t, false, false, &place);
     const provider_ops_t *ops = provider_for_place(&place);
-    return ops && ops->available(&place, &avail) == 0 ? avail : UINT64_MAX;
+    if (!ops || ops->available(&place, &avail) != 0)
+        return UINT64_MAX;
+    uint64_t margin = t->numa_node >= 0 ? pool_node_margin(t) : 0;
+    return avail > margin ? avail - margin : 0;
 }
 
 struct on_target {
@@ -46,7 +55,7 @@ int arena_first_with_room(const resolution_t *res, int from, uint64_t need, cons
             if (held >= budget[i] || need > budget[i] - held)
                 continue;
         }
-        if (need && need > arena_target_free(t)) /* nothing to fit (a start): the provider is not asked */
+        if (need > arena_target_room(t))
             continue;
         return i;
     }

@@ -30,7 +30,7 @@ static void rehome(loci_arena_t *ar, void *arg)
         return;
     }
     const struct loci_target *to = res.candidates[0];
-    if (arena_move(ar, to) != 0) {
+    if (arena_move(ar, to, true) != 0) {
         loci__log(LOCI_LOG_WARN, "arena \"%s\" (%p) was on %s, which went away (%s); moving it to %s failed: %s",
                   ar->intent, (void *)ar, from->name, gone, to->name, loci_last_error());
         return;

@@ -141,6 +141,17 @@ int uffd_open_wp(void)
     return fd;
 }
 
+int uffd_open_remap(void)
+{
+    int fd = open_full();
+    uint64_t got;
+    if (fd < 0 || (handshake(fd, false, UFFD_FEATURE_EVENT_REMAP, &got) && (got & UFFD_FEATURE_EVENT_REMAP)))
+        return fd;
+    close(fd);
+    errno = ENOTSUP; /* no write-protection, or no remap events */
+    return -1;
+}
+
 static const char *const how_to_allow =
     "allow it with `sysctl vm.unprivileged_userfaultfd=1`, the CAP_SYS_PTRACE capability, or "
     "read-write access to /dev/userfaultfd";
@@ -287,6 +298,12 @@ int uffd_read(int fd, uffd_fault_t *f)
         if (n != (ssize_t)sizeof m)
             return loci__fail(LOCI_EIO, "mode=paged: reading the userfaultfd: %s",
                               n < 0 ? strerror(errno) : "short message");
+        *f = (uffd_fault_t){0};
+        if (m.event == UFFD_EVENT_REMAP) {
+            f->remap = true;
+            f->addr = (uintptr_t)m.arg.remap.to;
+            return 1;
+        }
         if (m.event != UFFD_EVENT_PAGEFAULT)
             continue; /* no other events were asked for */
         f->addr = (uintptr_t)m.arg.pagefault.address;

@@ -43,6 +43,12 @@ int uffd_shared_wanted(void);
  *  -1 with errno set and no message: for callers that have another way. */
 int uffd_open_wp(void);
 
+/** As uffd_open_wp, with UFFD_FEATURE_EVENT_REMAP: a range registered with
+ *  it stays registered when mremap moves it, and the kernel makes that mremap
+ *  wait until the descriptor's reader has read the event (uffd_read: `remap`).
+ *  -1 with errno set (ENOTSUP: no such feature) and no message. */
+int uffd_open_remap(void);
+
 /** Hand [addr, addr+len) to the descriptor: missing pages fault to it, and
  *  with `wp` writes to write-protected pages too. */
 int uffd_register(int fd, void *addr, size_t len, bool wp);
@@ -76,6 +82,7 @@ typedef struct {
     bool write;    /* the access was a write */
     bool wp;       /* a write to a write-protected page (else: the page is missing) */
     bool minor;    /* a minor fault: the page is in the page cache, unmapped here */
+    bool remap;    /* no fault: the registered range was mremapped (uffd_open_remap); addr: where to */
 } uffd_fault_t;
 
 /** 1 with *f filled, 0 when no fault is pending, LOCI_EIO when fd is broken. */

@@ -20,6 +20,9 @@
 #ifndef MPOL_WEIGHTED_INTERLEAVE
 #define MPOL_WEIGHTED_INTERLEAVE 6
 #endif
+/* MPOL_F_STATIC_NODES, MPOL_F_RELATIVE_NODES, MPOL_F_NUMA_BALANCING: flags
+ * get_mempolicy returns with the mode (linux/mempolicy.h) */
+#define MODE_FLAGS ((1 << 15) | (1 << 14) | (1 << 13))
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
@@ -338,81 +341,52 @@ int vm_pin(void *addr, size_t size)
     return loci__fail(LOCI_EINVAL, "pinned: mlock of %s failed: %s", sz, strerror(e));
 }
 
-int vm_populate(void *addr, size_t size)
+/* madvise(MADV_POPULATE_WRITE): 0, 1 when the kernel lacks it, or errno. */
+static int populate_write(void *addr, size_t size)
 {
     static atomic_int unsupported;
     if (atomic_load_explicit(&unsupported, memory_order_relaxed))
-        return 0;
+        return 1;
     if (madvise(addr, size, MADV_POPULATE_WRITE) == 0)
         return 0;
-    int e = errno;
-    if (e == EINVAL) { /* kernel before 5.14: pages come on first touch */
+    if (errno == EINVAL) { /* kernel before 5.14: pages come on first touch */
         atomic_store_explicit(&unsupported, 1, memory_order_relaxed);
-        return 0;
+        return 1;
     }
+    return errno;
+}
+
+int vm_populate(void *addr, size_t size)
+{
+    /* A bound fault on a full node wakes the OOM killer, which may kill this
+     * process: faulted in preferred, then bound and moved, it fails instead. */
+    int mode = MPOL_DEFAULT;
+    unsigned long mask[VM_MASK_LONGS] = {0};
+    bool bound = get_mempolicy(&mode, mask, PLACE_MAX_NODES, addr, MPOL_F_ADDR) == 0 &&
+                 (mode & ~MODE_FLAGS) == MPOL_BIND;
+    unsigned long preferred[VM_MASK_LONGS];
+    memcpy(preferred, mask, sizeof preferred);
+    int pmode = kernel_has(MPOL_PREFERRED_MANY) ? MPOL_PREFERRED_MANY : MPOL_PREFERRED;
+    if (bound && pmode == MPOL_PREFERRED) { /* one node: the first */
+        uint64_t m64[PLACE_MAX_NODES / 64];
+        memcpy(m64, mask, sizeof m64);
+        int first = mask_first(m64);
+        memset(preferred, 0, sizeof preferred);
+        preferred[first / (8 * sizeof *preferred)] = 1ul << (first % (8 * sizeof *preferred));
+    }
+    if (bound && mbind(addr, size, pmode, preferred, PLACE_MAX_NODES + 1, 0) != 0)
+        bound = false; /* (cannot happen for a range that holds a policy): as it is */
+    int e = populate_write(addr, size);
+    if (bound && mbind(addr, size, (unsigned)mode, mask, PLACE_MAX_NODES + 1, e == 0 ? MPOL_MF_MOVE | MPOL_MF_STRICT : 0) != 0)
+        e = errno == EIO ? ENOMEM : errno; /* pages the nodes could not take stayed elsewhere */
+    if (e == 0 || e == 1)
+        return 0;
     char sz[32];
     units_format_size(size, sz, sizeof sz);
     if (e == ENOMEM || e == EFAULT || e == EHWPOISON)
-        return loci__fail(LOCI_ENOMEM, "populating %s of bound memory failed: the nodes are out of memory", sz);
+        return loci__fail(LOCI_ENOMEM, "populating %s of %s memory failed: the nodes are out of memory", sz,
+                          bound ? "bound" : "placed");
     return loci__fail(LOCI_EIO, "populating %s failed: %s", sz, strerror(e));
-}
-
-/* MemFree of one node from /sys/devices/system/node/nodeN/meminfo. */
-/* kB of field `name` ("MemFree:") in a node's meminfo text, or -1. */
-static long long meminfo_kb(const char *text, const char *name)
-{
-    const char *m = strstr(text, name);
-    return m ? strtoll(m + strlen(name), NULL, 10) : -1;
-}
-
-/* What the node can still give without swapping: free pages, plus clean
- * file pages and reclaimable slab the kernel drops for a bound allocation
- * (as MemAvailable counts them). MemFree alone would call a node full of
- * page cache full, and refuse strict placement on any busy machine. */
-static int node_free(int node, uint64_t *bytes)
-{
-    char path[96], buf[4096];
-    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/meminfo", node);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return LOCI_ENOTSUP;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return LOCI_ENOTSUP;
-    buf[n] = '\0';
-    long long free_kb = meminfo_kb(buf, "MemFree:");
-    if (free_kb < 0)
-        return LOCI_ENOTSUP;
-    long long reclaimable = 0;
-    static const char *const fields[] = {"Active(file):", "Inactive(file):", "SReclaimable:"};
-    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
-        long long kb = meminfo_kb(buf, fields[i]);
-        reclaimable += kb > 0 ? kb : 0;
-    }
-    long long dirty = meminfo_kb(buf, "Dirty:");
-    if (dirty > 0) /* must be written first: not at hand */
-        reclaimable = reclaimable > dirty ? reclaimable - dirty : 0;
-    *bytes = (uint64_t)(free_kb + reclaimable) * 1024;
-    return 0;
-}
-
-int vm_nodes_free(const place_t *place, uint64_t *bytes)
-{
-    uint64_t sum = 0;
-    int last = mask_last(place->nodemask);
-    if (last < 0)
-        return LOCI_ENOTSUP;
-    for (int i = 0; i <= last; i++) {
-        if (!(place->nodemask[i / 64] >> (i % 64) & 1))
-            continue;
-        uint64_t f;
-        if (node_free(i, &f) != 0)
-            return LOCI_ENOTSUP;
-        sum += f;
-    }
-    *bytes = sum;
-    return 0;
 }
 
 int vm_check_placed(void *addr, size_t size, const place_t *place)

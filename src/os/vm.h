@@ -91,11 +91,56 @@ int vm_remap_over(void *to, void *from, size_t size);
  *  range as it was), LOCI_ENOTSUP when LOCI_ARENA_MOVE=copy cannot be done. */
 int vm_move_copy(void *addr, size_t size, const place_t *to);
 
+/** Put `dst` — a mapping of `size` bytes elsewhere, of any kind (fresh
+ *  anonymous memory, a new file of a file tier), zero-filled — over [addr,
+ *  addr+size), holding its contents, while other threads may read and write
+ *  the range: they store nowhere until it is done (userfaultfd
+ *  write-protection; move_copy.c), so no store is lost. `anonymous`: addr is
+ *  private anonymous memory (its pages never touched stay so), else shared
+ *  memory (a memfd, a tmpfs file: read whole). 0 when done; 1, with the
+ *  reason in loci_last_error() and nothing changed, where the range cannot be
+ *  write-protected (no userfaultfd with write-protection for it, another
+ *  userfaultfd watching it, LOCI_ARENA_MOVE=migrate); LOCI_E* on failure (the
+ *  range as it was). dst stays the caller's unless done. */
+int vm_copy_over(void *addr, void *dst, size_t size, bool anonymous);
+
+/** NULL when vm_copy_over can write-protect memory of that kind in this
+ *  process (probed once), else why not. */
+const char *vm_copy_over_refusal(bool anonymous);
+
+/** NULL when LOCI_ARENA_MOVE (auto, copy, migrate: read at each call) lets
+ *  moves copy under userfaultfd, else why not. */
+const char *vm_copies_refused(void);
+
+/** Put `dst` — fresh anonymous or shared memory (a memfd) mapped elsewhere,
+ *  empty, `size` bytes — over [addr, addr+size), a MAP_SHARED mapping of
+ *  `file` from `offset`, and fill it from the file (move_fill.c), while other
+ *  threads may read and write the range: a thread touching a page not filled
+ *  yet waits until it is, and the file holds every store made before, so none
+ *  is lost and none is read stale. Pages the file holds no data for are left
+ *  to be zero-filled on first touch. `to`: where dst is placed; a strict place
+ *  is filled under its preferred form (a full node sends pages elsewhere
+ *  rather than wake the OOM killer), then bound and checked: pages left
+ *  elsewhere fail the move (LOCI_ENOMEM). 0; 1, with the reason in
+ *  loci_last_error() and nothing changed, where this cannot be done here
+ *  (userfaultfd cannot watch dst); LOCI_E* on failure, the range as it was
+ *  (mapped from the file again with `map_flags`, MAP_SHARED...). dst stays the
+ *  caller's unless done. */
+int vm_fill_over(void *addr, void *dst, size_t size, int file, uint64_t offset, int map_flags, const place_t *to);
+
+/** NULL when vm_fill_over can run in this process (probed once), else why
+ *  not. */
+const char *vm_fill_over_refusal(void);
+
 /** mlock the range; on failure the message names RLIMIT_MEMLOCK. */
 int vm_pin(void *addr, size_t size);
 
 /** Fault the range in for writing (MADV_POPULATE_WRITE). 0 when the kernel
- *  lacks it (nothing to do then), LOCI_ENOMEM when the memory is not there. */
+ *  lacks it (nothing to do then), LOCI_ENOMEM when the memory is not there.
+ *  Bound memory (MPOL_BIND) is faulted in under the preferred form of its
+ *  policy, then bound again, the pages a full node sent elsewhere migrated
+ *  back (the kernel's migration gives up where a bound fault would wake the
+ *  OOM killer): pages left elsewhere are LOCI_ENOMEM. */
 int vm_populate(void *addr, size_t size);
 
 /* --- advice and protection (advice.c) -------------------------------------
@@ -135,7 +180,11 @@ int vm_residency(const void *addr, size_t size, unsigned char *vec);
  *  False when it is there or mincore cannot tell. */
 bool vm_page_absent(const void *page);
 
-/** Sum of MemFree over the nodes in place->nodemask, from sysfs. */
+/** The room of the nodes in place->nodemask (node_room.c): what an
+ *  allocation bound there can still get without reclaiming into the
+ *  kernel's reserve — free, clean file and reclaimable slab pages, less the
+ *  high watermark, boost and lowmem protection of each zone (the kernel's
+ *  MemAvailable, per node). LOCI_ENOTSUP when sysfs cannot say. */
 int vm_nodes_free(const place_t *place, uint64_t *bytes);
 
 /** "0,2-3" for a node mask, into buf. Returns buf. */

@@ -68,7 +68,7 @@ void pool__accounts_free(void)
     }
 }
 
-static uint64_t margin_for(const struct loci_target *t)
+uint64_t pool_node_margin(const struct loci_target *t)
 {
     uint64_t m = atomic_load(&node_margin);
     if (m)
@@ -85,7 +85,7 @@ static uint64_t margin_for(const struct loci_target *t)
 static int check_node_free(account_t *a, const provider_ops_t *ops, const place_t *place, size_t bytes)
 {
     const struct loci_target *t = a->target;
-    uint64_t margin = margin_for(t), now = clock_coarse_ms();
+    uint64_t margin = pool_node_margin(t), now = clock_coarse_ms();
     pthread_mutex_lock(&a->lock);
     uint64_t charged = atomic_load(&a->charged) - bytes; /* before this request */
     uint64_t used_since = charged > a->charged_seen ? charged - a->charged_seen : 0;

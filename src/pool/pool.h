@@ -247,6 +247,10 @@ unsigned pool_set_purge_delay_ms(unsigned ms);
  *  32 MiB, at most 256 MiB). 0 restores the default. */
 void pool_set_node_margin(uint64_t bytes);
 
+/** The safety margin the pool keeps free on target t's node (the one set,
+ *  else t's default): memory above it is what an arena can get there. */
+uint64_t pool_node_margin(const struct loci_target *t);
+
 /** Flush the calling thread's caches of every heap back to the heaps. */
 void pool_thread_flush(void);
 

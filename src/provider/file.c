@@ -131,11 +131,11 @@ static bool forget(void *addr)
 
 static int file_free(void *addr, size_t size) { return provider_unmap("file", addr, size, forget(addr)); }
 
-/* An arena moving here: a new file of the tier, filled from the extent and
- * mapped over it. */
-static int file_adopt(void *addr, size_t size, const place_t *to)
+/* An arena moving here: a new file of the tier, which the extent's
+ * provider hands it over to. */
+static int file_adopt(void *addr, size_t size, const place_t *to, const provider_ops_t *from, bool live)
 {
-    return provider_adopt(&provider_file, &files, addr, size, to);
+    return provider_adopt(&provider_file, &files, addr, size, to, from, live);
 }
 
 static void file_disown(void *addr, size_t size) { forget(addr); }
@@ -153,6 +153,32 @@ static int extent_fd(void *addr, xrec_t *r, bool *close_it)
     *close_it = r->fd < 0;
     int fd = r->fd >= 0 ? r->fd : open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     return fd >= 0 ? fd : loci__fail(LOCI_EIO, "file: cannot open %s: %s", path, strerror(errno));
+}
+
+/* An arena leaving the tier: `into` takes the range first, then is filled
+ * from the extent's file (vm_fill_over: a mapping of a regular file cannot
+ * be write-protected for a copy). A fork child's private view has no file of
+ * its own to fill from. */
+static int file_hand_over(void *addr, void *into, size_t size, const place_t *to)
+{
+    xrec_t r = {0};
+    bool close_it;
+    int fd = extent_fd(addr, &r, &close_it);
+    if (fd < 0)
+        return fd == LOCI_EINVAL && (r.flags & XF_DETACHED) ? 1 : fd;
+    int flags = r.flags & XF_DAX ? MAP_SHARED_VALIDATE | MAP_SYNC : MAP_SHARED;
+    int rc = vm_fill_over(addr, into, size, fd, (uintptr_t)addr - r.base, flags, to);
+    if (close_it)
+        close(fd);
+    return rc;
+}
+
+static const char *file_why_not_live(const provider_ops_t *into)
+{
+    if (into->file)
+        return "a file tier's memory cannot go to another file tier while threads write it (a mapping of a "
+               "file can be neither write-protected for a copy nor filled on demand)";
+    return vm_fill_over_refusal();
 }
 
 /* Drop the pages and their blocks, then reserve the blocks again so that
@@ -262,6 +288,8 @@ static bool file_fork(loci_fork_phase_t phase)
 static const provider_move_ops_t file_moves = {
     .move = NULL, /* the kernel's page cache decides where file pages live */
     .adopt = file_adopt,
+    .hand_over = file_hand_over,
+    .why_not_live = file_why_not_live,
     .disown = file_disown,
 };
 

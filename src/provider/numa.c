@@ -4,8 +4,10 @@
  * pinned); move = a copy mremapped over the extent (move_copy.c) or
  * mbind(MOVE|STRICT), then every page's node checked;
  * purge = MADV_DONTNEED (the policy stays with the mapping, so purged pages
- * come back on the same nodes); adopt = a fresh mapping, a copy, mremap
- * (provider_adopt). numa_node_move and numa_node_available serve shm too.
+ * come back on the same nodes); adopt = a fresh mapping the extent's
+ * provider hands it over to (provider_adopt); hand_over = a copy under
+ * write-protection, mremapped over the extent (vm_copy_over). numa_node_move
+ * and numa_node_available serve shm too.
  */
 #include "provider/provider_impl.h"
 #include "os/vm.h"
@@ -55,9 +57,21 @@ int numa_node_move(void *addr, size_t size, const place_t *to, bool shared)
 
 static int numa_move(void *addr, size_t size, const place_t *to) { return numa_node_move(addr, size, to, false); }
 
-static int numa_adopt(void *addr, size_t size, const place_t *to)
+static int numa_adopt(void *addr, size_t size, const place_t *to, const provider_ops_t *from, bool live)
 {
-    return provider_adopt(&provider_numa, NULL, addr, size, to);
+    return provider_adopt(&provider_numa, NULL, addr, size, to, from, live);
+}
+
+static int numa_hand_over(void *addr, void *into, size_t size, const place_t *to)
+{
+    (void)to; /* `into` is placed already */
+    return vm_copy_over(addr, into, size, true);
+}
+
+static const char *numa_why_not_live(const provider_ops_t *into)
+{
+    (void)into; /* copies go into memory of any kind */
+    return vm_copy_over_refusal(true);
 }
 
 static int numa_purge(void *addr, size_t size)
@@ -77,6 +91,8 @@ int numa_node_available(const place_t *place, uint64_t *bytes)
 static const provider_move_ops_t numa_moves = {
     .move = numa_move,
     .adopt = numa_adopt,
+    .hand_over = numa_hand_over,
+    .why_not_live = numa_why_not_live,
     .disown = NULL, /* nothing kept per extent */
 };
 

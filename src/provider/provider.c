@@ -109,6 +109,15 @@ const provider_ops_t *provider_for_move(const provider_ops_t *from, const struct
     return provider_for(dst, shared);
 }
 
+const char *provider_why_not_live(const provider_ops_t *from, const provider_ops_t *to)
+{
+    if (from == to)
+        return provider_can_move(to) ? NULL : "its provider cannot move pages";
+    if (!provider_can_adopt(to) || !provider_can_adopt(from) || !from->move->why_not_live)
+        return "its memory cannot be handed to another provider";
+    return from->move->why_not_live(to);
+}
+
 int provider_for_region(place_t *place, const char *name, unsigned flags, const provider_ops_t **ops)
 {
     if (!place->target || !place->target->path || place->target->dax_align || filetier_region_layout(place, name) != REGION_CHUNKS)

@@ -36,21 +36,38 @@
  * PROVIDER_...)) and never compare ops with a named table: only the
  * selection in provider.c names providers. */
 
+struct provider_ops;
+
 /** Arenas moving to another target keeping their addresses (arena/move.c). */
 typedef struct provider_move_ops {
     /** Optional (NULL = cannot move in place): move the extent's pages to
-     *  `to`, same addresses, same provider. */
+     *  `to`, same addresses, same provider, while other threads read and
+     *  write them. */
     int (*move)(void *addr, size_t size, const place_t *to);
     /** Optional (NULL = cannot take memory over): take over [addr,
-     *  addr+size), an extent another provider mapped, keeping its addresses
-     *  and contents (an arena moving between a NUMA node and a file tier):
-     *  map memory of this provider placed per `to` elsewhere, copy the
-     *  extent into it, then move that mapping over the range in one mremap
-     *  (provider_adopt). Nothing may read or write the range meanwhile: a
-     *  store during the copy would be lost. On failure the range is as it
-     *  was. After a success the old provider's `disown` must be called: the
-     *  extent is now this provider's. */
-    int (*adopt)(void *addr, size_t size, const place_t *to);
+     *  addr+size), an extent of provider `from` (an arena moving between a
+     *  NUMA node and a file tier): map memory of this provider placed per `to`
+     *  elsewhere, and have `from` hand the extent over to it (its hand_over):
+     *  addresses and contents kept (provider_adopt). `live`: other threads may
+     *  be reading and writing the extent, and every store they make must be
+     *  kept: where `from` cannot hand it over so, LOCI_EBUSY saying why and
+     *  nothing changed; not live, the caller vouches that nothing touches it,
+     *  and a plain copy does. On failure the range is as it was. After a
+     *  success `from`'s `disown` must be called: the extent is now this
+     *  provider's. */
+    int (*adopt)(void *addr, size_t size, const place_t *to, const struct provider_ops *from, bool live);
+    /** Optional (NULL = its extents cannot go to another provider): put
+     *  `into` — memory of another provider, as large as the extent, mapped
+     *  elsewhere, zero-filled and untouched, placed per `to` — over [addr,
+     *  addr+size) holding its contents, keeping every store other threads make
+     *  meanwhile. 0; 1, with the reason in loci_last_error() and nothing
+     *  changed, where it cannot be done so here; LOCI_E* (the extent as it
+     *  was). `into` stays the caller's unless done. */
+    int (*hand_over)(void *addr, void *into, size_t size, const place_t *to);
+    /** Optional (NULL = never): NULL when hand_over can give this provider's
+     *  extents to memory of `into` keeping every store (what tiering's moves
+     *  need), else why not. */
+    const char *(*why_not_live)(const struct provider_ops *into);
     /** Optional (NULL = keeps nothing per extent): forget an extent another
      *  provider adopted. Its mapping is already replaced; drop what the
      *  provider kept for it (file, fd, record). */
@@ -152,9 +169,18 @@ static inline bool provider_has(const provider_ops_t *ops, unsigned props) { ret
 /** True when ops can move its own extents' pages in place (move group). */
 static inline bool provider_can_move(const provider_ops_t *ops) { return ops->move && ops->move->move; }
 
-/** True when ops can take over extents of another provider (and give its
- *  own back): move group, adopt. */
-static inline bool provider_can_adopt(const provider_ops_t *ops) { return ops->move && ops->move->adopt; }
+/** True when ops can take over extents of another provider (move group,
+ *  adopt) and hand its own to another (hand_over). */
+static inline bool provider_can_adopt(const provider_ops_t *ops)
+{
+    return ops->move && ops->move->adopt && ops->move->hand_over;
+}
+
+/** NULL when an arena's extents of `from` can go to `to`'s memory while
+ *  other threads read and write them, no store lost — the same provider
+ *  moving its pages, or `from` handing them over live — else why not: the
+ *  only moves tiering makes. */
+const char *provider_why_not_live(const provider_ops_t *from, const provider_ops_t *to);
 
 extern const provider_ops_t provider_numa;
 extern const provider_ops_t provider_file;

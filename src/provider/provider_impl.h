@@ -10,14 +10,15 @@
 #include "provider/provider.h"
 
 /** `self`'s adopt (provider.h, move group): `size` bytes of `self` placed per
- *  `to`, faulted in first when the placement is strict (a full bound node
- *  says LOCI_ENOMEM here rather than waking the OOM killer mid-copy), filled
- *  from [addr, addr+size) and mremapped over it; the record the new extent
- *  got in `records` (NULL: the provider keeps none) moves to addr. When
- *  self->alloc fails: LOCI_ENOSPC for a full file system, else LOCI_EIO for
- *  a provider with a file under its memory, LOCI_ENOMEM for memory. On
- *  failure the range is as it was. */
-int provider_adopt(const provider_ops_t *self, xtable_t *records, void *addr, size_t size, const place_t *to);
+ *  `to`, which `from` hands the extent at addr over to (its hand_over: every
+ *  store kept) — or, not `live` and where `from` cannot so, which are filled
+ *  by a plain copy (faulted in first when the placement is strict) and
+ *  mremapped over it; the record the new extent got in `records` (NULL: the
+ *  provider keeps none) moves to addr. When self->alloc fails: LOCI_ENOSPC
+ *  for a full file system, else LOCI_EIO for a provider with a file under its
+ *  memory, LOCI_ENOMEM for memory. On failure the range is as it was. */
+int provider_adopt(const provider_ops_t *self, xtable_t *records, void *addr, size_t size, const place_t *to,
+                   const provider_ops_t *from, bool live);
 
 /** free of a provider that mmaps its extents: munmap [addr, addr+size) and
  *  tell vm_unmapped. `known`: the provider had a record of the extent (it

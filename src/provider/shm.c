@@ -81,9 +81,23 @@ static int shm_free(void *addr, size_t size) { return provider_unmap("shm", addr
 
 static int shm_move(void *addr, size_t size, const place_t *to) { return numa_node_move(addr, size, to, true); }
 
-static int shm_adopt(void *addr, size_t size, const place_t *to)
+static int shm_adopt(void *addr, size_t size, const place_t *to, const provider_ops_t *from, bool live)
 {
-    return provider_adopt(&provider_shm, &shms, addr, size, to);
+    return provider_adopt(&provider_shm, &shms, addr, size, to, from, live);
+}
+
+/* A copy under write-protection, read whole: shared memory keeps pages its
+ * mapping does not show (sampled by a heat source, swapped). */
+static int shm_hand_over(void *addr, void *into, size_t size, const place_t *to)
+{
+    (void)to; /* `into` is placed already */
+    return vm_copy_over(addr, into, size, false);
+}
+
+static const char *shm_why_not_live(const provider_ops_t *into)
+{
+    (void)into;
+    return vm_copy_over_refusal(false);
 }
 
 static void shm_disown(void *addr, size_t size) { forget(addr); }
@@ -141,6 +155,8 @@ static bool shm_fork(loci_fork_phase_t phase)
 static const provider_move_ops_t shm_moves = {
     .move = shm_move,
     .adopt = shm_adopt,
+    .hand_over = shm_hand_over,
+    .why_not_live = shm_why_not_live,
     .disown = shm_disown,
 };
 

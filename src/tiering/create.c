@@ -5,16 +5,17 @@
  * one) while arena/ knows nothing of tiering. Other intents go straight to
  * arena_create on their best candidate, as before.
  *
- * Where an auto arena starts: the best candidate whose auto arenas hold
- * less than its budget; when every one is at its budget, the last (the
- * plan moves arenas down as budgets require, and up as heat earns it). Its
- * first block follows the intent's fallback when that target is full after
- * all, and an arena holding data whose target fills moves down as a whole
- * (arena.c): an auto arena's allocation does not fail while a lower
- * candidate has room. With a profile (profile.c), an arena whose site it
- * knows starts on the site's profiled target instead, when that target's
- * budget has room for what the profile saw there after its hotter sites,
- * else below it.
+ * Where an auto arena starts: the best candidate with room for its first
+ * segment (arena_target_room: memory that can be had, not a share of a
+ * capacity) whose auto arenas hold less than its budget; when every budget
+ * is taken, the last candidate with room, else the last (the plan moves
+ * arenas down as budgets require, and up as heat earns it). Its first block
+ * follows the intent's fallback when that target is full after all, and an
+ * arena holding data whose target fills moves down as a whole (arena.c): an
+ * auto arena's allocation does not fail while a lower candidate has room.
+ * With a profile (profile.c), an arena whose site it knows starts on the
+ * site's profiled target instead, when that target has room and budget for
+ * what the profile saw there after its hotter sites, else below it.
  */
 #include "tiering/tiering.h"
 
@@ -22,13 +23,18 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-/* The first candidate from `from` on whose auto arenas hold less than its budget, else the last. */
-static const struct loci_target *first_with_room(const tiering_config_t *c, const resolution_t *res, int from)
+/* Room an arena needs to start on a target: its first segment. */
+#define START_ROOM POOL_SEGMENT_SIZE
+
+/* The first candidate from `from` on with room for a start, under its
+ * budget (budget[i]: candidate i's); when every budget is taken, the last
+ * with room, else the last. */
+static const struct loci_target *first_with_room(const resolution_t *res, int from, const uint64_t *budget)
 {
-    uint64_t budget[RESOLVE_MAX_CANDIDATES];
-    for (int i = 0; i < res->ncandidates; i++)
-        budget[i] = tiering_budget_bytes(c, res->candidates[i]);
-    int i = arena_first_with_room(res, from, 0, budget);
+    int i = arena_first_with_room(res, from, START_ROOM, budget);
+    for (int k = res->ncandidates - 1; i < 0 && k >= from; k--)
+        if (arena_first_with_room(res, k, START_ROOM, NULL) == k)
+            i = k;
     return res->candidates[i >= 0 ? i : res->ncandidates - 1];
 }
 
@@ -40,7 +46,8 @@ static const struct loci_target *first_with_room(const tiering_config_t *c, cons
  * with room below it, leaving the room to the hotter ones. *profiled: the
  * profile placed it (*heat: the profile's). */
 static const struct loci_target *site_and_start(const tiering_config_t *c, const resolution_t *res,
-                                                const loci_frame_t *frames, int nframes, unsigned size_class,
+                                                const uint64_t *budget, const loci_frame_t *frames, int nframes,
+                                                unsigned size_class,
                                                 tiering_site_t *site, bool *profiled, double *heat)
 {
     tiering_site_of(frames, nframes, size_class, site);
@@ -51,14 +58,14 @@ static const struct loci_target *site_and_start(const tiering_config_t *c, const
     uint64_t bytes, hotter;
     bool known = tiering_profile_place(site, res, &at, &bytes, heat, &hotter);
     *profiled = known && arena_auto_bytes_on(at) + bytes <= tiering_budget_bytes(c, at) &&
-                hotter + bytes <= tiering_budget_bytes(c, at);
+                hotter + bytes <= tiering_budget_bytes(c, at) && arena_target_room(at) >= bytes;
     tiering_unlock();
     if (*profiled)
         return at;
     int below = 0;
     while (known && below < res->ncandidates && res->candidates[below] != at)
         below++;
-    return first_with_room(c, res, known ? below + 1 : 0);
+    return first_with_room(res, known ? below + 1 : 0, budget);
 }
 
 static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, size_t max_bytes,
@@ -76,7 +83,11 @@ static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, si
     tiering_site_t site;
     double heat = 0;
     bool profiled;
-    const struct loci_target *start = site_and_start(&c, res, frames, nframes, size_class, &site, &profiled, &heat);
+    uint64_t budget[RESOLVE_MAX_CANDIDATES];
+    for (int i = 0; i < res->ncandidates; i++)
+        budget[i] = tiering_budget_bytes(&c, res->candidates[i]);
+    const struct loci_target *start =
+        site_and_start(&c, res, budget, frames, nframes, size_class, &site, &profiled, &heat);
     if (res->ncandidates == 1) {
         /* nowhere to move: registered (stats, loci tier, profiles), never watched (watch.c) and
          * in private memory; said once per process, since an unmodified program under loci run
@@ -89,7 +100,7 @@ static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, si
     }
     bool shared = res->access != ACCESS_PROCESS || (res->ncandidates > 1 && tiering_shared_memory());
     bool base_pages = res->ncandidates > 1 && tiering_base_pages();
-    loci_arena_t *ar = arena_create(in, res, start, shared, base_pages, max_bytes);
+    loci_arena_t *ar = arena_create(in, res, start, shared, base_pages, budget, max_bytes);
     if (ar && (rc = tiering_register(ar)) != 0) {
         arena_destroy(ar);
         errno = loci__errno_of(rc);
@@ -128,7 +139,7 @@ static loci_arena_t *create(const char *intent, size_t max_bytes, const loci_fra
     }
     if (res.tier_auto)
         return create_auto(&in, &res, max_bytes, frames, nframes, size_class);
-    return arena_create(&in, &res, res.candidates[0], res.access != ACCESS_PROCESS, false, max_bytes);
+    return arena_create(&in, &res, res.candidates[0], res.access != ACCESS_PROCESS, false, NULL, max_bytes);
 }
 
 loci_arena_t *loci_arena_create(const char *intent, size_t max_bytes)

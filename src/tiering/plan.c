@@ -12,7 +12,8 @@
  *     under that target's budget. Arenas that moved less than min_residence
  *     intervals ago stay where they are and count there first; an arena with
  *     no heat is never promoted (nothing to gain); one that fits nowhere
- *     stays.
+ *     stays; a candidate it cannot reach keeping every store (a file tier
+ *     without the userfaultfd that takes) is never chosen.
  *  2. Cost (rent or buy): a promotion is made once the arena has paid, in
  *     the intervals it wanted it, as much rent as the move costs: rent is
  *     its heat per byte times the interval (the share of the time its
@@ -62,6 +63,13 @@ static int coldest_first(const void *pa, const void *pb)
     return a->index - b->index;
 }
 
+/* Can arena x be on its candidate k, the targets holding `used` already: a
+ * candidate it can reach (or where it is), with room left? */
+static bool fits(const plan_arena_t *x, int k, const uint64_t *used, const plan_target_t *t)
+{
+    return (k == x->at || !(x->unreachable >> k & 1)) && used[x->cand[k]] + x->bytes <= t[x->cand[k]].room;
+}
+
 /* Step 1: want[i] = the candidate index arena i should be on. held[i]:
  * arenas that stay where they are whatever their heat. */
 static void place(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t nt, const plan_params_t *p,
@@ -85,7 +93,7 @@ static void place(const plan_arena_t *a, size_t n, const plan_target_t *t, size_
         const plan_arena_t *x = &a[order[r].index];
         int first = x->heat > 0 || x->at < 0 ? 0 : x->at; /* no heat: never up */
         int k = first;
-        while (k < x->ncandidates && used[x->cand[k]] + x->bytes > t[x->cand[k]].room)
+        while (k < x->ncandidates && !fits(x, k, used, t))
             k++;
         if (k == x->ncandidates)
             k = x->at; /* fits nowhere: stays (counted where it is, over or not) */

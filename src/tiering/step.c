@@ -1,13 +1,13 @@
 /*
  * One interval of tiering, given the heat of every watched granule: each
  * auto arena's heat per byte (the granules' heat weighted by their size,
- * smoothed over intervals), the targets' room (budget, free memory), the
- * plan (plan.c), and its moves through arena_move — NUMA node to NUMA node
- * keeps addresses and lets readers and writers run; a move to or from a
- * file tier needs the arena idle and is simply tried again later when it is
- * not (LOCI_EBUSY). The measured move bandwidth and the rate limit's
- * allowance are kept here from interval to interval. Called by the tiering
- * thread only (and by tests, with no thread running).
+ * smoothed over intervals), the targets' room (budget, memory that can be
+ * had: arena_target_room), the plan (plan.c), and its moves through
+ * arena_move, each keeping addresses and every store of the program's
+ * threads; a candidate no such move reaches (a file tier without the
+ * userfaultfd it takes) is never planned. The measured move bandwidth and
+ * the rate limit's allowance are kept here from interval to interval.
+ * Called by the tiering thread only (and by tests, with no thread running).
  */
 #include "tiering/tiering.h"
 #include "clock.h"
@@ -109,14 +109,16 @@ static bool describe(const tiering_config_t *c, work_t *w)
             a->cand[k] = target_index(w->targets, &w->nt, res->candidates[k]);
             if (res->candidates[k] == now)
                 a->at = k;
+            else if (!arena_moves_live(t->ar, res->candidates[k])) /* only moves the program never notices */
+                a->unreachable |= 1u << k;
         }
         w->rent[w->n] = t->rent;
         w->rec[w->n++] = t;
     }
     for (size_t i = 0; i < w->nt; i++) {
         uint64_t budget = tiering_budget_bytes(c, w->targets[i]), mine = arena_auto_bytes_on(w->targets[i]);
-        /* free memory unknown (a simulated node): its budget alone says */
-        uint64_t free = arena_target_free(w->targets[i]);
+        /* room unknown (a simulated node): its budget alone says */
+        uint64_t free = arena_target_room(w->targets[i]);
         uint64_t reachable = free > UINT64_MAX - mine ? UINT64_MAX : mine + free;
         w->room[i].room = budget < reachable ? budget : reachable;
     }
@@ -160,9 +162,9 @@ static void make_moves(const work_t *w, size_t nmoves)
         uint64_t bytes = w->arenas[mv->arena].bytes;
         tiering_unlock();
         uint64_t t0 = clock_mono_ns();
-        int rc = arena_move(t->ar, to);
+        int rc = arena_move(t->ar, to, true);
         double seconds = (double)(clock_mono_ns() - t0) / 1e9;
-        if (rc != 0) /* full meanwhile, or busy for a file tier: the next interval plans again */
+        if (rc != 0) /* full meanwhile, say: the next interval plans again */
             loci__log(LOCI_LOG_DEBUG, "tiering: arena \"%s\" stays on %s: %s", t->ar->intent, from->name,
                       loci_last_error());
         tiering_lock();
@@ -206,7 +208,7 @@ static void settle_moved(void)
         tier_arena_t *t = moved[i];
         const struct loci_target *now = loci_arena_target(t->ar);
         tiering_unlock();
-        int rc = arena_move(t->ar, now);
+        int rc = arena_move(t->ar, now, true);
         tiering_lock();
         if (rc != 0) /* (its node full, say): they stay, as after any move that failed half-way */
             loci__log(LOCI_LOG_DEBUG, "tiering: pages of arena \"%s\" left behind by its move to %s stay: %s",

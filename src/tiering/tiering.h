@@ -56,6 +56,8 @@ typedef struct {
     int at;                    /* index of its target in cand[]; -1: on none of them */
     int ncandidates;
     int cand[RESOLVE_MAX_CANDIDATES]; /* its intent's candidates, best first: indices of plan_target_t */
+    uint32_t unreachable;      /* bit k: candidate k cannot be reached keeping every store (a file tier
+                                * without the userfaultfd it takes): never chosen */
     unsigned residence;        /* intervals since it last moved (or was created) */
 } plan_arena_t;
 

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -545,20 +546,29 @@ static void *drop_read_lock(void *arg)
     return (void *)(intptr_t)pthread_rwlock_unlock(&((loci_arena_t *)arg)->lock);
 }
 
-/* Another thread inside the arena (here: holding what an allocation holds). */
+/* Another thread inside the arena (here: holding what an allocation holds).
+ * Without a way to keep the stores of threads using the arena while it goes
+ * to a file tier (LOCI_ARENA_MOVE=migrate: no copies under userfaultfd), the
+ * program's move copies with nothing touching the arena, as documented: it
+ * is refused while another thread is inside, and a move loci would make by
+ * itself is refused always. */
 static void move_to_ssd_refused_while_in_use(void **state)
 {
     use_this_machine();
+    setenv("LOCI_ARENA_MOVE", "migrate", 1);
     loci_arena_t *ar = arena("", 0);
     char *p = loci_arena_alloc(ar, 1000);
     memset(p, 3, 1000);
+    assert_int_equal(arena_move(ar, loci_target_by_name("ssd0"), true), LOCI_ENOTSUP);
+    assert_non_null(strstr(loci_last_error(), "while the program may use it"));
+    assert_non_null(strstr(loci_last_error(), "LOCI_ARENA_MOVE=migrate"));
     pthread_t t;
     void *rc;
     pthread_create(&t, NULL, hold_read_lock, ar);
     pthread_join(t, &rc);
     assert_int_equal((intptr_t)rc, 0);
     assert_int_equal(loci_arena_move(ar, loci_target_by_name("ssd0")), LOCI_EBUSY);
-    assert_non_null(strstr(loci_last_error(), "idle"));
+    assert_non_null(strstr(loci_last_error(), "with nothing touching it"));
     assert_string_equal(name_of(loci_arena_target(ar)), "dram0");
     char path[4096];
     assert_int_equal(provider_file_path(p, path, sizeof path, NULL), LOCI_ENOENT);
@@ -566,6 +576,51 @@ static void move_to_ssd_refused_while_in_use(void **state)
     pthread_join(t, NULL);
     assert_int_equal(loci_arena_move(ar, loci_target_by_name("ssd0")), 0);
     assert_int_equal(p[999], 3);
+    unsetenv("LOCI_ARENA_MOVE");
+    loci_arena_destroy(ar);
+}
+
+struct mover {
+    loci_arena_t *ar;
+    _Atomic int done, rc;
+};
+
+static void *move_to_ssd(void *arg)
+{
+    struct mover *m = arg;
+    atomic_store(&m->rc, loci_arena_move(m->ar, loci_target_by_name("ssd0")));
+    atomic_store(&m->done, 1);
+    return NULL;
+}
+
+/* Where the stores of threads using the arena can be kept (a userfaultfd
+ * that write-protects), a move to a file tier waits for an allocation in
+ * the arena to end, as a move between NUMA nodes does, instead of refusing. */
+static void move_to_ssd_waits_for_allocations(void **state)
+{
+    use_this_machine();
+    loci_arena_t *ar = arena("", 0);
+    char *p = loci_arena_alloc(ar, 1000);
+    memset(p, 4, 1000);
+    if (!arena_moves_live(ar, loci_target_by_name("ssd0"))) {
+        loci_arena_destroy(ar);
+        print_message("skipped: moves to a file tier cannot keep stores here (no userfaultfd that "
+                      "write-protects for this process)\n");
+        skip();
+    }
+    pthread_t t, mover_thread;
+    pthread_create(&t, NULL, hold_read_lock, ar);
+    pthread_join(t, NULL);
+    struct mover m = {ar, 0, -1};
+    pthread_create(&mover_thread, NULL, move_to_ssd, &m);
+    usleep(100000);
+    assert_int_equal(atomic_load(&m.done), 0); /* waiting for the allocation */
+    pthread_create(&t, NULL, drop_read_lock, ar);
+    pthread_join(t, NULL);
+    pthread_join(mover_thread, NULL);
+    assert_int_equal(atomic_load(&m.rc), 0);
+    assert_string_equal(name_of(loci_arena_target(ar)), "ssd0");
+    assert_int_equal(p[999], 4);
     loci_arena_destroy(ar);
 }
 
@@ -722,6 +777,7 @@ int main(void)
         cmocka_unit_test(empty_arena_fallback_across_threads),
         cmocka_unit_test(move_to_ssd_and_back_keeps_addresses),
         cmocka_unit_test(move_to_ssd_refused_while_in_use),
+        cmocka_unit_test(move_to_ssd_waits_for_allocations),
         cmocka_unit_test(paged_arena_stays_on_its_tier),
         cmocka_unit_test(async_moves),
         cmocka_unit_test(moves_under_concurrent_use),

@@ -7,7 +7,7 @@
 # /sys/devices/system/node/nodeT/access0/initiators/{read,write}_{latency,bandwidth}
 # (ns and MB/s). Distances only need to agree with the latency order.
 
-topology_names="tiers3 nic0 nic1 devdax kmem cxl"
+topology_names="tiers3 tiers4 nic0 nic1 devdax kmem cxl"
 
 # topology_args also sets qemu_modules: the guest kernel's modules the topology needs, in load
 # order (run-vm.sh puts them in the initramfs, guest-init.sh loads them).
@@ -66,6 +66,34 @@ topology_args() {
         hmat 0 0 100 20G
         hmat 0 1 110 80G
         hmat 0 2 300 10G
+        ;;
+    tiers4)
+        # The machine of issue 36's OOM kill: node 0 DRAM with both CPUs (1 GiB), node 1 CPU-less
+        # and HBM-like (512 MiB, 4x the bandwidth), nodes 2 and 3 CPU-less and CXL-like (3x the
+        # latency, half the bandwidth; 1.25 GiB each, the issue's 2.5 GiB together: room enough
+        # for what the fast nodes cannot hold). QEMU backs guest memory lazily: the host pays for
+        # what the guest touches (about 2 GiB in vm_tiering fill).
+        qemu_topology=(
+            -machine pc,hmat=on -smp 2 -m 4G
+            -object memory-backend-ram,id=m0,size=1G
+            -object memory-backend-ram,id=m1,size=512M
+            -object memory-backend-ram,id=m2,size=1280M
+            -object memory-backend-ram,id=m3,size=1280M
+            -numa node,nodeid=0,memdev=m0,cpus=0-1
+            -numa node,nodeid=1,memdev=m1,initiator=0
+            -numa node,nodeid=2,memdev=m2,initiator=0
+            -numa node,nodeid=3,memdev=m3,initiator=0
+            -numa dist,src=0,dst=1,val=12
+            -numa dist,src=0,dst=2,val=30
+            -numa dist,src=0,dst=3,val=30
+            -numa dist,src=1,dst=2,val=32
+            -numa dist,src=1,dst=3,val=32
+            -numa dist,src=2,dst=3,val=32
+        )
+        hmat 0 0 100 20G
+        hmat 0 1 110 80G
+        hmat 0 2 300 10G
+        hmat 0 3 300 10G
         ;;
     devdax)
         # One node of DRAM and a label-less 512 MiB NVDIMM (ACPI NFIT), which devdax-setup.sh

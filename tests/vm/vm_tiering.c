@@ -51,6 +51,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <spawn.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -64,6 +66,8 @@
 #define INTERVAL_MS 400 /* TCG: a 4 MiB move takes about 0.3 s */
 #define PHASE_INTERVALS 15 /* each phase: 10 to get there, 5 to stay */
 #define DEADLINE_INTERVALS 10
+
+extern char **environ;
 
 static int failures;
 
@@ -472,6 +476,159 @@ static int test_spill(int fast, int slow)
     return 0;
 }
 
+/* ---- fill: the program of issue 36's OOM kill ------------------------------------------------ */
+
+typedef struct {
+    int a;                 /* its arena */
+    size_t words;
+    pthread_barrier_t *filled;
+    double *until;         /* set once every arena is filled */
+    int failed;            /* its arena could not be made or filled (said) */
+} filler_t;
+
+/* One thread of the program: its arena made and filled (all threads at once, as a parallel
+ * program starts), then, once all are, updates flat out, 90 % of them to a hot pair of arenas that
+ * changes every 4 s. */
+static void *fill_and_update(void *arg)
+{
+    filler_t *f = arg;
+    gups_arena_t *g = &arenas[f->a];
+    g->ar = loci_arena_create("bandwidth=high,tier=auto", 0);
+    uint64_t *mine = g->ar ? loci_arena_alloc(g->ar, f->words * sizeof(uint64_t)) : NULL;
+    if (!mine) {
+        fprintf(stderr, "vm_tiering: arena %d: %s\n", f->a, loci_last_error());
+        f->failed = 1;
+    }
+    for (size_t k = 0; mine && k < f->words; k++)
+        mine[k] = (uint64_t)f->a * 1000003u + k;
+    g->w = mine;
+    pthread_barrier_wait(f->filled);
+    pthread_barrier_wait(f->filled); /* (the main thread set *until meanwhile) */
+    uint64_t s = 88172645463325252ull + (uint64_t)f->a;
+    while (!f->failed && now_s() < *f->until) {
+        int hot = (int)((uint64_t)(now_s() / 4) % NARENAS);
+        for (int i = 0; i < 4096; i++) {
+            uint64_t r = rng(&s);
+            int a = r % 10 < 9 ? (hot + (int)((r >> 8) & 1)) % NARENAS : (int)((r >> 8) % NARENAS);
+            if (arenas[a].w) {
+                __atomic_fetch_add(&arenas[a].w[(r >> 16) % f->words], 1, __ATOMIC_RELAXED);
+                __atomic_fetch_add(&arenas[a].updates, 1, __ATOMIC_RELAXED);
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Another process taking all but 8 MiB of node `node`'s free memory (preferred there: what it
+ * cannot get there it gets elsewhere, so that it wakes no OOM killer of its own), until its
+ * standard input ends: `vm_tiering hog NODE`. */
+static int hog(int node)
+{
+    char path[96], buf[4096];
+    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/meminfo", node);
+    int fd = open(path, O_RDONLY);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    const char *m = strstr(buf, "MemFree:");
+    size_t free_kb = m ? strtoull(m + 8, NULL, 10) : 0, bytes = free_kb > 8192 ? (free_kb - 8192) << 10 : 0;
+    char *p = bytes ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
+    unsigned long mask = 1ul << node;
+    if (p == MAP_FAILED || syscall(SYS_mbind, p, bytes, 1 /* MPOL_PREFERRED */, &mask, 64, 0) != 0)
+        return 2;
+    memset(p, 1, bytes);
+    printf("     another process took %zu MiB, preferred on node %d\n", bytes >> 20, node);
+    fflush(stdout);
+    while (read(0, buf, sizeof buf) > 0)
+        ;
+    return 0;
+}
+
+/* `vm_tiering hog NODE` started (posix_spawn: no copy of this process's memory), its standard
+ * input the pipe `go` (closing go[1] ends it). Its pid, or -1. */
+static pid_t spawn_hog(int node, int go[2])
+{
+    char arg[16];
+    snprintf(arg, sizeof arg, "%d", node);
+    char *argv[] = {"vm_tiering", "hog", arg, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, go[0], 0);
+    posix_spawn_file_actions_addclose(&fa, go[1]);
+    pid_t pid;
+    int e = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(go[0]);
+    return e == 0 ? pid : -1;
+}
+
+/* NARENAS auto arenas of `mib` MiB each ("bandwidth=high,tier=auto", default budgets: 90 % of each
+ * node), each made and filled by a thread of its own, all at once; then another process takes the
+ * free memory of node `crowded`, and the threads update the arenas flat out for `seconds` while
+ * tiering runs. The program must survive (no OOM kill: the caller checks the kernel's log
+ * too), every arena made on some node while others had room, its data intact. */
+static int test_fill(int mib, int seconds, int crowded)
+{
+    if (use_config("[tiering]\ninterval = 200ms\n") != 0)
+        return 2;
+    size_t words = ((size_t)mib << 20) / sizeof(uint64_t);
+    filler_t f[NARENAS];
+    pthread_t tid[NARENAS];
+    pthread_barrier_t filled;
+    pthread_barrier_init(&filled, NULL, NARENAS + 1);
+    double until = 0;
+    for (int a = 0; a < NARENAS; a++) {
+        f[a] = (filler_t){a, words, &filled, &until, 0};
+        pthread_create(&tid[a], NULL, fill_and_update, &f[a]);
+    }
+    pthread_barrier_wait(&filled);
+    for (int a = 0; a < NARENAS; a++) {
+        loci_target_info_t info = {.name = "(none)"};
+        if (arenas[a].ar)
+            loci_target_info(loci_arena_target(arenas[a].ar), &info);
+        printf("     arena %2d: %d MiB on %s%s\n", a, mib, info.name, f[a].failed ? " (failed)" : "");
+    }
+    int go[2];
+    pid_t other = pipe2(go, O_CLOEXEC) == 0 ? spawn_hog(crowded, go) : -1;
+    CHECK(other > 0, "cannot start another process: %s", strerror(errno));
+    sleep(2); /* (it takes the node's memory while the arenas are updated and moved) */
+    until = now_s() + seconds;
+    pthread_barrier_wait(&filled);
+    for (int a = 0; a < NARENAS; a++) {
+        pthread_join(tid[a], NULL);
+        CHECK(!f[a].failed, "arena %d of %d MiB could not be made (said above) while other nodes had room", a, mib);
+    }
+    if (other > 0) {
+        close(go[1]);
+        int st = 0;
+        waitpid(other, &st, 0);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the process taking node %d's memory failed (status %#x)",
+              crowded, st);
+    }
+    loci_tier_totals_t tot;
+    loci_tier_totals(&tot);
+    printf("     heat source: %s\n", tot.source);
+    for (int a = 0; a < NARENAS && !failures; a++) {
+        uint64_t sum = 0, want = 0;
+        for (size_t k = 0; k < words; k++) {
+            sum += arenas[a].w[k];
+            want += (uint64_t)a * 1000003u + k;
+        }
+        CHECK(sum == want + arenas[a].updates, "arena %d: its data changed besides the updates", a);
+        loci_target_info_t info;
+        loci_target_info(loci_arena_target(arenas[a].ar), &info);
+        printf("     arena %2d: on %s, %llu updates\n", a, info.name, (unsigned long long)arenas[a].updates);
+    }
+    printf("     %llu moves, %llu B promoted, %llu B demoted in %llu intervals\n", (unsigned long long)tot.moves,
+           (unsigned long long)tot.bytes_promoted, (unsigned long long)tot.bytes_demoted,
+           (unsigned long long)tot.intervals);
+    for (int a = 0; a < NARENAS; a++)
+        loci_arena_destroy(arenas[a].ar);
+    unlink(config);
+    return 0;
+}
+
 #define DAMON_ADMIN "/sys/kernel/mm/damon/admin/kdamonds"
 
 /* The index of the kdamond that runs for this process, or -1. */
@@ -561,11 +718,18 @@ int main(int argc, char **argv)
         loci_fini();
         return rc ? rc : failures ? 1 : 0;
     }
+    if (argc == 3 && !strcmp(argv[1], "hog"))
+        return hog(atoi(argv[2]));
+    if (argc == 5 && !strcmp(argv[1], "fill")) {
+        int rc = test_fill(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+        loci_fini();
+        return rc ? rc : failures ? 1 : 0;
+    }
     if (argc == 4 && !strcmp(argv[1], "gups")) {
         int rc = test_gups(atoi(argv[2]), atoi(argv[3]));
         loci_fini();
         return rc ? rc : failures ? 1 : 0;
     }
-    fprintf(stderr, "usage: vm_tiering gups FAST SLOW | fork FAST | spill FAST SLOW | paused FAST\n");
+    fprintf(stderr, "usage: vm_tiering gups FAST SLOW | fill MIB SECONDS CROWDED | fork FAST | spill FAST SLOW | paused FAST\n");
     return 2;
 }

@@ -35,28 +35,37 @@ int scratch_teardown(void **state)
     return remove_tree(scratch_dir);
 }
 
-void use_topology(const char *xml, const char *config)
+/* loci re-initialised on the reference topology `xml` (NULL: this machine)
+ * with `config` as LOCI_CONFIG (NULL: none). */
+static void reinit(const char *xml, const char *config)
 {
-    char cfg[300], topo[512];
-    snprintf(cfg, sizeof cfg, "%s/topology.ini", scratch_dir);
-    FILE *f = fopen(cfg, "w");
-    assert_non_null(f);
-    fputs(config, f);
-    fclose(f);
-    snprintf(topo, sizeof topo, "%s/%s", getenv("LOCI_TEST_TOPOLOGIES"), xml);
     loci_fini();
-    setenv("LOCI_TOPOLOGY", topo, 1);
-    setenv("LOCI_CONFIG", cfg, 1);
+    if (config) {
+        char cfg[300];
+        snprintf(cfg, sizeof cfg, "%s/topology.ini", scratch_dir);
+        FILE *f = fopen(cfg, "w");
+        assert_non_null(f);
+        fputs(config, f);
+        fclose(f);
+        setenv("LOCI_CONFIG", cfg, 1);
+    } else {
+        unsetenv("LOCI_CONFIG");
+    }
+    if (xml) {
+        char topo[512];
+        snprintf(topo, sizeof topo, "%s/%s", getenv("LOCI_TEST_TOPOLOGIES"), xml);
+        setenv("LOCI_TOPOLOGY", topo, 1);
+    } else {
+        unsetenv("LOCI_TOPOLOGY");
+    }
     assert_int_equal(loci_init(), 0);
 }
 
-void use_this_machine(void)
-{
-    loci_fini();
-    unsetenv("LOCI_TOPOLOGY");
-    unsetenv("LOCI_CONFIG");
-    assert_int_equal(loci_init(), 0);
-}
+void use_topology(const char *xml, const char *config) { reinit(xml, config); }
+
+void use_this_machine(void) { reinit(NULL, NULL); }
+
+void use_this_machine_with(const char *config) { reinit(NULL, config); }
 
 const char *unique_name(const char *base)
 {

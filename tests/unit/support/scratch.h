@@ -27,6 +27,9 @@ void use_topology(const char *xml, const char *config);
 /** Re-initialise loci on this machine, without topology or config. */
 void use_this_machine(void);
 
+/** Re-initialise loci on this machine with `config` (INI text) as LOCI_CONFIG. */
+void use_this_machine_with(const char *config);
+
 /** "<base>-<pid>": a name (region, checkpoint) no other test process uses.
  *  The last four stay valid. */
 const char *unique_name(const char *base);
