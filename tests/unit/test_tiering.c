@@ -295,7 +295,7 @@ static void bad_input(void **state)
     expect_config_error("[tiering]\nbudget = 120%\n", ".ini:2: [tiering] budget = 120%: expected a share");
     expect_config_error("[tiering]\n\nbudget = -1%\n", ".ini:3: [tiering] budget = -1%");
     expect_config_error("[tiering]\ninterval = 1ms\n", "[tiering] interval = 1ms: expected a time from 10ms to 60s");
-    expect_config_error("[tiering]\nsource = magic\n", "expected auto, perf, damon or faults");
+    expect_config_error("[tiering]\nsource = magic\n", "expected auto, perf, damon, faults or dirty");
     expect_config_error("[tiering]\nrate = 0\n", "[tiering] rate = 0");
     expect_config_error("[tiering]\nsample = 0\n", "[tiering] sample = 0");
 
