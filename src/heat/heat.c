@@ -289,41 +289,51 @@ void heat_unwatch(heat_t *h, void *base, size_t size)
 /* The window is too long while the median observation finds its granule
  * touched more often than BUSY (a program that never sleeps touches even its
  * colder pages in nearly every window, and nothing tells them apart), and
- * too short while even the hottest granule reads under FAINT. Halving a
- * window whose median reads 0.4 (a touch rate of 0.51 a window) leaves 0.23;
- * doubling one whose hottest reads 0.2 leaves 0.36: neither rule undoes the
- * other. */
+ * too short while nine observations in ten find theirs touched less often
+ * than FAINT (a sampled source whose fault takes milliseconds, under
+ * emulation, sees few of the sampled pages touched within a short window,
+ * however hot). Halving a window whose median reads 0.4 (a touch rate of
+ * 0.51 a window) leaves 0.23 and its 90th percentile, at least the median,
+ * at least that; doubling one whose 90th percentile reads 0.2 leaves 0.36
+ * and its median under that: neither rule undoes the other. */
 #define BUSY 0.4
 #define FAINT 0.2
-#define FAINT_MIN_OBS 8 /* observations a granule needs to say the window is too short */
 #define BINS 20
+
+/* The heat under which `share` of the observations lie, from a histogram of
+ * BINS bins (the upper edge of the bin it falls in). */
+static double percentile(const double *by_heat, double obs, double share)
+{
+    double below = 0, at = 0;
+    for (int b = 0; b < BINS && below < share * obs; b++) {
+        below += by_heat[b];
+        at = (double)(b + 1) / BINS;
+    }
+    return at;
+}
 
 /* The next window from this collect's samples, between the source's shortest
  * and the interval. */
 static void adapt_window(heat_t *h, const heat_sample_t *v, size_t n)
 {
-    double by_heat[BINS] = {0}, obs = 0, hottest = -1;
+    double by_heat[BINS] = {0}, obs = 0;
     for (size_t i = 0; i < n; i++) {
         int bin = (int)(v[i].heat * BINS);
         by_heat[bin < BINS ? bin : BINS - 1] += (double)v[i].observations;
         obs += (double)v[i].observations;
-        if (v[i].observations >= FAINT_MIN_OBS && v[i].heat > hottest)
-            hottest = v[i].heat;
     }
-    double median = 0, below = 0; /* (the upper edge of the median's bin) */
-    for (int b = 0; b < BINS && below < obs / 2; b++) {
-        below += by_heat[b];
-        median = (double)(b + 1) / BINS;
-    }
+    if (obs == 0)
+        return; /* (nothing seen: nothing to say) */
+    double median = percentile(by_heat, obs, 0.5), p90 = percentile(by_heat, obs, 0.9);
     uint64_t w = atomic_load(&h->window_us), interval = (uint64_t)h->cfg.interval_ms * 1000, next = w;
-    if (obs > 0 && median > BUSY)
+    if (median > BUSY)
         next = w / 2 > h->ops->min_window_us ? w / 2 : h->ops->min_window_us;
-    else if (hottest >= 0 && hottest < FAINT)
+    else if (p90 < FAINT)
         next = 2 * w < interval ? 2 * w : interval;
     if (next != w)
-        loci__log(LOCI_LOG_DEBUG, "access measurement (%s): window %.1f ms -> %.1f ms (median heat %.2f of %.0f "
-                  "observations, the hottest granule %.2f)", heat_source_name(h->ops->id), (double)w / 1e3,
-                  (double)next / 1e3, median, obs, hottest);
+        loci__log(LOCI_LOG_DEBUG, "access measurement (%s): window %.1f ms -> %.1f ms (heat of %.0f observations: "
+                  "median %.2f, 90th percentile %.2f)", heat_source_name(h->ops->id), (double)w / 1e3,
+                  (double)next / 1e3, obs, median, p90);
     atomic_store(&h->window_us, next);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 /* PAGEMAP_SCAN (Linux 6.7), for headers older than the kernel. */
@@ -60,9 +61,13 @@ static int choose(write_track_t *t, bool keep, char *why, size_t len)
     t->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
     if (t->pagemap < 0) {
         int e = errno;
-        snprintf(why, len, "/proc/self/pagemap cannot be read (%s: a kernel without CONFIG_PROC_PAGE_MONITOR, or "
-                           "no /proc)", strerror(e));
-        return e == EACCES || e == EPERM ? LOCI_EPERM : LOCI_ENOTSUP;
+        bool denied = e == EACCES || e == EPERM;
+        snprintf(why, len, "/proc/self/pagemap cannot be read (%s: %s)", strerror(e),
+                 denied && prctl(PR_GET_DUMPABLE) == 0
+                     ? "this process is not dumpable — it changed its user id without an exec, or set "
+                       "PR_SET_DUMPABLE to 0 — so its /proc/self files are root's"
+                     : "a kernel without CONFIG_PROC_PAGE_MONITOR, or no /proc");
+        return denied ? LOCI_EPERM : LOCI_ENOTSUP;
     }
     int rc = 0;
     t->uffd = uffd_open_async_wp();
