@@ -216,6 +216,7 @@ static void keep_time(heat_t *h, faults_t *f, uint64_t *until)
     for (heat_window_due_t due; (due = heat__window_due(h, &f->w, now, until)) != HEAT_WINDOW_WAIT;) {
         if (due == HEAT_WINDOW_OPEN) {
             open_window(h, f);
+            now = clock_mono_ns(); /* (open once its pages are unmapped: under TCG that takes longer than a window) */
             heat__window_opened(&f->w, now);
         } else {
             close_window(h, f);

@@ -288,16 +288,18 @@ void heat_unwatch(heat_t *h, void *base, size_t size)
 
 /* The window is too long while the median observation finds its granule
  * touched more often than BUSY (a program that never sleeps touches even its
- * colder pages in nearly every window, and nothing tells them apart), and
- * too short while nine observations in ten find theirs touched less often
- * than FAINT (a sampled source whose fault takes milliseconds, under
- * emulation, sees few of the sampled pages touched within a short window,
- * however hot). Halving a window whose median reads 0.4 (a touch rate of
- * 0.51 a window) leaves 0.23 and its 90th percentile, at least the median,
- * at least that; doubling one whose 90th percentile reads 0.2 leaves 0.36
- * and its median under that: neither rule undoes the other. */
+ * colder pages in nearly every window, and nothing tells them apart); too
+ * short while the hot end reads low — nine observations in ten find their
+ * granule touched less often than FAINT, as when a sampled source whose
+ * faults take milliseconds under emulation sees few of its sampled pages
+ * touched in a short window, however hot, leaving hot and cold closer than
+ * the policy's hysteresis — and the median is QUIET enough to double safely.
+ * Halving a window whose median reads over 0.4 (a touch rate of 0.51 a
+ * window) leaves over 0.23, which does not double; doubling one whose median
+ * reads 0.2 leaves 0.36, which does not halve: neither rule undoes the other. */
 #define BUSY 0.4
-#define FAINT 0.2
+#define QUIET 0.2
+#define FAINT 0.5
 #define BINS 20
 
 /* The heat under which `share` of the observations lie, from a histogram of
@@ -313,22 +315,26 @@ static double percentile(const double *by_heat, double obs, double share)
 }
 
 /* The next window from this collect's samples, between the source's shortest
- * and the interval. */
+ * and the interval. Only on a full picture: with some granules not observed
+ * yet (DAMON's first reports cover what it was given first), the median
+ * would be the others'. */
 static void adapt_window(heat_t *h, const heat_sample_t *v, size_t n)
 {
     double by_heat[BINS] = {0}, obs = 0;
+    size_t observed = 0;
     for (size_t i = 0; i < n; i++) {
         int bin = (int)(v[i].heat * BINS);
         by_heat[bin < BINS ? bin : BINS - 1] += (double)v[i].observations;
         obs += (double)v[i].observations;
+        observed += v[i].observations > 0;
     }
-    if (obs == 0)
-        return; /* (nothing seen: nothing to say) */
+    if (obs == 0 || 10 * observed < 9 * n)
+        return;
     double median = percentile(by_heat, obs, 0.5), p90 = percentile(by_heat, obs, 0.9);
     uint64_t w = atomic_load(&h->window_us), interval = (uint64_t)h->cfg.interval_ms * 1000, next = w;
     if (median > BUSY)
         next = w / 2 > h->ops->min_window_us ? w / 2 : h->ops->min_window_us;
-    else if (p90 < FAINT)
+    else if (p90 < FAINT && median <= QUIET)
         next = 2 * w < interval ? 2 * w : interval;
     if (next != w)
         loci__log(LOCI_LOG_DEBUG, "access measurement (%s): window %.1f ms -> %.1f ms (heat of %.0f observations: "

@@ -34,9 +34,10 @@
  * heat says how often, not only whether, as long as the window is short
  * enough that the colder granules are not touched in every one. The window
  * adapts (heat.c): halved while the median observation finds its granule
- * touched (a program that never sleeps), doubled while nine in ten find
- * theirs rarely touched, between the source's shortest and the interval. Thread-safe: one collector thread calls heat_collect while
- * others add and remove ranges.
+ * touched (a program that never sleeps), doubled while the hot end reads low
+ * and the median quiet, between the source's shortest and the interval.
+ * Thread-safe: one collector thread calls heat_collect while others add and
+ * remove ranges.
  *
  * Moving a watched range's pages (mbind): unwatch it first and watch it
  * again after. The faults source keeps sampled pages unmapped until they are
