@@ -383,14 +383,12 @@ static void faults_sees_kernel_accesses(void **state)
     vm_unmap(p, RANGE);
 }
 
-/* fork() with pages unmapped by the sampler: the child reads all its data
- * (its mapping is not registered), may not use the parent's measurement
- * (told so), closes its copy; the parent's sampler goes on. */
-static void faults_fork_child(void **state)
+/* After a collect of h, which watches p (RANGE bytes, word i of page i
+ * 300 + i), fork(): the child finds all its data (and writes every page when
+ * `writes`), may not use the parent's measurement (told so) and closes its
+ * copy. */
+static void fork_a_child(heat_t *h, uint64_t *p, bool writes)
 {
-    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.5, LONG, LONG);
-    uint64_t *p = shared_range(RANGE, 300);
-    assert_int_equal(heat_watch(h, p, RANGE, 3), 0);
     heat_sample_t *v;
     size_t n;
     assert_int_equal(heat_collect(h, &v, &n), 0);
@@ -398,9 +396,12 @@ static void faults_fork_child(void **state)
     pid_t pid = fork();
     if (pid == 0) {
         alarm(20);
-        for (size_t i = 0; i < RANGE / page_size(); i++)
+        for (size_t i = 0; i < RANGE / page_size(); i++) {
             if (p[i * page_size() / 8] != 300 + i)
                 _exit(2);
+            if (writes)
+                p[i * page_size() / 8 + 1] = i;
+        }
         if (heat_collect(h, &v, &n) != LOCI_EINVAL || !strstr(loci_last_error(), "belongs to process"))
             _exit(3);
         if (heat_watch(h, p, RANGE, 4) != LOCI_EINVAL)
@@ -412,6 +413,19 @@ static void faults_fork_child(void **state)
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* fork() with pages unmapped by the sampler: the child reads all its data
+ * (its mapping is not registered), may not use the parent's measurement
+ * (told so), closes its copy; the parent's sampler goes on. */
+static void faults_fork_child(void **state)
+{
+    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.5, LONG, LONG);
+    uint64_t *p = shared_range(RANGE, 300);
+    assert_int_equal(heat_watch(h, p, RANGE, 3), 0);
+    fork_a_child(h, p, false);
+    heat_sample_t *v;
+    size_t n;
     for (size_t i = 0; i < RANGE / page_size(); i++) /* touch all: the parent's sampler still serves */
         p[i * page_size() / 8 + 1] = 1;
     assert_int_equal(heat_collect(h, &v, &n), 0);
@@ -587,27 +601,9 @@ static void dirty_fork_child(void **state)
     heat_t *h = open_or_skip(HEAT_SOURCE_DIRTY, 0, LONG, LONG);
     uint64_t *p = private_range(RANGE, 300);
     assert_int_equal(heat_watch(h, p, RANGE, 3), 0);
+    fork_a_child(h, p, true);
     heat_sample_t *v;
     size_t n;
-    assert_int_equal(heat_collect(h, &v, &n), 0);
-    free(v);
-    pid_t pid = fork();
-    if (pid == 0) {
-        alarm(20);
-        for (size_t i = 0; i < RANGE / page_size(); i++) {
-            if (p[i * page_size() / 8] != 300 + i)
-                _exit(2);
-            p[i * page_size() / 8 + 1] = i;
-        }
-        if (heat_collect(h, &v, &n) != LOCI_EINVAL || !strstr(loci_last_error(), "belongs to process"))
-            _exit(3);
-        heat_close(h);
-        _exit(0);
-    }
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
     assert_int_equal(heat_collect(h, &v, &n), 0);
     tagged_t t = of_tag(v, n, 3);
     free(v);

@@ -318,18 +318,24 @@ static int use_config(const char *fmt, ...)
     return 0;
 }
 
+/* Auto arena a (gups, flat) with its ARENA_BYTES block; false when it cannot be made (said why). */
+static bool make_arena(int a)
+{
+    arenas[a].ar = loci_arena_create("bandwidth=high,tier=auto", 0);
+    arenas[a].w = arenas[a].ar ? loci_arena_alloc(arenas[a].ar, ARENA_BYTES) : NULL;
+    if (!arenas[a].w)
+        fprintf(stderr, "vm_tiering: setup: arena %d: %s\n", a, loci_last_error());
+    return arenas[a].w != NULL;
+}
+
 static int test_gups(int fast, int slow)
 {
     if (use_config("[tiering]\ninterval = %dms\n[target fast]\nnuma_node = %d\ntiering_budget = %u\n", INTERVAL_MS,
                    fast, BUDGET) != 0)
         return 2;
     for (int a = 0; a < NARENAS; a++) {
-        arenas[a].ar = loci_arena_create("bandwidth=high,tier=auto", 0);
-        arenas[a].w = arenas[a].ar ? loci_arena_alloc(arenas[a].ar, ARENA_BYTES) : NULL;
-        if (!arenas[a].w) {
-            fprintf(stderr, "vm_tiering: setup: arena %d: %s\n", a, loci_last_error());
+        if (!make_arena(a))
             return 2;
-        }
         for (uint64_t k = 0; k < WORDS; k++)
             arenas[a].w[k] = (uint64_t)a * 1000003u + k;
     }
@@ -400,12 +406,8 @@ static int test_flat(int fast, int mid, int slow)
                    "[target mid]\nnuma_node = %d\ntiering_budget = %u\n", INTERVAL_MS, fast, BUDGET, mid, BUDGET) != 0)
         return 2;
     for (int a = 0; a < NARENAS; a++) {
-        arenas[a].ar = loci_arena_create("bandwidth=high,tier=auto", 0);
-        arenas[a].w = arenas[a].ar ? loci_arena_alloc(arenas[a].ar, ARENA_BYTES) : NULL;
-        if (!arenas[a].w) {
-            fprintf(stderr, "vm_tiering: setup: arena %d: %s\n", a, loci_last_error());
+        if (!make_arena(a))
             return 2;
-        }
         check_start(a, fast, mid, slow);
     }
     int rc = flat_phases(fast);
