@@ -519,7 +519,7 @@ typedef struct {
     uint64_t bytes_pingpong;      /**< moved back where they came from within 10 intervals */
     uint64_t moves, intervals;
     double cpu_seconds;           /**< the tiering thread's and its heat source's CPU time */
-    const char *source;           /**< the heat source: "perf", "damon", "faults", or "none" */
+    const char *source;           /**< the heat source: "perf", "damon", "faults", "dirty", or "none" */
     int paused;                   /**< 1: the source stopped working; nothing moves any more */
 } loci_tier_totals_t;
 

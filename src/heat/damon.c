@@ -6,16 +6,28 @@
  *
  * One kdamond monitors this process's virtual addresses, the watched ranges
  * as its regions ("fvaddr": only those; "vaddr" where fvaddr is missing: the
- * whole address space, regions outside the ranges ignored). CHECKS times per
- * aggregation (one heat interval) it checks one page of each region for the
- * PTE accessed bit, kernel-made accesses and reads included; at the end of
- * each aggregation a `stat` scheme records every region with nr_accesses,
- * the checks that found it accessed. A reporter thread of ours asks for
- * those after every aggregation (`update_schemes_tried_regions`, which
- * waits for its end) and spreads each region over the granules it covers:
- * heat = nr_accesses / CHECKS; heat_collect takes what it counted since the
- * last collect and never waits for the kdamond. It costs the kdamond's CPU,
- * the reporter's (sysfs reads) and no fault in the program.
+ * whole address space, regions outside the ranges ignored). Once per window
+ * (its sampling interval: heat_window_us, ten per interval to start with)
+ * it checks one page of each region for the PTE accessed bit, kernel-made
+ * accesses and reads included; at the end of each aggregation (one heat
+ * interval) a `stat` scheme records every region with nr_accesses, the
+ * checks that found it accessed. A reporter thread of ours asks for those
+ * after every aggregation (`update_schemes_tried_regions`, which waits for
+ * its end) and spreads each region over the granules it covers: heat =
+ * nr_accesses / checks; heat_collect takes what it counted since the last
+ * collect and never waits for the kdamond. When heat.c changes the window,
+ * the reporter commits the new sampling interval. It costs the kdamond's
+ * CPU, the reporter's (sysfs reads), the flusher's, and no fault in the
+ * program.
+ *
+ * The flusher thread flushes the process's TLB twice per window
+ * (vm_flush_tlb): on x86 DAMON clears a page's accessed bit without a
+ * flush, and the CPU sets it again only when it walks the page table for
+ * the page — so a page whose translation stays cached (a hot set that fits
+ * the TLB; under QEMU TCG, whose software TLB keeps every page until the
+ * guest flushes, any page) was seen touched in the first window after some
+ * unrelated flush and never again: hot arenas read 0.006 while a program
+ * updated them flat out.
  *
  * Why these settings (measured under QEMU TCG on 6.12, docs/TIERING.md):
  * - a check's window is a tenth of the interval, not DAMON's usual 5 ms:
@@ -52,6 +64,7 @@
  */
 #include "heat/heat_internal.h"
 #include "clock.h"
+#include "os/vm.h"
 #include "dir.h"
 #include "text_file.h"
 #include "thread.h"
@@ -71,7 +84,6 @@
 #include <unistd.h>
 
 #define ADMIN "/sys/kernel/mm/damon/admin/kdamonds"
-#define CHECKS 10u       /* checks per aggregation: a check's window is a tenth of the interval */
 #define REGIONS_PER_GRANULE 4
 #define MAX_REGIONS 1000u
 #define PATH_LEN 256
@@ -80,10 +92,14 @@ typedef struct {
     int kdamond; /* the index of ours under ADMIN */
     bool on;     /* (the reporter's) */
     bool fixed;  /* fvaddr: DAMON monitors only the watched ranges */
-    unsigned long sample_us, aggr_us;
+    unsigned long sample_us, aggr_us; /* the intervals committed: a window, an interval */
+    unsigned long checks;       /* aggr_us / sample_us: nr_accesses at most */
     char record[PATH_LEN + 32]; /* the file saying it is ours */
     _Atomic long kdamond_pid;   /* its thread, for its CPU time (read once: sysfs answers EBUSY mid-command) */
     pthread_t thread;           /* the reporter */
+    pthread_t flusher;          /* flushes the TLB twice a window */
+    bool flushing;
+    pthread_cond_t tick;        /* the flusher waits here */
     struct span *given;         /* (the reporter's) the ranges DAMON has, sorted */
     size_t ngiven;
     pthread_cond_t wake;        /* the reporter waits here for ranges to watch */
@@ -372,7 +388,8 @@ static int set_up(heat_t *h, damon_t *d, char *why, size_t len)
     int kd = d->kdamond;
     char path[PATH_LEN];
     d->aggr_us = (unsigned long)h->cfg.interval_ms * 1000;
-    d->sample_us = d->aggr_us / CHECKS; /* (an interval is at least 1 ms: 50 us or more) */
+    d->sample_us = (unsigned long)heat__window_us(h); /* (at most the interval) */
+    d->checks = d->aggr_us / d->sample_us;
     static const struct {
         const char *rel, *value;
     } fixed[] = {
@@ -499,6 +516,24 @@ static int apply_regions(damon_t *d, const span_t *v, size_t n)
     return 0;
 }
 
+/* A new window as DAMON's sampling interval: written, and committed to the
+ * running kdamond (its nr_accesses are rescaled to the new checks by the
+ * kernel). Reporter thread, without the lock. */
+static int apply_window(damon_t *d, unsigned long sample_us)
+{
+    int kd = d->kdamond;
+    if (kd_write(kd, "contexts/0/monitoring_attrs/intervals/sample_us", "%lu", sample_us) != 0 ||
+        (d->on && kd_write(kd, "state", "commit") != 0)) {
+        int e = errno;
+        return loci__fail(e == EBUSY ? LOCI_EBUSY : LOCI_EIO, "damon source: kdamond %d: a sampling interval of "
+                          "%lu us: %s", kd, sample_us, strerror(e));
+    }
+    loci__log(LOCI_LOG_DEBUG, "damon source: kdamond %d samples every %lu us", kd, sample_us);
+    d->sample_us = sample_us;
+    d->checks = d->aggr_us / sample_us;
+    return 0;
+}
+
 /* The watched ranges now (under the lock); NULL with *n 0 when none or out of memory. */
 static span_t *snapshot(const heat_t *h, size_t *n)
 {
@@ -575,7 +610,7 @@ static void spread(heat_t *h, uintptr_t start, uintptr_t end, double nr_accesses
 }
 
 /* A report's regions into the counts of the ranges watched now. Under the lock. */
-static void count(heat_t *h, const span_t *v, size_t n)
+static void count(heat_t *h, const damon_t *d, const span_t *v, size_t n)
 {
     size_t total = 0;
     for (size_t i = 0; i < h->nranges; i++)
@@ -589,7 +624,7 @@ static void count(heat_t *h, const span_t *v, size_t n)
     for (size_t i = 0, w = 0; i < h->nranges; w += h->ranges[i++]->ngranules)
         for (size_t g = 0; g < h->ranges[i]->ngranules; g++)
             if (weight[w + g] > 0.5)
-                h->ranges[i]->counts[g].obs += CHECKS;
+                h->ranges[i]->counts[g].obs += d->checks;
     free(weight);
 }
 
@@ -610,10 +645,12 @@ static void *reporter(void *arg)
         size_t n = 0;
         span_t *v = d->stale ? snapshot(h, &n) : NULL;
         bool commit = d->stale && (v || h->nranges == 0);
+        unsigned long window = (unsigned long)heat__window_us(h);
         d->stale &= !commit;
         pthread_mutex_unlock(&h->lock);
         commit &= !given_already(d, v, n);
-        int rc = commit ? apply_regions(d, v, n) : 0;
+        int rc = window != d->sample_us ? apply_window(d, window) : 0;
+        rc = rc == 0 && commit ? apply_regions(d, v, n) : rc;
         if (commit && rc == 0) {
             free(d->given);
             d->given = v;
@@ -627,14 +664,14 @@ static void *reporter(void *arg)
             rc = report(d, &v, &n);
         pthread_mutex_lock(&h->lock);
         if (rc == 0)
-            count(h, v, n);
+            count(h, d, v, n);
         free(v);
         if (rc == LOCI_EBUSY) {
             /* another user of DAMON's sysfs interface holds its lock: again shortly */
             d->stale |= commit;
             struct timespec ts;
             clock_gettime(CLOCK_MONOTONIC, &ts);
-            ts.tv_nsec += (long)(d->aggr_us / CHECKS) * 1000;
+            ts.tv_nsec += (long)d->sample_us * 1000;
             ts.tv_sec += ts.tv_nsec / 1000000000;
             ts.tv_nsec %= 1000000000;
             pthread_cond_timedwait(&d->wake, &h->lock, &ts);
@@ -642,6 +679,29 @@ static void *reporter(void *arg)
             snprintf(d->broken, sizeof d->broken, "%s", loci_last_error());
             loci__log(LOCI_LOG_ERROR, "%s; heat is no longer measured", d->broken);
         }
+    }
+    pthread_mutex_unlock(&h->lock);
+    return NULL;
+}
+
+/* Flushes the process's TLB twice per window while anything is watched, so
+ * that each check's window sees the accesses made in it (see the top). */
+static void *flusher(void *arg)
+{
+    heat_t *h = arg;
+    damon_t *d = h->src;
+    pthread_mutex_lock(&h->lock);
+    while (!d->stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t at = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + heat__window_us(h) * 500;
+        ts = (struct timespec){(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
+        pthread_cond_timedwait(&d->tick, &h->lock, &ts);
+        bool watched = h->nranges > 0 && !d->stop;
+        pthread_mutex_unlock(&h->lock);
+        if (watched)
+            vm_flush_tlb();
+        pthread_mutex_lock(&h->lock);
     }
     pthread_mutex_unlock(&h->lock);
     return NULL;
@@ -672,15 +732,22 @@ static int damon_open(heat_t *h, char *why, size_t len)
     pthread_condattr_init(&a);
     pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
     pthread_cond_init(&d->wake, &a);
+    pthread_cond_init(&d->tick, &a);
     pthread_condattr_destroy(&a);
     h->src = d;
     if ((rc = thread_start_quiet(&d->thread, reporter, h)) != 0) {
         release(d);
         pthread_cond_destroy(&d->wake);
+        pthread_cond_destroy(&d->tick);
         free(d);
         h->src = NULL;
         return heat__refuse(why, len, LOCI_ENOMEM, "cannot start its reporter thread: %s", strerror(rc));
     }
+    /* without the flusher, DAMON under-reads pages the TLB keeps: said, not fatal */
+    d->flushing = thread_start_quiet(&d->flusher, flusher, h) == 0;
+    if (!d->flushing)
+        loci__log(LOCI_LOG_WARN, "damon source: cannot start its TLB flusher thread: pages whose translations stay "
+                                 "cached may read colder than they are");
     return 0;
 }
 
@@ -691,9 +758,13 @@ static void damon_close(heat_t *h, bool in_child)
         pthread_mutex_lock(&h->lock);
         d->stop = true;
         pthread_cond_signal(&d->wake);
+        pthread_cond_signal(&d->tick);
         pthread_mutex_unlock(&h->lock);
         pthread_join(d->thread, NULL); /* (it may be waiting for the end of an aggregation) */
+        if (d->flushing)
+            pthread_join(d->flusher, NULL);
         pthread_cond_destroy(&d->wake);
+        pthread_cond_destroy(&d->tick);
         release(d);
     }
     free(d->given); /* (a child's copy of it is its own memory) */
@@ -737,7 +808,7 @@ static double damon_cpu(const heat_t *h)
     snprintf(path, sizeof path, "/proc/%ld/stat", atomic_load(&d->kdamond_pid));
     const char *s = strrchr(heat__read_line(path, line, sizeof line), ')');
     unsigned long utime = 0, stime = 0;
-    double reporter = heat__thread_cpu_s(d->thread);
+    double reporter = heat__thread_cpu_s(d->thread) + (d->flushing ? heat__thread_cpu_s(d->flusher) : 0);
     if (!s || sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2)
         return reporter;
     return reporter + (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
@@ -746,6 +817,7 @@ static double damon_cpu(const heat_t *h)
 const heat_ops_t heat_damon_ops = {
     .id = HEAT_SOURCE_DAMON,
     .needs_base_pages = true,
+    .min_window_us = 1000, /* a check a millisecond: DAMON's regions, a page-table walk each, ten to a thousand */
     .probe = damon_probe,
     .open = damon_open,
     .close = damon_close,

@@ -2,18 +2,20 @@
  * The portable access source (heat.h): sampled minor faults on shared memory
  * through userfaultfd, without root where the process may use userfaultfd.
  *
- * Each round (an interval, or up to a heat_collect) a sampler thread picks a
- * share of every watched granule's resident pages — at random, one from each
- * of as many equal slices of its resident pages — and unmaps them
- * (MADV_DONTNEED: shared memory keeps them in the page cache). The ranges are
- * registered in minor mode: the next access to a sampled page, read or write,
- * from user space or by the kernel on the process's behalf (read(2) into it),
- * faults to the sampler, which maps the page back (UFFDIO_CONTINUE) at once
- * and counts it against its granule. A granule's heat is the share of its
- * sampled pages touched again within the round. It cannot see accesses that
- * hit a page's mapping before it was sampled, nor the second access of a
- * round, nor DMA by devices; it costs one fault per sampled page touched,
- * paid by the thread that touches it.
+ * Once per interval a sampler thread opens a window (heat_window_t: the last
+ * heat_window_us of the interval, or up to a heat_collect): it picks a share
+ * of every watched granule's resident pages — at random, one from each of as
+ * many equal slices of its resident pages — and unmaps them (MADV_DONTNEED:
+ * shared memory keeps them in the page cache). The ranges are registered in
+ * minor mode: the next access to a sampled page, read or write, from user
+ * space or by the kernel on the process's behalf (read(2) into it), faults
+ * to the sampler, which maps the page back (UFFDIO_CONTINUE) at once and
+ * counts it against its granule while the window is open. A granule's heat
+ * is the share of its sampled pages touched again within the window. It
+ * cannot see accesses that hit a page's mapping before it was sampled, nor
+ * the second access of a window, nor DMA by devices; it costs one fault per
+ * sampled page touched (within the window or after), paid by the thread that
+ * touches it.
  *
  * The sampler serves faults without the lock (a thread holding it could be
  * the one faulting) and counts them when it gets the lock. Sampled pages never
@@ -39,9 +41,9 @@
 
 typedef struct {
     uint64_t *unmapped;      /* bit per page: unmapped by the sampler, not mapped back since */
-    uint64_t *in_round;      /* bit per page: sampled this round, not touched since */
-    uint32_t *sampled;       /* per granule, this round */
-    uint32_t *touched;       /* per granule, this round */
+    uint64_t *in_window;      /* bit per page: sampled this window, not touched since */
+    uint32_t *sampled;       /* per granule, this window */
+    uint32_t *touched;       /* per granule, this window */
     unsigned char *resident; /* mincore's answer, a byte per page */
     bool said_locked;        /* MADV_DONTNEED refused (locked memory): logged once */
 } frange_t;
@@ -53,8 +55,9 @@ typedef struct {
     _Atomic bool stop;
     _Atomic bool broken; /* the sampler stopped on an error: broken_why */
     char broken_why[256];
-    pthread_cond_t ended;    /* a round ended (heat_collect waits for it) */
-    uint64_t rounds_ended, round_wanted; /* under h->lock */
+    pthread_cond_t ended;    /* a collect was served (heat_collect waits for it) */
+    uint64_t collects_served, collect_wanted; /* under h->lock */
+    heat_window_t w;         /* (the sampler's, under h->lock) */
     size_t page, pages_per_granule;
     uint64_t rng;
     /* the sampler thread's own */
@@ -105,16 +108,16 @@ static void count_pending(heat_t *h, faults_t *f)
         frange_t *fr = r->src;
         size_t p = (f->pending[i] - r->base) / f->page;
         clear_bit(fr->unmapped, p);
-        if (bit(fr->in_round, p)) {
-            clear_bit(fr->in_round, p);
+        if (bit(fr->in_window, p)) {
+            clear_bit(fr->in_window, p);
             fr->touched[p / f->pages_per_granule]++;
         }
     }
     f->npending = 0;
 }
 
-/* Under h->lock: the round's counts join the granules' since the last collect. */
-static void end_round(heat_t *h, faults_t *f)
+/* Under h->lock: the window's counts join the granules' since the last collect. */
+static void close_window(heat_t *h, faults_t *f)
 {
     for (size_t i = 0; i < h->nranges; i++) {
         heat_range_t *r = h->ranges[i];
@@ -124,13 +127,11 @@ static void end_round(heat_t *h, faults_t *f)
             r->counts[g].hits += fr->touched[g];
             fr->sampled[g] = fr->touched[g] = 0;
         }
-        memset(fr->in_round, 0, (r->size / f->page + 63) / 64 * sizeof(uint64_t));
+        memset(fr->in_window, 0, (r->size / f->page + 63) / 64 * sizeof(uint64_t));
     }
-    f->rounds_ended++;
-    pthread_cond_broadcast(&f->ended);
 }
 
-/* Sample page p of r for this round: unmap it unless it is already. */
+/* Sample page p of r for this window: unmap it unless it is already. */
 static void sample_page(heat_range_t *r, faults_t *f, size_t p)
 {
     frange_t *fr = r->src;
@@ -144,12 +145,12 @@ static void sample_page(heat_range_t *r, faults_t *f, size_t p)
         }
         set_bit(fr->unmapped, p);
     }
-    set_bit(fr->in_round, p);
+    set_bit(fr->in_window, p);
     fr->sampled[p / f->pages_per_granule]++;
 }
 
-/* Under h->lock: pick and unmap this round's sample of every granule. */
-static void start_round(heat_t *h, faults_t *f)
+/* Under h->lock: pick and unmap this window's sample of every granule. */
+static void open_window(heat_t *h, faults_t *f)
 {
     for (size_t i = 0; i < h->nranges; i++) {
         heat_range_t *r = h->ranges[i];
@@ -197,13 +198,40 @@ static void give_up(heat_t *h, faults_t *f, const char *what)
     pthread_mutex_unlock(&h->lock);
 }
 
+/* Under h->lock: a collect that asks ends the window open now; then the
+ * window opens or closes when its time has come (both at once when the next
+ * spans the whole interval). *until: when the next is due. */
+static void keep_time(heat_t *h, faults_t *f, uint64_t *until)
+{
+    uint64_t now = clock_mono_ns();
+    if (f->collect_wanted > f->collects_served) {
+        bool closes = heat__window_collect_closes(h, &f->w, now);
+        if (closes)
+            close_window(h, f);
+        if (closes || !f->w.open)
+            heat__window_closed(h, &f->w, now, true);
+        f->collects_served = f->collect_wanted;
+        pthread_cond_broadcast(&f->ended);
+    }
+    for (heat_window_due_t due; (due = heat__window_due(h, &f->w, now, until)) != HEAT_WINDOW_WAIT;) {
+        if (due == HEAT_WINDOW_OPEN) {
+            open_window(h, f);
+            now = clock_mono_ns(); /* (open once its pages are unmapped: under TCG that takes longer than a window) */
+            heat__window_opened(&f->w, now);
+        } else {
+            close_window(h, f);
+            heat__window_closed(h, &f->w, now, false);
+        }
+    }
+}
+
 static void *sampler(void *arg)
 {
     heat_t *h = arg;
     faults_t *f = h->src;
-    uint64_t interval_ns = (uint64_t)h->cfg.interval_ms * 1000000, next = clock_mono_ns() + interval_ns;
     struct pollfd p[2] = {{f->uffd, POLLIN, 0}, {f->wake, POLLIN, 0}};
-    bool again = false; /* the lock was taken: faults to count, or a round to end */
+    bool again = false; /* the lock was taken: faults to count, or a window to open or close */
+    uint64_t next = clock_mono_ns();
     while (!f->stop) {
         uint64_t now = clock_mono_ns();
         int timeout = again ? 1 : next > now ? (int)((next - now + 999999) / 1000000) : 0;
@@ -227,13 +255,9 @@ static void *sampler(void *arg)
         }
         if ((again = pthread_mutex_trylock(&h->lock) != 0))
             continue;
-        (void)serve(f, false); /* the faults of this round that came meanwhile */
+        (void)serve(f, false); /* the faults of this window that came meanwhile */
         count_pending(h, f);
-        if (clock_mono_ns() >= next || f->round_wanted > f->rounds_ended) {
-            end_round(h, f);
-            start_round(h, f);
-            next = clock_mono_ns() + interval_ns;
-        }
+        keep_time(h, f, &next);
         pthread_mutex_unlock(&h->lock);
     }
     return NULL;
@@ -282,6 +306,7 @@ static int faults_open(heat_t *h, char *why, size_t len)
         return rc;
     }
     pthread_cond_init(&f->ended, NULL);
+    heat__window_init(h, &f->w);
     h->src = f;
     int e = thread_start_quiet(&f->thread, sampler, h);
     if (e != 0) {
@@ -299,7 +324,7 @@ static void free_range_state(frange_t *fr)
     if (!fr)
         return;
     free(fr->unmapped);
-    free(fr->in_round);
+    free(fr->in_window);
     free(fr->sampled);
     free(fr->touched);
     free(fr->resident);
@@ -334,12 +359,12 @@ static int faults_watch(heat_t *h, heat_range_t *r)
     frange_t *fr = calloc(1, sizeof *fr);
     if (fr) {
         fr->unmapped = calloc(words, sizeof(uint64_t));
-        fr->in_round = calloc(words, sizeof(uint64_t));
+        fr->in_window = calloc(words, sizeof(uint64_t));
         fr->sampled = calloc(r->ngranules, sizeof(uint32_t));
         fr->touched = calloc(r->ngranules, sizeof(uint32_t));
         fr->resident = malloc(npages);
     }
-    if (!fr || !fr->unmapped || !fr->in_round || !fr->sampled || !fr->touched || !fr->resident) {
+    if (!fr || !fr->unmapped || !fr->in_window || !fr->sampled || !fr->touched || !fr->resident) {
         free_range_state(fr);
         return loci__fail(LOCI_ENOMEM, "%s: out of memory watching %zu bytes", WHO, r->size);
     }
@@ -361,19 +386,19 @@ static void faults_unwatch(heat_t *h, heat_range_t *r)
     r->src = NULL;
 }
 
-/* End the round now (the sampler does it and starts the next one). */
+/* End the window open now (the sampler does it, and schedules the next). */
 static int faults_refresh(heat_t *h)
 {
     faults_t *f = h->src;
-    uint64_t want = f->rounds_ended + 1, one = 1;
-    f->round_wanted = want;
+    uint64_t want = f->collects_served + 1, one = 1;
+    f->collect_wanted = want;
     (void)!write(f->wake, &one, sizeof one);
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 2 + h->cfg.interval_ms / 1000;
-    while (f->rounds_ended < want && !f->broken)
+    while (f->collects_served < want && !f->broken)
         if (pthread_cond_timedwait(&f->ended, &h->lock, &until) == ETIMEDOUT)
-            return loci__fail(LOCI_EIO, "%s: its sampler thread did not end the round within %ld s", WHO,
+            return loci__fail(LOCI_EIO, "%s: its sampler thread did not end the window within %ld s", WHO,
                               (long)(2 + h->cfg.interval_ms / 1000));
     if (f->broken)
         return loci__fail(LOCI_EIO, "%s", f->broken_why);
@@ -389,6 +414,7 @@ static double faults_cpu(const heat_t *h)
 const heat_ops_t heat_faults_ops = {
     .id = HEAT_SOURCE_FAULTS,
     .needs_shared_memory = true,
+    .min_window_us = 250, /* a fault's round trip to the sampler: tens of microseconds */
     .probe = faults_probe,
     .open = faults_open,
     .close = faults_close,

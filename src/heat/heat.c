@@ -1,9 +1,11 @@
 /*
  * The access-measurement object (heat.h): which source it uses and why the
  * others were skipped, the watched ranges (sorted, with their per-granule
- * counts), and collecting the counts into heat samples. The sources do the
- * measuring (perf.c, damon.c, faults.c): this file, the top of src/heat,
- * names their ops tables and none of them calls it (heat_internal.h).
+ * counts), collecting the counts into heat samples, and the window the
+ * sources observe in, adapted to what they saw. The sources do the
+ * measuring (perf.c, damon.c, faults.c, dirty.c): this file, the top of
+ * src/heat, names their ops tables and none of them calls it
+ * (heat_internal.h).
  */
 #include "heat/heat_internal.h"
 #include "grow.h"
@@ -14,8 +16,15 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The order sources are tried in: the one that sees most for least first. */
-static const heat_ops_t *const sources[] = {&heat_perf_ops, &heat_damon_ops, &heat_faults_ops};
+/* The order sources are tried in: the one that sees most for least first.
+ * perf sees the program's loads themselves at a few thousand samples a
+ * second, for the PMU's interrupts; damon sees reads and writes of every
+ * region, paid by a kernel thread, with no fault in the program; faults sees
+ * reads and writes of sampled pages, but costs the program a fault per
+ * sampled page it touches and needs the arenas in shared memory; dirty needs
+ * nothing at all, but sees writes only (a hot array the program only reads
+ * reads cold) and costs a fault per page written in a window. */
+static const heat_ops_t *const sources[] = {&heat_perf_ops, &heat_damon_ops, &heat_faults_ops, &heat_dirty_ops};
 #define NSOURCES (sizeof sources / sizeof sources[0])
 
 const char *heat_source_name(heat_source_t s)
@@ -24,6 +33,7 @@ const char *heat_source_name(heat_source_t s)
     case HEAT_SOURCE_PERF: return "perf";
     case HEAT_SOURCE_DAMON: return "damon";
     case HEAT_SOURCE_FAULTS: return "faults";
+    case HEAT_SOURCE_DIRTY: return "dirty";
     default: return "none";
     }
 }
@@ -34,12 +44,12 @@ int heat_source_parse(const char *name, heat_source_t *out)
         *out = HEAT_SOURCE_NONE;
         return 0;
     }
-    for (heat_source_t s = HEAT_SOURCE_PERF; name && s <= HEAT_SOURCE_FAULTS; s++)
+    for (heat_source_t s = HEAT_SOURCE_PERF; name && s <= HEAT_SOURCE_DIRTY; s++)
         if (strcasecmp(name, heat_source_name(s)) == 0) {
             *out = s;
             return 0;
         }
-    return loci__fail(LOCI_EINVAL, "access source \"%s\" is unknown: use auto, perf, damon or faults",
+    return loci__fail(LOCI_EINVAL, "access source \"%s\" is unknown: use " HEAT_SOURCE_NAMES,
                       name ? name : "(null)");
 }
 
@@ -58,8 +68,10 @@ static int checked_config(const heat_config_t *in, heat_config_t *out)
     if (!(out->sample_share > 0 && out->sample_share <= 1))
         return loci__fail(LOCI_EINVAL, "access measurement: a sample share of %g is outside (0, 1]: use e.g. 0.02 "
                                        "for 2 %% of each range's pages per interval", out->sample_share);
-    if (out->only != HEAT_SOURCE_NONE && out->only != HEAT_SOURCE_PERF && out->only != HEAT_SOURCE_DAMON &&
-        out->only != HEAT_SOURCE_FAULTS)
+    if (out->window_ms > out->interval_ms)
+        return loci__fail(LOCI_EINVAL, "access measurement: a window of %u ms is longer than the interval (%u ms)",
+                          out->window_ms, out->interval_ms);
+    if ((unsigned)out->only > HEAT_SOURCE_DIRTY)
         return loci__fail(LOCI_EINVAL, "access measurement: source %d is unknown", (int)out->only);
     return 0;
 }
@@ -90,6 +102,17 @@ heat_source_t heat_probe(const heat_config_t *cfg, char *why, size_t len)
         add_reason(why, len, sources[i]->id, reason);
     }
     return HEAT_SOURCE_NONE;
+}
+
+/* The window a measurement starts with: the one configured, else a tenth of
+ * the interval (measured under TCG: a paced program's hot pages are seen in
+ * most such windows, its cold ones in few), never under the source's shortest. */
+static void first_window(heat_t *h)
+{
+    uint64_t interval = (uint64_t)h->cfg.interval_ms * 1000;
+    uint64_t w = h->cfg.window_ms ? (uint64_t)h->cfg.window_ms * 1000 : interval / 10;
+    w = w > h->ops->min_window_us ? w : h->ops->min_window_us;
+    atomic_store(&h->window_us, w < interval ? w : interval);
 }
 
 /* A measurement of this process with its checked configuration, no source yet. */
@@ -124,7 +147,8 @@ int heat_open(const heat_config_t *cfg, heat_t **out)
         char reason[512] = "";
         rc = s->probe(&h->cfg, reason, sizeof reason);
         if (rc == 0) {
-            h->ops = s; /* (open may look at it) */
+            h->ops = s; /* (open may look at it, and at the window) */
+            first_window(h);
             rc = s->open(h, reason, sizeof reason);
             if (rc != 0)
                 h->ops = NULL;
@@ -153,10 +177,13 @@ int heat__open_unstarted(const heat_ops_t *ops, const heat_config_t *cfg, heat_t
     if (rc != 0)
         return rc;
     (*out)->ops = ops;
+    first_window(*out);
     return 0;
 }
 
 heat_source_t heat_source(const heat_t *h) { return h ? h->ops->id : HEAT_SOURCE_NONE; }
+const char *heat_how(const heat_t *h) { return h && h->ops->how && h->src ? h->ops->how(h) : ""; }
+uint64_t heat_window_us(const heat_t *h) { return heat__window_us(h); }
 const char *heat_skipped(const heat_t *h) { return h ? h->skipped : ""; }
 bool heat_needs_shared_memory(const heat_t *h) { return h && h->ops->needs_shared_memory; }
 bool heat_needs_base_pages(const heat_t *h) { return h && h->ops->needs_base_pages; }
@@ -259,6 +286,63 @@ void heat_unwatch(heat_t *h, void *base, size_t size)
     pthread_mutex_unlock(&h->lock);
 }
 
+/* The window is too long while the median observation finds its granule
+ * touched more often than BUSY (a program that never sleeps touches even its
+ * colder pages in nearly every window, and nothing tells them apart); too
+ * short while the hot end reads low — nine observations in ten find their
+ * granule touched less often than FAINT, as when a sampled source whose
+ * faults take milliseconds under emulation sees few of its sampled pages
+ * touched in a short window, however hot, leaving hot and cold closer than
+ * the policy's hysteresis — and the median is QUIET enough to double safely.
+ * Halving a window whose median reads over 0.4 (a touch rate of 0.51 a
+ * window) leaves over 0.23, which does not double; doubling one whose median
+ * reads 0.2 leaves 0.36, which does not halve: neither rule undoes the other. */
+#define BUSY 0.4
+#define QUIET 0.2
+#define FAINT 0.5
+#define BINS 20
+
+/* The heat under which `share` of the observations lie, from a histogram of
+ * BINS bins (the upper edge of the bin it falls in). */
+static double percentile(const double *by_heat, double obs, double share)
+{
+    double below = 0, at = 0;
+    for (int b = 0; b < BINS && below < share * obs; b++) {
+        below += by_heat[b];
+        at = (double)(b + 1) / BINS;
+    }
+    return at;
+}
+
+/* The next window from this collect's samples, between the source's shortest
+ * and the interval. Only on a full picture: with some granules not observed
+ * yet (DAMON's first reports cover what it was given first), the median
+ * would be the others'. */
+static void adapt_window(heat_t *h, const heat_sample_t *v, size_t n)
+{
+    double by_heat[BINS] = {0}, obs = 0;
+    size_t observed = 0;
+    for (size_t i = 0; i < n; i++) {
+        int bin = (int)(v[i].heat * BINS);
+        by_heat[bin < BINS ? bin : BINS - 1] += (double)v[i].observations;
+        obs += (double)v[i].observations;
+        observed += v[i].observations > 0;
+    }
+    if (obs == 0 || 10 * observed < 9 * n)
+        return;
+    double median = percentile(by_heat, obs, 0.5), p90 = percentile(by_heat, obs, 0.9);
+    uint64_t w = atomic_load(&h->window_us), interval = (uint64_t)h->cfg.interval_ms * 1000, next = w;
+    if (median > BUSY)
+        next = w / 2 > h->ops->min_window_us ? w / 2 : h->ops->min_window_us;
+    else if (p90 < FAINT && median <= QUIET)
+        next = 2 * w < interval ? 2 * w : interval;
+    if (next != w)
+        loci__log(LOCI_LOG_DEBUG, "access measurement (%s): window %.1f ms -> %.1f ms (heat of %.0f observations: "
+                  "median %.2f, 90th percentile %.2f)", heat_source_name(h->ops->id), (double)w / 1e3,
+                  (double)next / 1e3, obs, median, p90);
+    atomic_store(&h->window_us, next);
+}
+
 int heat_collect(heat_t *h, heat_sample_t **out, size_t *n)
 {
     *out = NULL;
@@ -285,6 +369,8 @@ int heat_collect(heat_t *h, heat_sample_t **out, size_t *n)
             *c = (heat_count_t){0};
         }
     }
+    if (v && !h->cfg.window_ms)
+        adapt_window(h, v, total);
     pthread_mutex_unlock(&h->lock);
     *out = v;
     *n = v ? total : 0;

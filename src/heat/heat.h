@@ -13,17 +13,31 @@
  *          Arm SPE): sample addresses binned into the watched ranges
  *   damon  DAMON virtual-address monitoring of this process through sysfs
  *          (/sys/kernel/mm/damon/admin, root or a delegated kdamond)
- *   faults the portable source: sampled minor faults through userfaultfd on
- *          shared-memory-backed ranges (a sampled page's PTE is zapped; the
- *          next access, read or write, faults to the sampler, which counts it
- *          and maps the page back) — needs the watched memory to be shmem
- *          (heat_needs_shared_memory) and nothing else
+ *   faults sampled minor faults through userfaultfd on shared-memory-backed
+ *          ranges (a sampled page's PTE is zapped; the next access, read or
+ *          write, faults to the sampler, which counts it and maps the page
+ *          back) — needs the watched memory to be shmem
+ *          (heat_needs_shared_memory) and a userfaultfd that handles the
+ *          kernel's faults too (root, CAP_SYS_PTRACE or the sysctl)
+ *   dirty  the source that needs no privilege at all: the pages the
+ *          process wrote, from the kernel's per-process interfaces
+ *          (asynchronous userfaultfd write-protection read back with
+ *          PAGEMAP_SCAN, Linux 6.7+; else soft-dirty bits through
+ *          /proc/self/clear_refs and /proc/self/pagemap) — sees writes only
  *
  * All sources report in one form (heat_sample_t): for each watched range,
  * cut into granules of at most HEAT_GRANULE bytes, the share of the
  * interval's observations that found it accessed, in [0, 1], and how many
- * observations that share rests on. Thread-safe: one collector thread calls
- * heat_collect while others add and remove ranges.
+ * observations that share rests on. An observation watches a page for one
+ * *window* (heat_window_us), shorter than the interval: a page touched at a
+ * rate r is found accessed with probability 1 - exp(-r * window), so the
+ * heat says how often, not only whether, as long as the window is short
+ * enough that the colder granules are not touched in every one. The window
+ * adapts (heat.c): halved while the median observation finds its granule
+ * touched (a program that never sleeps), doubled while the hot end reads low
+ * and the median quiet, between the source's shortest and the interval.
+ * Thread-safe: one collector thread calls heat_collect while others add and
+ * remove ranges.
  *
  * Moving a watched range's pages (mbind): unwatch it first and watch it
  * again after. The faults source keeps sampled pages unmapped until they are
@@ -51,7 +65,16 @@
 /** Granule: the largest piece a watched range is reported in. */
 #define HEAT_GRANULE (2u << 20)
 
-typedef enum { HEAT_SOURCE_NONE = 0, HEAT_SOURCE_PERF, HEAT_SOURCE_DAMON, HEAT_SOURCE_FAULTS } heat_source_t;
+typedef enum {
+    HEAT_SOURCE_NONE = 0,
+    HEAT_SOURCE_PERF,
+    HEAT_SOURCE_DAMON,
+    HEAT_SOURCE_FAULTS,
+    HEAT_SOURCE_DIRTY
+} heat_source_t;
+
+/** The names heat_source_parse takes, for messages. */
+#define HEAT_SOURCE_NAMES "auto, perf, damon, faults or dirty"
 
 typedef struct heat heat_t;
 
@@ -61,6 +84,7 @@ typedef struct {
     unsigned interval_ms;       /* one collection per interval (the policy's period), 1..60000 */
     double sample_share;        /* faults: share of each range's pages sampled per interval, (0, 1] */
     heat_source_t only;         /* HEAT_SOURCE_NONE: try all in order; else just this one */
+    unsigned window_ms;         /* 0: adaptive, starting at a tenth of the interval; else fixed, <= interval */
 } heat_config_t;
 
 #define HEAT_DEFAULT_INTERVAL_MS 100u
@@ -91,9 +115,9 @@ const char *heat_skipped(const heat_t *h);
  *  skipped source's reason, "; "-separated (all of them when none works). */
 heat_source_t heat_probe(const heat_config_t *cfg, char *why, size_t len);
 
-/** "perf", "damon", "faults" -> that source, "auto" -> HEAT_SOURCE_NONE
- *  (LOCI_CONFIG's `[tiering] source`): 0, or LOCI_EINVAL naming the names
- *  that are valid. */
+/** "perf", "damon", "faults", "dirty" -> that source, "auto" ->
+ *  HEAT_SOURCE_NONE (LOCI_CONFIG's `[tiering] source`): 0, or LOCI_EINVAL
+ *  naming the names that are valid. */
 int heat_source_parse(const char *name, heat_source_t *out);
 /** The source only sees memory the caller maps as shared memory (faults). */
 bool heat_needs_shared_memory(const heat_t *h);
@@ -118,5 +142,12 @@ int heat_collect(heat_t *h, heat_sample_t **out, size_t *n);
 
 /** CPU seconds the source's own threads spent (for the 3 %-of-a-core goal). */
 double heat_cpu_seconds(const heat_t *h);
+
+/** The window an observation watches a page for now, in microseconds. */
+uint64_t heat_window_us(const heat_t *h);
+
+/** How the source sees, in a few words ("asynchronous write-protection,
+ *  PAGEMAP_SCAN"; "" where there is one way only). */
+const char *heat_how(const heat_t *h);
 
 #endif

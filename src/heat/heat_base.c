@@ -1,10 +1,12 @@
 /*
  * What the sources and heat.c share, below them all (as mm/damon/ops-common.c
  * is below DAMON's operations sets): finding the watched range that holds an
- * address, a refusal's reason, a thread's CPU time, a kernel file's line.
- * It calls no other file of src/heat, so no source calls up into heat.c.
+ * address, a refusal's reason, a thread's CPU time, a kernel file's line,
+ * the schedule of a source's windows. It calls no other file of src/heat,
+ * so no source calls up into heat.c.
  */
 #include "heat/heat_internal.h"
+#include "clock.h"
 #include "text_file.h"
 
 #include <stdarg.h>
@@ -55,4 +57,50 @@ heat_range_t *heat__range_of(const heat_t *h, uintptr_t addr)
         return NULL;
     heat_range_t *r = h->ranges[i - 1];
     return addr - r->base < r->size ? r : NULL;
+}
+
+/* --- the windows' schedule ------------------------------------------------ */
+
+static uint64_t interval_ns(const heat_t *h) { return (uint64_t)h->cfg.interval_ms * 1000000; }
+
+uint64_t heat__window_us(const heat_t *h)
+{
+    uint64_t w = atomic_load(&h->window_us), interval = (uint64_t)h->cfg.interval_ms * 1000;
+    return w < interval ? w : interval;
+}
+
+static uint64_t window_ns(const heat_t *h) { return heat__window_us(h) * 1000; }
+
+void heat__window_init(const heat_t *h, heat_window_t *w)
+{
+    *w = (heat_window_t){.next_ns = clock_mono_ns() + interval_ns(h) - window_ns(h)};
+}
+
+heat_window_due_t heat__window_due(const heat_t *h, const heat_window_t *w, uint64_t now, uint64_t *until)
+{
+    uint64_t at = w->open ? w->opened_ns + window_ns(h) : w->next_ns;
+    if (now >= at)
+        return w->open ? HEAT_WINDOW_CLOSE : HEAT_WINDOW_OPEN;
+    *until = at;
+    return HEAT_WINDOW_WAIT;
+}
+
+void heat__window_opened(heat_window_t *w, uint64_t now)
+{
+    w->open = true;
+    w->opened_ns = now;
+}
+
+bool heat__window_collect_closes(const heat_t *h, const heat_window_t *w, uint64_t now)
+{
+    return w->open && (2 * (now - w->opened_ns) >= window_ns(h) || window_ns(h) >= interval_ns(h));
+}
+
+void heat__window_closed(const heat_t *h, heat_window_t *w, uint64_t now, bool collected)
+{
+    w->open = false;
+    /* the next one ends when the next collect is due: an interval after this
+     * collect, or (no collect came) an interval after this one ended */
+    uint64_t end = collected ? now + interval_ns(h) : w->opened_ns + window_ns(h) + interval_ns(h);
+    w->next_ns = end - window_ns(h);
 }

@@ -4,9 +4,10 @@
  * source fills.
  *
  * The files call each other one way, each only files listed before it:
- * heat_base (what the others share); the sources perf, damon and faults,
- * each an ops table that calls none of the others; heat (the watched ranges,
- * the source chosen by trying the sources' tables in trust order). As in
+ * heat_base (what the others share: ranges, refusals, the window's
+ * schedule); the sources perf, damon, faults and dirty, each an ops table
+ * that calls none of the others; heat (the watched ranges, the source chosen
+ * by trying the sources' tables in trust order, the window adapted). As in
  * mm/damon, what the sources share lies below them, and none calls heat.c.
  */
 #ifndef LOCI_HEAT_INTERNAL_H
@@ -16,6 +17,7 @@
 
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/types.h>
 
 /** What a granule's heat rests on since the last collect: `hits` of `obs`
@@ -43,6 +45,7 @@ struct heat {
     heat_range_t **ranges; /* sorted by base, none overlapping */
     size_t nranges, cap;
     _Atomic uint64_t collect_cpu_ns; /* CPU the collecting threads spent in the source (refresh) */
+    _Atomic uint64_t window_us;      /* an observation's window now (heat.c adapts it, the sources read it) */
     char skipped[1024];
 };
 
@@ -52,6 +55,9 @@ typedef struct heat_ops {
     heat_source_t id;
     bool needs_shared_memory;
     bool needs_base_pages; /* sees a transparent huge page as one page (heat_needs_base_pages) */
+    uint64_t min_window_us;   /* the shortest window it observes in */
+    /** How it sees (heat_how); NULL: one way only. */
+    const char *(*how)(const heat_t *h);
     /** Could it work here? 0, or LOCI_E* with the reason in why: cheap, and
      *  leaves nothing behind. */
     int (*probe)(const heat_config_t *cfg, char *why, size_t len);
@@ -105,6 +111,40 @@ const char *heat__read_line(const char *path, char *buf, size_t len);
 /** Write the reason of a refusal into why[len] (printf-style) and return code. */
 int heat__refuse(char *why, size_t len, int code, const char *fmt, ...) LOCI_PRINTF(4, 5);
 
+/** The window an observation watches a page for now (heat.c adapts it), in
+ *  microseconds, at most the interval. */
+uint64_t heat__window_us(const heat_t *h);
+
+/** The windows of a source that watches in windows of its own timing
+ *  (faults, dirty): one per interval, its last heat_window_us, so that it
+ *  ends when the collector comes; a collect that comes earlier ends it then
+ *  (refresh) — unless it opened less than half a window ago (its thread
+ *  woke late on a busy machine: so short a window would read everything
+ *  cold), then it runs its length and the next collect gets it — and the
+ *  next starts a window before the next collect is due. */
+typedef struct {
+    bool open;
+    uint64_t opened_ns; /* when the one open now started */
+    uint64_t next_ns;   /* when the next starts */
+} heat_window_t;
+
+/** A window schedule whose first window ends an interval from now. */
+void heat__window_init(const heat_t *h, heat_window_t *w);
+
+/** What the source's thread does now: HEAT_WINDOW_OPEN or HEAT_WINDOW_CLOSE
+ *  one, or HEAT_WINDOW_WAIT until *until (CLOCK_MONOTONIC ns). */
+typedef enum { HEAT_WINDOW_WAIT, HEAT_WINDOW_OPEN, HEAT_WINDOW_CLOSE } heat_window_due_t;
+heat_window_due_t heat__window_due(const heat_t *h, const heat_window_t *w, uint64_t now, uint64_t *until);
+
+/** Whether a collect at `now` closes the open window (see above). */
+bool heat__window_collect_closes(const heat_t *h, const heat_window_t *w, uint64_t now);
+
+/** The source opened / closed the window at `now`; `collected`: by a
+ *  collect, closing the window or finding none open (the next then ends an
+ *  interval from now). */
+void heat__window_opened(heat_window_t *w, uint64_t now);
+void heat__window_closed(const heat_t *h, heat_window_t *w, uint64_t now, bool collected);
+
 /* --- the perf source's parts that need no PMU (perf.c) ------------------- */
 
 /** The events the perf source samples with: one per PMU (a hybrid Intel
@@ -138,9 +178,9 @@ void heat__perf_bin(heat_t *h, uintptr_t addr);
 /** Close the interval: each granule's sampled pages become its counts. */
 void heat__perf_end_interval(heat_t *h);
 
-/* --- the sources (perf.c, damon.c, faults.c) and their user (heat.c) ----- */
+/* --- the sources (perf.c, damon.c, faults.c, dirty.c) and their user (heat.c) */
 
-extern const heat_ops_t heat_perf_ops, heat_damon_ops, heat_faults_ops;
+extern const heat_ops_t heat_perf_ops, heat_damon_ops, heat_faults_ops, heat_dirty_ops;
 
 /** heat.c: a measurement by `ops` whose source is not opened (src NULL: no
  *  event, thread or kdamond), for tests that feed its bookkeeping by hand. */

@@ -34,6 +34,11 @@ struct uffdio_move {
 #define UFFDIO_MOVE _IOWR(UFFDIO, 0x05, struct uffdio_move)
 #endif
 
+/* UFFD_FEATURE_WP_ASYNC (Linux 6.7), for headers older than the kernel. */
+#ifndef UFFD_FEATURE_WP_ASYNC
+#define UFFD_FEATURE_WP_ASYNC (1 << 15)
+#endif
+
 /* UFFDIO_CONTINUE_MODE_WP (Linux 6.4): no feature bit says it, a try does. */
 #ifndef UFFDIO_CONTINUE_MODE_WP
 #define UFFDIO_CONTINUE_MODE_WP ((__u64)1 << 1)
@@ -265,12 +270,20 @@ size_t uffd_move(int fd, void *dst, void *src, size_t len)
     return fill(fd, true, dst, src, len, UFFDIO_MOVE_MODE_DONTWAKE);
 }
 
-static int writeprotect(int fd, void *addr, size_t len, uint64_t mode)
+/* UFFDIO_WRITEPROTECT, again while the kernel asks: 0, or -1 with errno set. */
+static int set_protection(int fd, void *addr, size_t len, uint64_t mode)
 {
     struct uffdio_writeprotect w = {.range = {(uintptr_t)addr, len}, .mode = mode};
     while (ioctl(fd, UFFDIO_WRITEPROTECT, &w) != 0)
         if (errno != EAGAIN)
-            return loci__fail(LOCI_EIO, "mode=paged: UFFDIO_WRITEPROTECT at %p: %s", addr, strerror(errno));
+            return -1;
+    return 0;
+}
+
+static int writeprotect(int fd, void *addr, size_t len, uint64_t mode)
+{
+    if (set_protection(fd, addr, len, mode) != 0)
+        return loci__fail(LOCI_EIO, "mode=paged: UFFDIO_WRITEPROTECT at %p: %s", addr, strerror(errno));
     return 0;
 }
 
@@ -395,4 +408,41 @@ int uffd_map_cached(int fd, void *addr, size_t len, bool wp)
         return 0;
     return loci__fail(errno == ENOMEM ? LOCI_ENOMEM : LOCI_EIO, "mode=paged: UFFDIO_CONTINUE in [%p, +%zu): %s", addr,
                       len, strerror(errno));
+}
+
+/* --- asynchronous write-protection (the heat layer's dirty source) ------- */
+
+int uffd_open_async_wp(void)
+{
+    int fd = (int)syscall(SYS_userfaultfd, UFFD_FLAGS | UFFD_USER_MODE_ONLY);
+    if (fd < 0)
+        return -1;
+    uint64_t need = UFFD_FEATURE_PAGEFAULT_FLAG_WP | UFFD_FEATURE_WP_ASYNC;
+    /* (shared memory too, where the kernel can: access=node arenas) */
+    uint64_t want = need | (kernel_features(true) & UFFD_FEATURE_WP_HUGETLBFS_SHMEM);
+    struct uffdio_api api = {.api = UFFD_API, .features = want};
+    if (ioctl(fd, UFFDIO_API, &api) != 0 || (api.features & need) != need) {
+        close(fd);
+        errno = ENOTSUP;
+        return -1;
+    }
+    return fd;
+}
+
+int uffd_register_wp(int fd, void *addr, size_t len)
+{
+    struct uffdio_register r = {.range = {(uintptr_t)addr, len}, .mode = UFFDIO_REGISTER_MODE_WP};
+    if (ioctl(fd, UFFDIO_REGISTER, &r) != 0)
+        return -1;
+    if (!(r.ioctls & (1ull << _UFFDIO_WRITEPROTECT))) {
+        (void)uffd_unregister(fd, addr, len);
+        errno = ENOTSUP;
+        return -1;
+    }
+    return 0;
+}
+
+int uffd_set_protected(int fd, void *addr, size_t len, bool protect)
+{
+    return set_protection(fd, addr, len, protect ? UFFDIO_WRITEPROTECT_MODE_WP : 0);
 }

@@ -3,7 +3,8 @@
  * serves every paged region of the process. These calls wrap its ioctls and,
  * when the kernel refuses it, say what to change. The paged cache and copy-moves use it;
  * the access-measurement layer's faults source (src/heat) opens a descriptor of its own
- * for minor faults on shared memory.
+ * for minor faults on shared memory, and its dirty source (through write_track.c) one
+ * for asynchronous write-protection.
  */
 #ifndef LOCI_OS_UFFD_H
 #define LOCI_OS_UFFD_H
@@ -127,5 +128,25 @@ int uffd_register_shared(int fd, void *addr, size_t len, bool wp);
  *  write-protected when `wp`, waking nobody; pages already mapped are left
  *  alone. 0 or LOCI_E* with a message. */
 int uffd_map_cached(int fd, void *addr, size_t len, bool wp);
+
+/* --- asynchronous write-protection (os/write_track.c) ---------------------- */
+
+/** A userfaultfd for user-mode faults only (allowed to every process, even
+ *  with vm.unprivileged_userfaultfd=0) with UFFD_FEATURE_WP_ASYNC (Linux
+ *  6.7): a write to a page it protects unprotects the page in the kernel,
+ *  which sends no message and waits for no handler — a write the kernel
+ *  makes for the process included (the user-mode-only limit concerns faults
+ *  sent to a handler, and none is). -1 with errno set (ENOTSUP: the kernel
+ *  lacks the feature; EPERM: a seccomp filter, say). */
+int uffd_open_async_wp(void);
+
+/** Hand [addr, addr+len) to fd in write-protect mode only (no missing-page
+ *  faults; nothing is protected until uffd_set_protected). 0, or -1 with
+ *  errno set (EINVAL: memory that cannot be write-protected). */
+int uffd_register_wp(int fd, void *addr, size_t len);
+
+/** Write-protect the range's present pages, or lift the protection. 0, or
+ *  -1 with errno set. */
+int uffd_set_protected(int fd, void *addr, size_t len, bool protect);
 
 #endif

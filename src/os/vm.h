@@ -180,6 +180,14 @@ int vm_residency(const void *addr, size_t size, unsigned char *vec);
  *  False when it is there or mincore cannot tell. */
 bool vm_page_absent(const void *page);
 
+/** Flush this process's TLB on every CPU that runs it (a protection change
+ *  of a scratch mapping large enough that the kernel flushes everything):
+ *  the next access to each page walks the page table again, which sets the
+ *  page's accessed bit again where someone cleared it without a flush
+ *  (DAMON on x86). Best effort: nothing happens when the scratch mapping
+ *  cannot be made. */
+void vm_flush_tlb(void);
+
 /** The room of the nodes in place->nodemask (node_room.c): what an
  *  allocation bound there can still get without reclaiming into the
  *  kernel's reserve — free, clean file and reclaimable slab pages, less the

@@ -2,7 +2,7 @@
  * [tiering] of LOCI_CONFIG (docs/TIERING.md, "Budgets and configuration"):
  *
  *   [tiering]
- *   source = auto        auto | perf | damon | faults (heat_open: the first that works, or that one)
+ *   source = auto        auto | perf | damon | faults | dirty (heat_open: the first that works, or that one)
  *   interval = 200ms     one plan per interval, 10 ms to 60 s
  *   budget = 90%         share of each target's capacity auto arenas may fill (0-100 %), or a size;
  *                        [target X] tiering_budget overrides it for X
@@ -39,7 +39,7 @@ static int read_source(tiering_config_t *c)
     const char *where, *v = value_of("source", &where);
     if (!v || heat_source_parse(v, &c->source) == 0)
         return 0;
-    return bad(where, "source", v, "not a heat source", "auto, perf, damon or faults");
+    return bad(where, "source", v, "not a heat source", HEAT_SOURCE_NAMES);
 }
 
 int tiering_config_read(tiering_config_t *c)

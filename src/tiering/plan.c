@@ -26,7 +26,9 @@
  *  3. Moves: demotions first (coldest first: they make the room), then
  *     promotions (hottest first), each only while the interval's allowance
  *     of bytes (the rate limit) lasts and the destination has room as the
- *     moves before it leave it.
+ *     moves before it leave it. A demotion whose tier is still full after
+ *     the other demotions — a swap between two full tiers, which neither
+ *     order can make — goes further down, to the first tier with room.
  */
 #include "tiering/tiering.h"
 
@@ -108,6 +110,24 @@ static bool promotes(const plan_arena_t *a, int want)
     return want >= 0 && (a->at < 0 || want < a->at);
 }
 
+/* Step 3, one move: arena i to its candidate k (with `further`, the first
+ * below it with room), when it has room as the moves before it leave it. */
+static bool move(const plan_arena_t *a, int i, int k, bool further, const plan_target_t *t, uint64_t *occupied,
+                 int64_t *allowance, plan_move_t *moves, size_t *nmoves)
+{
+    while (further && k + 1 < a[i].ncandidates && occupied[a[i].cand[k]] + a[i].bytes > t[a[i].cand[k]].room)
+        k++;
+    int to = a[i].cand[k];
+    if (occupied[to] + a[i].bytes > t[to].room)
+        return false; /* the demotion that would have made room did not fit the allowance, or waits */
+    if (a[i].at >= 0)
+        occupied[a[i].cand[a[i].at]] -= a[i].bytes;
+    occupied[to] += a[i].bytes;
+    *allowance -= (int64_t)a[i].bytes;
+    moves[(*nmoves)++] = (plan_move_t){i, to, promotes(&a[i], k)};
+    return true;
+}
+
 size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t nt, const plan_params_t *p,
                  double *rent, plan_move_t *moves)
 {
@@ -149,20 +169,20 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
             order[promotes(&a[i], want[i]) ? n - 1 - nup++ : ndown++] = (ranked_t){a[i].heat, 0, (int)i};
     qsort(order, ndown, sizeof *order, coldest_first);
     qsort(order + n - nup, nup, sizeof *order, by_claim);
+    /* a demotion whose tier is still full after the others (a swap between
+     * two full tiers: the promotion out of it waits for the demotion's room,
+     * the demotion for the promotion's) goes on down to the first tier with
+     * room: both would otherwise wait for ever */
     int64_t allowance = p->allowance;
-    for (size_t r = 0; r < n && allowance > 0; r++) {
-        if (r >= ndown && r < n - nup)
-            continue;
-        int i = order[r].index;
-        int to = a[i].cand[want[i]];
-        if (occupied[to] + a[i].bytes > t[to].room)
-            continue; /* the demotion that would have made room did not fit the allowance */
-        if (a[i].at >= 0)
-            occupied[a[i].cand[a[i].at]] -= a[i].bytes;
-        occupied[to] += a[i].bytes;
-        allowance -= (int64_t)a[i].bytes;
-        moves[nmoves++] = (plan_move_t){i, to, promotes(&a[i], want[i])};
-    }
+    bool *made = held; /* (held's memory: its use is over) */
+    memset(made, 0, n * sizeof *made);
+    for (int further = 0; further < 2; further++)
+        for (size_t r = 0; r < ndown && allowance > 0; r++)
+            if (!made[r])
+                made[r] = move(a, order[r].index, want[order[r].index], further, t, occupied, &allowance, moves,
+                               &nmoves);
+    for (size_t r = n - nup; r < n && allowance > 0; r++)
+        move(a, order[r].index, want[order[r].index], false, t, occupied, &allowance, moves, &nmoves);
 out:
     free(held);
     free(want);

@@ -7,8 +7,11 @@
  * data and addresses kept, the budget never passed, the counters
  * (loci_tier_stats, loci_tier_totals, LOCI_STATS), an arena whose target is
  * full moving down instead of failing, fork, and bad input: [tiering]
- * values, allocators and shared arenas with tier=auto. Real pages and a real
- * heat source: tests/vm/vm_tiering.c.
+ * values, allocators and shared arenas with tier=auto. With this machine's
+ * heat source (and as nobody, the dirty source): the thread follows measured
+ * heat, and a hot arena's heat follows it across its moves — tiering's and
+ * the program's — so that it stays the hottest. Real pages and a real heat
+ * source: tests/vm/vm_tiering.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +25,8 @@
 #include "tiering/tiering.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +237,141 @@ static void the_thread_follows_measured_heat(void **state)
     loci_arena_destroy(hot);
 }
 
+typedef struct {
+    volatile uint64_t *p;
+    size_t words;
+    atomic_bool stop;
+} toucher_t;
+
+/* Stores into every page of the arena, flat out. */
+static void *touch_flat_out(void *arg)
+{
+    toucher_t *t = arg;
+    for (uint64_t pass = 1; !atomic_load_explicit(&t->stop, memory_order_relaxed); pass++)
+        for (size_t k = 0; k < t->words; k += 512)
+            t->p[k] = pass;
+    return NULL;
+}
+
+#define HEAT_CHECKS 20 /* intervals the hot arena's heat is compared with the others' after a move */
+
+/* After a move of arena `hot`: at each of HEAT_CHECKS intervals its heat is above every other
+ * arena's; NULL, or what went wrong (in `why`). `moved`: who moved it, for the message. */
+static const char *stays_hottest(loci_arena_t *const *ar, int n, int hot, const char *moved, char *why, size_t len)
+{
+    for (int c = 0; c < HEAT_CHECKS; c++) {
+        usleep(50000);
+        loci_tier_stats_t mine, other;
+        assert_int_equal(loci_tier_stats(ar[hot], &mine), 0);
+        for (int i = 0; i < n; i++) {
+            if (i == hot)
+                continue;
+            assert_int_equal(loci_tier_stats(ar[i], &other), 0);
+            if (!(mine.heat > other.heat)) {
+                snprintf(why, len, "%d intervals after %s moved it, the hot arena's heat is %.3f (on %s), arena "
+                         "%d's %.3f (on %s)", c + 1, moved, mine.heat, name_of(mine.target), i, other.heat,
+                         name_of(other.target));
+                return why;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Heat follows an arena across its own move (issue 36: DAMON had a hot arena's heat fall from
+ * 0.27 to 0.006 after its promotion, and a cold one promoted): with this machine's heat source,
+ * an arena written flat out, moved up by tiering and then by the program itself, stays the
+ * hottest at every interval after each move, and tiering takes it back up. NULL, "skip" where no
+ * source works here, or what went wrong. */
+static const char *hot_arena_across_moves(char *why, size_t len)
+{
+    use_topology("knl-flat.xml", "[tiering]\ninterval = 50ms\n[target hbm0]\nnuma_node = 1\ntiering_budget = 4MiB\n");
+    loci_arena_t *ar[3];
+    unsigned char *data[3];
+    for (int i = 0; i < 3; i++) { /* 0 fills hbm0's budget; 1 (the hot one) and 2 start on dram0 */
+        ar[i] = loci_arena_create("bandwidth=high,tier=auto", 0);
+        assert_non_null(ar[i]);
+        data[i] = loci_arena_alloc(ar[i], 4 * MiB);
+        assert_non_null(data[i]);
+        memset(data[i], 'x' + i, 4 * MiB);
+    }
+    loci_tier_totals_t tot;
+    assert_int_equal(loci_tier_totals(&tot), 0);
+    if (strcmp(tot.source, "none") == 0) {
+        for (int i = 0; i < 3; i++)
+            loci_arena_destroy(ar[i]);
+        return "skip";
+    }
+    toucher_t t = {.p = (volatile uint64_t *)data[1], .words = 4 * MiB / 8};
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, touch_flat_out, &t), 0);
+    const char *failed = NULL;
+    for (int i = 0; i < 200 && strcmp(name_of(loci_arena_target(ar[1])), "hbm0") != 0; i++)
+        usleep(50000);
+    if (strcmp(name_of(loci_arena_target(ar[1])), "hbm0") != 0)
+        failed = (snprintf(why, len, "the hot arena is still on %s after 10 s", name_of(loci_arena_target(ar[1]))),
+                  why);
+    if (!failed)
+        failed = stays_hottest(ar, 3, 1, "tiering", why, len);
+    if (!failed && loci_arena_move(ar[1], loci_target_by_name("dram0")) != 0)
+        failed = (snprintf(why, len, "the program's move: %s", loci_last_error()), why);
+    if (!failed)
+        failed = stays_hottest(ar, 3, 1, "the program", why, len);
+    if (!failed && strcmp(name_of(loci_arena_target(ar[1])), "hbm0") != 0)
+        failed = (snprintf(why, len, "tiering did not take the hot arena back to hbm0 (on %s)",
+                           name_of(loci_arena_target(ar[1]))), why);
+    atomic_store(&t.stop, true);
+    pthread_join(thread, NULL);
+    assert_int_equal(loci_tier_totals(&tot), 0);
+    fprintf(stderr, "test_tiering: as uid %u, the %s source: %llu moves in %llu intervals, the hot arena the hottest "
+                    "after each\n", (unsigned)geteuid(), tot.source, (unsigned long long)tot.moves,
+            (unsigned long long)tot.intervals);
+    for (int i = 0; i < 3; i++) {
+        for (size_t k = 0; i != 1 && k < 4 * MiB; k += 4093)
+            assert_int_equal(data[i][k], 'x' + i);
+        loci_arena_destroy(ar[i]);
+    }
+    return failed;
+}
+
+static void a_hot_arena_stays_the_hottest_across_its_moves(void **state)
+{
+    char why[300];
+    const char *failed = hot_arena_across_moves(why, sizeof why);
+    if (failed && strcmp(failed, "skip") == 0) {
+        print_message("skipped: no heat source works on this machine (the warning above says why)\n");
+        skip();
+    }
+    if (failed)
+        fail_msg("%s", failed);
+}
+
+/* The same as an ordinary user (nobody, from root): the dirty source where nothing else works. */
+static int role_hot_moves(char **args)
+{
+    (void)args;
+    CHECK(scratch_setup(NULL) == 0, "scratch directory");
+    char why[300];
+    const char *failed = hot_arena_across_moves(why, sizeof why);
+    CHECK(!failed, "%s", failed ? failed : "");
+    loci_fini();
+    remove_tree(scratch_dir);
+    return 0;
+}
+
+static void as_an_ordinary_user_too(void **state)
+{
+    if (geteuid() != 0) {
+        print_message("skipped: needs root to become nobody (this user ran the case above)\n");
+        skip();
+    }
+    child_t k = child_spawn((const char *[]){"hot-moves", NULL}, NULL, 65534);
+    int st = child_reap(&k);
+    if (st == 98)
+        fail_msg("the unprivileged child could not run /proc/self/exe (permissions of its directories?)");
+    assert_int_equal(st, 0);
+}
+
 static void a_full_target_moves_the_arena_down(void **state)
 {
     /* hbm0 capped at 16 MiB: an auto arena there holding data moves to dram0 when it outgrows it */
@@ -304,7 +444,7 @@ static void bad_input(void **state)
     expect_config_error("[tiering]\ninterval = 2e2ms\n", "[tiering] interval = 2e2ms: an exponent is not read");
     expect_config_error("[tiering]\nrate = 0x40GB/s\n", "[tiering] rate = 0x40GB/s: hexadecimal is not read");
     expect_config_error("[tiering]\nsample = 1e-1\n", "[tiering] sample = 1e-1: an exponent is not read");
-    expect_config_error("[tiering]\nsource = magic\n", "expected auto, perf, damon or faults");
+    expect_config_error("[tiering]\nsource = magic\n", "expected auto, perf, damon, faults or dirty");
     expect_config_error("[tiering]\nrate = 0\n", "[tiering] rate = 0");
     expect_config_error("[tiering]\nsample = 0\n", "[tiering] sample = 0");
 
@@ -337,12 +477,22 @@ static void bad_input(void **state)
     assert_int_equal(loci_tier_stats(NULL, &st), LOCI_EINVAL);
 }
 
-int main(void)
+static const child_role_t roles[] = {
+    {"hot-moves", 0, role_hot_moves},
+    {NULL, 0, NULL},
+};
+
+int main(int argc, char **argv)
 {
+    int status;
+    if (child_dispatch(argc, argv, roles, &status))
+        return status;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(start_on_the_best_candidate_with_room),
         cmocka_unit_test(heat_places_and_keeps_data),
         cmocka_unit_test(the_thread_follows_measured_heat),
+        cmocka_unit_test(a_hot_arena_stays_the_hottest_across_its_moves),
+        cmocka_unit_test(as_an_ordinary_user_too),
         cmocka_unit_test(a_full_target_moves_the_arena_down),
         cmocka_unit_test(a_child_keeps_working),
         cmocka_unit_test(bad_input),

@@ -204,6 +204,30 @@ static void three_tiers_in_order(void **state)
     assert_int_equal(m[1].target, 1);
 }
 
+/* A hot arena on the middle tier, a cold one on the fast tier, both full:
+ * the swap cannot be made in either order (each move waits for the other's
+ * room), so the cold one goes on down to the slow tier, and the hot one up. */
+static void a_swap_between_full_tiers_goes_further_down(void **state)
+{
+    (void)state;
+    plan_arena_t a[3];
+    const double heat[3] = {0.1, 0.9, 0.05};
+    for (int i = 0; i < 3; i++)
+        a[i] = (plan_arena_t){.bytes = 4 * MiB, .heat = heat[i], .at = i, .ncandidates = 3, .cand = {0, 1, 2},
+                              .residence = 100};
+    plan_target_t t[3] = {{4 * MiB}, {4 * MiB}, {1ull << 40}};
+    double rent[3] = {0};
+    plan_move_t m[3];
+    plan_params_t p = params();
+    assert_int_equal(plan_make(a, 3, t, 3, &p, rent, m), 2);
+    assert_int_equal(m[0].arena, 0); /* the cold one, past the full middle tier */
+    assert_int_equal(m[0].target, 2);
+    assert_false(m[0].promotion);
+    assert_int_equal(m[1].arena, 1);
+    assert_int_equal(m[1].target, 0);
+    assert_true(m[1].promotion);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +241,7 @@ int main(void)
         cmocka_unit_test(the_rate_limit_bounds_an_interval),
         cmocka_unit_test(a_slow_move_waits_as_long_as_it_takes),
         cmocka_unit_test(three_tiers_in_order),
+        cmocka_unit_test(a_swap_between_full_tiers_goes_further_down),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

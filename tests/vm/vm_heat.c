@@ -1,12 +1,15 @@
 /*
  * Access measurement (src/heat, issue 29.1) under each VM kernel.
  *
- *   vm_heat rank [SOURCE]   the source heat_open picks (auto) — damon where the kernel has DAMON's
- *                           sysfs interface (6.12), else faults (the TCG VM has no PMU) — or
- *                           SOURCE alone (perf, damon, faults) ranks a range a thread writes in a
- *                           loop above one nobody touches within 20 intervals; both keep their
- *                           data; after heat_close no thread of the source is left, and no
- *                           kdamond runs for this process
+ *   vm_heat rank [SOURCE]   the source heat_open picks (auto) — as root damon where the kernel has
+ *                           DAMON's sysfs interface (6.12), else faults (the TCG VM has no PMU); as
+ *                           anyone else dirty, the only one an ordinary user gets on Debian's
+ *                           defaults — or SOURCE alone (perf, damon, faults, dirty) ranks a range a
+ *                           thread writes in a loop above one nobody touches within 20 intervals;
+ *                           both keep their data; after heat_close no thread of the source is left,
+ *                           and no kdamond runs for this process
+ *   vm_heat --user UID ...  any of these as user UID (root drops its privileges first)
+ *   vm_heat --user UID exec CMD...   CMD as user UID (loci info as an ordinary user)
  *   vm_heat crash           (where DAMON is) a process killed while its damon source runs leaves
  *                           its kdamond set up; the next process's damon source takes it back
  *                           (no kdamond added) and measures
@@ -18,6 +21,8 @@
 #include "os/vm.h"
 #include "threads.h"
 
+#include <errno.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <pthread.h>
@@ -38,13 +43,23 @@
 
 static size_t page;
 
-static uint64_t *shared_range(uint64_t seed)
+/* A range of memory of the kind h's source watches in tier=auto arenas — shared memory for the
+ * faults source, private anonymous memory for the others (in base pages, as tiering keeps them) —
+ * every page written with its index and `seed`. */
+static uint64_t *watched_range(const heat_t *h, uint64_t seed)
 {
-    int fd = shared_map_memfd("vm_heat");
-    if (fd < 0 || ftruncate(fd, (off_t)RANGE) != 0)
-        return NULL;
-    uint64_t *p = shared_map_file(fd, RANGE, true);
-    close(fd);
+    uint64_t *p = MAP_FAILED;
+    if (heat_needs_shared_memory(h)) {
+        int fd = shared_map_memfd("vm_heat");
+        if (fd < 0 || ftruncate(fd, (off_t)RANGE) != 0)
+            return NULL;
+        p = shared_map_file(fd, RANGE, true);
+        close(fd);
+    } else {
+        p = vm_map_aligned(RANGE, page, -1, 0);
+        if (p != MAP_FAILED)
+            madvise(p, RANGE, MADV_NOHUGEPAGE);
+    }
     if (p == MAP_FAILED)
         return NULL;
     for (size_t i = 0; i < RANGE / page; i++)
@@ -123,8 +138,9 @@ static int rank(const char *name)
         fprintf(stderr, "vm_heat: %s\n", loci_last_error());
         return 2;
     }
-    /* The oracle for auto: what the kernel offers, read apart from loci's probes. */
+    /* The oracle for auto: what the kernel offers, and to whom, read apart from loci's probes. */
     heat_source_t expect = want != HEAT_SOURCE_NONE          ? want
+                           : geteuid() != 0                  ? HEAT_SOURCE_DIRTY
                            : access(DAMON_ADMIN, F_OK) == 0 ? HEAT_SOURCE_DAMON
                                                             : HEAT_SOURCE_FAULTS;
     int threads_before = count_threads();
@@ -134,12 +150,13 @@ static int rank(const char *name)
         fprintf(stderr, "vm_heat: heat_open: %s\n", loci_last_error());
         return 1;
     }
-    printf("source %s (skipped: %s)\n", heat_source_name(heat_source(h)), *heat_skipped(h) ? heat_skipped(h) : "none");
+    printf("source %s%s%s%s, as uid %u (skipped: %s)\n", heat_source_name(heat_source(h)), *heat_how(h) ? " (" : "",
+           heat_how(h), *heat_how(h) ? ")" : "", (unsigned)geteuid(), *heat_skipped(h) ? heat_skipped(h) : "none");
     if (heat_source(h) != expect) {
         fprintf(stderr, "vm_heat: expected the %s source\n", heat_source_name(expect));
         return 1;
     }
-    uint64_t *hot = shared_range(1000), *cold = shared_range(2000);
+    uint64_t *hot = watched_range(h, 1000), *cold = watched_range(h, 2000);
     if (!hot || !cold || heat_watch(h, hot, RANGE, 1) != 0 || heat_watch(h, cold, RANGE, 2) != 0) {
         fprintf(stderr, "vm_heat: setup: %s\n", loci_last_error());
         return 2;
@@ -159,8 +176,8 @@ static int rank(const char *name)
         uint64_t ho, co;
         double hh = heat_of(v, n, 1, &ho), ch = heat_of(v, n, 2, &co);
         free(v);
-        printf("interval %d: hot %.2f (%llu observations), cold %.2f (%llu)\n", i, hh, (unsigned long long)ho, ch,
-               (unsigned long long)co);
+        printf("interval %d: hot %.2f (%llu observations), cold %.2f (%llu); window %.1f ms\n", i, hh,
+               (unsigned long long)ho, ch, (unsigned long long)co, (double)heat_window_us(h) / 1e3);
         ranked = ho && co && hh > 0.2 && hh > ch + 0.15;
     }
     atomic_store(&stop, true);
@@ -195,7 +212,7 @@ static int nr_kdamonds(void)
 static int damon_watching(heat_t **h, uint64_t **p)
 {
     heat_config_t cfg = {.interval_ms = INTERVAL_MS, .only = HEAT_SOURCE_DAMON};
-    if (heat_open(&cfg, h) != 0 || !(*p = shared_range(5)) || heat_watch(*h, *p, RANGE, 1) != 0) {
+    if (heat_open(&cfg, h) != 0 || !(*p = watched_range(*h, 5)) || heat_watch(*h, *p, RANGE, 1) != 0) {
         fprintf(stderr, "vm_heat: damon source: %s\n", loci_last_error());
         return 1;
     }
@@ -251,13 +268,37 @@ static int crash(void)
     return fails ? 1 : 0;
 }
 
+/* --user UID ARGS...: this program again as that user (from root: groups, gid and uid, then exec,
+ * as a login would — a process that changed its uid without an exec is not dumpable, and its
+ * /proc/self files are root's), with ARGS; returns only to say why it could not. */
+static void become(const char *uid_text, char **args)
+{
+    uid_t uid = (uid_t)atoi(uid_text);
+    if (setgroups(0, NULL) != 0 || setgid((gid_t)uid) != 0 || setuid(uid) != 0)
+        fprintf(stderr, "vm_heat: setup: becoming uid %u: %s\n", (unsigned)uid, strerror(errno));
+    else
+        execv("/proc/self/exe", args);
+    fprintf(stderr, "vm_heat: setup: running again as uid %u: %s\n", (unsigned)uid, strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
     page = (size_t)sysconf(_SC_PAGESIZE);
+    if (argc >= 3 && !strcmp(argv[1], "--user")) {
+        const char *uid = argv[2];
+        argv[2] = argv[0]; /* the arguments again, without --user UID */
+        become(uid, argv + 2);
+        return 2;
+    }
+    if (argc >= 3 && strcmp(argv[1], "exec") == 0) {
+        execvp(argv[2], argv + 2);
+        fprintf(stderr, "vm_heat: exec %s: %s\n", argv[2], strerror(errno));
+        return 2;
+    }
     if (argc >= 2 && strcmp(argv[1], "rank") == 0)
         return rank(argc >= 3 ? argv[2] : "auto");
     if (argc == 2 && strcmp(argv[1], "crash") == 0)
         return crash();
-    fprintf(stderr, "usage: vm_heat rank [auto|perf|damon|faults] | vm_heat crash\n");
+    fprintf(stderr, "usage: vm_heat [--user UID] rank [auto|perf|damon|faults|dirty] | crash | exec CMD...\n");
     return 2;
 }
