@@ -46,8 +46,9 @@ vm_bench() {
   } >"$work/$name.suite"
   mkdir -p "$work/out"
   : >"$work/out/console.log"
-  # (the substitution first: it takes the stderr tail has when it is made)
-  tail -n +1 -F "$work/out/console.log" > >(grep --line-buffered '^progress: ' >&2) 2>/dev/null &
+  # (the substitution first: it takes the stderr tail has when it is made; the guest kernel's
+  # OOM-killer lines too: a mode that ends with status 137 says why)
+  tail -n +1 -F "$work/out/console.log" > >(grep --line-buffered -E '^progress: |Out of memory|oom-kill|Killed process' >&2) 2>/dev/null &
   local tailer=$! # tail's: its end ends grep
   echo "$name: booting the tiers3 VM (QEMU TCG, Debian's 6.12 kernel): $env_words$cmd ($(host_load))" >&2
   LOCI_VM_BOOT_TIMEOUT=${LOCI_VM_BOOT_TIMEOUT:-300} "$root/tests/vm/run-vm.sh" --kernel bpo tiers3 "$work/$name.suite" "$work/out" >"$work/run.log" 2>&1 || rc=1
