@@ -110,11 +110,12 @@ static char *map_congruent(const void *addr, size_t size)
     return (char *)want;
 }
 
-/* The fresh pages first (a full bound node answers ENOMEM here, not the OOM
- * killer mid-copy), then the bytes. */
+/* The fresh pages first (dst loosened: a full bound node sends them
+ * elsewhere and vm_tighten answers ENOMEM, where a bound fault would wake the
+ * OOM killer mid-copy), then the bytes. */
 static int copy_run(char *dst, const char *src, size_t off, size_t len)
 {
-    int rc = vm_populate(dst + off, len);
+    int rc = vm_populate_pages(dst + off, len);
     if (rc == 0) {
         IGNORE_READS_BEGIN();
         memcpy(dst + off, src + off, len);
@@ -213,9 +214,14 @@ static const char *open_watch(void *addr, size_t size, bool anonymous, int *fd, 
  * the range writable again. Its waiting writers woken either way. */
 static int copy_protected(int fd, int pagemap, void *addr, char *dst, size_t size)
 {
+    vm_loosened_t loose;
     int rc = uffd_protect(fd, addr, size);
-    if (rc == 0)
+    if (rc == 0) {
+        vm_loosen(dst, size, &loose);
         rc = copy_data(pagemap, dst, addr, size);
+        int tight = vm_tighten(dst, size, &loose, rc == 0);
+        rc = rc != 0 ? rc : tight;
+    }
     if (rc == 0)
         rc = vm_remap_over(addr, dst, size);
     if (rc != 0) { /* the source as it was: writable again (this wakes its writers) */

@@ -271,12 +271,21 @@ size_t uffd_move(int fd, void *dst, void *src, size_t len)
 }
 
 /* UFFDIO_WRITEPROTECT, again while the kernel asks: 0, or -1 with errno set. */
+/* Kernels before 6.6 take a range inside one VMA only (ENOENT otherwise); a
+ * range mbind split into several (a bound heap's slabs, each populated under
+ * its own policy change: vm_populate) is protected in halves, down to the
+ * VMAs it is made of. */
 static int set_protection(int fd, void *addr, size_t len, uint64_t mode)
 {
     struct uffdio_writeprotect w = {.range = {(uintptr_t)addr, len}, .mode = mode};
-    while (ioctl(fd, UFFDIO_WRITEPROTECT, &w) != 0)
+    while (ioctl(fd, UFFDIO_WRITEPROTECT, &w) != 0) {
+        size_t page = (size_t)sysconf(_SC_PAGESIZE), half = len / 2 / page * page;
+        if (errno == ENOENT && half > 0)
+            return set_protection(fd, addr, half, mode) != 0 ? -1
+                                                              : set_protection(fd, (char *)addr + half, len - half, mode);
         if (errno != EAGAIN)
             return -1;
+    }
     return 0;
 }
 

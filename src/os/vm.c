@@ -356,37 +356,64 @@ static int populate_write(void *addr, size_t size)
     return errno;
 }
 
-int vm_populate(void *addr, size_t size)
+void vm_loosen(void *addr, size_t size, vm_loosened_t *l)
 {
     /* A bound fault on a full node wakes the OOM killer, which may kill this
      * process: faulted in preferred, then bound and moved, it fails instead. */
-    int mode = MPOL_DEFAULT;
-    unsigned long mask[VM_MASK_LONGS] = {0};
-    bool bound = get_mempolicy(&mode, mask, PLACE_MAX_NODES, addr, MPOL_F_ADDR) == 0 &&
-                 (mode & ~MODE_FLAGS) == MPOL_BIND;
+    *l = (vm_loosened_t){.mode = MPOL_DEFAULT};
+    l->bound = get_mempolicy(&l->mode, l->mask, PLACE_MAX_NODES, addr, MPOL_F_ADDR) == 0 &&
+               (l->mode & ~MODE_FLAGS) == MPOL_BIND;
     unsigned long preferred[VM_MASK_LONGS];
-    memcpy(preferred, mask, sizeof preferred);
+    memcpy(preferred, l->mask, sizeof preferred);
     int pmode = kernel_has(MPOL_PREFERRED_MANY) ? MPOL_PREFERRED_MANY : MPOL_PREFERRED;
-    if (bound && pmode == MPOL_PREFERRED) { /* one node: the first */
+    if (l->bound && pmode == MPOL_PREFERRED) { /* one node: the first */
         uint64_t m64[PLACE_MAX_NODES / 64];
-        memcpy(m64, mask, sizeof m64);
+        memcpy(m64, l->mask, sizeof m64);
         int first = mask_first(m64);
         memset(preferred, 0, sizeof preferred);
         preferred[first / (8 * sizeof *preferred)] = 1ul << (first % (8 * sizeof *preferred));
     }
-    if (bound && mbind(addr, size, pmode, preferred, PLACE_MAX_NODES + 1, 0) != 0)
-        bound = false; /* (cannot happen for a range that holds a policy): as it is */
-    int e = populate_write(addr, size);
-    if (bound && mbind(addr, size, (unsigned)mode, mask, PLACE_MAX_NODES + 1, e == 0 ? MPOL_MF_MOVE | MPOL_MF_STRICT : 0) != 0)
-        e = errno == EIO ? ENOMEM : errno; /* pages the nodes could not take stayed elsewhere */
-    if (e == 0 || e == 1)
-        return 0;
+    if (l->bound && mbind(addr, size, pmode, preferred, PLACE_MAX_NODES + 1, 0) != 0)
+        l->bound = false; /* (cannot happen for a range that holds a policy): as it is */
+}
+
+/* LOCI_ENOMEM or LOCI_EIO for errno e of populating size bytes. */
+static int populate_failed(int e, size_t size, bool bound)
+{
     char sz[32];
     units_format_size(size, sz, sizeof sz);
     if (e == ENOMEM || e == EFAULT || e == EHWPOISON)
         return loci__fail(LOCI_ENOMEM, "populating %s of %s memory failed: the nodes are out of memory", sz,
                           bound ? "bound" : "placed");
     return loci__fail(LOCI_EIO, "populating %s failed: %s", sz, strerror(e));
+}
+
+int vm_populate_pages(void *addr, size_t size)
+{
+    int e = populate_write(addr, size);
+    return e == 0 || e == 1 ? 0 : populate_failed(e, size, false);
+}
+
+int vm_tighten(void *addr, size_t size, const vm_loosened_t *l, bool populated)
+{
+    if (!l->bound)
+        return 0;
+    unsigned long mask[VM_MASK_LONGS];
+    memcpy(mask, l->mask, sizeof mask);
+    if (mbind(addr, size, (unsigned)l->mode, mask, PLACE_MAX_NODES + 1, populated ? MPOL_MF_MOVE | MPOL_MF_STRICT : 0) == 0)
+        return 0;
+    return populate_failed(errno == EIO ? ENOMEM : errno, size, true); /* pages the nodes could not take stayed elsewhere */
+}
+
+int vm_populate(void *addr, size_t size)
+{
+    vm_loosened_t l;
+    vm_loosen(addr, size, &l);
+    int e = populate_write(addr, size);
+    int rc = vm_tighten(addr, size, &l, e == 0);
+    if (e != 0 && e != 1)
+        return populate_failed(e, size, l.bound);
+    return rc;
 }
 
 int vm_check_placed(void *addr, size_t size, const place_t *place)

@@ -143,6 +143,24 @@ int vm_pin(void *addr, size_t size);
  *  OOM killer): pages left elsewhere are LOCI_ENOMEM. */
 int vm_populate(void *addr, size_t size);
 
+/** vm_populate in parts, for runs of one mapping (a copy's pages holding
+ *  data): the range's policy loosened once to its preferred form, the runs
+ *  faulted in with vm_populate_pages, the policy tightened once again. A
+ *  policy change per run would split the mapping into a VMA per run, and
+ *  mremap moves one VMA only (EFAULT). */
+typedef struct {
+    int mode; /* the range's MPOL_* mode, with its flags */
+    unsigned long mask[VM_MASK_LONGS];
+    bool bound; /* MPOL_BIND, loosened to its preferred form */
+} vm_loosened_t;
+void vm_loosen(void *addr, size_t size, vm_loosened_t *l);
+/** MADV_POPULATE_WRITE of (part of) a loosened range: 0 (also when the
+ *  kernel lacks it), LOCI_ENOMEM, LOCI_EIO. */
+int vm_populate_pages(void *addr, size_t size);
+/** The policy back; populated: the pages a full node sent elsewhere
+ *  migrated to it (LOCI_ENOMEM where they cannot be). */
+int vm_tighten(void *addr, size_t size, const vm_loosened_t *l, bool populated);
+
 /* --- advice and protection (advice.c) -------------------------------------
  * 0, or -1 with errno set: the callers word the message. */
 
