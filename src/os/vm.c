@@ -359,7 +359,9 @@ static int populate_write(void *addr, size_t size)
 void vm_loosen(void *addr, size_t size, vm_loosened_t *l)
 {
     /* A bound fault on a full node wakes the OOM killer, which may kill this
-     * process: faulted in preferred, then bound and moved, it fails instead. */
+     * process: faulted in preferred, then bound and moved, it fails instead.
+     * Always, not only when the nodes look short of room: threads filling
+     * arenas at once overtake any look (vm.room.fill, OOM-killed so). */
     *l = (vm_loosened_t){.mode = MPOL_DEFAULT};
     l->bound = get_mempolicy(&l->mode, l->mask, PLACE_MAX_NODES, addr, MPOL_F_ADDR) == 0 &&
                (l->mode & ~MODE_FLAGS) == MPOL_BIND;

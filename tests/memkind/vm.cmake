@@ -17,9 +17,8 @@ loci_vm_suite(NAME memkind TOPOLOGY tiers3 TIMEOUT 600
            ${memkind_dir}/get_capacity.conf ${memkind_dir}/sudo
            "${LOCI_MEMKIND_DIR}/libmemkind.so.0=/test/memkind/libmemkind.so.0"
            "${LOCI_MEMKIND_DIR}/libmemkind.so.0=/test/memkind/libmemkind.so" # DlopenTest opens it by that name
-           memkind_all_tests memkind_dax_kmem_test memkind_get_capacity_test memkind_highcapacity_test
+           memkind_all_tests memkind_get_capacity_test memkind_highcapacity_test
   TESTS
     hbw          "mkdir -p /tmp/pmem && ${memkind_in_vm} hbw memkind_all_tests ${memkind_vm_excluded} '${memkind_placement}' -d /tmp/pmem"
-    dax_kmem     "mkdir -p /tmp/pmem && MEMKIND_DAX_KMEM_NODES=1-2 ${memkind_in_vm} dax_kmem memkind_dax_kmem_test ${memkind_vm_excluded} 'MemkindDaxKmemFunctionalTests*' -d /tmp/pmem"
     capacity     "mkdir -p /tmp/pmem && MEMKIND_DAX_KMEM_NODES=1-2 LOCI_CONFIG=/test/get_capacity.conf ${memkind_in_vm} capacity memkind_get_capacity_test ${memkind_vm_excluded} '*' -d /tmp/pmem"
     highcapacity "mkdir -p /tmp/pmem && ${memkind_in_vm} highcapacity memkind_highcapacity_test ${memkind_vm_excluded} '*' -d /tmp/pmem")
