@@ -70,6 +70,11 @@ damos() {
     return 0
   fi
   [ -d "$km_d" ] || { say "damos: no DAMON sysfs here (kernel $(uname -r))"; return 1; }
+  # nr_kdamonds cannot change while a kdamond runs (EBUSY): one a mode before left on (loci's
+  # damon source keeps its kdamond for the next process) is turned off first
+  for km_st in "$km_d"/*/state; do
+    if [ -e "$km_st" ] && [ "$(cat "$km_st")" = on ]; then echo off >"$km_st"; fi
+  done
   echo 2 >"$km_d/nr_kdamonds" || return 1
   km_k=0
   for km_spec in "$2 migrate_cold $3 0 0 ${DAMOS_COLD_AGE:-10}" "$3 migrate_hot $2 ${DAMOS_HOT_ACCESSES:-1} 4294967295 0"; do
