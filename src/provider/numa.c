@@ -50,8 +50,10 @@ int numa_node_move(void *addr, size_t size, const place_t *to, bool shared)
      * future faults follow. Then each page's node is checked, not taken on
      * trust. */
     int rc = shared ? 1 : vm_move_copy(addr, size, to);
-    if (rc == 1)
-        rc = vm_migrate(addr, size, to);
+    if (rc != 1) /* a failed copy left the extent as it was and says why: not a misplacement */
+        return rc == 0 ? vm_check_placed(addr, size, to) : rc;
+    rc = vm_migrate(addr, size, to);
+    /* LOCI_EIO: some pages did not migrate; the check counts and names them */
     return rc == 0 || rc == LOCI_EIO ? vm_check_placed(addr, size, to) : rc;
 }
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "clock.h" /* src/util */
 #include "heat/heat.h"
 #include "os/shared_map.h"
 #include "os/vm.h"
@@ -437,13 +438,6 @@ static void faults_fork_child(void **state)
     vm_unmap(p, RANGE);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* What a sampled page costs (docs/TIERING.md quotes these lines): the
  * sampler's CPU to unmap it, the toucher's wall time for its fault, the
  * sampler's CPU to serve it. Every page of 64 MiB sampled, then touched once. */
@@ -458,16 +452,16 @@ static void faults_cost_per_sample(void **state)
     double cpu0 = heat_cpu_seconds(h);
     assert_int_equal(heat_collect(h, &v, &n), 0); /* the round that unmaps every page */
     free(v);
-    double cpu1 = heat_cpu_seconds(h), t0 = now_s();
+    double cpu1 = heat_cpu_seconds(h), t0 = clock_mono_s();
     for (size_t i = 0; i < pages; i++)
         p[i * page_size() / 8 + 1] = i; /* each a fault */
-    double faulted = now_s() - t0;
+    double faulted = clock_mono_s() - t0;
     sleep_ms(5); /* the sampler counts what it served */
     double cpu2 = heat_cpu_seconds(h);
-    t0 = now_s();
+    t0 = clock_mono_s();
     for (size_t i = 0; i < pages; i++)
         p[i * page_size() / 8 + 1] = i + 1; /* mapped: no fault */
-    double plain = now_s() - t0;
+    double plain = clock_mono_s() - t0;
     assert_int_equal(heat_collect(h, &v, &n), 0);
     tagged_t t = of_tag(v, n, 1);
     free(v);
