@@ -75,7 +75,7 @@ else
 fi
 # More checkpoints than ls's first listing has room for (64): every one listed, once.
 export LOCI_CKPT_DIR=$scratch/many
-for i in $(seq 1 70); do "$maker" --child save "many-$i" "$i" many-region >/dev/null; done
+"$maker" --child save-many many 70 many-region >/dev/null
 out=$("$loci" ckpt ls)
 [ "$(grep -c '^many-' <<<"$out")" -eq 70 ] || fail "ls of 70 checkpoints lists $(grep -c '^many-' <<<"$out")"
 [ "$(grep '^many-' <<<"$out" | awk '{ print $1 }' | sort -u | wc -l)" -eq 70 ] || fail "ls lists a checkpoint twice"

@@ -11,8 +11,8 @@
  *  - full disk: in a private mount namespace with an 8 MiB tmpfs as ssd0,
  *    a save that runs out of space fails with LOCI_ENOSPC, leaves no chunk
  *    behind, and the previous checkpoint still verifies and restores.
- * The child role "save" also makes checkpoints for the CLI test
- * (tests/tools/check-ckpt.sh).
+ * The child roles "save" and "save-many" also make checkpoints for the CLI
+ * test (tests/tools/check-ckpt.sh).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -68,6 +68,24 @@ static int child_save(char **a)
         return 1;
     fill_all(&s, strtoull(a[1], NULL, 10));
     CHECK(loci_ckpt_save(a[0]) == 0, "save");
+    return 0;
+}
+
+/* save-many PREFIX COUNT REGION: generations 1..COUNT saved as PREFIX-1 ..
+ * PREFIX-COUNT by one process (a process each costs a second apiece under
+ * the sanitizers; the CLI test wants 70 of them). */
+static int child_save_many(char **a)
+{
+    state_t s;
+    if (attach(&s, a[2]) != 0)
+        return 1;
+    unsigned long count = strtoul(a[1], NULL, 10);
+    for (unsigned long i = 1; i <= count; i++) {
+        char name[256];
+        snprintf(name, sizeof name, "%s-%lu", a[0], i);
+        fill_all(&s, i);
+        CHECK(loci_ckpt_save(name) == 0, "save %s", name);
+    }
     return 0;
 }
 
@@ -145,6 +163,7 @@ static int child_diskfull(char **a)
 
 static const child_role_t roles[] = {
     {"save", 3, child_save},
+    {"save-many", 3, child_save_many},
     {"restore", 3, child_restore},
     {"saver", 1, child_saver},
     {"diskfull", 1, child_diskfull},
