@@ -14,11 +14,13 @@
  *       as fast as it can; `report`: after each phase the share of each
  *       array's pages on each NUMA node (move_pages)
  *   PROG ARRAY_MIB watch FAST_NODE INTERVAL_MS
- *       (the VM) paced updates for 15 intervals a phase; every interval the
- *       hot set's share on FAST_NODE, and each array's heat and node as
- *       loci's tiering sees them (when loci is there); fails unless ≥ 90 %
- *       of the hot set's mapped pages are there within 10 intervals of each
- *       phase's start
+ *       (the VM) paced updates for up to 15 intervals a phase (5 after the
+ *       hot set got there); every interval the hot set's share on FAST_NODE,
+ *       and each array's heat and node as loci's tiering sees them (when loci
+ *       is there); fails unless ≥ 90 % of the hot set's mapped pages are
+ *       there within 10 intervals of each phase's start. Intervals of work:
+ *       an interval counts once the program also made 10,000 updates in it;
+ *       a phase the host starved of them has no verdict (exit 77, said why)
  *
  * It ends with "PROG: ok, data intact, N allocation sites, A arrays in A
  * arenas" (exit 0), or says what failed (exit 1; 2: bad arguments).
