@@ -146,7 +146,11 @@ static void count_move(tier_arena_t *t, const struct loci_target *from, const st
 }
 
 /* Make the moves, each arena marked busy (its destroy waits) and moved
- * without the lock. Under the lock; returns with it. */
+ * without the lock. The plan counted on every move before a promotion to
+ * make its room: once one fails (a page that would not migrate under load,
+ * a node full meanwhile) the rest wait for the next interval's plan, which
+ * sees where everything is — going on filled the fast node past its budget
+ * by what the failed demotion left there. Under the lock; returns with it. */
 static void make_moves(const work_t *w, size_t nmoves)
 {
     for (size_t m = 0; m < nmoves; m++) {
@@ -155,11 +159,16 @@ static void make_moves(const work_t *w, size_t nmoves)
          * find them; the next interval watches the arena again */
         tiering_unwatch(w->rec[w->moves[m].arena]);
     }
+    bool failed = false;
     for (size_t m = 0; m < nmoves; m++) {
         const plan_move_t *mv = &w->moves[m];
         tier_arena_t *t = w->rec[mv->arena];
         const struct loci_target *from = loci_arena_target(t->ar), *to = w->targets[mv->target];
         uint64_t bytes = w->arenas[mv->arena].bytes;
+        if (failed) {
+            tiering_set_idle(t);
+            continue;
+        }
         tiering_unlock();
         uint64_t t0 = clock_mono_ns();
         int rc = arena_move(t->ar, to, true);
@@ -170,6 +179,7 @@ static void make_moves(const work_t *w, size_t nmoves)
         tiering_lock();
         if (rc == 0)
             count_move(t, from, to, mv->promotion, bytes, seconds);
+        failed = rc != 0;
         t->seen = loci_arena_target(t->ar);
         tiering_set_idle(t);
     }
