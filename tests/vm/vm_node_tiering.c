@@ -28,7 +28,13 @@
  *                                   board's path as its last argument; each rank takes its arenas
  *                                   from MPI_Alloc_mem with info loci_intent=bandwidth=high,tier=auto
  *                                   (tests/mpi/vm_node_tiering_mpi.c).
- *   vm_node_tiering worker BOARD INDEX   one plain worker (what `plain` starts).
+ *   vm_node_tiering worker BOARD INDEX MEMORY   one plain worker (what `plain` starts).
+ *
+ * Options (before FAST), for bench/tiering/node.sh, which runs the same workload under the
+ * kernel's tiering: --memory first-touch (the workers' arenas plain anonymous memory, placed by
+ * the kernel; intervals then counted by the clock), --phase-intervals N (15), --out-of-play NODE
+ * (loci's auto arenas get no budget there; repeatable). A last line "summary ..." gives the
+ * figures in words and numbers.
  *
  * The checker asks the kernel which node each worker's pages are on (move_pages on the worker's
  * pid: root). An arena counts as on FAST when most of its mapped pages are there (the faults
@@ -52,6 +58,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -60,7 +67,8 @@
 #define FAST_BYTES (28u << 20) /* 7 arenas: the hot set (2) and a floor for each of 5 workers */
 #define FLOOR_BYTES (4u << 20)
 #define INTERVAL_MS 400        /* TCG: a 4 MiB move takes about 0.3 s */
-#define PHASE_INTERVALS 15     /* each phase: 10 to get there, 5 to stay */
+#define PHASE_INTERVALS 15     /* each phase: 10 to get there, 5 to stay (the default) */
+#define MAX_OUT_OF_PLAY 8
 #define DEADLINE_INTERVALS 10
 #define JOIN_INTERVALS 5       /* a newcomer's floor: "within a few intervals" */
 #define PHASE_CAP 4            /* a phase ends after PHASE_CAP times its intervals' time all the same */
@@ -83,11 +91,22 @@ static int failures;
         }                                                                                          \
     } while (0)
 
+/* What a run is asked to do (the command line). */
+typedef struct {
+    int fast;
+    bool first_touch;  /* the workers' memory plain anonymous memory, not auto arenas */
+    uint64_t phase_intervals;
+    int out_of_play[MAX_OUT_OF_PLAY], nout;
+    char **command;    /* the MPI form's job, or NULL */
+} options_t;
+
 typedef struct {
     node_board_t *board;
     char board_path[64];
     int fast;
+    const options_t *opt;
     bool ledger;       /* this loci knows [tiering] node_budget and floor */
+    char summary[512]; /* "summary" line: each phase's figures */
     unsigned live;     /* bit i: worker i is running */
     pid_t pid[NODE_WORKERS_MAX]; /* plain workers: ours to wait for */
     int nworkers;
@@ -149,9 +168,12 @@ static bool hot_placed(const look_t *l)
     return l->hot_mapped * 2 >= l->hot_total && (double)l->hot_on >= RESIDENCY * (double)l->hot_mapped;
 }
 
-/* Tiering intervals every live worker has done since `base` (the slowest's). */
-static uint64_t intervals_since(const run_t *r, const uint64_t *base)
+/* Tiering intervals every live worker has done since `base` (the slowest's); the clock's, in
+ * INTERVAL_MS, where no worker tiers (first-touch). */
+static uint64_t intervals_since(const run_t *r, const uint64_t *base, double start)
 {
+    if (r->opt->first_touch)
+        return (uint64_t)((now_s() - start) / (INTERVAL_MS / 1e3));
     uint64_t least = UINT64_MAX;
     for (int i = 0; i < r->nworkers; i++)
         if (r->live & 1u << i) {
@@ -203,11 +225,14 @@ static void phase(run_t *r, const phase_t *ph)
     long placed_at = -1, floor_at = -1;
     bool left = false, over = false, below = false;
     uint64_t n = 0;
-    while (n < PHASE_INTERVALS && now_s() - start < PHASE_CAP * PHASE_INTERVALS * INTERVAL_MS / 1e3) {
+    uint64_t length = r->opt->phase_intervals;
+    size_t most_fast = 0;
+    while (n < length && now_s() - start < PHASE_CAP * length * INTERVAL_MS / 1e3) {
         usleep(INTERVAL_MS * 1000);
-        n = intervals_since(r, base);
+        n = intervals_since(r, base, start);
         look_t l = look(r, ph->hot);
         print_look(r, (now_s() - start) / (INTERVAL_MS / 1e3), n, &l);
+        most_fast = l.total_fast > most_fast ? l.total_fast : most_fast;
         bool placed = hot_placed(&l);
         if (placed && placed_at < 0)
             placed_at = (long)n;
@@ -243,6 +268,9 @@ static void phase(run_t *r, const phase_t *ph)
               floor_at < 0 ? "never" : "later");
     printf("     %s: hot set placed after %ld of tiering's intervals in %.1f s\n", ph->name, placed_at,
            now_s() - start);
+    size_t len = strlen(r->summary);
+    snprintf(r->summary + len, sizeof r->summary - len, " %s: placed_at %ld floors %s fast_mib_max %zu;", ph->name,
+             placed_at, below ? "missed" : "kept", most_fast >> 20);
     fflush(stdout);
 }
 
@@ -275,7 +303,8 @@ static bool start_worker(run_t *r, int i)
 {
     char idx[8];
     snprintf(idx, sizeof idx, "%d", i);
-    char *argv[] = {"/proc/self/exe", "worker", r->board_path, idx, NULL};
+    char *argv[] = {"/proc/self/exe", "worker", r->board_path, idx, r->opt->first_touch ? "first-touch" : "auto",
+                    NULL};
     if ((r->pid[i] = spawn(argv)) < 0 || !wait_ready(r, i))
         return false;
     r->live |= 1u << i;
@@ -299,7 +328,7 @@ static bool stop_worker(run_t *r, int i)
 }
 
 /* Every worker's totals: data intact, no pause, ping-pong at most 1 % of the bytes moved. */
-static void totals(const run_t *r)
+static void totals(run_t *r)
 {
     uint64_t moved = 0, pingpong = 0;
     for (int i = 0; i < r->nworkers; i++) {
@@ -317,6 +346,9 @@ static void totals(const run_t *r)
         moved += w->promoted + w->demoted;
         pingpong += w->pingpong;
     }
+    size_t len = strlen(r->summary);
+    snprintf(r->summary + len, sizeof r->summary - len, " moved_mib %llu pingpong_mib %llu",
+             (unsigned long long)(moved >> 20), (unsigned long long)(pingpong >> 20));
     CHECK((double)pingpong <= PINGPONG_SHARE * (double)moved,
           "ping-pong: %llu of %llu moved bytes moved back within 10 intervals, over %.0f %%",
           (unsigned long long)pingpong, (unsigned long long)moved, 100 * PINGPONG_SHARE);
@@ -337,6 +369,8 @@ static int write_config(run_t *r)
         if (with_ledger)
             fprintf(f, "floor = %uMiB\nnode_budget = %uMiB\n", FLOOR_BYTES >> 20, FAST_BYTES >> 20);
         fprintf(f, "[target fast]\nnuma_node = %d\ntiering_budget = %uMiB\n", r->fast, FAST_BYTES >> 20);
+        for (int i = 0; i < r->opt->nout; i++)
+            fprintf(f, "[target out%d]\nnuma_node = %d\ntiering_budget = 0%%\n", i, r->opt->out_of_play[i]);
         fclose(f);
         setenv("LOCI_CONFIG", config, 1);
         int pipe_fd[2];
@@ -414,17 +448,21 @@ static void phases(run_t *r, bool fifth)
     phase(r, &(phase_t){"A left", hot, DEADLINE_INTERVALS, DEADLINE_INTERVALS, -1, 0});
 }
 
-static int checker(int fast, char **command)
+static int checker(const options_t *opt)
 {
-    run_t r = {.fast = fast};
+    int fast = opt->fast;
+    char **command = opt->command;
+    run_t r = {.fast = fast, .opt = opt};
     snprintf(r.board_path, sizeof r.board_path, "/tmp/vm_node_tiering-board-%d", (int)getpid());
     int fd = mkstemp(config);
     if (fd < 0 || !(r.board = node_board_map(r.board_path, 1)))
         return 2;
     close(fd);
-    int rc = write_config(&r);
+    int rc = opt->first_touch ? 0 : write_config(&r);
     if (rc)
         return rc;
+    if (opt->first_touch)
+        printf("     first touch: the workers' memory is plain anonymous memory, placed by the kernel\n");
     node_free_mib(fast);
     pid_t job = -1;
     if (command) {
@@ -463,20 +501,30 @@ static int checker(int fast, char **command)
     totals(&r);
     unlink(config);
     unlink(r.board_path);
-    printf("     %s: %s\n", r.ledger ? "node-wide tiering" : "per-process tiering", failures ? "goals missed" : "goals met");
+    const char *tiering = opt->first_touch ? "the kernel" : r.ledger ? "node-wide tiering" : "per-process tiering";
+    printf("     %s: %s\n", tiering, failures ? "goals missed" : "goals met");
+    printf("summary memory %s tiering %s goals %s;%s\n", opt->first_touch ? "first-touch" : "auto",
+           opt->first_touch ? "kernel" : r.ledger ? "node" : "process", failures ? "missed" : "met", r.summary);
     return failures ? 1 : 0;
 }
 
-/* One plain worker: 4 auto arenas of its own. */
-static int worker(const char *board_path, int index)
+/* One plain worker: 4 auto arenas of its own, or (first-touch) 4 anonymous mappings. */
+static int worker(const char *board_path, int index, bool first_touch)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a checker killed by its timeout takes its workers along */
     node_board_t *b = node_board_map(board_path, 0);
     if (!b)
         return 2;
     uint64_t *arena[NODE_ARENAS];
-    loci_arena_t *ar[NODE_ARENAS];
-    for (int a = 0; a < NODE_ARENAS; a++) {
+    loci_arena_t *ar[NODE_ARENAS] = {0};
+    for (int a = 0; a < NODE_ARENAS && first_touch; a++)
+        if ((arena[a] = mmap(NULL, NODE_ARENA_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) ==
+            MAP_FAILED) {
+            fprintf(stderr, "vm_node_tiering: worker %c: mmap: %s\n", name_of(index), strerror(errno));
+            NODE_SET(b->w[index].ready, -1);
+            return 2;
+        }
+    for (int a = 0; a < NODE_ARENAS && !first_touch; a++) {
         ar[a] = loci_arena_create("bandwidth=high,tier=auto", 0);
         if (!ar[a] || !(arena[a] = loci_arena_alloc(ar[a], NODE_ARENA_BYTES))) {
             fprintf(stderr, "vm_node_tiering: worker %c: arena %d: %s\n", name_of(index), a, loci_last_error());
@@ -490,15 +538,38 @@ static int worker(const char *board_path, int index)
     return rc;
 }
 
+static int usage(void)
+{
+    fprintf(stderr, "usage: vm_node_tiering [--memory auto|first-touch] [--phase-intervals N] [--out-of-play NODE]... "
+                    "plain FAST | ... mpi FAST -- COMMAND...\n       vm_node_tiering worker BOARD INDEX MEMORY\n");
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (argc == 4 && !strcmp(argv[1], "worker"))
-        return worker(argv[2], atoi(argv[3]));
-    if (argc == 3 && !strcmp(argv[1], "plain"))
-        return checker(atoi(argv[2]), NULL);
-    if (argc >= 5 && !strcmp(argv[1], "mpi") && !strcmp(argv[3], "--"))
-        return checker(atoi(argv[2]), argv + 4);
-    fprintf(stderr, "usage: vm_node_tiering plain FAST | mpi FAST -- COMMAND... | worker BOARD INDEX\n");
-    return 2;
+    if (argc == 5 && !strcmp(argv[1], "worker"))
+        return worker(argv[2], atoi(argv[3]), !strcmp(argv[4], "first-touch"));
+    options_t opt = {.phase_intervals = PHASE_INTERVALS};
+    int i = 1;
+    for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
+        if (!strcmp(argv[i], "--memory") && (!strcmp(argv[i + 1], "auto") || !strcmp(argv[i + 1], "first-touch")))
+            opt.first_touch = !strcmp(argv[i + 1], "first-touch");
+        else if (!strcmp(argv[i], "--phase-intervals") && atoi(argv[i + 1]) > 0)
+            opt.phase_intervals = (uint64_t)atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--out-of-play") && opt.nout < MAX_OUT_OF_PLAY)
+            opt.out_of_play[opt.nout++] = atoi(argv[i + 1]);
+        else
+            return usage();
+    }
+    if (argc - i < 2)
+        return usage();
+    opt.fast = atoi(argv[i + 1]);
+    if (argc - i == 2 && !strcmp(argv[i], "plain"))
+        return checker(&opt);
+    if (argc - i >= 4 && !strcmp(argv[i], "mpi") && !strcmp(argv[i + 2], "--")) {
+        opt.command = argv + i + 3;
+        return checker(&opt);
+    }
+    return usage();
 }
