@@ -76,6 +76,10 @@ static void allocations(void)
     refused_alloc("mpi_minimum_memory_alignment", "0", 64, MPI_ERR_INFO_VALUE, "power of two");
     refused_alloc("loci_intent", "near=pe", -1, MPI_ERR_ARG, "negative size");
     refused_alloc("loci_intent", "near=pe,fallback=null", (MPI_Aint)1 << 50, MPI_ERR_NO_MEM, "1125899906842624");
+    /* tier=auto: refused intents say the allocator's reason; no room leaves no arena behind */
+    refused_alloc("loci_intent", "tier=often", 64, MPI_ERR_INFO_VALUE, "tier");
+    refused_alloc("loci_intent", "tier=auto,use=gpu", 64, MPI_ERR_INFO_VALUE, "gpu");
+    refused_alloc("loci_intent", "tier=auto,fallback=null", (MPI_Aint)1 << 50, MPI_ERR_NO_MEM, "1125899906842624");
 }
 
 static void frees(void)
@@ -131,6 +135,19 @@ static void windows(int shared)
           handled - before);
     CHECK(strstr(said, "NUMA"), "window by a file tier: stderr said: %s", said);
 
+    /* tier=auto: a window's memory is the MPI library's, which loci binds but does not move */
+    info = info1("loci_intent", "tier=auto");
+    before = handled;
+    capture_begin();
+    rc = shared ? MPI_Win_allocate_shared(4096, 1, info, MPI_COMM_WORLD, &base, &win)
+                : MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, &win);
+    said = capture_end();
+    info_free(&info);
+    CHECK(error_class(rc) == MPI_ERR_INFO_VALUE && win == MPI_WIN_NULL, "window by tier=auto: class %d",
+          error_class(rc));
+    CHECK(handled == before + 1 && strstr(said, "tier=auto"), "window by tier=auto: handler ran %d times, said: %s",
+          handled - before, said);
+
     /* and the next window works */
     info = info1("loci_intent", "near=pe");
     rc = shared ? MPI_Win_allocate_shared(4096, 1, info, MPI_COMM_WORLD, &base, &win)
@@ -167,6 +184,8 @@ int main(int argc, char **argv)
     }
     CHECK(loci_live_bytes() == live, "loci bytes in use: %llu before, %llu after", (unsigned long long)live,
           (unsigned long long)loci_live_bytes());
+    loci_tier_totals_t tot;
+    CHECK(loci_tier_totals(&tot) == 0 && tot.arenas == 0, "%llu auto arenas left behind", (unsigned long long)tot.arenas);
     MPI_Barrier(MPI_COMM_WORLD);
     if (check_rank == 0)
         printf("test_bad_input %s: passed (%d errors raised through the handler on rank 0)\n", mode, handled);
