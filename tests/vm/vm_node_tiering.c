@@ -37,8 +37,9 @@
  * figures in words and numbers.
  *
  * The checker asks the kernel which node each worker's pages are on (move_pages on the worker's
- * pid: root). An arena counts as on FAST when most of its mapped pages are there (the faults
- * source keeps a sample of pages unmapped). The heat source is `faults` for every worker: DAMON's
+ * pid: root). A worker's bytes on FAST are its pages there, each arena's scaled by its mapped
+ * pages (the faults source keeps a sample of pages unmapped; the kernel's modes move pages one by
+ * one, so an arena can be partly there). The heat source is `faults` for every worker: DAMON's
  * kdamond serves one process at a time (src/heat/damon.c). Where loci has no node ledger
  * ([tiering] node_budget unknown: per-process tiering), the budgets are each process's own and
  * the same goals are asserted: that is the problem the ledger solves, and the test says so.
@@ -135,7 +136,7 @@ static void arena_pages(const run_t *r, int i, int a, size_t *on, size_t *mapped
     }
 }
 
-/* One look at the node: each worker's bytes on FAST (whole arenas), the hot set's share. */
+/* One look at the node: each worker's bytes on FAST, the hot set's share. */
 typedef struct {
     size_t fast_bytes[NODE_WORKERS_MAX], total_fast;
     size_t hot_on, hot_mapped, hot_total;
@@ -150,8 +151,8 @@ static look_t look(const run_t *r, unsigned hot)
         for (int a = 0; a < NODE_ARENAS; a++) {
             size_t on, mapped;
             arena_pages(r, i, a, &on, &mapped);
-            if (mapped && on * 2 > mapped)
-                l.fast_bytes[i] += NODE_ARENA_BYTES;
+            if (mapped) /* the pages the sampler keeps unmapped counted where the arena's others are */
+                l.fast_bytes[i] += (size_t)((double)on / (double)mapped * NODE_ARENA_BYTES);
             if ((hot & 1u << i) && a >= NODE_HOT_FIRST) {
                 l.hot_on += on;
                 l.hot_mapped += mapped;
@@ -188,9 +189,9 @@ static void print_look(const run_t *r, double at, uint64_t intervals, const look
     printf("     %5.1f i%-3llu", at, (unsigned long long)intervals);
     for (int i = 0; i < r->nworkers; i++) {
         if (r->live & 1u << i)
-            printf(" %c %2zu/%u", name_of(i), l->fast_bytes[i] >> 20, (NODE_ARENAS * NODE_ARENA_BYTES) >> 20);
+            printf(" %c %4.1f/%u", name_of(i), (double)l->fast_bytes[i] / (1 << 20), (NODE_ARENAS * NODE_ARENA_BYTES) >> 20);
         else
-            printf(" %c   -  ", name_of(i));
+            printf(" %c     -   ", name_of(i));
     }
     printf(" | hot %3.0f %% of %zu mapped | fast %zu MiB\n",
            l->hot_mapped ? 100.0 * (double)l->hot_on / (double)l->hot_mapped : 0.0, l->hot_mapped,
@@ -243,7 +244,7 @@ static void phase(run_t *r, const phase_t *ph)
         size_t cap = r->ledger ? FAST_BYTES : FAST_BYTES + NODE_ARENA_BYTES; /* room: the reservation's precision */
         if (l.total_fast > cap && !over) {
             over = true;
-            CHECK(false, "%s: %zu MiB of auto arenas on node %d, more than its %u MiB of fast memory", ph->name,
+            CHECK(false, "%s: %zu MiB of the workers' memory on node %d, more than its %u MiB of fast memory", ph->name,
                   l.total_fast >> 20, r->fast, FAST_BYTES >> 20);
         }
         if (ph->newcomer >= 0 && floor_at < 0 && l.fast_bytes[ph->newcomer] >= FLOOR_BYTES)
