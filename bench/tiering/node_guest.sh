@@ -9,9 +9,9 @@
 # kernel memory tier); OTHER_NODE: out of play (fastmem.sh). The kernel's modes get 28 MiB plus
 # SLACK_MIB (2) for the processes' other memory free above FAST's low watermark; loci gets 28 MiB
 # for its auto arenas (its budgets: [tiering] node_budget where loci has the node ledger, else
-# each process's [target] tiering_budget) and the room beyond its own reserve (the node's high
-# watermark and the pool's margin, 32 MiB on a node under 2 GiB), so that its room is the same
-# 28 MiB (TIERING.md, "Room").
+# each process's [target] tiering_budget) and that much free memory, with the same slack, beyond
+# what loci leaves alone (fastmem_loci_reserve_kb: the node's reserve and the pool's margin), so
+# that its room is the same (TIERING.md, "Room").
 # Environment: NODE (vm_node_tiering), MODES (first-touch numa-balancing damos loci; loci is
 # per-process or node-wide tiering, whichever this loci is — its summary says), PHASE_INTERVALS
 # (150: 60 s phases at 400 ms, long enough for the kernel's scanners), REPEATS (1), SLACK_MIB, and
@@ -27,7 +27,6 @@ here=$(dirname "$0")
 NODE=${NODE:-vm_node_tiering} SLACK_MIB=${SLACK_MIB:-2} PHASE_INTERVALS=${PHASE_INTERVALS:-150}
 MODES=${MODES:-first-touch numa-balancing damos loci}
 FAST_MIB=28 # vm_node_tiering's fast memory (FAST_BYTES)
-LOCI_RESERVE_MIB=32
 tmp=${TMPDIR:-/tmp}/bench-node.$$
 mkdir -p "$tmp"
 oop=
@@ -39,15 +38,17 @@ me=node_guest.sh
 . "$here/kernel_modes.sh"
 say "fast node $fast ($FAST_MIB MiB), slow node $slow, out of play: ${others:-none}; phases of $PHASE_INTERVALS intervals of 400 ms; kernel $(uname -r)"
 
-# The checks as plot.py's lines: the hot set's share on FAST at each.
+# The run's lines, its summary named after the mode, and the checks as plot.py's lines: the hot
+# set's share on FAST at each.
 plot_lines() {
-  awk -v label="$1" 'BEGIN { print "alloc", label } { print }
-    / i[0-9]+ .*\| hot / { for (i = 1; i < NF; i++) if ($i == "hot") print "interval", ++k, "residency", $(i + 1) "%" }'
+  awk -v label="$1" 'BEGIN { print "alloc", label } /^summary / { sub(/^summary /, "summary " label " ") } { print }
+    / i[0-9]+ .*\| hot / { for (i = 1; i < NF; i++) if ($i == "hot") print "interval", ++k, "residency", $(i + 1) "%" }
+    { fflush() }'
 }
 
 run() { # label, memory (first-touch or auto)
   if [ "$2" = auto ]; then
-    fastmem_keep_free "$fast" $(((FAST_MIB + LOCI_RESERVE_MIB) * 1024 + $(fastmem_watermark_kb "$fast" high))) compact
+    fastmem_keep_free "$fast" $(((FAST_MIB + SLACK_MIB) * 1024 + $(fastmem_loci_reserve_kb "$fast"))) compact
     for n in $others; do fastmem_keep_free "$n" 0; done
   else
     fastmem_limit "$fast" $((FAST_MIB + SLACK_MIB)) $others
@@ -56,7 +57,7 @@ run() { # label, memory (first-touch or auto)
   kmon_start "$1"
   t0=$(cut -d' ' -f1 /proc/uptime)
   { "$NODE" --memory "$2" --phase-intervals "$PHASE_INTERVALS" $oop plain "$fast" 2>&1 || say "$1: goals missed or failed (status $?)"; } |
-    sed "s/^summary /summary $1 /" | plot_lines "$1" | show
+    plot_lines "$1" | show
   kmon_stop "$1" "$t0" | show
   fastmem_unlimit "$fast" $others
 }
