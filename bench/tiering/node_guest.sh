@@ -13,7 +13,8 @@
 # what loci leaves alone (fastmem_loci_reserve_kb: the node's reserve and the pool's margin), so
 # that its room is the same (TIERING.md, "Room").
 # Environment: NODE (vm_node_tiering), MODES (first-touch numa-balancing damos loci; loci is
-# per-process or node-wide tiering, whichever this loci is — its summary says), PHASE_INTERVALS
+# per-process or node-wide tiering, whichever this loci is — its summary says), LOCI_INTENT (the
+# auto arenas' intent, latency=low,tier=auto: node 0, the CPUs' DRAM, ranks first), PHASE_INTERVALS
 # (150: 60 s phases at 400 ms, long enough for the kernel's scanners), REPEATS (1), SLACK_MIB, and
 # the kernel modes' settings (kernel_modes.sh). Prints each mode's checks, an "alloc MODE" line
 # and one "interval N residency R%" line per check (the hot set's share on FAST, for plot.py), its
@@ -25,6 +26,7 @@ shift 2
 others=$*
 here=$(dirname "$0")
 NODE=${NODE:-vm_node_tiering} SLACK_MIB=${SLACK_MIB:-2} PHASE_INTERVALS=${PHASE_INTERVALS:-150}
+LOCI_INTENT=${LOCI_INTENT:-latency=low,tier=auto}
 MODES=${MODES:-first-touch numa-balancing damos loci}
 FAST_MIB=28 # vm_node_tiering's fast memory (FAST_BYTES)
 tmp=${TMPDIR:-/tmp}/bench-node.$$
@@ -46,17 +48,18 @@ plot_lines() {
     { fflush() }'
 }
 
-run() { # label, memory (first-touch or auto)
+run() { # label, memory (first-touch, or auto: arenas by LOCI_INTENT)
   if [ "$2" = auto ]; then
     fastmem_keep_free "$fast" $(((FAST_MIB + SLACK_MIB) * 1024 + $(fastmem_loci_reserve_kb "$fast"))) compact
     for n in $others; do fastmem_keep_free "$n" 0; done
   else
     fastmem_limit "$fast" $((FAST_MIB + SLACK_MIB)) $others
   fi
-  say "$1: $NODE --memory $2 --phase-intervals $PHASE_INTERVALS$oop plain $fast"
+  say "$1: $NODE --memory $2 --intent $LOCI_INTENT --phase-intervals $PHASE_INTERVALS$oop plain $fast"
   kmon_start "$1"
   t0=$(cut -d' ' -f1 /proc/uptime)
-  { "$NODE" --memory "$2" --phase-intervals "$PHASE_INTERVALS" $oop plain "$fast" 2>&1 || say "$1: goals missed or failed (status $?)"; } |
+  { "$NODE" --memory "$2" --intent "$LOCI_INTENT" --phase-intervals "$PHASE_INTERVALS" $oop plain "$fast" 2>&1 ||
+    say "$1: goals missed or failed (status $?)"; } |
     plot_lines "$1" | show
   kmon_stop "$1" "$t0" | show
   fastmem_unlimit "$fast" $others

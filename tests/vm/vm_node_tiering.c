@@ -28,12 +28,14 @@
  *                                   board's path as its last argument; each rank takes its arenas
  *                                   from MPI_Alloc_mem with info loci_intent=bandwidth=high,tier=auto
  *                                   (tests/mpi/vm_node_tiering_mpi.c).
- *   vm_node_tiering worker BOARD INDEX MEMORY   one plain worker (what `plain` starts).
+ *   vm_node_tiering worker BOARD INDEX MEMORY   one plain worker (what `plain` starts); MEMORY:
+ *                                   first-touch, or the intent of its auto arenas.
  *
  * Options (before FAST), for bench/tiering/node.sh, which runs the same workload under the
  * kernel's tiering: --memory first-touch (the workers' arenas plain anonymous memory, placed by
- * the kernel; intervals then counted by the clock), --phase-intervals N (15), --out-of-play NODE
- * (loci's auto arenas get no budget there; repeatable). A last line "summary ..." gives the
+ * the kernel; intervals then counted by the clock), --intent INTENT (the auto arenas', default
+ * bandwidth=high,tier=auto: one that ranks FAST first), --phase-intervals N (15), --out-of-play
+ * NODE (loci's auto arenas get no budget there; repeatable). A last line "summary ..." gives the
  * figures in words and numbers.
  *
  * The checker asks the kernel which node each worker's pages are on (move_pages on the worker's
@@ -96,6 +98,7 @@ static int failures;
 typedef struct {
     int fast;
     bool first_touch;  /* the workers' memory plain anonymous memory, not auto arenas */
+    const char *intent; /* else the auto arenas' */
     uint64_t phase_intervals;
     int out_of_play[MAX_OUT_OF_PLAY], nout;
     char **command;    /* the MPI form's job, or NULL */
@@ -304,8 +307,8 @@ static bool start_worker(run_t *r, int i)
 {
     char idx[8];
     snprintf(idx, sizeof idx, "%d", i);
-    char *argv[] = {"/proc/self/exe", "worker", r->board_path, idx, r->opt->first_touch ? "first-touch" : "auto",
-                    NULL};
+    char *argv[] = {"/proc/self/exe", "worker", r->board_path, idx,
+                    r->opt->first_touch ? "first-touch" : (char *)r->opt->intent, NULL};
     if ((r->pid[i] = spawn(argv)) < 0 || !wait_ready(r, i))
         return false;
     r->live |= 1u << i;
@@ -509,9 +512,11 @@ static int checker(const options_t *opt)
     return failures ? 1 : 0;
 }
 
-/* One plain worker: 4 auto arenas of its own, or (first-touch) 4 anonymous mappings. */
-static int worker(const char *board_path, int index, bool first_touch)
+/* One plain worker: 4 auto arenas of its own by `memory` (an intent), or (first-touch) 4 anonymous
+ * mappings. */
+static int worker(const char *board_path, int index, const char *memory)
 {
+    bool first_touch = !strcmp(memory, "first-touch");
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* a checker killed by its timeout takes its workers along */
     node_board_t *b = node_board_map(board_path, 0);
     if (!b)
@@ -526,7 +531,7 @@ static int worker(const char *board_path, int index, bool first_touch)
             return 2;
         }
     for (int a = 0; a < NODE_ARENAS && !first_touch; a++) {
-        ar[a] = loci_arena_create("bandwidth=high,tier=auto", 0);
+        ar[a] = loci_arena_create(memory, 0);
         if (!ar[a] || !(arena[a] = loci_arena_alloc(ar[a], NODE_ARENA_BYTES))) {
             fprintf(stderr, "vm_node_tiering: worker %c: arena %d: %s\n", name_of(index), a, loci_last_error());
             NODE_SET(b->w[index].ready, -1);
@@ -541,7 +546,8 @@ static int worker(const char *board_path, int index, bool first_touch)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: vm_node_tiering [--memory auto|first-touch] [--phase-intervals N] [--out-of-play NODE]... "
+    fprintf(stderr, "usage: vm_node_tiering [--memory auto|first-touch] [--intent INTENT] [--phase-intervals N] "
+                    "[--out-of-play NODE]... "
                     "plain FAST | ... mpi FAST -- COMMAND...\n       vm_node_tiering worker BOARD INDEX MEMORY\n");
     return 2;
 }
@@ -550,14 +556,16 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc == 5 && !strcmp(argv[1], "worker"))
-        return worker(argv[2], atoi(argv[3]), !strcmp(argv[4], "first-touch"));
-    options_t opt = {.phase_intervals = PHASE_INTERVALS};
+        return worker(argv[2], atoi(argv[3]), argv[4]);
+    options_t opt = {.phase_intervals = PHASE_INTERVALS, .intent = "bandwidth=high,tier=auto"};
     int i = 1;
     for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
         if (!strcmp(argv[i], "--memory") && (!strcmp(argv[i + 1], "auto") || !strcmp(argv[i + 1], "first-touch")))
             opt.first_touch = !strcmp(argv[i + 1], "first-touch");
         else if (!strcmp(argv[i], "--phase-intervals") && atoi(argv[i + 1]) > 0)
             opt.phase_intervals = (uint64_t)atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--intent"))
+            opt.intent = argv[i + 1];
         else if (!strcmp(argv[i], "--out-of-play") && opt.nout < MAX_OUT_OF_PLAY)
             opt.out_of_play[opt.nout++] = atoi(argv[i + 1]);
         else
