@@ -10,6 +10,8 @@
  */
 #include "check.h"
 
+#include <stdbool.h>
+
 static int handled; /* calls of the error handler */
 
 static void count_errors(MPI_Comm *comm, int *code, ...)
@@ -103,55 +105,47 @@ static void frees(void)
     refused_free(&local, "a stack address");
 }
 
-/* A window whose creation one process refuses: all get the error, none hangs. */
+static int window(int shared, MPI_Info info, MPI_Win *win)
+{
+    void *base = NULL;
+    return shared ? MPI_Win_allocate_shared(4096, 1, info, MPI_COMM_WORLD, &base, win)
+                  : MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, win);
+}
+
+/* A window by `intent` (this process's) must be refused on every process with
+ * MPI_ERR_INFO_VALUE, no window made, the handler run once, stderr saying `needle`. */
+static void refused_window(int shared, const char *intent, const char *needle, const char *what)
+{
+    MPI_Info info = info1("loci_intent", intent);
+    MPI_Win win = MPI_WIN_NULL;
+    int before = handled;
+    capture_begin();
+    int rc = window(shared, info, &win);
+    const char *said = capture_end();
+    info_free(&info);
+    CHECK(error_class(rc) == MPI_ERR_INFO_VALUE, "window %s: class %d", what, error_class(rc));
+    CHECK(handled == before + 1 && win == MPI_WIN_NULL, "window %s: handler ran %d times", what, handled - before);
+    CHECK(strstr(said, needle), "window %s: stderr should say '%s', said: %s", what, needle, said);
+}
+
 static void windows(int shared)
 {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Info info = info1("loci_intent", rank == size - 1 ? "bandwith=high" : "near=pe");
-    void *base = NULL;
-    MPI_Win win = MPI_WIN_NULL;
-    int before = handled;
-    capture_begin();
-    int rc = shared ? MPI_Win_allocate_shared(4096, 1, info, MPI_COMM_WORLD, &base, &win)
-                    : MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, &win);
-    const char *said = capture_end();
-    info_free(&info);
-    CHECK(error_class(rc) == MPI_ERR_INFO_VALUE, "window with a refused intent: class %d", error_class(rc));
-    CHECK(handled == before + 1 && win == MPI_WIN_NULL, "window: handler ran %d times", handled - before);
-    CHECK(strstr(said, rank == size - 1 ? "bandwith" : "another process"), "window: stderr said: %s", said);
-
+    /* one process refuses: all get the error, none hangs */
+    bool last = rank == size - 1;
+    refused_window(shared, last ? "bandwith=high" : "near=pe", last ? "bandwith" : "another process",
+                   "with a refused intent");
     /* an intent loci accepts but cannot bind a window to (a file tier): placed nowhere, freed */
-    info = info1("loci_intent", "persist");
-    before = handled;
-    capture_begin();
-    rc = shared ? MPI_Win_allocate_shared(4096, 1, info, MPI_COMM_WORLD, &base, &win)
-                : MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, &win);
-    said = capture_end();
-    info_free(&info);
-    CHECK(error_class(rc) == MPI_ERR_INFO_VALUE, "window by a file tier: class %d", error_class(rc));
-    CHECK(handled == before + 1 && win == MPI_WIN_NULL, "window by a file tier: handler ran %d times",
-          handled - before);
-    CHECK(strstr(said, "NUMA"), "window by a file tier: stderr said: %s", said);
-
+    refused_window(shared, "persist", "NUMA", "by a file tier");
     /* tier=auto: a window's memory is the MPI library's, which loci binds but does not move */
-    info = info1("loci_intent", "tier=auto");
-    before = handled;
-    capture_begin();
-    rc = shared ? MPI_Win_allocate_shared(4096, 1, info, MPI_COMM_WORLD, &base, &win)
-                : MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, &win);
-    said = capture_end();
-    info_free(&info);
-    CHECK(error_class(rc) == MPI_ERR_INFO_VALUE && win == MPI_WIN_NULL, "window by tier=auto: class %d",
-          error_class(rc));
-    CHECK(handled == before + 1 && strstr(said, "tier=auto"), "window by tier=auto: handler ran %d times, said: %s",
-          handled - before, said);
+    refused_window(shared, "tier=auto", "tier=auto", "by tier=auto");
 
     /* and the next window works */
-    info = info1("loci_intent", "near=pe");
-    rc = shared ? MPI_Win_allocate_shared(4096, 1, info, MPI_COMM_WORLD, &base, &win)
-                : MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, &win);
+    MPI_Info info = info1("loci_intent", "near=pe");
+    MPI_Win win = MPI_WIN_NULL;
+    int rc = window(shared, info, &win);
     CHECK(rc == MPI_SUCCESS, "window after a refused one: %d", rc);
     info_free(&info);
     MPI_Win_free(&win);
