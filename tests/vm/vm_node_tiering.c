@@ -14,7 +14,9 @@
  *                                   (one per INTERVAL_MS): within 10 of tiering's intervals of each
  *                                   change at least 90 % of the hot set's mapped pages are on FAST,
  *                                   and stay there; the auto arenas on FAST never more than the
- *                                   fast memory; from 10 intervals into each phase on, no worker
+ *                                   fast memory (without the ledger's node_budget: one arena more,
+ *                                   the reserved room's precision); from 10 intervals into each
+ *                                   phase on, no worker
  *                                   with less than its floor on FAST ([tiering] floor: FLOOR_BYTES,
  *                                   one arena); at the end the bytes moved back within 10 intervals
  *                                   (ping-pong) at most 1 % of those moved, every worker's data
@@ -56,7 +58,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
