@@ -8,8 +8,8 @@
 # FAST: the fast node (with the CPUs: the kernel promotes to it); SLOW: the slow node (a lower
 # kernel memory tier); OTHER_NODE: out of play (fastmem.sh). The kernel's modes get 28 MiB plus
 # SLACK_MIB (2) for the processes' other memory free above FAST's low watermark; loci gets 28 MiB
-# for its auto arenas (its budgets: [tiering] node_budget where loci has the node ledger, else
-# each process's [target] tiering_budget) and that much free memory, with the same slack, beyond
+# for its auto arenas ([target] tiering_budget: the node's budget there where loci has the node
+# ledger, else each process's) and that much free memory, with the same slack, beyond
 # what loci leaves alone (fastmem_loci_reserve_kb: the node's reserve and the pool's margin), so
 # that its room is the same (TIERING.md, "Room").
 # Environment: NODE (vm_node_tiering), MODES (first-touch numa-balancing damos loci; loci is

@@ -6,16 +6,17 @@
  *                                   other, each waiting for the one before to fill its arenas), each
  *                                   with 4 auto arenas of 4 MiB ("bandwidth=high,tier=auto"): 64 MiB
  *                                   of auto arenas, of which FAST_BYTES may be on the fast node
- *                                   FAST (LOCI_CONFIG: [tiering] node_budget, and per process
- *                                   [target] tiering_budget; the suite also leaves the node about
+ *                                   FAST (LOCI_CONFIG: [target] tiering_budget, which the node
+ *                                   ledger takes as the node's budget there, and per-process
+ *                                   tiering as each process's; the suite also leaves the node about
  *                                   that much room, bench/tiering/fastmem.sh). The hot set (two
  *                                   arenas of one worker, some 20 times as often written a page as
  *                                   any other) is A's, then B's, then C's. Asserted, each check
  *                                   (one per INTERVAL_MS): within 10 of tiering's intervals of each
  *                                   change at least 90 % of the hot set's mapped pages are on FAST,
  *                                   and stay there; the auto arenas on FAST never more than the
- *                                   fast memory (without the ledger's node_budget: one arena more,
- *                                   the reserved room's precision); from 10 intervals into each
+ *                                   fast memory (without the ledger: one arena more, the reserved
+ *                                   room's precision); from 10 intervals into each
  *                                   phase on, no worker
  *                                   with less than its floor on FAST ([tiering] floor: FLOOR_BYTES,
  *                                   one arena); at the end the bytes moved back within 10 intervals
@@ -45,8 +46,8 @@
  * pages (the faults source keeps a sample of pages unmapped; the kernel's modes move pages one by
  * one, so an arena can be partly there). The heat source is `faults` for every worker: DAMON's
  * kdamond serves one process at a time (src/heat/damon.c). Where loci has no node ledger
- * ([tiering] node_budget unknown: per-process tiering), the budgets are each process's own and
- * the same goals are asserted: that is the problem the ledger solves, and the test says so.
+ * ([tiering] floor unknown: per-process tiering), the budgets are each process's own and the same
+ * goals are asserted: that is the problem the ledger solves, and the test says so.
  * Exit 0 ok, 1 a goal missed, 2 setup error.
  */
 #include "node_board.h"
@@ -110,7 +111,7 @@ typedef struct {
     char board_path[64];
     int fast;
     const options_t *opt;
-    bool ledger;       /* this loci knows [tiering] node_budget and floor */
+    bool ledger;       /* this loci has the node ledger (knows [tiering] floor) */
     char summary[512]; /* "summary" line: each phase's figures */
     unsigned live;     /* bit i: worker i is running */
     pid_t pid[NODE_WORKERS_MAX]; /* plain workers: ours to wait for */
@@ -361,8 +362,8 @@ static void totals(run_t *r)
 
 static char config[] = "/tmp/vm_node_tiering-XXXXXX";
 
-/* LOCI_CONFIG for every worker: the node ledger's keys where this loci knows them (a probe
- * child's loci_init says), else per-process tiering with the same fast memory. 0, or 2. */
+/* LOCI_CONFIG for every worker: the node ledger's floor where this loci knows it (a probe child's
+ * loci_init says), else per-process tiering with the same fast memory. 0, or 2. */
 static int write_config(run_t *r)
 {
     char no_ledger[1024] = "";
@@ -371,8 +372,9 @@ static int write_config(run_t *r)
         if (!f)
             return 2;
         fprintf(f, "[tiering]\nsource = faults\ninterval = %dms\n", INTERVAL_MS);
-        if (with_ledger)
-            fprintf(f, "floor = %uMiB\nnode_budget = %uMiB\n", FLOOR_BYTES >> 20, FAST_BYTES >> 20);
+        if (with_ledger) /* (no node_budget: the ledger takes each target's budget, below; a size there
+                          * would cap every target, the slow ones too) */
+            fprintf(f, "floor = %uMiB\n", FLOOR_BYTES >> 20);
         fprintf(f, "[target fast]\nnuma_node = %d\ntiering_budget = %uMiB\n", r->fast, FAST_BYTES >> 20);
         for (int i = 0; i < r->opt->nout; i++)
             fprintf(f, "[target out%d]\nnuma_node = %d\ntiering_budget = 0%%\n", i, r->opt->out_of_play[i]);
@@ -400,7 +402,8 @@ static int write_config(run_t *r)
             printf("     %s: [tiering] source faults, interval %d ms; %u MiB of node %d for auto arenas (%s), "
                    "floor %u MiB\n", with_ledger ? "node-wide tiering (node ledger)" : "per-process tiering",
                    INTERVAL_MS, FAST_BYTES >> 20, r->fast,
-                   with_ledger ? "node_budget" : "each process's tiering_budget, and the room the suite left",
+                   with_ledger ? "its tiering_budget, the node's budget there"
+                               : "each process's tiering_budget, and the room the suite left",
                    FLOOR_BYTES >> 20);
             if (!with_ledger)
                 printf("     (this loci has no node ledger: %s)\n", no_ledger);
