@@ -19,7 +19,8 @@ static void set_ierr(MPI_Fint *ierr, int rc)
 /* baseptr: INTEGER(KIND=MPI_ADDRESS_KIND) or TYPE(C_PTR): an address either way */
 void mpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierr)
 {
-    set_ierr(ierr, shim_alloc_mem(*size, PMPI_Info_f2c(*info), baseptr));
+    set_ierr(ierr, shim_alloc_mem(*size, PMPI_Info_f2c(*info), baseptr,
+                                  __builtin_extract_return_addr(__builtin_return_address(0))));
 }
 void mpi_alloc_mem_cptr_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierr) ALIAS(mpi_alloc_mem_);
 void mpi_alloc_mem_f08_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierr) ALIAS(mpi_alloc_mem_);

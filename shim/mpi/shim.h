@@ -32,13 +32,20 @@ typedef struct {
  *  (not raised: the caller decides on which handle). */
 int shim_request(const char *fn, MPI_Info info, bool want_alignment, shim_request_t *req);
 
-/* --- the MPI library's live MPI_Alloc_mem blocks (track.c) -------------- */
+/* --- live MPI_Alloc_mem blocks loci's allocators do not own (track.c) --- */
 
-/** Remember that the MPI library handed out p. false when out of memory. */
-bool shim_track_add(void *p);
+/** Who owns a tracked block. */
+typedef enum {
+    SHIM_UNTRACKED,   /* none recorded: a loci allocator's block, or no live block */
+    SHIM_MPI_BLOCK,   /* the MPI library's: PMPI_Free_mem */
+    SHIM_AUTO_ARENA,  /* alone in a tier=auto arena made for it: destroy the arena */
+} shim_owner_t;
 
-/** Forget p; false if it is not a live block of the MPI library. */
-bool shim_track_take(void *p);
+/** Remember that p is owner's. false when out of memory. */
+bool shim_track_add(void *p, shim_owner_t owner);
+
+/** Forget p and say whose it was (SHIM_UNTRACKED: not recorded). */
+shim_owner_t shim_track_take(void *p);
 
 /* --- errors (errors.c) ---------------------------------------------------- */
 
@@ -58,7 +65,9 @@ void shim_check_abi(void);
 
 /* --- the operations, shared by the C and Fortran entry points ------------ */
 
-int shim_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+/** site: the program's call (a return address), which tiering profiles
+ *  name a tier=auto block's arena by. */
+int shim_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr, const void *site);
 int shim_free_mem(void *base);
 /** Which allocating window call: flags of shim_win_allocate. */
 enum {

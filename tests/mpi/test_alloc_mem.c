@@ -1,8 +1,10 @@
 /*
  * MPI_Alloc_mem / MPI_Free_mem through libloci-mpi: memory by info key
  * (loci_intent, mpich_buf_type, mpi_minimum_memory_alignment), plain MPI
- * memory without one, LOCI_MPI_INTENT as the default, mixed loci and MPI
- * frees in any order, from several threads, with no loci bytes left over.
+ * memory without one, a tier=auto arena of its own for each block whose
+ * intent asks for tiering, LOCI_MPI_INTENT as the default, mixed loci, auto
+ * and MPI frees in any order, from several threads, with no loci bytes or
+ * auto arenas left over.
  *
  * usage: test_alloc_mem info   (LOCI_MPI_INTENT unset)
  *        test_alloc_mem env    (LOCI_MPI_INTENT set to a valid intent)
@@ -73,6 +75,62 @@ static void keys(void)
     free_mem(p);
 }
 
+static uint64_t auto_arenas(void)
+{
+    loci_tier_totals_t tot;
+    CHECK(loci_tier_totals(&tot) == 0, "loci_tier_totals: %s", loci_last_error());
+    return tot.arenas;
+}
+
+/* tier=auto: each block alone in an auto arena of its own (tiering moves
+ * whole arenas), aligned when asked; MPI_Free_mem destroys the arena, and
+ * a second MPI_Free_mem of the block is refused, not a crash. */
+static void tiered(void)
+{
+    enum { N = 4 };
+    uint64_t before = auto_arenas();
+    void *p[N];
+    for (int i = 0; i < N; i++) {
+        p[i] = alloc_mem((MPI_Aint)(1 + i) << 20, "loci_intent", i % 2 ? "tier=auto" : "bandwidth=high,tier=auto");
+        loci_arena_t *ar = loci_ptr_arena(p[i]);
+        loci_tier_stats_t st;
+        CHECK(ar && loci_tier_stats(ar, &st) == 0, "block %d of tier=auto is not in an auto arena", i);
+        CHECK(loci_arena_of((char *)p[i] + ((size_t)(1 + i) << 20) - 1) == ar, "block %d: its end is outside its arena",
+              i);
+        for (int j = 0; j < i; j++)
+            CHECK(loci_ptr_arena(p[j]) != ar, "blocks %d and %d share an auto arena", j, i);
+    }
+    CHECK(auto_arenas() == before + N, "%llu auto arenas after %d tier=auto blocks (%llu before)",
+          (unsigned long long)auto_arenas(), N, (unsigned long long)before);
+
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "loci_intent", "tier=auto");
+    MPI_Info_set(info, "mpi_minimum_memory_alignment", "2097152");
+    void *aligned = NULL;
+    CHECK(MPI_Alloc_mem(3 << 20, info, &aligned) == MPI_SUCCESS, "tier=auto + 2 MiB alignment");
+    MPI_Info_free(&info);
+    CHECK((uintptr_t)aligned % 2097152 == 0 && loci_ptr_arena(aligned), "tier=auto + 2 MiB alignment: %p", aligned);
+    void *empty = alloc_mem(0, "loci_intent", "tier=auto"); /* malloc(0) semantics: a pointer to free */
+    free_mem(empty);
+    free_mem(aligned);
+
+    for (int i = 0; i < N; i++)
+        free_mem(p[i]);
+    CHECK(auto_arenas() == before, "%llu auto arenas left after MPI_Free_mem of every tier=auto block (%llu before)",
+          (unsigned long long)auto_arenas(), (unsigned long long)before);
+
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    capture_begin();
+    int rc = MPI_Free_mem(p[0]);
+    const char *said = capture_end();
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    int errclass = -1;
+    MPI_Error_class(rc, &errclass);
+    CHECK(errclass == MPI_ERR_ARG && strstr(said, "not a live block"),
+          "MPI_Free_mem of a tier=auto block freed already: class %d, said \"%s\"", errclass, said);
+}
+
 /* LOCI_MPI_INTENT serves MPI_INFO_NULL; a loci_intent key still wins. */
 static void env_default(void)
 {
@@ -88,16 +146,17 @@ static void env_default(void)
     free_mem(p);
 }
 
-/* Loci and MPI blocks of 8 B .. 1 MiB, freed in a scrambled order. */
+/* Loci, auto-arena and MPI blocks of 8 B .. 1 MiB, freed in a scrambled order. */
 static void mixed(unsigned seed)
 {
     enum { N = 300 };
     void *blocks[N];
     for (int i = 0; i < N; i++) {
         MPI_Aint size = (MPI_Aint)8 << (i % 18);
-        blocks[i] = i % 3 == 0   ? alloc_mem(size, NULL, NULL)
-                    : i % 3 == 1 ? alloc_mem(size, "loci_intent", "near=pe")
-                                 : alloc_mem(size, "mpich_buf_type", "ddr");
+        blocks[i] = i % 4 == 0   ? alloc_mem(size, NULL, NULL)
+                    : i % 4 == 1 ? alloc_mem(size, "loci_intent", "near=pe")
+                    : i % 4 == 2 ? alloc_mem(size, "mpich_buf_type", "ddr")
+                                 : alloc_mem(size, "loci_intent", "tier=auto");
     }
     for (int i = N - 1; i > 0; i--) {
         seed = seed * 1103515245u + 12345u;
@@ -156,6 +215,7 @@ int main(int argc, char **argv)
         const char *env = getenv("LOCI_MPI_INTENT");
         CHECK(!env || !*env, "mode 'info' runs without LOCI_MPI_INTENT (empty counts as unset)");
         keys();
+        tiered();
         mixed((unsigned)check_rank + 1);
         if (provided == MPI_THREAD_MULTIPLE) {
             pthread_t t[3];
@@ -169,6 +229,7 @@ int main(int argc, char **argv)
     }
     CHECK(loci_live_bytes() == live, "loci bytes in use: %llu before, %llu after",
           (unsigned long long)live, (unsigned long long)loci_live_bytes());
+    CHECK(auto_arenas() == 0, "%llu auto arenas left", (unsigned long long)auto_arenas());
     MPI_Barrier(MPI_COMM_WORLD);
     if (check_rank == 0)
         printf("test_alloc_mem %s: passed\n", mode);

@@ -10,6 +10,8 @@
  */
 #include "check.h"
 
+#include <stdbool.h>
+
 static int handled; /* calls of the error handler */
 
 static void count_errors(MPI_Comm *comm, int *code, ...)
@@ -76,6 +78,10 @@ static void allocations(void)
     refused_alloc("mpi_minimum_memory_alignment", "0", 64, MPI_ERR_INFO_VALUE, "power of two");
     refused_alloc("loci_intent", "near=pe", -1, MPI_ERR_ARG, "negative size");
     refused_alloc("loci_intent", "near=pe,fallback=null", (MPI_Aint)1 << 50, MPI_ERR_NO_MEM, "1125899906842624");
+    /* tier=auto: refused intents say the allocator's reason; no room leaves no arena behind */
+    refused_alloc("loci_intent", "tier=often", 64, MPI_ERR_INFO_VALUE, "tier");
+    refused_alloc("loci_intent", "tier=auto,use=gpu", 64, MPI_ERR_INFO_VALUE, "gpu");
+    refused_alloc("loci_intent", "tier=auto,fallback=null", (MPI_Aint)1 << 50, MPI_ERR_NO_MEM, "1125899906842624");
 }
 
 static void frees(void)
@@ -99,42 +105,47 @@ static void frees(void)
     refused_free(&local, "a stack address");
 }
 
-/* A window whose creation one process refuses: all get the error, none hangs. */
+static int window(int shared, MPI_Info info, MPI_Win *win)
+{
+    void *base = NULL;
+    return shared ? MPI_Win_allocate_shared(4096, 1, info, MPI_COMM_WORLD, &base, win)
+                  : MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, win);
+}
+
+/* A window by `intent` (this process's) must be refused on every process with
+ * MPI_ERR_INFO_VALUE, no window made, the handler run once, stderr saying `needle`. */
+static void refused_window(int shared, const char *intent, const char *needle, const char *what)
+{
+    MPI_Info info = info1("loci_intent", intent);
+    MPI_Win win = MPI_WIN_NULL;
+    int before = handled;
+    capture_begin();
+    int rc = window(shared, info, &win);
+    const char *said = capture_end();
+    info_free(&info);
+    CHECK(error_class(rc) == MPI_ERR_INFO_VALUE, "window %s: class %d", what, error_class(rc));
+    CHECK(handled == before + 1 && win == MPI_WIN_NULL, "window %s: handler ran %d times", what, handled - before);
+    CHECK(strstr(said, needle), "window %s: stderr should say '%s', said: %s", what, needle, said);
+}
+
 static void windows(int shared)
 {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Info info = info1("loci_intent", rank == size - 1 ? "bandwith=high" : "near=pe");
-    void *base = NULL;
-    MPI_Win win = MPI_WIN_NULL;
-    int before = handled;
-    capture_begin();
-    int rc = shared ? MPI_Win_allocate_shared(4096, 1, info, MPI_COMM_WORLD, &base, &win)
-                    : MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, &win);
-    const char *said = capture_end();
-    info_free(&info);
-    CHECK(error_class(rc) == MPI_ERR_INFO_VALUE, "window with a refused intent: class %d", error_class(rc));
-    CHECK(handled == before + 1 && win == MPI_WIN_NULL, "window: handler ran %d times", handled - before);
-    CHECK(strstr(said, rank == size - 1 ? "bandwith" : "another process"), "window: stderr said: %s", said);
-
+    /* one process refuses: all get the error, none hangs */
+    bool last = rank == size - 1;
+    refused_window(shared, last ? "bandwith=high" : "near=pe", last ? "bandwith" : "another process",
+                   "with a refused intent");
     /* an intent loci accepts but cannot bind a window to (a file tier): placed nowhere, freed */
-    info = info1("loci_intent", "persist");
-    before = handled;
-    capture_begin();
-    rc = shared ? MPI_Win_allocate_shared(4096, 1, info, MPI_COMM_WORLD, &base, &win)
-                : MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, &win);
-    said = capture_end();
-    info_free(&info);
-    CHECK(error_class(rc) == MPI_ERR_INFO_VALUE, "window by a file tier: class %d", error_class(rc));
-    CHECK(handled == before + 1 && win == MPI_WIN_NULL, "window by a file tier: handler ran %d times",
-          handled - before);
-    CHECK(strstr(said, "NUMA"), "window by a file tier: stderr said: %s", said);
+    refused_window(shared, "persist", "NUMA", "by a file tier");
+    /* tier=auto: a window's memory is the MPI library's, which loci binds but does not move */
+    refused_window(shared, "tier=auto", "tier=auto", "by tier=auto");
 
     /* and the next window works */
-    info = info1("loci_intent", "near=pe");
-    rc = shared ? MPI_Win_allocate_shared(4096, 1, info, MPI_COMM_WORLD, &base, &win)
-                : MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, &win);
+    MPI_Info info = info1("loci_intent", "near=pe");
+    MPI_Win win = MPI_WIN_NULL;
+    int rc = window(shared, info, &win);
     CHECK(rc == MPI_SUCCESS, "window after a refused one: %d", rc);
     info_free(&info);
     MPI_Win_free(&win);
@@ -167,6 +178,8 @@ int main(int argc, char **argv)
     }
     CHECK(loci_live_bytes() == live, "loci bytes in use: %llu before, %llu after", (unsigned long long)live,
           (unsigned long long)loci_live_bytes());
+    loci_tier_totals_t tot;
+    CHECK(loci_tier_totals(&tot) == 0 && tot.arenas == 0, "%llu auto arenas left behind", (unsigned long long)tot.arenas);
     MPI_Barrier(MPI_COMM_WORLD);
     if (check_rank == 0)
         printf("test_bad_input %s: passed (%d errors raised through the handler on rank 0)\n", mode, handled);

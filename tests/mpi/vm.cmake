@@ -33,3 +33,22 @@ foreach(f IN LISTS LOCI_MPI_FLAVOURS)
         singleton "vm-mpi-run.sh 0 ${f} ${run} 0 -- vm_mpi_place_${f} ${nic} 0")
   endforeach()
 endforeach()
+
+# The node-wide tiering test's MPI form (tests/vm/vm_node_tiering.c, suite `node` in
+# tests/vm/CMakeLists.txt): its 4 workers are the ranks of an Open MPI job, their arenas from
+# MPI_Alloc_mem with loci_intent=bandwidth=high,tier=auto. Open MPI only: MPICH 4.0 with three
+# processes and more in the VM may never leave MPI_Finalize (above).
+if("openmpi" IN_LIST LOCI_MPI_FLAVOURS)
+  add_executable(vm_node_tiering_mpi_openmpi ${PROJECT_SOURCE_DIR}/tests/mpi/vm_node_tiering_mpi.c)
+  target_link_libraries(vm_node_tiering_mpi_openmpi PRIVATE loci_mpi_openmpi loci PkgConfig::LOCI_MPI_openmpi
+                                                            loci_vm_node)
+  execute_process(COMMAND ${PROJECT_SOURCE_DIR}/tests/mpi/vm-mpi-files.sh openmpi
+                  OUTPUT_VARIABLE files OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+  string(REPLACE "\n" ";" files "${files}")
+  get_filename_component(run ${LOCI_MPI_openmpi_RUN} NAME)
+  loci_vm_suite(NAME node_mpi TOPOLOGY tiers3 TIMEOUT 400 KERNELS stable bpo LABEL node
+    PROGRAMS vm_node_tiering vm_node_tiering_mpi_openmpi ${PROJECT_SOURCE_DIR}/bench/tiering/fastmem.sh
+             ${PROJECT_SOURCE_DIR}/tests/mpi/mpirun.sh ${PROJECT_SOURCE_DIR}/tests/mpi/vm-mpi-run.sh ${files}
+    TESTS
+      openmpi "${LOCI_VM_NODE_ROOM} && vm_node_tiering mpi 1 -- vm-mpi-run.sh 0 openmpi ${run} 4 -- vm_node_tiering_mpi_openmpi")
+endif()

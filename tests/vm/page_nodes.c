@@ -17,7 +17,9 @@ size_t page_count(const void *addr, size_t len)
     return (end - start) / ps;
 }
 
-int page_nodes(const void *addr, size_t len, int *nodes)
+int page_nodes(const void *addr, size_t len, int *nodes) { return page_nodes_of(0, addr, len, nodes); }
+
+int page_nodes_of(int pid, const void *addr, size_t len, int *nodes)
 {
     size_t n = page_count(addr, len);
     uintptr_t ps = page_size(), start = (uintptr_t)addr & ~(ps - 1);
@@ -27,7 +29,7 @@ int page_nodes(const void *addr, size_t len, int *nodes)
     for (size_t i = 0; i < n; i++)
         pages[i] = (void *)(start + i * ps);
     /* nodes == NULL: query only; status receives the node or a negative errno per page. */
-    long rc = move_pages(0, n, pages, NULL, nodes, 0);
+    long rc = move_pages(pid, n, pages, NULL, nodes, 0);
     int err = rc < 0 ? -errno : 0;
     free(pages);
     return err;

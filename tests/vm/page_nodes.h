@@ -15,6 +15,10 @@ size_t page_count(const void *addr, size_t len);
  * automatic NUMA balancing on, a page made PROT_NONE to sample accesses: guest-init.sh turns it off). Returns 0, or -errno if move_pages failed. */
 int page_nodes(const void *addr, size_t len, int *nodes);
 
+/* page_nodes of process pid's address range (0: this process; another's needs the right to
+ * ptrace it, e.g. root). */
+int page_nodes_of(int pid, const void *addr, size_t len, int *nodes);
+
 /* True when every page of [addr, addr + len) is on `node`. Otherwise prints to stderr, under
  * the label `what`, each misplaced page (first few) and a per-node tally, and returns false. */
 bool pages_on_node(const char *what, const void *addr, size_t len, int node);

@@ -1,0 +1,85 @@
+#!/bin/sh
+# The node workload (issue 39: tests/vm/vm_node_tiering.c — 4 processes, 4 arrays of 4 MiB each,
+# the hot set moving from process A to B to C, then a fifth joining and A leaving) under each
+# placement, one after the other, with the same fast-memory size: 28 MiB of node FAST (bench/
+# tiering/node.sh runs it in the tiers3 VM; on a real machine, as root, directly). POSIX sh: the VM
+# has busybox.
+#   node_guest.sh FAST SLOW [OTHER_NODE...]
+# FAST: the fast node (with the CPUs: the kernel promotes to it); SLOW: the slow node (a lower
+# kernel memory tier); OTHER_NODE: out of play (fastmem.sh). The kernel's modes get 28 MiB plus
+# SLACK_MIB (2) for the processes' other memory free above FAST's low watermark; loci gets 28 MiB
+# for its auto arenas ([target] tiering_budget: the node's budget there where loci has the node
+# ledger, else each process's) and that much free memory, with the same slack, beyond
+# what loci leaves alone (fastmem_loci_reserve_kb: the node's reserve and the pool's margin), so
+# that its room is the same (TIERING.md, "Room").
+# Environment: NODE (vm_node_tiering), MODES (first-touch numa-balancing damos loci; loci is
+# per-process or node-wide tiering, whichever this loci is — its summary says), LOCI_INTENT (the
+# auto arenas' intent, latency=low,tier=auto: node 0, the CPUs' DRAM, ranks first), PHASE_INTERVALS
+# (150: 60 s phases at 400 ms, long enough for the kernel's scanners), REPEATS (1), SLACK_MIB, and
+# the kernel modes' settings (kernel_modes.sh). Prints each mode's checks, an "alloc MODE" line
+# and one "interval N residency R%" line per check (the hot set's share on FAST, for plot.py), its
+# "summary MODE ..." line, and the kernel's moves ("kernel MODE ...").
+# shellcheck disable=SC2086 # $oop and $others are lists of words, split on purpose
+set -u
+fast=$1 slow=$2
+shift 2
+others=$*
+here=$(dirname "$0")
+NODE=${NODE:-vm_node_tiering} SLACK_MIB=${SLACK_MIB:-2} PHASE_INTERVALS=${PHASE_INTERVALS:-150}
+LOCI_INTENT=${LOCI_INTENT:-latency=low,tier=auto}
+MODES=${MODES:-first-touch numa-balancing damos loci}
+FAST_MIB=28 # vm_node_tiering's fast memory (FAST_BYTES)
+tmp=${TMPDIR:-/tmp}/bench-node.$$
+mkdir -p "$tmp"
+oop=
+for n in $others; do oop="$oop --out-of-play $n"; done
+
+me=node_guest.sh
+. "$here/guest_run.sh"
+. "$here/fastmem.sh"
+. "$here/kernel_modes.sh"
+say "fast node $fast ($FAST_MIB MiB), slow node $slow, out of play: ${others:-none}; phases of $PHASE_INTERVALS intervals of 400 ms; kernel $(uname -r)"
+
+# The run's lines, its summary named after the mode, and the checks as plot.py's lines: the hot
+# set's share on FAST at each.
+plot_lines() {
+  awk -v label="$1" 'BEGIN { print "alloc", label } /^summary / { sub(/^summary /, "summary " label " ") } { print }
+    / i[0-9]+ .*\| hot / { for (i = 1; i < NF; i++) if ($i == "hot") print "interval", ++k, "residency", $(i + 1) "%" }
+    { fflush() }'
+}
+
+run() { # label, memory (first-touch, or auto: arenas by LOCI_INTENT)
+  if [ "$2" = auto ]; then
+    fastmem_keep_free "$fast" $(((FAST_MIB + SLACK_MIB) * 1024 + $(fastmem_loci_reserve_kb "$fast"))) compact
+    for n in $others; do fastmem_keep_free "$n" 0; done
+  else
+    fastmem_limit "$fast" $((FAST_MIB + SLACK_MIB)) $others
+  fi
+  say "$1: $NODE --memory $2 --intent $LOCI_INTENT --phase-intervals $PHASE_INTERVALS$oop plain $fast"
+  kmon_start "$1"
+  t0=$(cut -d' ' -f1 /proc/uptime)
+  { "$NODE" --memory "$2" --intent "$LOCI_INTENT" --phase-intervals "$PHASE_INTERVALS" $oop plain "$fast" 2>&1 ||
+    say "$1: goals missed or failed (status $?)"; } |
+    plot_lines "$1" | show
+  kmon_stop "$1" "$t0" | show
+  fastmem_unlimit "$fast" $others
+}
+one_mode() {
+  case $1 in
+  first-touch) run first-touch first-touch ;;
+  numa-balancing)
+    if numa_tiering on; then
+      run numa-balancing first-touch
+    else say "numa-balancing: kernel.numa_balancing=2 or demotion_enabled not available: skipped"; fi
+    numa_tiering off ;;
+  damos)
+    if damos on "$fast" "$slow"; then
+      run damos first-touch
+    else say "damos: DAMON's sysfs interface refused the setup (above): skipped"; fi
+    damos off ;;
+  loci) run loci auto ;;
+  *) say "unknown mode $1" ;;
+  esac
+}
+each_mode one_mode
+rm -rf "$tmp"
