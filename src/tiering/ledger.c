@@ -24,11 +24,12 @@
  * (the generation odd while it writes, for readers that take no lock:
  * `loci tier --node`).
  *
- * A process's room on a target is its grant plus what nobody's arenas were
- * granted, at most the node budget less what the others reserve — and it
- * reserves the larger of what it holds and its room: memory one process
- * may fill is never another's, by construction, whatever the order in
- * which they plan.
+ * A process's room on a target is its grant, at most the node budget less
+ * what the others reserve — and it reserves the larger of what it holds
+ * (before this interval's moves, which may take a while) and its room:
+ * memory one process may fill is never another's, by construction,
+ * whatever the order in which they plan. A process alone is granted what
+ * its own plan would place: it tiers as it did without the ledger.
  */
 #include "tiering/tiering.h"
 #include "clock.h"
@@ -160,12 +161,14 @@ static bool still_ours(int fd)
 static int open_ledger(const char *path)
 {
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
-    if (fd >= 0 || errno != EEXIST)
-        return fd >= 0 ? fd
-                       : loci__fail(LOCI_EPERM, "the node ledger %s: cannot create it (%s)", path, strerror(errno));
+    if (fd >= 0)
+        return fd;
+    int created = errno; /* EEXIST; EACCES where the kernel protects a sticky directory's files */
     char what[300];
     snprintf(what, sizeof what, "the node ledger %s", path);
-    return owned_file_open(path, O_RDWR, OWNED_BY_ME, 0177, what);
+    fd = owned_file_open(path, O_RDWR, OWNED_BY_ME, 0177, what);
+    return fd != LOCI_ENOENT ? fd
+                             : loci__fail(LOCI_EPERM, "%s: cannot create it (%s)", what, strerror(created));
 }
 
 /* The file's flock, polled for at most a quarter of an interval. */
@@ -340,6 +343,14 @@ uint64_t tiering_ledger_node_budget(const tiering_ledger_t *l, int k)
     return least ? least - 1 : 0;
 }
 
+uint64_t tiering_ledger_held(const tiering_ledger_t *l, int k)
+{
+    uint64_t held = 0;
+    for (size_t s = 0; s < LEDGER_SLOTS; s++)
+        held += l->slots[s].held[k];
+    return held;
+}
+
 typedef struct {
     double heat;
     size_t index;
@@ -427,7 +438,8 @@ static size_t slot_arenas(const ledger_slot_t *slot, int o, plan_arena_t *a, int
 }
 
 /* The node's share (plan_share) and this process's room on each of the
- * ledger's targets, mine[k]; its grant and reserve written to its slot.
+ * ledger's targets, mine[k]: its grant, at most what the others' reserves
+ * leave; its grant and reserve written to its slot.
  * false: out of memory. */
 static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t *me, const plan_params_t *p,
                   uint64_t *mine)
@@ -456,15 +468,11 @@ static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t 
     }
     ok = ok && plan_share(a, owner, n, t, nt, floor, nowners, p, grant);
     for (size_t k = 0; ok && k < nt; k++) {
-        uint64_t granted = 0, others = 0;
-        for (size_t o = 0; o < nowners; o++) {
-            granted += grant[o * nt + k];
+        uint64_t others = 0;
+        for (size_t o = 0; o < nowners; o++)
             others += o == m ? 0 : slots[o]->reserved[k];
-        }
-        uint64_t unclaimed = t[k].room > granted ? t[k].room - granted : 0; /* no arena's: the first may fill it */
         uint64_t left = t[k].room > others ? t[k].room - others : 0;
-        uint64_t want = grant[m * nt + k] + unclaimed;
-        mine[k] = want < left ? want : left;
+        mine[k] = grant[m * nt + k] < left ? grant[m * nt + k] : left;
         me->granted[k] = grant[m * nt + k];
         me->reserved[k] = me->held[k] > mine[k] ? me->held[k] : mine[k];
     }

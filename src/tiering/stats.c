@@ -2,11 +2,14 @@
  * What tiering did, for the program (loci_tier_stats, loci_tier_totals) and
  * for the LOCI_STATS report (core/stats.c): per auto arena its size, heat,
  * target and bytes moved; totals of bytes promoted, demoted and moved back
- * within 10 intervals (ping-pong), and the CPU time tiering costs.
+ * within 10 intervals (ping-pong), and the CPU time tiering costs; and the
+ * node's totals from its ledger (ledger.c): what all the user's tiering
+ * processes hold on each target, against its node budget.
  */
 #include "tiering/tiering.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 
 int loci_tier_stats(const loci_arena_t *ar, loci_tier_stats_t *out)
 {
@@ -52,6 +55,24 @@ int loci_tier_totals(loci_tier_totals_t *out)
     return 0;
 }
 
+/* The node's totals (the ledger's live processes): nothing when there is no ledger. */
+static void node_totals_print(FILE *f)
+{
+    tiering_ledger_t *l = malloc(sizeof *l);
+    if (l && tiering_ledger_read(l) == 0) {
+        unsigned processes = 0;
+        for (size_t s = 0; s < LEDGER_SLOTS; s++)
+            processes += l->slots[s].pid != 0;
+        fprintf(f, "  node (%u tiering processes of yours):", processes);
+        for (uint32_t k = 0; k < l->ntargets; k++)
+            fprintf(f, " %s %" PRIu64 " B of %" PRIu64 " B node budget%s", l->targets[k].name,
+                    tiering_ledger_held(l, (int)k), tiering_ledger_node_budget(l, (int)k),
+                    k + 1 < l->ntargets ? "," : "");
+        fputc('\n', f);
+    }
+    free(l);
+}
+
 void tiering_stats_print(FILE *f)
 {
     loci_tier_totals_t tot;
@@ -70,4 +91,5 @@ void tiering_stats_print(FILE *f)
                " B moved back within 10 intervals, %" PRIu64 " moves in %" PRIu64 " intervals, %.3f s CPU\n",
             tot.source, tot.paused ? ", paused" : "", tot.bytes_promoted, tot.bytes_demoted, tot.bytes_pingpong,
             tot.moves, tot.intervals, tot.cpu_seconds);
+    node_totals_print(f);
 }

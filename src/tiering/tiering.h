@@ -194,6 +194,8 @@ bool tiering_ledger_alive(int64_t pid, uint64_t start_time);
 /** The node budget of the ledger's target k: the least any of its live
  *  processes asks (0: none uses k). */
 uint64_t tiering_ledger_node_budget(const tiering_ledger_t *l, int k);
+/** Bytes the auto arenas of all the ledger's processes hold on its target k. */
+uint64_t tiering_ledger_held(const tiering_ledger_t *l, int k);
 
 /* --- site.c ---------------------------------------------------------------- */
 
