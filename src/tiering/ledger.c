@@ -164,11 +164,10 @@ static int open_ledger(const char *path)
     if (fd >= 0)
         return fd;
     int created = errno; /* EEXIST; EACCES where the kernel protects a sticky directory's files */
-    char what[300];
-    snprintf(what, sizeof what, "the node ledger %s", path);
-    fd = owned_file_open(path, O_RDWR, OWNED_BY_ME, 0177, what);
+    fd = owned_file_open(path, O_RDWR, OWNED_BY_ME, 0177, "the node ledger");
     return fd != LOCI_ENOENT ? fd
-                             : loci__fail(LOCI_EPERM, "%s: cannot create it (%s)", what, strerror(created));
+                             : loci__fail(LOCI_EPERM, "the node ledger %s: cannot create it (%s)", path,
+                                          strerror(created));
 }
 
 /* The file's flock, polled for at most a quarter of an interval. */
@@ -524,9 +523,7 @@ int tiering_ledger_read(tiering_ledger_t *out)
     char path[256];
     if (!tiering_ledger_path(path, sizeof path))
         return loci__fail(LOCI_ENOENT, "LOCI_TIER_LEDGER=off: no node ledger");
-    char what[300];
-    snprintf(what, sizeof what, "the node ledger %s", path);
-    int fd = owned_file_open(path, O_RDONLY, OWNED_BY_ME, 0177, what);
+    int fd = owned_file_open(path, O_RDONLY, OWNED_BY_ME, 0177, "the node ledger");
     if (fd == LOCI_ENOENT)
         return loci__fail(LOCI_ENOENT, "no node ledger at %s: no process of yours on this node has had a tier=auto "
                                        "arena for an interval yet", path);

@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #define MiB (1ull << 20)
-#define NODE_FAST (8 * MiB)    /* the fast target's node budget */
+#define NODE_FAST (8 * MiB)    /* the fast target's node budget: half of its capacity */
 #define OWN_FAST (64 * MiB)    /* each process's own budget there: the node's share is what limits */
 #define SLOW_ROOM (1ull << 40)
 #define INTERVAL_MS 100
@@ -66,7 +66,7 @@ static tiering_config_t config(void)
 {
     return (tiering_config_t){.interval_ms = INTERVAL_MS, .budget = {.set = true, .share = 0.9},
                               .floor = {.set = true, .bytes = floor_bytes},
-                              .node_budget = {.set = true, .bytes = NODE_FAST}};
+                              .node_budget = {.set = true, .share = 0.5}};
 }
 
 static plan_params_t params(void)
@@ -118,11 +118,9 @@ static worker_t worker(proc_t p)
     int down[2], up[2];
     assert_int_equal(pipe(down), 0);
     assert_int_equal(pipe(up), 0);
-    tiering_ledger_fork(LOCI_FORK_PREPARE);
-    pid_t pid = fork();
+    pid_t pid = fork(); /* loci's fork handler gives the child a ledger of its own to join */
     assert_true(pid >= 0);
     if (pid == 0) {
-        tiering_ledger_fork(LOCI_FORK_CHILD);
         close(down[1]);
         close(up[0]);
         char cmd;
@@ -137,7 +135,6 @@ static worker_t worker(proc_t p)
         }
         _exit(0);
     }
-    tiering_ledger_fork(LOCI_FORK_PARENT);
     close(down[0]);
     close(up[1]);
     return (worker_t){pid, down[1], up[0]};
