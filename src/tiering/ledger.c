@@ -62,6 +62,7 @@ static struct {
     tiering_ledger_t *copy;
 } led = {.fd = -1};
 
+static tiering_node_totals_t last; /* the node at this process's last share (under led_lock) */
 static pthread_mutex_t led_lock = PTHREAD_MUTEX_INITIALIZER;
 
 bool tiering_ledger_path(char *buf, size_t len)
@@ -482,6 +483,26 @@ static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t 
     return ok;
 }
 
+/* The node's totals for LOCI_STATS, which come after this process left. */
+static void keep_totals(const tiering_ledger_t *l)
+{
+    last = (tiering_node_totals_t){.ntargets = l->ntargets};
+    for (size_t s = 0; s < LEDGER_SLOTS; s++)
+        last.processes += l->slots[s].pid != 0;
+    for (uint32_t k = 0; k < l->ntargets; k++) {
+        last.targets[k] = l->targets[k];
+        last.held[k] = tiering_ledger_held(l, (int)k);
+        last.node_budget[k] = tiering_ledger_node_budget(l, (int)k);
+    }
+}
+
+void tiering_ledger_totals(tiering_node_totals_t *out)
+{
+    pthread_mutex_lock(&led_lock);
+    *out = last;
+    pthread_mutex_unlock(&led_lock);
+}
+
 void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, const plan_params_t *p,
                           plan_target_t *room)
 {
@@ -503,8 +524,10 @@ void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, con
     ledger_slot_t *me = own_slot(led.copy);
     uint64_t mine[LEDGER_TARGETS];
     bool shared = me && write_slot(c, v, led.copy, me, map) && share(c, led.copy, me, p, mine);
-    if (me)
+    if (me) {
         store();
+        keep_totals(led.copy);
+    }
     flock(led.fd, LOCK_UN);
     if (!me) {
         go_alone("every slot of the node ledger is taken (by as many processes of yours as it holds)");

@@ -3,13 +3,12 @@
  * for the LOCI_STATS report (core/stats.c): per auto arena its size, heat,
  * target and bytes moved; totals of bytes promoted, demoted and moved back
  * within 10 intervals (ping-pong), and the CPU time tiering costs; and the
- * node's totals from its ledger (ledger.c): what all the user's tiering
- * processes hold on each target, against its node budget.
+ * node's totals at the last interval (ledger.c): what all the user's
+ * tiering processes held on each target, against its node budget.
  */
 #include "tiering/tiering.h"
 
 #include <inttypes.h>
-#include <stdlib.h>
 
 int loci_tier_stats(const loci_arena_t *ar, loci_tier_stats_t *out)
 {
@@ -55,22 +54,18 @@ int loci_tier_totals(loci_tier_totals_t *out)
     return 0;
 }
 
-/* The node's totals (the ledger's live processes): nothing when there is no ledger. */
+/* The node's totals at this process's last interval: nothing when it never shared the node. */
 static void node_totals_print(FILE *f)
 {
-    tiering_ledger_t *l = malloc(sizeof *l);
-    if (l && tiering_ledger_read(l) == 0) {
-        unsigned processes = 0;
-        for (size_t s = 0; s < LEDGER_SLOTS; s++)
-            processes += l->slots[s].pid != 0;
-        fprintf(f, "  node (%u tiering processes of yours):", processes);
-        for (uint32_t k = 0; k < l->ntargets; k++)
-            fprintf(f, " %s %" PRIu64 " B of %" PRIu64 " B node budget%s", l->targets[k].name,
-                    tiering_ledger_held(l, (int)k), tiering_ledger_node_budget(l, (int)k),
-                    k + 1 < l->ntargets ? "," : "");
-        fputc('\n', f);
-    }
-    free(l);
+    tiering_node_totals_t n;
+    tiering_ledger_totals(&n);
+    if (!n.ntargets)
+        return;
+    fprintf(f, "  node at the last interval (%u tiering processes of yours):", n.processes);
+    for (uint32_t k = 0; k < n.ntargets; k++)
+        fprintf(f, " %s %" PRIu64 " B of %" PRIu64 " B node budget%s", n.targets[k].name, n.held[k], n.node_budget[k],
+                k + 1 < n.ntargets ? "," : "");
+    fputc('\n', f);
 }
 
 void tiering_stats_print(FILE *f)

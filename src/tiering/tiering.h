@@ -197,6 +197,15 @@ uint64_t tiering_ledger_node_budget(const tiering_ledger_t *l, int k);
 /** Bytes the auto arenas of all the ledger's processes hold on its target k. */
 uint64_t tiering_ledger_held(const tiering_ledger_t *l, int k);
 
+/** The node's totals as this process's last share saw them (LOCI_STATS). */
+typedef struct {
+    unsigned processes, ntargets;  /* ntargets 0: this process never shared the node */
+    ledger_target_t targets[LEDGER_TARGETS];
+    uint64_t held[LEDGER_TARGETS], node_budget[LEDGER_TARGETS];
+} tiering_node_totals_t;
+
+void tiering_ledger_totals(tiering_node_totals_t *out);
+
 /* --- site.c ---------------------------------------------------------------- */
 
 /** Where an auto arena was made, the same from run to run (ASLR aside). */
