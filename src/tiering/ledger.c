@@ -107,7 +107,8 @@ static uint64_t start_time_of(int64_t pid, char *state)
     return strtoull(p, NULL, 10);
 }
 
-bool tiering_ledger_alive(int64_t pid, uint64_t start_time)
+/* Whether process pid, started at start_time, still runs (not a zombie). */
+static bool alive(int64_t pid, uint64_t start_time)
 {
     char state = '?';
     return pid > 0 && start_time_of(pid, &state) == start_time && state != 'Z' && state != 'X';
@@ -225,7 +226,7 @@ static void reap(tiering_ledger_t *l)
     for (size_t s = 0; s < LEDGER_SLOTS; s++) {
         ledger_slot_t *slot = &l->slots[s];
         if (slot->pid && !(slot->pid == led.pid && slot->start_time == led.start_time) &&
-            !tiering_ledger_alive(slot->pid, slot->start_time))
+            !alive(slot->pid, slot->start_time))
             memset(slot, 0, sizeof *slot);
     }
 }
@@ -567,7 +568,7 @@ int tiering_ledger_read(tiering_ledger_t *out)
         return loci__fail(LOCI_EBUSY, "%s: no whole copy in %d ms (being written all the time, or damaged: the "
                                       "next process to plan rebuilds it)", path, READ_ATTEMPTS);
     for (size_t s = 0; s < LEDGER_SLOTS; s++) /* a process killed since its last interval is gone already */
-        if (out->slots[s].pid && !tiering_ledger_alive(out->slots[s].pid, out->slots[s].start_time))
+        if (out->slots[s].pid && !alive(out->slots[s].pid, out->slots[s].start_time))
             memset(&out->slots[s], 0, sizeof out->slots[s]);
     return 0;
 }

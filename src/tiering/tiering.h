@@ -189,8 +189,6 @@ bool tiering_ledger_path(char *buf, size_t len);
  *  0600, regular), LOCI_EBUSY (no whole copy: damaged, or always being
  *  written), with messages. */
 int tiering_ledger_read(tiering_ledger_t *out);
-/** Whether process pid, started at start_time, still runs (not a zombie). */
-bool tiering_ledger_alive(int64_t pid, uint64_t start_time);
 /** The node budget of the ledger's target k: the least any of its live
  *  processes asks (0: none uses k). */
 uint64_t tiering_ledger_node_budget(const tiering_ledger_t *l, int k);
