@@ -63,6 +63,8 @@ static struct {
 } led = {.fd = -1};
 
 static tiering_node_totals_t last; /* the node at this process's last share (under led_lock) */
+static uint64_t my_left[LEDGER_TARGETS]; /* and what the others' reserves leave there; none while not sharing */
+static bool sharing;
 static pthread_mutex_t led_lock = PTHREAD_MUTEX_INITIALIZER;
 
 bool tiering_ledger_path(char *buf, size_t len)
@@ -307,6 +309,7 @@ void tiering_ledger_leave(bool for_good)
     led.fd = -1;
     led.off = false;
     led.exiting = for_good;
+    sharing = false;
     pthread_mutex_unlock(&led_lock);
 }
 
@@ -440,7 +443,8 @@ static size_t slot_arenas(const ledger_slot_t *slot, int o, plan_arena_t *a, int
 
 /* The node's share (plan_share) and this process's room on each of the
  * ledger's targets, mine[k]: its grant, at most what the others' reserves
- * leave; its grant and reserve written to its slot.
+ * leave (kept for new arenas: my_left); its grant and reserve written to
+ * its slot. Under led_lock.
  * false: out of memory. */
 static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t *me, const plan_params_t *p,
                   uint64_t *mine)
@@ -473,6 +477,7 @@ static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t 
         for (size_t o = 0; o < nowners; o++)
             others += o == m ? 0 : slots[o]->reserved[k];
         uint64_t left = t[k].room > others ? t[k].room - others : 0;
+        my_left[k] = left;
         mine[k] = grant[m * nt + k] < left ? grant[m * nt + k] : left;
         me->granted[k] = grant[m * nt + k];
         me->reserved[k] = me->held[k] > mine[k] ? me->held[k] : mine[k];
@@ -504,6 +509,17 @@ void tiering_ledger_totals(tiering_node_totals_t *out)
     pthread_mutex_unlock(&led_lock);
 }
 
+uint64_t tiering_ledger_room(const struct loci_target *t)
+{
+    uint64_t room = UINT64_MAX;
+    pthread_mutex_lock(&led_lock);
+    for (uint32_t k = 0; sharing && k < last.ntargets; k++)
+        if (strncmp(last.targets[k].name, t->name, sizeof last.targets[k].name - 1) == 0)
+            room = my_left[k];
+    pthread_mutex_unlock(&led_lock);
+    return room;
+}
+
 void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, const plan_params_t *p,
                           plan_target_t *room)
 {
@@ -511,6 +527,7 @@ void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, con
     int *map = malloc((v->nt + 1) * sizeof *map);
     if (!map || !join())
         goto out;
+    sharing = false; /* until this interval shares again */
     if (!lock_file(led.fd, c->interval_ms)) {
         loci__log(LOCI_LOG_DEBUG, "tiering: the node ledger's lock is held longer than a quarter of an interval: "
                                   "this interval plans alone");
@@ -537,6 +554,7 @@ void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, con
     for (size_t k = 0; shared && k < v->nt; k++)
         if (map[k] >= 0 && mine[map[k]] < room[k].room)
             room[k].room = mine[map[k]];
+    sharing = shared;
 out:
     free(map);
     pthread_mutex_unlock(&led_lock);

@@ -203,6 +203,10 @@ typedef struct {
 } tiering_node_totals_t;
 
 void tiering_ledger_totals(tiering_node_totals_t *out);
+/** What the other processes' reserves left of t's node budget at this
+ *  process's last share (where a new auto arena may start, create.c);
+ *  UINT64_MAX when it does not share the node. */
+uint64_t tiering_ledger_room(const struct loci_target *t);
 
 /* --- site.c ---------------------------------------------------------------- */
 
