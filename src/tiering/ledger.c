@@ -7,7 +7,8 @@
  *
  * One file, TIERING_TABLE_DIR/loci-ledger-UID (LOCI_TIER_LEDGER: another
  * path, or off), of fixed layout (tiering_ledger_t): a header (magic,
- * version, size, generation, XXH3 checksum), the targets by name, and one
+ * version, size, generation, XXH3 checksum), the targets (a NUMA node by
+ * its number, a file tier by its name), and one
  * slot per process — its PID and start time (a reused PID is another
  * process), its arenas' bytes, heat, target and candidates, what it holds,
  * was granted and reserves on each target. Each process plans its own
@@ -148,7 +149,7 @@ static bool whole(const tiering_ledger_t *l, ssize_t got)
         }
     }
     for (uint32_t k = 0; k < l->ntargets; k++)
-        if (!memchr(l->targets[k].name, '\0', sizeof l->targets[k].name))
+        if (!memchr(l->targets[k].name, '\0', sizeof l->targets[k].name) || l->targets[k].numa_node < -1)
             return false;
     return true;
 }
@@ -324,15 +325,25 @@ void tiering_ledger_fork(loci_fork_phase_t phase)
 
 /* ---- the node's share --------------------------------------------------------- */
 
+/* Whether the ledger's target e is t: the same NUMA node (processes may
+ * name a node differently in their configs), else the same name. */
+static bool same_target(const ledger_target_t *e, const struct loci_target *t)
+{
+    return t->numa_node >= 0 ? e->numa_node == t->numa_node
+                             : e->numa_node < 0 && strncmp(e->name, t->name, sizeof e->name - 1) == 0;
+}
+
 /* The ledger's index of target t, added when new; -1: the table is full. */
 static int target_of(tiering_ledger_t *l, const struct loci_target *t)
 {
     for (uint32_t k = 0; k < l->ntargets; k++)
-        if (strncmp(l->targets[k].name, t->name, sizeof l->targets[k].name - 1) == 0)
+        if (same_target(&l->targets[k], t))
             return (int)k;
     if (l->ntargets == LEDGER_TARGETS)
         return -1;
-    snprintf(l->targets[l->ntargets].name, sizeof l->targets[l->ntargets].name, "%s", t->name);
+    ledger_target_t *n = &l->targets[l->ntargets];
+    snprintf(n->name, sizeof n->name, "%s", t->name);
+    n->numa_node = t->numa_node >= 0 ? t->numa_node : -1;
     return (int)l->ntargets++;
 }
 
@@ -514,7 +525,7 @@ uint64_t tiering_ledger_room(const struct loci_target *t)
     uint64_t room = UINT64_MAX;
     pthread_mutex_lock(&led_lock);
     for (uint32_t k = 0; sharing && k < last.ntargets; k++)
-        if (strncmp(last.targets[k].name, t->name, sizeof last.targets[k].name - 1) == 0)
+        if (same_target(&last.targets[k], t))
             room = my_left[k];
     pthread_mutex_unlock(&led_lock);
     return room;

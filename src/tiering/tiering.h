@@ -120,7 +120,9 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
 #define LEDGER_TARGETS 16
 
 typedef struct {
-    char name[16];             /* the target's name: the same in every process of the node */
+    char name[16];             /* the target's name (of the first process that listed it) */
+    int32_t numa_node;         /* its identity across processes: the NUMA node, else (-1) its name */
+    uint32_t reserved;
 } ledger_target_t;
 
 typedef struct {

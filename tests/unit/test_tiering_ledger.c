@@ -7,7 +7,8 @@
  * processes see each other and the hotter wins the fast target from the
  * one that came first, never both on it beyond the node budget; a fifth
  * process gets its floor within a few intervals; a process SIGKILLed is
- * reaped by the next to plan and its memory goes to the hottest waiting;
+ * reaped by the next to plan and its memory goes to the hottest waiting
+ * (new arenas start only in what the others' reserves leave);
  * one killed while it holds the ledger's lock (mid-write) leaves a ledger
  * that is rebuilt, one that holds it and lives blocks nobody longer than a
  * quarter of an interval; a damaged or truncated ledger is refused by
@@ -44,8 +45,9 @@
 enum { FAST, SLOW, NT };
 #define MAXA 4
 
-static struct loci_target targets[NT] = {{.name = "fast0", .capacity = {.value = 16 * MiB}},
-                                         {.name = "slow0", .capacity = {.value = 1ull << 40}}};
+/* a NUMA node (the same in every process by its number) and a file tier (by its name) */
+static struct loci_target targets[NT] = {{.name = "fast0", .numa_node = 1, .capacity = {.value = 16 * MiB}},
+                                         {.name = "slow0", .numa_node = -1, .capacity = {.value = 1ull << 40}}};
 static const struct loci_target *const target_list[NT] = {&targets[FAST], &targets[SLOW]};
 static char dir[] = "/dev/shm/loci-test-ledger-XXXXXX";
 static char path[sizeof dir + 16];
@@ -280,12 +282,17 @@ static void a_killed_process_is_reaped_within_one_interval(void **state)
     worker_t w = worker(proc(2, 4 * MiB, (double[]){0.9, 0.8}, 0));
     assert_int_equal(step(&w).held_fast, NODE_FAST);
     proc_t me = proc(1, 4 * MiB, (double[]){0.5}, 1);
+    assert_int_equal(tiering_ledger_room(&targets[FAST]), UINT64_MAX); /* not sharing yet: its own budget */
     assert_int_equal(sim_step(&me).room_fast, 0);
+    assert_int_equal(tiering_ledger_room(&targets[FAST]), 0); /* a new arena does not start there either */
     end(&w, SIGKILL);
     step_t s = sim_step(&me); /* the next interval: its slot reaped, its share free */
     assert_int_equal(s.room_fast, 4 * MiB);
     assert_int_equal(s.held_fast, 4 * MiB);
+    assert_int_equal(tiering_ledger_room(&targets[FAST]), NODE_FAST);
     assert_int_equal(live_processes(), 1);
+    tiering_ledger_leave(false);
+    assert_int_equal(tiering_ledger_room(&targets[FAST]), UINT64_MAX);
 }
 
 /* A child that takes the ledger's lock, begins a write (odd generation)
