@@ -25,12 +25,14 @@
  * (the generation odd while it writes, for readers that take no lock:
  * `loci tier --node`).
  *
- * A process's room on a target is its grant, at most the node budget less
- * what the others reserve — and it reserves the larger of what it holds
- * (before this interval's moves, which may take a while) and its room:
- * memory one process may fill is never another's, by construction,
- * whatever the order in which they plan. A process alone is granted what
- * its own plan would place: it tiers as it did without the ledger.
+ * A process's room on a target is its grant and an equal share of what no
+ * arena was granted (room for the moves of a swap, and for growth: the
+ * grants and shares of all processes add up to the node budget), at most
+ * the node budget less what the others reserve — and it reserves the
+ * larger of what it holds (before this interval's moves, which may take a
+ * while) and its room: memory one process may fill is never another's, by
+ * construction, whatever the order in which they plan. A process alone
+ * has the whole node budget: it tiers as it did without the ledger.
  */
 #include "tiering/tiering.h"
 #include "clock.h"
@@ -453,8 +455,9 @@ static size_t slot_arenas(const ledger_slot_t *slot, int o, plan_arena_t *a, int
 }
 
 /* The node's share (plan_share) and this process's room on each of the
- * ledger's targets, mine[k]: its grant, at most what the others' reserves
- * leave (kept for new arenas: my_left); its grant and reserve written to
+ * ledger's targets, mine[k]: its grant and its share of what nobody was
+ * granted, at most what the others' reserves leave (kept for new arenas:
+ * my_left); its grant and reserve written to
  * its slot. Under led_lock.
  * false: out of memory. */
 static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t *me, const plan_params_t *p,
@@ -484,12 +487,16 @@ static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t 
     }
     ok = ok && plan_share(a, owner, n, t, nt, floor, nowners, p, grant);
     for (size_t k = 0; ok && k < nt; k++) {
-        uint64_t others = 0;
-        for (size_t o = 0; o < nowners; o++)
+        uint64_t others = 0, granted = 0;
+        for (size_t o = 0; o < nowners; o++) {
             others += o == m ? 0 : slots[o]->reserved[k];
+            granted += grant[o * nt + k];
+        }
         uint64_t left = t[k].room > others ? t[k].room - others : 0;
+        uint64_t unclaimed = t[k].room > granted ? t[k].room - granted : 0;
+        uint64_t want = grant[m * nt + k] + unclaimed / nowners;
         my_left[k] = left;
-        mine[k] = grant[m * nt + k] < left ? grant[m * nt + k] : left;
+        mine[k] = want < left ? want : left;
         me->granted[k] = grant[m * nt + k];
         me->reserved[k] = me->held[k] > mine[k] ? me->held[k] : mine[k];
     }

@@ -257,18 +257,17 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
         }
     }
     qsort(order, nfree, sizeof *order, by_claim);
-    /* floors: each process's hottest arenas, in the node's order, on the best candidate its floor holds */
+    /* floors: each process's hottest arenas, in the node's order, on the best candidate they may be
+     * planned on while its floor there holds them (never lower by a floor: heat may do better) */
     for (size_t r = 0; r < nfree; r++) {
         int i = order[r].index;
         const plan_arena_t *x = &a[i];
-        size_t o = (size_t)owner[i];
-        for (int k = first_wanted(x); k < x->ncandidates && !placed[i]; k++) {
-            uint64_t *f = &floor_left[o * nt + (size_t)x->cand[k]];
-            if (x->bytes <= *f && fits(x, k, used, t)) {
-                *f -= x->bytes;
-                grant_place(x, k, o, nt, used, grant);
-                placed[i] = true;
-            }
+        int k = first_wanted(x);
+        uint64_t *f = k >= 0 ? &floor_left[(size_t)owner[i] * nt + (size_t)x->cand[k]] : NULL;
+        if (f && x->bytes <= *f && fits(x, k, used, t)) {
+            *f -= x->bytes;
+            grant_place(x, k, (size_t)owner[i], nt, used, grant);
+            placed[i] = true;
         }
     }
     /* then heat alone: the node's hottest win whoever allocated first */

@@ -287,7 +287,7 @@ static void a_killed_process_is_reaped_within_one_interval(void **state)
     assert_int_equal(tiering_ledger_room(&targets[FAST]), 0); /* a new arena does not start there either */
     end(&w, SIGKILL);
     step_t s = sim_step(&me); /* the next interval: its slot reaped, its share free */
-    assert_int_equal(s.room_fast, 4 * MiB);
+    assert_int_equal(s.room_fast, NODE_FAST);
     assert_int_equal(s.held_fast, 4 * MiB);
     assert_int_equal(tiering_ledger_room(&targets[FAST]), NODE_FAST);
     assert_int_equal(live_processes(), 1);
@@ -339,7 +339,7 @@ static void a_lock_holder_blocks_nobody_longer_than_an_interval(void **state)
     t0 = now_s();
     s = sim_step(&me);
     assert_true(now_s() - t0 < INTERVAL_MS / 1e3);
-    assert_int_equal(s.room_fast, 4 * MiB); /* its grant: the ledger in use again */
+    assert_int_equal(s.room_fast, NODE_FAST); /* alone again in the ledger: the whole node budget */
     assert_int_equal(live_processes(), 1);
 }
 
@@ -360,12 +360,12 @@ static void a_damaged_ledger_is_refused_then_rebuilt(void **state)
     byte ^= 0x5a;
     assert_int_equal(pwrite(fd, &byte, 1, at), 1);
     assert_int_equal(tiering_ledger_read(l), LOCI_EBUSY);
-    assert_int_equal(sim_step(&me).room_fast, 4 * MiB);
+    assert_int_equal(sim_step(&me).room_fast, NODE_FAST);
     assert_int_equal(tiering_ledger_read(l), 0);
     /* cut short: refused, rebuilt whole */
     assert_int_equal(ftruncate(fd, 100), 0);
     assert_int_equal(tiering_ledger_read(l), LOCI_EBUSY);
-    assert_int_equal(sim_step(&me).room_fast, 4 * MiB);
+    assert_int_equal(sim_step(&me).room_fast, NODE_FAST);
     assert_int_equal(tiering_ledger_read(l), 0);
     struct stat st;
     assert_int_equal(fstat(fd, &st), 0);

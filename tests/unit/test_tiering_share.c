@@ -90,6 +90,20 @@ static void floors_keep_every_process_from_starving(void **state)
     assert_int_equal(fast_total(g, 2), 12 * MiB);
 }
 
+static void a_floor_never_places_an_arena_lower_than_heat_would(void **state)
+{
+    (void)state;
+    /* the slow target's floor holds everything, the fast one's nothing: the hot arena still goes fast */
+    plan_arena_t a[] = {arena(0.9, 1), arena(0.0, 0)};
+    int owner[] = {0, 0};
+    plan_target_t t[NT] = {{4 * MiB}, {1ull << 40}};
+    uint64_t floors[NT] = {[FAST] = 0, [SLOW] = 1ull << 40}, g[MAXP][NT];
+    plan_params_t p = params();
+    assert_true(plan_share(a, owner, 2, t, NT, floors, 1, &p, &g[0][0]));
+    assert_int_equal(g[0][FAST], 4 * MiB);
+    assert_int_equal(g[0][SLOW], 4 * MiB);
+}
+
 static void grants_never_exceed_the_node_budget(void **state)
 {
     (void)state;
@@ -161,6 +175,7 @@ int main(void)
         cmocka_unit_test(hottest_win_whoever_came_first),
         cmocka_unit_test(incumbent_keeps_a_near_tie),
         cmocka_unit_test(floors_keep_every_process_from_starving),
+        cmocka_unit_test(a_floor_never_places_an_arena_lower_than_heat_would),
         cmocka_unit_test(grants_never_exceed_the_node_budget),
         cmocka_unit_test(floors_larger_than_the_target_are_scaled_down),
         cmocka_unit_test(a_process_leaving_frees_its_share_to_the_hottest_waiting),
