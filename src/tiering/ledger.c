@@ -202,9 +202,12 @@ static void load(void)
     if (got > 0)
         loci__log(LOCI_LOG_DEBUG, "tiering: the node ledger was not whole (a writer died mid-write, or it was "
                                   "damaged): rebuilt empty; every process writes its slot again");
-    memset(l, 0, sizeof *l);
-    *l = (tiering_ledger_t){.magic = MAGIC, .version = VERSION, .size = sizeof *l, .uid = geteuid(),
-                            .generation = (generation | 1) + 1};
+    memset(l, 0, sizeof *l); /* (field by field: a whole ledger would be a temporary on the thread's stack) */
+    l->magic = MAGIC;
+    l->version = VERSION;
+    l->size = sizeof *l;
+    l->uid = geteuid();
+    l->generation = (generation | 1) + 1;
     if (ftruncate(led.fd, sizeof *l) != 0)
         loci__log(LOCI_LOG_DEBUG, "tiering: the node ledger: cannot size it (%s)", strerror(errno));
 }
