@@ -105,8 +105,9 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
  *  target's node budget (t[k].room) and each process's floor there
  *  (floor[o * nt + k], bytes). Arenas that moved less than min_residence
  *  intervals ago count where they are; then every process's hottest arenas
- *  up to its floor (floors scaled down together where they add up to more
- *  than the target), then all the node's arenas in the order of their claim
+ *  up to its floor, each on its best candidate when the floor there holds it
+ *  (floors scaled down together where they add up to more than the
+ *  target), then all the node's arenas in the order of their claim
  *  (plan_make's, the incumbent raised): the hottest win whoever came first.
  *  The grants of a target never add up to more than its node budget but
  *  for arenas that fit nowhere and stay. false: out of memory, no grant. */
