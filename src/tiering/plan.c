@@ -29,6 +29,11 @@
  *     moves before it leave it. A demotion whose tier is still full after
  *     the other demotions — a swap between two full tiers, which neither
  *     order can make — goes further down, to the first tier with room.
+ *
+ * plan_share is the node's part (ledger.c, docs/TIERING.md "Node-wide"):
+ * from every auto arena of the user's tiering processes, what each process
+ * may hold on each target — recent moves where they are, each process's
+ * floor, then the node's arenas by the same claims as step 1.
  */
 #include "tiering/tiering.h"
 
