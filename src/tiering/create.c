@@ -38,6 +38,16 @@ static const struct loci_target *first_with_room(const resolution_t *res, int fr
     return res->candidates[i >= 0 ? i : res->ncandidates - 1];
 }
 
+/* The bytes of t this process's auto arenas may fill where a new one
+ * starts: its budget, at most what the other processes' reserves left of
+ * the node budget at the last interval (ledger.c): a start never takes
+ * memory another process holds or may fill. */
+static uint64_t start_budget(const tiering_config_t *c, const struct loci_target *t)
+{
+    uint64_t own = tiering_budget_bytes(c, t), node = tiering_ledger_room(t);
+    return own < node ? own : node;
+}
+
 /* The site of the arena to make (its ordinal: live auto arenas of the same
  * site before it), and where it starts: without a profile entry, the first
  * candidate with room; with one, its profiled target when that target's
@@ -57,8 +67,9 @@ static const struct loci_target *site_and_start(const tiering_config_t *c, const
     const struct loci_target *at = NULL;
     uint64_t bytes, hotter;
     bool known = tiering_profile_place(site, res, &at, &bytes, heat, &hotter);
-    *profiled = known && arena_auto_bytes_on(at) + bytes <= tiering_budget_bytes(c, at) &&
-                hotter + bytes <= tiering_budget_bytes(c, at) && arena_target_room(at) >= bytes;
+    uint64_t at_budget = known ? start_budget(c, at) : 0;
+    *profiled = known && arena_auto_bytes_on(at) + bytes <= at_budget && hotter + bytes <= at_budget &&
+                arena_target_room(at) >= bytes;
     tiering_unlock();
     if (*profiled)
         return at;
@@ -83,11 +94,13 @@ static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, si
     tiering_site_t site;
     double heat = 0;
     bool profiled;
-    uint64_t budget[RESOLVE_MAX_CANDIDATES];
-    for (int i = 0; i < res->ncandidates; i++)
+    uint64_t budget[RESOLVE_MAX_CANDIDATES], start_at[RESOLVE_MAX_CANDIDATES];
+    for (int i = 0; i < res->ncandidates; i++) {
         budget[i] = tiering_budget_bytes(&c, res->candidates[i]);
+        start_at[i] = start_budget(&c, res->candidates[i]);
+    }
     const struct loci_target *start =
-        site_and_start(&c, res, budget, frames, nframes, size_class, &site, &profiled, &heat);
+        site_and_start(&c, res, start_at, frames, nframes, size_class, &site, &profiled, &heat);
     if (res->ncandidates == 1) {
         /* nowhere to move: registered (stats, loci tier, profiles), never watched (watch.c) and
          * in private memory; said once per process, since an unmodified program under loci run

@@ -29,6 +29,11 @@
  *     moves before it leave it. A demotion whose tier is still full after
  *     the other demotions — a swap between two full tiers, which neither
  *     order can make — goes further down, to the first tier with room.
+ *
+ * plan_share is the node's part (ledger.c, docs/TIERING.md "Node-wide"):
+ * from every auto arena of the user's tiering processes, what each process
+ * may hold on each target — recent moves where they are, each process's
+ * floor, then the node's arenas by the same claims as step 1.
  */
 #include "tiering/tiering.h"
 
@@ -40,6 +45,16 @@
 static int height(const plan_arena_t *a)
 {
     return a->at >= 0 ? a->ncandidates - 1 - a->at : 0;
+}
+
+/* Arena a's claim to a place: its heat per byte, raised by margin and gap
+ * once for each tier it sits above its lowest candidate (hysteresis). */
+static double claim_of(const plan_arena_t *a, const plan_params_t *p)
+{
+    double claim = a->heat;
+    for (int h = height(a); h > 0; h--)
+        claim = claim * (1 + p->margin) + p->gap;
+    return claim;
 }
 
 typedef struct {
@@ -72,6 +87,23 @@ static bool fits(const plan_arena_t *x, int k, const uint64_t *used, const plan_
     return (k == x->at || !(x->unreachable >> k & 1)) && used[x->cand[k]] + x->bytes <= t[x->cand[k]].room;
 }
 
+/* The best candidate arena x may be planned on: none above where it is
+ * without heat (nothing to gain). */
+static int first_wanted(const plan_arena_t *x)
+{
+    return x->heat > 0 || x->at < 0 ? 0 : x->at;
+}
+
+/* The first candidate x may be planned on that has room, the targets
+ * holding `used`; none: where it is (counted there, over or not). */
+static int best_fit(const plan_arena_t *x, const uint64_t *used, const plan_target_t *t)
+{
+    int k = first_wanted(x);
+    while (k < x->ncandidates && !fits(x, k, used, t))
+        k++;
+    return k == x->ncandidates ? x->at : k;
+}
+
 /* Step 1: want[i] = the candidate index arena i should be on. held[i]:
  * arenas that stay where they are whatever their heat. */
 static void place(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t nt, const plan_params_t *p,
@@ -85,20 +117,12 @@ static void place(const plan_arena_t *a, size_t n, const plan_target_t *t, size_
             used[a[i].cand[a[i].at]] += a[i].bytes;
             continue;
         }
-        double claim = a[i].heat;
-        for (int h = height(&a[i]); h > 0; h--)
-            claim = claim * (1 + p->margin) + p->gap;
-        order[nfree++] = (ranked_t){claim, height(&a[i]), (int)i};
+        order[nfree++] = (ranked_t){claim_of(&a[i], p), height(&a[i]), (int)i};
     }
     qsort(order, nfree, sizeof *order, by_claim);
     for (size_t r = 0; r < nfree; r++) {
         const plan_arena_t *x = &a[order[r].index];
-        int first = x->heat > 0 || x->at < 0 ? 0 : x->at; /* no heat: never up */
-        int k = first;
-        while (k < x->ncandidates && !fits(x, k, used, t))
-            k++;
-        if (k == x->ncandidates)
-            k = x->at; /* fits nowhere: stays (counted where it is, over or not) */
+        int k = best_fit(x, used, t);
         want[order[r].index] = k;
         if (k >= 0)
             used[x->cand[k]] += x->bytes;
@@ -190,4 +214,81 @@ out:
     free(occupied);
     free(order);
     return nmoves;
+}
+
+/* The node's floors, floor_left[o * nt + k]: each process's, scaled down
+ * together on a target where they add up to more than its node budget — so
+ * that no floor can be granted at another's cost, by construction. */
+static void scale_floors(const uint64_t *floor, size_t nowners, const plan_target_t *t, size_t nt, uint64_t *left)
+{
+    for (size_t k = 0; k < nt; k++) {
+        double total = 0;
+        for (size_t o = 0; o < nowners; o++)
+            total += (double)floor[o * nt + k];
+        double scale = total > (double)t[k].room ? (double)t[k].room / total : 1;
+        for (size_t o = 0; o < nowners; o++)
+            left[o * nt + k] = (uint64_t)((double)floor[o * nt + k] * scale);
+    }
+}
+
+/* Arena x of process o on its candidate k: counted in the node's use and in o's grant. */
+static void grant_place(const plan_arena_t *x, int k, size_t o, size_t nt, uint64_t *used, uint64_t *grant)
+{
+    used[x->cand[k]] += x->bytes;
+    grant[o * nt + (size_t)x->cand[k]] += x->bytes;
+}
+
+bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_target_t *t, size_t nt,
+                const uint64_t *floor, size_t nowners, const plan_params_t *p, uint64_t *grant)
+{
+    memset(grant, 0, nowners * nt * sizeof *grant);
+    uint64_t *used = calloc(nt + 1, sizeof *used), *floor_left = calloc(nowners * nt + 1, sizeof *floor_left);
+    ranked_t *order = calloc(n + 1, sizeof *order);
+    bool *placed = calloc(n + 1, sizeof *placed);
+    bool ok = used && floor_left && order && placed;
+    if (!ok)
+        goto out;
+    scale_floors(floor, nowners, t, nt, floor_left);
+    size_t nfree = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t o = (size_t)owner[i];
+        if (a[i].at >= 0 && a[i].residence < p->min_residence) { /* stays: counts first, its floor too */
+            uint64_t *f = &floor_left[o * nt + (size_t)a[i].cand[a[i].at]];
+            *f -= *f < a[i].bytes ? *f : a[i].bytes;
+            grant_place(&a[i], a[i].at, o, nt, used, grant);
+            placed[i] = true;
+        } else {
+            order[nfree++] = (ranked_t){claim_of(&a[i], p), height(&a[i]), (int)i};
+        }
+    }
+    qsort(order, nfree, sizeof *order, by_claim);
+    /* floors: each process's hottest arenas, in the node's order, on the best candidate they may be
+     * planned on while its floor there holds them (never lower by a floor: heat may do better) */
+    for (size_t r = 0; r < nfree; r++) {
+        int i = order[r].index;
+        const plan_arena_t *x = &a[i];
+        int k = first_wanted(x);
+        uint64_t *f = k >= 0 ? &floor_left[(size_t)owner[i] * nt + (size_t)x->cand[k]] : NULL;
+        if (f && x->bytes <= *f && fits(x, k, used, t)) {
+            *f -= x->bytes;
+            grant_place(x, k, (size_t)owner[i], nt, used, grant);
+            placed[i] = true;
+        }
+    }
+    /* then heat alone: the node's hottest win whoever allocated first */
+    for (size_t r = 0; r < nfree; r++) {
+        int i = order[r].index;
+        if (placed[i])
+            continue;
+        const plan_arena_t *x = &a[i];
+        int k = best_fit(x, used, t);
+        if (k >= 0)
+            grant_place(x, k, (size_t)owner[i], nt, used, grant);
+    }
+out:
+    free(used);
+    free(floor_left);
+    free(order);
+    free(placed);
+    return ok;
 }

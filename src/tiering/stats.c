@@ -2,7 +2,9 @@
  * What tiering did, for the program (loci_tier_stats, loci_tier_totals) and
  * for the LOCI_STATS report (core/stats.c): per auto arena its size, heat,
  * target and bytes moved; totals of bytes promoted, demoted and moved back
- * within 10 intervals (ping-pong), and the CPU time tiering costs.
+ * within 10 intervals (ping-pong), and the CPU time tiering costs; and the
+ * node's totals at the last interval (ledger.c): what all the user's
+ * tiering processes held on each target, against its node budget.
  */
 #include "tiering/tiering.h"
 
@@ -52,6 +54,20 @@ int loci_tier_totals(loci_tier_totals_t *out)
     return 0;
 }
 
+/* The node's totals at this process's last interval: nothing when it never shared the node. */
+static void node_totals_print(FILE *f)
+{
+    tiering_node_totals_t n;
+    tiering_ledger_totals(&n);
+    if (!n.ntargets)
+        return;
+    fprintf(f, "  node at the last interval (%u tiering processes of yours):", n.processes);
+    for (uint32_t k = 0; k < n.ntargets; k++)
+        fprintf(f, " %s %" PRIu64 " B of %" PRIu64 " B node budget%s", n.targets[k].name, n.held[k], n.node_budget[k],
+                k + 1 < n.ntargets ? "," : "");
+    fputc('\n', f);
+}
+
 void tiering_stats_print(FILE *f)
 {
     loci_tier_totals_t tot;
@@ -70,4 +86,5 @@ void tiering_stats_print(FILE *f)
                " B moved back within 10 intervals, %" PRIu64 " moves in %" PRIu64 " intervals, %.3f s CPU\n",
             tot.source, tot.paused ? ", paused" : "", tot.bytes_promoted, tot.bytes_demoted, tot.bytes_pingpong,
             tot.moves, tot.intervals, tot.cpu_seconds);
+    node_totals_print(f);
 }

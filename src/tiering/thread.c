@@ -139,6 +139,7 @@ void tiering_fini(void)
     if (was)
         pthread_join(thread, NULL);
     tiering_unpublish(false);
+    tiering_ledger_leave(false);
     pthread_mutex_lock(&lock);
     tiering_watch_close();
     running = stopping = warned = false;
@@ -156,6 +157,7 @@ void tiering_fork(loci_fork_phase_t phase)
     tiering_watch_fork(phase);
     tiering_publish_fork(phase); /* before the registry's lock: publishing takes it inside its own */
     tiering_registry_fork(phase);
+    tiering_ledger_fork(phase); /* after the registry's lock: the step shares under it */
     if (phase == LOCI_FORK_CHILD) { /* the parent's thread did not come along */
         running = stopping = false;
         init_wake();

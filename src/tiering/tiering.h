@@ -10,7 +10,8 @@
  * before it:
  *
  *   config.c    [tiering] of LOCI_CONFIG and the budgets of the targets
- *   plan.c      who goes where and which moves get there (pure)
+ *   plan.c      who goes where and which moves get there; the node's share (pure)
+ *   ledger.c    the node ledger: the auto arenas of every tiering process of the user, and each one's share
  *   site.c      where an auto arena was made, stable across runs
  *   watch.c     the heat source and what it watches of each auto arena
  *   registry.c  the auto arenas, their heat and counters (what `loci tier` reads)
@@ -29,6 +30,10 @@
 
 #include <stdio.h>
 
+/** Where tiering processes publish their tables (TIERING_TABLE_DIR/loci-tier-UID-PID)
+ *  and share the node's ledger (loci-ledger-UID). */
+#define TIERING_TABLE_DIR "/dev/shm"
+
 /* --- config.c -------------------------------------------------------------- */
 
 typedef struct {
@@ -37,6 +42,8 @@ typedef struct {
     topo_budget_t budget;   /* of every target without its own tiering_budget */
     uint64_t rate;          /* bytes moved per second at most */
     double sample;          /* the faults source's share of pages sampled per interval */
+    topo_budget_t floor;    /* of each target, every process's at least (node ledger) */
+    topo_budget_t node_budget; /* of each target, all processes of the node together; unset: each target's budget */
 } tiering_config_t;
 
 /** [tiering] of LOCI_CONFIG, defaults where a key is not given; LOCI_ECONFIG
@@ -46,6 +53,11 @@ int tiering_config_read(tiering_config_t *out);
 /** Bytes of t that auto arenas may fill: its tiering_budget, else the
  *  config's, as a share of its capacity or a size. */
 uint64_t tiering_budget_bytes(const tiering_config_t *c, const struct loci_target *t);
+/** Bytes of t that the auto arenas of all the user's processes on the node
+ *  may fill together: node_budget, else t's budget. */
+uint64_t tiering_node_budget_bytes(const tiering_config_t *c, const struct loci_target *t);
+/** The floor of one process on a target whose node budget is node_bytes. */
+uint64_t tiering_floor_bytes(const tiering_config_t *c, uint64_t node_bytes);
 
 /* --- plan.c ---------------------------------------------------------------- */
 
@@ -86,6 +98,118 @@ typedef struct {
  *  new arena): what arena i has paid towards its promotion (seconds). */
 size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t nt, const plan_params_t *p,
                  double *rent, plan_move_t *moves);
+
+/** The node's share (docs/TIERING.md "Node-wide"): grant[o * nt + k], the
+ *  bytes the auto arenas of process o may hold on target k, given every auto
+ *  arena of the node (owner[i]: its process, 0 .. nowners - 1), each
+ *  target's node budget (t[k].room) and each process's floor there
+ *  (floor[o * nt + k], bytes). Arenas that moved less than min_residence
+ *  intervals ago count where they are; then every process's hottest arenas
+ *  up to its floor, each on its best candidate when the floor there holds it
+ *  (floors scaled down together where they add up to more than the
+ *  target), then all the node's arenas in the order of their claim
+ *  (plan_make's, the incumbent raised): the hottest win whoever came first.
+ *  The grants of a target never add up to more than its node budget but
+ *  for arenas that fit nowhere and stay. false: out of memory, no grant. */
+bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_target_t *t, size_t nt,
+                const uint64_t *floor, size_t nowners, const plan_params_t *p, uint64_t *grant);
+
+/* --- ledger.c -------------------------------------------------------------- */
+
+#define LEDGER_SLOTS 128       /* processes of one user on a node */
+#define LEDGER_ENTRIES 32      /* auto arenas of one process (its hottest; the others' bytes count as held) */
+#define LEDGER_TARGETS 16
+
+typedef struct {
+    char name[16];             /* the target's name (of the first process that listed it) */
+    int32_t numa_node;         /* its identity across processes: the NUMA node, else (-1) its name */
+    uint32_t reserved;
+} ledger_target_t;
+
+typedef struct {
+    uint64_t id;               /* the arena's id in its process */
+    uint64_t bytes;
+    double heat;               /* heat per byte */
+    uint32_t residence;        /* intervals since it moved */
+    int8_t at;                 /* index into cand[] of its target now; -1: none of them */
+    uint8_t ncandidates;
+    uint16_t unreachable;      /* plan_arena_t's */
+    uint8_t cand[RESOLVE_MAX_CANDIDATES]; /* indices into the ledger's targets */
+    char intent[40];           /* the end of its intent */
+} ledger_entry_t;
+
+typedef struct {
+    int64_t pid;               /* 0: free */
+    uint64_t start_time;       /* /proc/PID/stat field 22: a reused PID is another process */
+    uint64_t heartbeat_ns;     /* CLOCK_MONOTONIC of its last interval */
+    uint32_t nentries, interval_ms;
+    uint64_t node_budget[LEDGER_TARGETS]; /* 1 + the node budget it asks on each target; 0: it uses none there */
+    uint64_t floor[LEDGER_TARGETS];    /* its floor on each target, bytes */
+    uint64_t held[LEDGER_TARGETS];     /* bytes all its auto arenas hold on each (those beyond entries too) */
+    uint64_t granted[LEDGER_TARGETS];  /* its grant (plan_share) */
+    uint64_t reserved[LEDGER_TARGETS]; /* what it may hold until its next interval: max(held, its room) */
+    ledger_entry_t entries[LEDGER_ENTRIES];
+} ledger_slot_t;
+
+/** The file /dev/shm/loci-ledger-UID, whole. */
+typedef struct {
+    uint64_t magic;
+    uint32_t version, size;    /* size: sizeof(tiering_ledger_t) */
+    uint64_t generation;       /* odd while a process writes */
+    uint64_t checksum;         /* XXH3 of what follows */
+    uint32_t uid, ntargets;
+    ledger_target_t targets[LEDGER_TARGETS];
+    ledger_slot_t slots[LEDGER_SLOTS];
+} tiering_ledger_t;
+
+/** This process's view of one interval, for tiering_ledger_share. */
+typedef struct {
+    const plan_arena_t *arenas;
+    const uint64_t *ids;
+    const char *const *intents;
+    size_t n;
+    const struct loci_target *const *targets; /* plan_arena_t.cand's indices */
+    size_t nt;
+} ledger_view_t;
+
+/** One interval's share of the node: joins the ledger (the first call),
+ *  writes this process's arenas, reaps the slots of processes gone, and
+ *  lowers room[k] to what the node leaves this process on v->targets[k].
+ *  Without the ledger (LOCI_TIER_LEDGER=off, a file that is not safe to
+ *  use: said once; its lock held by another longer than a quarter of an
+ *  interval) room stays as it was: per process. Tiering thread only. */
+void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, const plan_params_t *p,
+                          plan_target_t *room);
+/** Leave the ledger (loci_fini; for_good: exit, not joined again): this
+ *  process's slot cleared. */
+void tiering_ledger_leave(bool for_good);
+void tiering_ledger_fork(loci_fork_phase_t phase);
+/** The ledger's path: LOCI_TIER_LEDGER, else TIERING_TABLE_DIR/loci-ledger-UID;
+ *  false when LOCI_TIER_LEDGER=off. */
+bool tiering_ledger_path(char *buf, size_t len);
+/** A whole copy of the ledger (`loci tier --node`, LOCI_STATS), its live
+ *  processes only: 0, LOCI_ENOENT (none), LOCI_EPERM (not a file of yours,
+ *  0600, regular), LOCI_EBUSY (no whole copy: damaged, or always being
+ *  written), with messages. */
+int tiering_ledger_read(tiering_ledger_t *out);
+/** The node budget of the ledger's target k: the least any of its live
+ *  processes asks (0: none uses k). */
+uint64_t tiering_ledger_node_budget(const tiering_ledger_t *l, int k);
+/** Bytes the auto arenas of all the ledger's processes hold on its target k. */
+uint64_t tiering_ledger_held(const tiering_ledger_t *l, int k);
+
+/** The node's totals as this process's last share saw them (LOCI_STATS). */
+typedef struct {
+    unsigned processes, ntargets;  /* ntargets 0: this process never shared the node */
+    ledger_target_t targets[LEDGER_TARGETS];
+    uint64_t held[LEDGER_TARGETS], node_budget[LEDGER_TARGETS];
+} tiering_node_totals_t;
+
+void tiering_ledger_totals(tiering_node_totals_t *out);
+/** What the other processes' reserves left of t's node budget at this
+ *  process's last share (where a new auto arena may start, create.c);
+ *  UINT64_MAX when it does not share the node. */
+uint64_t tiering_ledger_room(const struct loci_target *t);
 
 /* --- site.c ---------------------------------------------------------------- */
 
@@ -236,9 +360,6 @@ void tiering_profile_save(void);
 void tiering_profile_reset(void);
 
 /* --- publish.c ------------------------------------------------------------- */
-
-/** Where tiering processes publish their tables: TIERING_TABLE_DIR/loci-tier-UID-PID. */
-#define TIERING_TABLE_DIR "/dev/shm"
 
 /** The table's header (the file starts with it; entries follow). */
 typedef struct {

@@ -31,7 +31,8 @@ static const struct frontend_section {
     {"omp", {"default", "large_cap", "const", "high_bw", "low_lat"}, "default, large_cap, const, high_bw or low_lat"},
     {"shmem", {"high_bw", "low_lat", "near_nic"}, "high_bw, low_lat or near_nic"},
     {"checkpoint", {"drain"}, "drain (the store target checkpoints are drained to)"},
-    {"tiering", {"source", "interval", "budget", "rate", "sample"}, "source, interval, budget, rate or sample"},
+    {"tiering", {"source", "interval", "budget", "rate", "sample", "floor", "node_budget"},
+     "source, interval, budget, rate, sample, floor or node_budget"},
 };
 _Static_assert(sizeof frontend_sections / sizeof *frontend_sections == TOPO_FRONTEND_SECTIONS,
                "topo_config_t keeps a header line per front-end section");

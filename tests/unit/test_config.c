@@ -165,7 +165,7 @@ static void malformed_configs(void **state)
     expect_config_error("[target a]\nnuma_node = 0\nlatency = 1,5us\n", "bad.ini:3: latency = 1,5us: ',' is not read: "
                                                                        "write the digits alone, a fraction after a '.'");
     expect_config_error("[tiering]\nbudgets = 90%\n",
-                        "bad.ini:2: [tiering]: unknown key 'budgets'; expected source, interval, budget, rate or sample");
+                        "bad.ini:2: [tiering]: unknown key 'budgets'; expected source, interval, budget, rate, sample, floor or node_budget");
     assert_int_equal(init_with("/nonexistent/loci.ini"), LOCI_ECONFIG);
     assert_non_null(strstr(loci_last_error(), "LOCI_CONFIG: /nonexistent/loci.ini does not exist"));
 }

@@ -447,6 +447,18 @@ static void bad_input(void **state)
     expect_config_error("[tiering]\nsource = magic\n", "expected auto, perf, damon, faults or dirty");
     expect_config_error("[tiering]\nrate = 0\n", "[tiering] rate = 0");
     expect_config_error("[tiering]\nsample = 0\n", "[tiering] sample = 0");
+    expect_config_error("[tiering]\nfloor = 150%\n", ".ini:2: [tiering] floor = 150%: more than the whole: at most "
+                                                   "100%; expected a share of each target's node budget");
+    expect_config_error("[tiering]\nfloor = -1GiB\n", "[tiering] floor = -1GiB: a sign is not read");
+    expect_config_error("[tiering]\nnode_budget = 1e2%\n", "[tiering] node_budget = 1e2%: an exponent is not read");
+    expect_config_error("[tiering]\nnode_budget = lots\n", "[tiering] node_budget = lots: ");
+    /* read right: a floor larger than the target is the whole target (plan_share scales floors down together) */
+    use_topology("knl-flat.xml", "[tiering]\nfloor = 1TiB\nnode_budget = 50%\n");
+    tiering_config_t c;
+    assert_int_equal(tiering_config_read(&c), 0);
+    assert_int_equal(c.floor.bytes, 1ull << 40);
+    assert_true(c.node_budget.set && c.node_budget.share == 0.5);
+    assert_int_equal(tiering_floor_bytes(&c, 1 << 20), 1 << 20);
 
     use_topology("knl-flat.xml", config);
     assert_null(loci_allocator_create("bandwidth=high,tier=auto"));

@@ -17,7 +17,7 @@ static const struct {
     {"weights", cmd_weights, "interleave weights from the nodes' bandwidths beside the kernel's [--set] [--from NODE]"},
     {"ckpt", cmd_ckpt, "checkpoints: ls | show NAME [-v] | verify NAME | rm NAME | drain NAME [TARGET] | gc"},
     {"devdax", cmd_devdax, "persistent regions on a device-DAX target: ls DEVICE | wipe DEVICE --yes"},
-    {"tier", cmd_tier, "what tiering does in your process PID, live: auto arenas, heat, targets, moves PID [--watch [SECONDS]]"},
+    {"tier", cmd_tier, "what tiering does in your process PID, live: auto arenas, heat, targets, moves PID [--watch [SECONDS]] | --node"},
 };
 
 static void usage(FILE *f)

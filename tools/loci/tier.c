@@ -6,6 +6,11 @@
  * interval (src/tiering/publish.c), refreshed every SECONDS with --watch
  * until the process ends. Another user's process, one without loci or
  * without tiering, or one that died: a message saying which, nothing read.
+ *
+ * `loci tier --node`: every tiering process of yours on the node, from the
+ * node ledger (src/tiering/ledger.c): its auto arenas (the hottest it
+ * lists), what it holds, was granted and reserves on each target, and the
+ * node's totals against each target's node budget.
  */
 #include "tiering/tiering.h"
 #include "commands.h"
@@ -18,14 +23,18 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: loci tier PID [--watch [SECONDS]]\n"
+               "       loci tier --node\n"
                "  each tier=auto arena of process PID (yours): its allocation site, intent, target, size, heat\n"
                "  (share of its memory found accessed per interval) and bytes tiering moved; then the totals.\n"
-               "  --watch: again every SECONDS (default 1) until the process ends or Ctrl-C.\n");
+               "  --watch: again every SECONDS (default 1) until the process ends or Ctrl-C.\n"
+               "  --node: every tiering process of yours on this node (the node ledger): its auto arenas, heat,\n"
+               "  targets and share of each target; the node's totals against each target's node budget.\n");
 }
 
 static const char *size(uint64_t bytes, char *buf)
@@ -67,11 +76,70 @@ static void show(pid_t pid, const tiering_table_t *t)
            wall > 0 ? 100.0 * h->cpu_seconds / wall : 0.0, wall);
 }
 
+/* One process of the ledger: its share of each target it uses, then its arenas. */
+static void show_process(const tiering_ledger_t *l, const ledger_slot_t *p, uint64_t now_ns)
+{
+    printf("process %lld: %u auto arenas listed, last interval %.1f s ago\n", (long long)p->pid, p->nentries,
+           p->heartbeat_ns && now_ns > p->heartbeat_ns ? (double)(now_ns - p->heartbeat_ns) / 1e9 : 0.0);
+    for (uint32_t k = 0; k < l->ntargets; k++)
+        if (p->node_budget[k]) {
+            char b1[16], b2[16], b3[16], b4[16];
+            printf("  share of %-8s holds %10s, granted %10s, reserves %10s, floor %10s\n", l->targets[k].name,
+                   size(p->held[k], b1), size(p->granted[k], b2), size(p->reserved[k], b3), size(p->floor[k], b4));
+        }
+    printf("  %-8s %-28s %-8s %10s %7s\n", "ARENA", "INTENT", "TARGET", "BYTES", "HEAT");
+    for (uint32_t i = 0; i < p->nentries; i++) {
+        const ledger_entry_t *e = &p->entries[i];
+        char b[16];
+        printf("  %-8" PRIu64 " %-28s %-8s %10s %7.3f\n", e->id, e->intent,
+               e->at >= 0 ? l->targets[e->cand[e->at]].name : "-", size(e->bytes, b), e->heat);
+    }
+}
+
+static int show_node(void)
+{
+    tiering_ledger_t *l = malloc(sizeof *l);
+    if (!l) {
+        fprintf(stderr, "loci tier --node: out of memory\n");
+        return 1;
+    }
+    int rc = tiering_ledger_read(l);
+    if (rc != 0) {
+        fprintf(stderr, "loci tier --node: %s\n", loci_last_error());
+        free(l);
+        return 1;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    unsigned processes = 0;
+    for (size_t s = 0; s < LEDGER_SLOTS; s++)
+        if (l->slots[s].pid) {
+            show_process(l, &l->slots[s], now_ns);
+            processes++;
+        }
+    printf("node: %u tiering processes of yours\n  %-8s %10s %12s\n", processes, "TARGET", "HELD", "NODE BUDGET");
+    for (uint32_t k = 0; k < l->ntargets; k++) {
+        char b1[16], b2[16];
+        printf("  %-8s %10s %12s\n", l->targets[k].name, size(tiering_ledger_held(l, (int)k), b1),
+               size(tiering_ledger_node_budget(l, (int)k), b2));
+    }
+    free(l);
+    return 0;
+}
+
 int cmd_tier(int argc, char **argv)
 {
     if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
         usage(stdout);
         return 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "--node") == 0) {
+        if (argc == 2)
+            return show_node();
+        fprintf(stderr, "loci tier --node: unexpected \"%s\": --node takes nothing more\n", argv[2]);
+        usage(stderr);
+        return 2;
     }
     uint64_t pid;
     const char *why = "no process ID given";
