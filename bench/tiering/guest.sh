@@ -8,12 +8,11 @@
 # memory reserved as huge pages, fastmem.sh). FAST keeps FAST_MIB (16) plus SLACK_MIB (2) for the
 # program's other memory free above its low watermark (where the kernel's allocations spill to
 # the next node), reserved before each mode; loci's auto arenas get a budget of FAST_MIB there.
-# loci's modes get more free: the node's high watermark less its low one plus LOCI_MARGIN_MIB
-# (32). loci's room on a node stops at its high watermark, not the low one where the kernel's
-# allocations move on, and it leaves a safety margin free besides (the pool's: 1/64 of the node,
-# 32 to 256 MiB; docs/TIERING.md "Room"): on a node left 18 MiB above its low watermark it
-# placed and moved nothing at all. Its data there is still held to FAST_MIB by its budget (the
-# fast_mib column shows what it held).
+# loci's modes get FAST_MIB + SLACK_MIB above what loci leaves alone of the node instead
+# (fastmem_loci_reserve_kb: the node's reserve, counted from its high watermark, not the low one
+# where the kernel's allocations move on, and the pool's safety margin; docs/TIERING.md "Room"):
+# on a node left 18 MiB above its low watermark loci placed and moved nothing at all. Its data
+# there is still held to FAST_MIB by its budget (the fast_mib column shows what it held).
 # Environment: BENCH (bench_tiering), LOCI (the loci tool, libloci-tier.so beside it), MODES
 # (default: all), PHASE_S (60: seconds per phase), INTERVAL_MS (400), ARRAY_MIB (4: each of the
 # 16 arrays), REPEATS (1: every mode that many times, in turns), ARGS (more bench_tiering
@@ -27,7 +26,7 @@ shift 2
 others=$*
 here=$(dirname "$0")
 BENCH=${BENCH:-bench_tiering} LOCI=${LOCI:-loci}
-FAST_MIB=${FAST_MIB:-16} SLACK_MIB=${SLACK_MIB:-2} LOCI_MARGIN_MIB=${LOCI_MARGIN_MIB:-32} PHASE_S=${PHASE_S:-60} INTERVAL_MS=${INTERVAL_MS:-400}
+FAST_MIB=${FAST_MIB:-16} SLACK_MIB=${SLACK_MIB:-2} PHASE_S=${PHASE_S:-60} INTERVAL_MS=${INTERVAL_MS:-400}
 ARGS="--array-mib ${ARRAY_MIB:-4} --interval-ms $INTERVAL_MS --phase-intervals $(((PHASE_S * 1000 + INTERVAL_MS / 2) / INTERVAL_MS)) ${ARGS:-}"
 MODES=${MODES:-first-touch all-fast numa-balancing damos loci-api loci-api-profiled loci-run loci-run-profiled}
 tmp=${TMPDIR:-/tmp}/bench-tiering.$$
@@ -54,9 +53,7 @@ run() { # label, then the command
 }
 one_mode() {
   margin_mib=0
-  case $1 in loci-*)
-    margin_mib=$((LOCI_MARGIN_MIB + ($(fastmem_watermark_kb "$fast" high) - $(fastmem_watermark_kb "$fast" low) + 1023) / 1024)) ;;
-  esac
+  case $1 in loci-*) margin_mib=$((($(fastmem_loci_reserve_kb "$fast") - $(fastmem_watermark_kb "$fast" low) + 1023) / 1024)) ;; esac
   case $1 in
   first-touch) run first-touch "$BENCH" plain "$fast" "$slow" $ARGS ;;
   all-fast) run all-fast "$BENCH" fast "$fast" "$slow" $ARGS ;;
