@@ -49,7 +49,7 @@
 #include <xxhash.h>
 
 #define MAGIC 0x5247444c49434f4cull /* "LOCILDGR" in memory */
-#define VERSION 1
+#define VERSION 2 /* 2: each slot's limit */
 #define SUMMED_FROM offsetof(tiering_ledger_t, uid) /* the checksum covers the ledger from uid on */
 #define LOCK_POLL_US 500
 #define MIN_LOCK_WAIT_MS 5
@@ -67,6 +67,7 @@ static struct {
 
 static tiering_node_totals_t last; /* the node at this process's last share (under led_lock) */
 static uint64_t my_left[LEDGER_TARGETS]; /* and what the others' reserves leave there; none while not sharing */
+static uint64_t my_reserved[LEDGER_TARGETS]; /* and this process's reserve there (under led_lock) */
 static bool sharing;
 static pthread_mutex_t led_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -138,7 +139,7 @@ static bool whole(const tiering_ledger_t *l, ssize_t got)
         if (slot->nentries > LEDGER_ENTRIES)
             return false;
         for (size_t k = l->ntargets; k < LEDGER_TARGETS; k++)
-            if (slot->held[k] || slot->node_budget[k] || slot->reserved[k])
+            if (slot->held[k] || slot->node_budget[k] || slot->reserved[k] || slot->limit[k])
                 return false;
         for (uint32_t i = 0; i < slot->nentries; i++) {
             const ledger_entry_t *e = &slot->entries[i];
@@ -371,6 +372,21 @@ uint64_t tiering_ledger_held(const tiering_ledger_t *l, int k)
     return held;
 }
 
+/* What target k can give the node's auto arenas: the node budget, at most
+ * the largest limit a live process measured (memory the kernel or other
+ * programs took is no one's to grant, or the hottest arena would wait for
+ * ever behind a colder one granted room that is not there; the largest:
+ * a process that measured just after another's promotion, which the
+ * ledger does not list yet, measured too little). */
+static uint64_t node_room(const tiering_ledger_t *l, int k)
+{
+    uint64_t budget = tiering_ledger_node_budget(l, k), limit = 0;
+    for (size_t s = 0; s < LEDGER_SLOTS; s++)
+        if (l->slots[s].pid && l->slots[s].limit[k] > limit)
+            limit = l->slots[s].limit[k];
+    return limit && limit < budget ? limit : budget;
+}
+
 typedef struct {
     double heat;
     size_t index;
@@ -429,6 +445,11 @@ static bool write_slot(const tiering_config_t *c, const ledger_view_t *v, tierin
     qsort(order, v->n, sizeof *order, hottest_first);
     for (size_t r = 0; r < v->n && me->nentries < LEDGER_ENTRIES; r++)
         me->nentries += fill_entry(&me->entries[me->nentries], v, order[r].index, map, v->ids[order[r].index]);
+    for (size_t k = 0; k < v->nt; k++) {
+        uint64_t free = arena_target_room(v->targets[k]), held = map[k] >= 0 ? tiering_ledger_held(l, map[k]) : 0;
+        if (map[k] >= 0) /* (free unknown on a simulated node: no limit) */
+            me->limit[map[k]] = free > UINT64_MAX - held ? UINT64_MAX : held + free;
+    }
     free(order);
     return true;
 }
@@ -476,8 +497,8 @@ static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t 
         }
     plan_target_t t[LEDGER_TARGETS];
     for (size_t k = 0; k < nt; k++) {
-        t[k].room = tiering_ledger_node_budget(l, (int)k);
-        me->floor[k] = me->node_budget[k] ? tiering_floor_bytes(c, t[k].room) : 0;
+        t[k].room = node_room(l, (int)k);
+        me->floor[k] = me->node_budget[k] ? tiering_floor_bytes(c, tiering_ledger_node_budget(l, (int)k)) : 0;
     }
     plan_arena_t *a = malloc(cap * sizeof *a);
     int *owner = malloc(cap * sizeof *owner);
@@ -502,6 +523,7 @@ static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t 
         mine[k] = want < left ? want : left;
         me->granted[k] = grant[m * nt + k];
         me->reserved[k] = me->held[k] > mine[k] ? me->held[k] : mine[k];
+        my_reserved[k] = me->reserved[k];
     }
     free(a);
     free(owner);
@@ -541,6 +563,18 @@ uint64_t tiering_ledger_room(const struct loci_target *t)
     return room;
 }
 
+/* An interval that cannot take the ledger's lock: room[] within the
+ * reserve this process wrote at its last interval, which the others still
+ * leave it — planning alone, it took what they were granted (the node over
+ * its budget). Under led_lock. */
+static void keep_reserve(const ledger_view_t *v, plan_target_t *room)
+{
+    for (size_t k = 0; sharing && k < v->nt; k++)
+        for (uint32_t j = 0; j < last.ntargets; j++)
+            if (same_target(&last.targets[j], v->targets[k]) && my_reserved[j] < room[k].room)
+                room[k].room = my_reserved[j];
+}
+
 void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, const plan_params_t *p,
                           plan_target_t *room)
 {
@@ -548,12 +582,13 @@ void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, con
     int *map = malloc((v->nt + 1) * sizeof *map);
     if (!map || !join())
         goto out;
-    sharing = false; /* until this interval shares again */
     if (!lock_file(led.fd, c->interval_ms)) {
         loci__log(LOCI_LOG_DEBUG, "tiering: the node ledger's lock is held longer than a quarter of an interval: "
-                                  "this interval plans alone");
+                                  "this interval plans in its last reserve");
+        keep_reserve(v, room);
         goto out;
     }
+    sharing = false; /* until this interval shares again */
     if (!still_ours(led.fd)) {
         go_alone("the node ledger is no longer a 0600 file of yours"); /* (closing it drops the lock) */
         goto out;
@@ -572,9 +607,13 @@ void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, con
         go_alone("every slot of the node ledger is taken (by as many processes of yours as it holds)");
         goto out;
     }
-    for (size_t k = 0; shared && k < v->nt; k++)
-        if (map[k] >= 0 && mine[map[k]] < room[k].room)
+    for (size_t k = 0; shared && k < v->nt; k++) {
+        if (map[k] < 0)
+            continue;
+        if (mine[map[k]] < room[k].room)
             room[k].room = mine[map[k]];
+        room[k].floor = me->floor[map[k]] < room[k].room ? me->floor[map[k]] : room[k].room;
+    }
     sharing = shared;
 out:
     free(map);
