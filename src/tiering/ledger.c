@@ -49,7 +49,7 @@
 #include <xxhash.h>
 
 #define MAGIC 0x5247444c49434f4cull /* "LOCILDGR" in memory */
-#define VERSION 2 /* 2: each slot's limit */
+#define VERSION 1
 #define SUMMED_FROM offsetof(tiering_ledger_t, uid) /* the checksum covers the ledger from uid on */
 #define LOCK_POLL_US 500
 #define MIN_LOCK_WAIT_MS 5
@@ -139,7 +139,7 @@ static bool whole(const tiering_ledger_t *l, ssize_t got)
         if (slot->nentries > LEDGER_ENTRIES)
             return false;
         for (size_t k = l->ntargets; k < LEDGER_TARGETS; k++)
-            if (slot->held[k] || slot->node_budget[k] || slot->reserved[k] || slot->limit[k])
+            if (slot->held[k] || slot->node_budget[k] || slot->reserved[k])
                 return false;
         for (uint32_t i = 0; i < slot->nentries; i++) {
             const ledger_entry_t *e = &slot->entries[i];
@@ -372,21 +372,6 @@ uint64_t tiering_ledger_held(const tiering_ledger_t *l, int k)
     return held;
 }
 
-/* What target k can give the node's auto arenas: the node budget, at most
- * the largest limit a live process measured (memory the kernel or other
- * programs took is no one's to grant, or the hottest arena would wait for
- * ever behind a colder one granted room that is not there; the largest:
- * a process that measured just after another's promotion, which the
- * ledger does not list yet, measured too little). */
-static uint64_t node_room(const tiering_ledger_t *l, int k)
-{
-    uint64_t budget = tiering_ledger_node_budget(l, k), limit = 0;
-    for (size_t s = 0; s < LEDGER_SLOTS; s++)
-        if (l->slots[s].pid && l->slots[s].limit[k] > limit)
-            limit = l->slots[s].limit[k];
-    return limit && limit < budget ? limit : budget;
-}
-
 typedef struct {
     double heat;
     size_t index;
@@ -445,11 +430,6 @@ static bool write_slot(const tiering_config_t *c, const ledger_view_t *v, tierin
     qsort(order, v->n, sizeof *order, hottest_first);
     for (size_t r = 0; r < v->n && me->nentries < LEDGER_ENTRIES; r++)
         me->nentries += fill_entry(&me->entries[me->nentries], v, order[r].index, map, v->ids[order[r].index]);
-    for (size_t k = 0; k < v->nt; k++) {
-        uint64_t free = arena_target_room(v->targets[k]), held = map[k] >= 0 ? tiering_ledger_held(l, map[k]) : 0;
-        if (map[k] >= 0) /* (free unknown on a simulated node: no limit) */
-            me->limit[map[k]] = free > UINT64_MAX - held ? UINT64_MAX : held + free;
-    }
     free(order);
     return true;
 }
@@ -497,8 +477,8 @@ static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t 
         }
     plan_target_t t[LEDGER_TARGETS];
     for (size_t k = 0; k < nt; k++) {
-        t[k].room = node_room(l, (int)k);
-        me->floor[k] = me->node_budget[k] ? tiering_floor_bytes(c, tiering_ledger_node_budget(l, (int)k)) : 0;
+        t[k].room = tiering_ledger_node_budget(l, (int)k);
+        me->floor[k] = me->node_budget[k] ? tiering_floor_bytes(c, t[k].room) : 0;
     }
     plan_arena_t *a = malloc(cap * sizeof *a);
     int *owner = malloc(cap * sizeof *owner);

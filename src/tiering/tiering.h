@@ -151,8 +151,6 @@ typedef struct {
     uint64_t held[LEDGER_TARGETS];     /* bytes all its auto arenas hold on each (those beyond entries too) */
     uint64_t granted[LEDGER_TARGETS];  /* its grant (plan_share) */
     uint64_t reserved[LEDGER_TARGETS]; /* what it may hold until its next interval: max(held, its room) */
-    uint64_t limit[LEDGER_TARGETS];    /* what the node's auto arenas could hold there as it measured: all
-                                        * of theirs the ledger lists + the free memory it found (UINT64_MAX: unknown) */
     ledger_entry_t entries[LEDGER_ENTRIES];
 } ledger_slot_t;
 
