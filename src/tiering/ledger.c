@@ -15,7 +15,7 @@
  * moves: every interval its tiering thread takes the file's flock (polled,
  * for at most a quarter of an interval: the kernel drops the lock of a
  * process that dies, and one that is stopped holding it leaves the others
- * per process for that interval), reads the file whole into its own memory
+ * within their last reserves for that interval), reads the file whole into its own memory
  * (never mapped: a file truncated under a mapping would be SIGBUS), checks
  * it — a regular file of the user's, mode 0600, its size, magic, version,
  * an even generation and the checksum: anything else is rebuilt empty,
