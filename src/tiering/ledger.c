@@ -15,7 +15,7 @@
  * moves: every interval its tiering thread takes the file's flock (polled,
  * for at most a quarter of an interval: the kernel drops the lock of a
  * process that dies, and one that is stopped holding it leaves the others
- * per process for that interval), reads the file whole into its own memory
+ * within their last reserves for that interval), reads the file whole into its own memory
  * (never mapped: a file truncated under a mapping would be SIGBUS), checks
  * it — a regular file of the user's, mode 0600, its size, magic, version,
  * an even generation and the checksum: anything else is rebuilt empty,
@@ -67,6 +67,7 @@ static struct {
 
 static tiering_node_totals_t last; /* the node at this process's last share (under led_lock) */
 static uint64_t my_left[LEDGER_TARGETS]; /* and what the others' reserves leave there; none while not sharing */
+static uint64_t my_reserved[LEDGER_TARGETS]; /* and this process's reserve there (under led_lock) */
 static bool sharing;
 static pthread_mutex_t led_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -502,6 +503,7 @@ static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t 
         mine[k] = want < left ? want : left;
         me->granted[k] = grant[m * nt + k];
         me->reserved[k] = me->held[k] > mine[k] ? me->held[k] : mine[k];
+        my_reserved[k] = me->reserved[k];
     }
     free(a);
     free(owner);
@@ -541,6 +543,18 @@ uint64_t tiering_ledger_room(const struct loci_target *t)
     return room;
 }
 
+/* An interval that cannot take the ledger's lock: room[] within the
+ * reserve this process wrote at its last interval, which the others still
+ * leave it — planning alone, it took what they were granted (the node over
+ * its budget). Under led_lock. */
+static void keep_reserve(const ledger_view_t *v, plan_target_t *room)
+{
+    for (size_t k = 0; sharing && k < v->nt; k++)
+        for (uint32_t j = 0; j < last.ntargets; j++)
+            if (same_target(&last.targets[j], v->targets[k]) && my_reserved[j] < room[k].room)
+                room[k].room = my_reserved[j];
+}
+
 void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, const plan_params_t *p,
                           plan_target_t *room)
 {
@@ -548,12 +562,13 @@ void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, con
     int *map = malloc((v->nt + 1) * sizeof *map);
     if (!map || !join())
         goto out;
-    sharing = false; /* until this interval shares again */
     if (!lock_file(led.fd, c->interval_ms)) {
         loci__log(LOCI_LOG_DEBUG, "tiering: the node ledger's lock is held longer than a quarter of an interval: "
-                                  "this interval plans alone");
+                                  "this interval plans in its last reserve");
+        keep_reserve(v, room);
         goto out;
     }
+    sharing = false; /* until this interval shares again */
     if (!still_ours(led.fd)) {
         go_alone("the node ledger is no longer a 0600 file of yours"); /* (closing it drops the lock) */
         goto out;
@@ -572,9 +587,13 @@ void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, con
         go_alone("every slot of the node ledger is taken (by as many processes of yours as it holds)");
         goto out;
     }
-    for (size_t k = 0; shared && k < v->nt; k++)
-        if (map[k] >= 0 && mine[map[k]] < room[k].room)
+    for (size_t k = 0; shared && k < v->nt; k++) {
+        if (map[k] < 0)
+            continue;
+        if (mine[map[k]] < room[k].room)
             room[k].room = mine[map[k]];
+        room[k].floor = me->floor[map[k]] < room[k].room ? me->floor[map[k]] : room[k].room;
+    }
     sharing = shared;
 out:
     free(map);

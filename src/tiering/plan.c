@@ -22,7 +22,9 @@
  *     twice the best choice made in hindsight, and the hotter an arena the
  *     sooner it is worth it;
  *     a promotion that must wait stays put and the placement is made again
- *     without it, so that nothing is demoted to make room for it yet.
+ *     without it, so that nothing is demoted to make room for it yet. A
+ *     promotion that fills its target no further than the target's floor
+ *     (the node's share owes it to this process) pays no rent.
  *  3. Moves: demotions first (coldest first: they make the room), then
  *     promotions (hottest first), each only while the interval's allowance
  *     of bytes (the rate limit) lasts and the destination has room as the
@@ -160,15 +162,26 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
     bool *held = calloc(n, sizeof *held);
     int *want = calloc(n, sizeof *want);
     uint64_t *used = calloc(nt, sizeof *used), *occupied = calloc(nt, sizeof *occupied);
+    uint64_t *owed = calloc(nt, sizeof *owed);
     ranked_t *order = calloc(n, sizeof *order);
     size_t nmoves = 0;
-    if (!held || !want || !used || !occupied || !order)
+    if (!held || !want || !used || !occupied || !owed || !order)
         goto out; /* no plan this interval: nothing moves */
     for (size_t i = 0; i < n; i++)
         held[i] = a[i].at >= 0 && a[i].residence < p->min_residence;
     place(a, n, t, nt, p, held, want, used, order);
 
-    /* step 2: promotions that have not yet waited as long as they take */
+    /* step 2: promotions that have not yet waited as long as they take, but
+     * for those within their target's floor (what the node owes this
+     * process there whatever its heat: a cold arena's rent would take tens
+     * of intervals, a floor is due at once) */
+    for (size_t k = 0; k < nt; k++)
+        owed[k] = t[k].floor;
+    for (size_t i = 0; i < n; i++)
+        if (a[i].at >= 0) {
+            uint64_t *o = &owed[a[i].cand[a[i].at]];
+            *o -= *o < a[i].bytes ? *o : a[i].bytes;
+        }
     bool again = false;
     for (size_t i = 0; i < n; i++) {
         if (!promotes(&a[i], want[i])) {
@@ -177,7 +190,10 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
         }
         double seconds = (double)a[i].bytes * p->seconds_per_byte;
         rent[i] += a[i].heat * p->interval_s;
-        if (rent[i] < seconds && a[i].at >= 0)
+        uint64_t *o = &owed[a[i].cand[want[i]]];
+        if (a[i].bytes <= *o)
+            *o -= a[i].bytes;
+        else if (rent[i] < seconds && a[i].at >= 0)
             again = held[i] = true;
     }
     if (again)
@@ -212,6 +228,7 @@ out:
     free(want);
     free(used);
     free(occupied);
+    free(owed);
     free(order);
     return nmoves;
 }

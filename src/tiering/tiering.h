@@ -76,6 +76,7 @@ typedef struct {
 /** One target as the plan sees it. */
 typedef struct {
     uint64_t room;             /* bytes auto arenas may hold there: its budget, at most theirs + its free memory */
+    uint64_t floor;            /* bytes of it owed to this process (the node's share): promotions within it pay no rent */
 } plan_target_t;
 
 typedef struct {
@@ -95,7 +96,9 @@ typedef struct {
 
 /** The moves of this interval, in the order to make them, into moves[]
  *  (room for n). rent[i] (kept by the caller across intervals, zeroed for a
- *  new arena): what arena i has paid towards its promotion (seconds). */
+ *  new arena): what arena i has paid towards its promotion (seconds); a
+ *  promotion that fills its target no further than the target's floor
+ *  waits for none. */
 size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t nt, const plan_params_t *p,
                  double *rent, plan_move_t *moves);
 
@@ -174,10 +177,12 @@ typedef struct {
 
 /** One interval's share of the node: joins the ledger (the first call),
  *  writes this process's arenas, reaps the slots of processes gone, and
- *  lowers room[k] to what the node leaves this process on v->targets[k].
- *  Without the ledger (LOCI_TIER_LEDGER=off, a file that is not safe to
- *  use: said once; its lock held by another longer than a quarter of an
- *  interval) room stays as it was: per process. Tiering thread only. */
+ *  lowers room[k] to what the node leaves this process on v->targets[k],
+ *  room[k].floor to its floor there (within that room). Its lock held by
+ *  another longer than a quarter of an interval: room within the reserve
+ *  of its last interval. Without the ledger (LOCI_TIER_LEDGER=off, a file
+ *  that is not safe to use: said once) room stays as it was: per process.
+ *  Tiering thread only. */
 void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, const plan_params_t *p,
                           plan_target_t *room);
 /** Leave the ledger (loci_fini; for_good: exit, not joined again): this

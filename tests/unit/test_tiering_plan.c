@@ -35,7 +35,7 @@ static plan_params_t params(void)
 
 static size_t plan(const plan_arena_t *a, int n, uint64_t fast_room, const plan_params_t *p, plan_move_t *m)
 {
-    plan_target_t t[NT] = {{fast_room}, {1ull << 40}};
+    plan_target_t t[NT] = {{fast_room, 0}, {1ull << 40, 0}};
     double rent[16] = {0};
     return plan_make(a, (size_t)n, t, NT, p, rent, m);
 }
@@ -132,7 +132,7 @@ static void too_big_skips_to_the_next(void **state)
     assert_int_equal(plan(a, 2, 8 * MiB, &p, m), 1);
     assert_int_equal(m[0].arena, 1);
     /* fits nowhere at all: stays where it is */
-    plan_target_t t[NT] = {{8 * MiB}, {8 * MiB}};
+    plan_target_t t[NT] = {{8 * MiB, 0}, {8 * MiB, 0}};
     double rent[2] = {0};
     arenas(a, (double[]){0.9, 0.5}, (int[]){1, 1}, 2);
     a[0].bytes = a[1].bytes = 16 * MiB;
@@ -164,7 +164,7 @@ static void a_slow_move_waits_as_long_as_it_takes(void **state)
     /* a move of 4 MiB takes 0.5 s; at heat 0.9 the rent is 0.18 s an interval of 0.2 s */
     p.seconds_per_byte = 0.5 / (4.0 * MiB);
     arenas(a, (double[]){0.2, 0.1, 0.9}, (int[]){0, 0, 1}, 3);
-    plan_target_t t[NT] = {{8 * MiB}, {1ull << 40}};
+    plan_target_t t[NT] = {{8 * MiB, 0}, {1ull << 40, 0}};
     double rent[3] = {0};
     assert_int_equal(plan_make(a, 3, t, NT, &p, rent, m), 0); /* and nobody is demoted for it yet */
     assert_true(rent[2] > 0.179 && rent[2] < 0.181);
@@ -185,6 +185,29 @@ static void a_slow_move_waits_as_long_as_it_takes(void **state)
     assert_int_equal(calls, 5); /* the sixth pays 0.54 s */
 }
 
+/* A floor the node's share owes this process (ledger.c) is due at once: a
+ * cold arena's rent would take tens of intervals; beyond the floor, rent. */
+static void a_floor_pays_no_rent(void **state)
+{
+    (void)state;
+    plan_arena_t a[3];
+    plan_move_t m[3];
+    plan_params_t p = params();
+    p.seconds_per_byte = 0.5 / (4.0 * MiB); /* at heat 0.05 a move pays for itself in 50 intervals */
+    arenas(a, (double[]){0.05, 0.05, 0.04}, (int[]){1, 1, 1}, 3);
+    plan_target_t t[NT] = {{12 * MiB, 4 * MiB}, {1ull << 40, 0}};
+    double rent[3] = {0};
+    assert_int_equal(plan_make(a, 3, t, NT, &p, rent, m), 1);
+    assert_int_equal(m[0].arena, 0);
+    assert_int_equal(m[0].target, FAST);
+    assert_true(m[0].promotion);
+    /* held there now: the floor is met, the others wait for their rent */
+    a[0].at = 0;
+    a[0].residence = 0;
+    assert_int_equal(plan_make(a, 3, t, NT, &p, rent, m), 0);
+    assert_true(rent[1] > 0);
+}
+
 static void three_tiers_in_order(void **state)
 {
     (void)state;
@@ -193,7 +216,7 @@ static void three_tiers_in_order(void **state)
     for (int i = 0; i < 3; i++)
         a[i] = (plan_arena_t){.bytes = 4 * MiB, .heat = 0.3 * (i + 1), .at = 2, .ncandidates = 3,
                               .cand = {0, 1, 2}, .residence = 100};
-    plan_target_t t[3] = {{4 * MiB}, {4 * MiB}, {1ull << 40}};
+    plan_target_t t[3] = {{4 * MiB, 0}, {4 * MiB, 0}, {1ull << 40, 0}};
     double rent[3] = {0};
     plan_move_t m[3];
     plan_params_t p = params();
@@ -215,7 +238,7 @@ static void a_swap_between_full_tiers_goes_further_down(void **state)
     for (int i = 0; i < 3; i++)
         a[i] = (plan_arena_t){.bytes = 4 * MiB, .heat = heat[i], .at = i, .ncandidates = 3, .cand = {0, 1, 2},
                               .residence = 100};
-    plan_target_t t[3] = {{4 * MiB}, {4 * MiB}, {1ull << 40}};
+    plan_target_t t[3] = {{4 * MiB, 0}, {4 * MiB, 0}, {1ull << 40, 0}};
     double rent[3] = {0};
     plan_move_t m[3];
     plan_params_t p = params();
@@ -240,6 +263,7 @@ int main(void)
         cmocka_unit_test(too_big_skips_to_the_next),
         cmocka_unit_test(the_rate_limit_bounds_an_interval),
         cmocka_unit_test(a_slow_move_waits_as_long_as_it_takes),
+        cmocka_unit_test(a_floor_pays_no_rent),
         cmocka_unit_test(three_tiers_in_order),
         cmocka_unit_test(a_swap_between_full_tiers_goes_further_down),
     };

@@ -36,7 +36,7 @@ static plan_arena_t arena(double heat, int at)
 static void share(const plan_arena_t *a, const int *owner, size_t n, size_t np, uint64_t fast, uint64_t floor,
                   uint64_t grant[MAXP][NT])
 {
-    plan_target_t t[NT] = {{fast}, {1ull << 40}};
+    plan_target_t t[NT] = {{fast, 0}, {1ull << 40, 0}};
     uint64_t floors[MAXP * NT] = {0};
     for (size_t o = 0; o < np; o++)
         floors[o * NT + FAST] = floor;
@@ -96,7 +96,7 @@ static void a_floor_never_places_an_arena_lower_than_heat_would(void **state)
     /* the slow target's floor holds everything, the fast one's nothing: the hot arena still goes fast */
     plan_arena_t a[] = {arena(0.9, 1), arena(0.0, 0)};
     int owner[] = {0, 0};
-    plan_target_t t[NT] = {{4 * MiB}, {1ull << 40}};
+    plan_target_t t[NT] = {{4 * MiB, 0}, {1ull << 40, 0}};
     uint64_t floors[NT] = {[FAST] = 0, [SLOW] = 1ull << 40}, g[MAXP][NT];
     plan_params_t p = params();
     assert_true(plan_share(a, owner, 2, t, NT, floors, 1, &p, &g[0][0]));
