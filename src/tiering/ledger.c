@@ -387,10 +387,9 @@ static int hottest_first(const void *pa, const void *pb)
 
 /* An arena of this process as the ledger lists it: false when one of its
  * candidates has no place in the ledger's targets (its bytes count as held). */
-static bool fill_entry(ledger_entry_t *e, const ledger_view_t *v, size_t i, const int *map, uint64_t id)
+static bool fill_entry(ledger_entry_t *e, const plan_arena_t *a, const int *map)
 {
-    const plan_arena_t *a = &v->arenas[i];
-    *e = (ledger_entry_t){.id = id, .bytes = a->bytes, .heat = a->heat, .residence = a->residence,
+    *e = (ledger_entry_t){.id = a->id, .bytes = a->bytes, .heat = a->heat, .residence = a->residence,
                           .at = (int8_t)a->at, .ncandidates = (uint8_t)a->ncandidates,
                           .unreachable = (uint16_t)a->unreachable};
     for (int k = 0; k < a->ncandidates; k++) {
@@ -398,8 +397,8 @@ static bool fill_entry(ledger_entry_t *e, const ledger_view_t *v, size_t i, cons
             return false;
         e->cand[k] = (uint8_t)map[a->cand[k]];
     }
-    size_t len = strlen(v->intents[i]);
-    const char *tail = len >= sizeof e->intent ? v->intents[i] + len - (sizeof e->intent - 1) : v->intents[i];
+    size_t len = strlen(a->intent);
+    const char *tail = len >= sizeof e->intent ? a->intent + len - (sizeof e->intent - 1) : a->intent;
     memcpy(e->intent, tail, strlen(tail) + 1); /* the end of a long intent tells more than its start */
     return true;
 }
@@ -429,7 +428,7 @@ static bool write_slot(const tiering_config_t *c, const ledger_view_t *v, tierin
     }
     qsort(order, v->n, sizeof *order, hottest_first);
     for (size_t r = 0; r < v->n && me->nentries < LEDGER_ENTRIES; r++)
-        me->nentries += fill_entry(&me->entries[me->nentries], v, order[r].index, map, v->ids[order[r].index]);
+        me->nentries += fill_entry(&me->entries[me->nentries], &v->arenas[order[r].index], map);
     free(order);
     return true;
 }

@@ -73,8 +73,6 @@ typedef struct {
     const struct loci_target **targets;
     plan_target_t *room;
     plan_move_t *moves;
-    uint64_t *ids;             /* the arenas' ids and intents, for the node ledger */
-    const char **intents;
     size_t n, nt;
 } work_t;
 
@@ -86,8 +84,6 @@ static void work_free(work_t *w)
     free(w->targets);
     free(w->room);
     free(w->moves);
-    free(w->ids);
-    free(w->intents);
 }
 
 /* The plan's view of every auto arena and of the targets they may use. */
@@ -99,9 +95,8 @@ static bool describe(const tiering_config_t *c, work_t *w)
     *w = (work_t){.rec = calloc(n + 1, sizeof *w->rec), .arenas = calloc(n + 1, sizeof *w->arenas),
                   .rent = calloc(n + 1, sizeof *w->rent), .moves = calloc(n + 1, sizeof *w->moves),
                   .targets = calloc(n * RESOLVE_MAX_CANDIDATES + 1, sizeof *w->targets),
-                  .room = calloc(n * RESOLVE_MAX_CANDIDATES + 1, sizeof *w->room),
-                  .ids = calloc(n + 1, sizeof *w->ids), .intents = calloc(n + 1, sizeof *w->intents)};
-    if (!w->rec || !w->arenas || !w->rent || !w->moves || !w->targets || !w->room || !w->ids || !w->intents)
+                  .room = calloc(n * RESOLVE_MAX_CANDIDATES + 1, sizeof *w->room)};
+    if (!w->rec || !w->arenas || !w->rent || !w->moves || !w->targets || !w->room)
         return false;
     for (tier_arena_t *t = tiering_arenas(); t; t = t->next) {
         t->bytes = arena_bytes(t->ar);
@@ -109,7 +104,7 @@ static bool describe(const tiering_config_t *c, work_t *w)
         const resolution_t *res = &t->ar->res;
         const struct loci_target *now = loci_arena_target(t->ar);
         *a = (plan_arena_t){.bytes = t->bytes, .heat = t->heat, .at = -1, .ncandidates = res->ncandidates,
-                            .residence = t->residence};
+                            .residence = t->residence, .id = t->id, .intent = t->ar->intent};
         for (int k = 0; k < res->ncandidates; k++) {
             a->cand[k] = target_index(w->targets, &w->nt, res->candidates[k]);
             if (res->candidates[k] == now)
@@ -118,8 +113,6 @@ static bool describe(const tiering_config_t *c, work_t *w)
                 a->unreachable |= 1u << k;
         }
         w->rent[w->n] = t->rent;
-        w->ids[w->n] = t->id;
-        w->intents[w->n] = t->ar->intent;
         w->rec[w->n++] = t;
     }
     for (size_t i = 0; i < w->nt; i++) {
@@ -251,7 +244,7 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
         plan_params_t p = {.margin = MARGIN, .gap = GAP, .min_residence = MIN_RESIDENCE, .seconds_per_byte = seconds_per_byte,
                            .interval_s = interval_s, .allowance = allowance};
         /* the node's share: what the user's other tiering processes leave this one */
-        tiering_ledger_share(c, &(ledger_view_t){w.arenas, w.ids, w.intents, w.n, w.targets, w.nt}, &p, w.room);
+        tiering_ledger_share(c, &(ledger_view_t){w.arenas, w.n, w.targets, w.nt}, &p, w.room);
         size_t nmoves = plan_make(w.arenas, w.n, w.room, w.nt, &p, w.rent, w.moves);
         for (size_t i = 0; i < w.n; i++)
             w.rec[i]->rent = w.rent[i];

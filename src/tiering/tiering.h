@@ -71,6 +71,8 @@ typedef struct {
     uint32_t unreachable;      /* bit k: candidate k cannot be reached keeping every store (a file tier
                                 * without the userfaultfd it takes): never chosen */
     unsigned residence;        /* intervals since it last moved (or was created) */
+    uint64_t id;               /* who it is, for the node ledger (the plan reads neither): its id, */
+    const char *intent;        /* and its intent */
 } plan_arena_t;
 
 /** One target as the plan sees it. */
@@ -168,8 +170,6 @@ typedef struct {
 /** This process's view of one interval, for tiering_ledger_share. */
 typedef struct {
     const plan_arena_t *arenas;
-    const uint64_t *ids;
-    const char *const *intents;
     size_t n;
     const struct loci_target *const *targets; /* plan_arena_t.cand's indices */
     size_t nt;

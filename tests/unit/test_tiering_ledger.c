@@ -56,7 +56,6 @@ static uint64_t floor_bytes;
 /* One process's arenas as its tiering sees them. */
 typedef struct {
     plan_arena_t a[MAXA];
-    uint64_t ids[MAXA];
     size_t n;
 } proc_t;
 
@@ -77,14 +76,15 @@ static plan_params_t params(void)
                            .interval_s = INTERVAL_MS / 1e3, .allowance = 1ll << 40};
 }
 
+static const char *const intents[MAXA] = {"tier=auto a", "tier=auto b", "tier=auto c", "tier=auto d"};
+
 /* n arenas of `bytes`, heats heat[i], all on `at` (0 fast, 1 slow). */
 static proc_t proc(size_t n, uint64_t bytes, const double *heat, int at)
 {
     proc_t p = {.n = n};
     for (size_t i = 0; i < n; i++) {
         p.a[i] = (plan_arena_t){.bytes = bytes, .heat = heat[i], .at = at, .ncandidates = 2, .cand = {FAST, SLOW},
-                                .residence = 100};
-        p.ids[i] = i + 1;
+                                .residence = 100, .id = i + 1, .intent = intents[i]};
     }
     return p;
 }
@@ -92,11 +92,10 @@ static proc_t proc(size_t n, uint64_t bytes, const double *heat, int at)
 /* One interval of process p: the node's share, its plan in the room left, the moves made. */
 static step_t sim_step(proc_t *p)
 {
-    static const char *const intents[MAXA] = {"tier=auto a", "tier=auto b", "tier=auto c", "tier=auto d"};
     tiering_config_t c = config();
     plan_params_t pp = params();
     plan_target_t room[NT] = {{OWN_FAST, 0}, {SLOW_ROOM, 0}};
-    tiering_ledger_share(&c, &(ledger_view_t){p->a, p->ids, intents, p->n, target_list, NT}, &pp, room);
+    tiering_ledger_share(&c, &(ledger_view_t){p->a, p->n, target_list, NT}, &pp, room);
     double rent[MAXA] = {0};
     plan_move_t moves[MAXA];
     size_t nmoves = plan_make(p->a, p->n, room, NT, &pp, rent, moves);
