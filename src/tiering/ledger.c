@@ -49,7 +49,7 @@
 #include <xxhash.h>
 
 #define MAGIC 0x5247444c49434f4cull /* "LOCILDGR" in memory */
-#define VERSION 1
+#define VERSION 2 /* 2: targets' measured capacity, slots' moving mark */
 #define SUMMED_FROM offsetof(tiering_ledger_t, uid) /* the checksum covers the ledger from uid on */
 #define LOCK_POLL_US 500
 #define MIN_LOCK_WAIT_MS 5
@@ -372,6 +372,38 @@ uint64_t tiering_ledger_held(const tiering_ledger_t *l, int k)
     return held;
 }
 
+uint64_t tiering_ledger_capacity(const tiering_ledger_t *l, int k)
+{
+    const ledger_target_t *t = &l->targets[k];
+    uint64_t least = UINT64_MAX;
+    for (uint32_t i = 0; i < t->measures && i < LEDGER_MEASURES; i++)
+        least = t->measured[i] < least ? t->measured[i] : least;
+    return least;
+}
+
+/* What each of this process's targets can hold of auto arenas, measured
+ * now (under the lock): the bytes all the node's auto arenas hold there and
+ * the free memory they may take — only while no other process is marked
+ * as moving arenas, whose held bytes do not yet say where its pages are.
+ * A node budget is a ceiling; this is what the node has: the kernel's own
+ * use, the watermarks' boosts and other programs' memory take their part,
+ * and a grant of room that is not there would keep a cold incumbent of one
+ * process on the fast node while another's hot arena cannot come. */
+static void measure(tiering_ledger_t *l, const ledger_slot_t *me, const ledger_view_t *v, const int *map)
+{
+    for (size_t s = 0; v->room_of && s < LEDGER_SLOTS; s++)
+        if (l->slots[s].pid && &l->slots[s] != me && l->slots[s].moving_since_ns)
+            return;
+    for (size_t j = 0; v->room_of && j < v->nt; j++) {
+        uint64_t free = map[j] >= 0 ? v->room_of(v->targets[j]) : UINT64_MAX;
+        if (free == UINT64_MAX)
+            continue;
+        ledger_target_t *t = &l->targets[map[j]];
+        uint64_t held = tiering_ledger_held(l, map[j]);
+        t->measured[t->measures++ % LEDGER_MEASURES] = held > UINT64_MAX - free ? UINT64_MAX : held + free;
+    }
+}
+
 typedef struct {
     double heat;
     size_t index;
@@ -403,6 +435,17 @@ static bool fill_entry(ledger_entry_t *e, const plan_arena_t *a, const int *map)
     return true;
 }
 
+/* held[k]: the bytes v's arenas hold on the ledger's target k (map: as write_slot's). */
+static void held_on(const ledger_view_t *v, const int *map, uint64_t *held)
+{
+    memset(held, 0, LEDGER_TARGETS * sizeof *held);
+    for (size_t i = 0; i < v->n; i++) {
+        const plan_arena_t *a = &v->arenas[i];
+        if (a->at >= 0 && map[a->cand[a->at]] >= 0)
+            held[map[a->cand[a->at]]] += a->bytes;
+    }
+}
+
 /* This process's slot: its arenas (the hottest LEDGER_ENTRIES), what it
  * holds and the node budget it asks on each target. map[k]: the ledger's
  * index of v->targets[k] (-1: none). false: out of memory. */
@@ -420,12 +463,9 @@ static bool write_slot(const tiering_config_t *c, const ledger_view_t *v, tierin
         if (map[k] >= 0)
             me->node_budget[map[k]] = asked == UINT64_MAX ? asked : asked + 1;
     }
-    for (size_t i = 0; i < v->n; i++) {
-        const plan_arena_t *a = &v->arenas[i];
-        if (a->at >= 0 && map[a->cand[a->at]] >= 0)
-            me->held[map[a->cand[a->at]]] += a->bytes;
-        order[i] = (by_heat_t){a->heat, i};
-    }
+    held_on(v, map, me->held);
+    for (size_t i = 0; i < v->n; i++)
+        order[i] = (by_heat_t){v->arenas[i].heat, i};
     qsort(order, v->n, sizeof *order, hottest_first);
     for (size_t r = 0; r < v->n && me->nentries < LEDGER_ENTRIES; r++)
         me->nentries += fill_entry(&me->entries[me->nentries], &v->arenas[order[r].index], map);
@@ -464,8 +504,9 @@ static size_t slot_arenas(const ledger_slot_t *slot, int o, plan_arena_t *a, int
  * its slot. Under led_lock.
  * false: out of memory. */
 static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t *me, const plan_params_t *p,
-                  uint64_t *mine)
+                  const ledger_view_t *v, const int *map, uint64_t *mine)
 {
+    measure(l, me, v, map);
     size_t nt = l->ntargets, nowners = 0, cap = 0, m = 0;
     ledger_slot_t *slots[LEDGER_SLOTS];
     for (size_t s = 0; s < LEDGER_SLOTS; s++)
@@ -476,7 +517,8 @@ static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t 
         }
     plan_target_t t[LEDGER_TARGETS];
     for (size_t k = 0; k < nt; k++) {
-        t[k].room = tiering_ledger_node_budget(l, (int)k);
+        uint64_t budget = tiering_ledger_node_budget(l, (int)k), capacity = tiering_ledger_capacity(l, (int)k);
+        t[k].room = budget < capacity ? budget : capacity;
         me->floor[k] = me->node_budget[k] ? tiering_floor_bytes(c, t[k].room) : 0;
     }
     plan_arena_t *a = malloc(cap * sizeof *a);
@@ -576,7 +618,7 @@ void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, con
     reap(led.copy);
     ledger_slot_t *me = own_slot(led.copy);
     uint64_t mine[LEDGER_TARGETS];
-    bool shared = me && write_slot(c, v, led.copy, me, map) && share(c, led.copy, me, p, mine);
+    bool shared = me && write_slot(c, v, led.copy, me, map) && share(c, led.copy, me, p, v, map, mine);
     if (me) {
         store();
         keep_totals(led.copy);
@@ -595,6 +637,29 @@ void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, con
     }
     sharing = shared;
 out:
+    free(map);
+    pthread_mutex_unlock(&led_lock);
+}
+
+void tiering_ledger_moving(const tiering_config_t *c, const ledger_view_t *v, bool moving)
+{
+    pthread_mutex_lock(&led_lock);
+    int *map = malloc((v->nt + 1) * sizeof *map);
+    /* a lock not had within a quarter interval: unmarked, a measurement meanwhile may be off by these
+     * moves (the least of several is taken); still marked, none is taken until its next share */
+    if (map && sharing && led.fd >= 0 && led.pid == getpid() && lock_file(led.fd, c->interval_ms)) {
+        load();
+        ledger_slot_t *me = own_slot(led.copy);
+        if (still_ours(led.fd) && me && me->pid == led.pid) { /* (a ledger rebuilt meanwhile: at the next share) */
+            me->moving_since_ns = moving ? clock_mono_ns() : 0;
+            for (size_t k = 0; !moving && k < v->nt; k++)
+                map[k] = target_of(led.copy, v->targets[k]);
+            if (!moving)
+                held_on(v, map, me->held);
+            store();
+        }
+        flock(led.fd, LOCK_UN);
+    }
     free(map);
     pthread_mutex_unlock(&led_lock);
 }

@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SMOOTHING 0.5          /* weight of the last interval in an arena's heat */
 #define MARGIN 0.25            /* hysteresis: 25 % hotter per tier to take an incumbent's place, */
@@ -121,6 +122,9 @@ static bool describe(const tiering_config_t *c, work_t *w)
         uint64_t free = arena_target_room(w->targets[i]);
         uint64_t reachable = free > UINT64_MAX - mine ? UINT64_MAX : mine + free;
         w->room[i].room = budget < reachable ? budget : reachable;
+        loci__log(LOCI_LOG_DEBUG, "tiering (process %d): %s: budget %llu KiB, auto arenas there %llu KiB, free "
+                  "memory they may take %llu KiB", (int)getpid(), w->targets[i]->name, (unsigned long long)(budget >> 10),
+                  (unsigned long long)(mine >> 10), (unsigned long long)(free >> 10));
     }
     return true;
 }
@@ -185,6 +189,20 @@ static void make_moves(const work_t *w, size_t nmoves)
     }
 }
 
+/* Each arena's candidate index where it is after the moves (the plan's view
+ * of before them), for the node ledger. Under the lock. */
+static void where_now(work_t *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        const struct loci_target *now = loci_arena_target(w->rec[i]->ar);
+        plan_arena_t *a = &w->arenas[i];
+        a->at = -1;
+        for (int k = 0; k < a->ncandidates; k++)
+            if (w->targets[a->cand[k]] == now)
+                a->at = k;
+    }
+}
+
 /* Arenas someone else moved since the last interval — arena.c (an auto arena
  * whose target filled moves down whole) or the program (loci_arena_move) —
  * while the heat source kept sampled pages unmapped: that move migrated the
@@ -229,6 +247,31 @@ static void settle_moved(void)
     free(moved);
 }
 
+/* LOCI_LOG=debug: the interval's plan, a line per target and per arena, to
+ * read why an arena moved or stayed where a run shows only where pages are.
+ * own[k]: target k's room before the node's share. */
+static void log_plan(const work_t *w, const plan_target_t *own, const plan_params_t *p, size_t nmoves)
+{
+    unsigned long long interval = (unsigned long long)tiering_totals()->intervals;
+    for (size_t k = 0; k < w->nt; k++)
+        loci__log(LOCI_LOG_DEBUG, "tiering (process %d): interval %llu: %s: room %llu KiB (budget and free "
+                  "memory), %llu KiB with the node's share, floor %llu KiB", (int)getpid(), interval, w->targets[k]->name,
+                  (unsigned long long)(own[k].room >> 10), (unsigned long long)(w->room[k].room >> 10),
+                  (unsigned long long)(w->room[k].floor >> 10));
+    for (size_t i = 0; i < w->n; i++) {
+        const plan_arena_t *a = &w->arenas[i];
+        const char *to = NULL;
+        for (size_t m = 0; m < nmoves; m++)
+            if (w->moves[m].arena == (int)i)
+                to = w->targets[w->moves[m].target]->name;
+        loci__log(LOCI_LOG_DEBUG, "tiering (process %d): interval %llu: arena %llu \"%s\": %llu KiB, heat %.3f, "
+                  "on %s%s%s, residence %u, rent %.3f of %.3f s", (int)getpid(), interval, (unsigned long long)a->id, a->intent,
+                  (unsigned long long)(a->bytes >> 10), a->heat, a->at >= 0 ? w->targets[a->cand[a->at]]->name : "none",
+                  to ? ", moves to " : "", to ? to : "", a->residence, w->rent[i],
+                  (double)a->bytes * p->seconds_per_byte);
+    }
+}
+
 void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
 {
     double interval_s = c->interval_ms / 1e3;
@@ -243,14 +286,26 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
     if (describe(c, &w)) {
         plan_params_t p = {.margin = MARGIN, .gap = GAP, .min_residence = MIN_RESIDENCE, .seconds_per_byte = seconds_per_byte,
                            .interval_s = interval_s, .allowance = allowance};
+        plan_target_t *own = loci__log_on(LOCI_LOG_DEBUG) ? malloc((w.nt + 1) * sizeof *own) : NULL;
+        if (own)
+            memcpy(own, w.room, w.nt * sizeof *own);
         /* the node's share: what the user's other tiering processes leave this one */
-        tiering_ledger_share(c, &(ledger_view_t){w.arenas, w.n, w.targets, w.nt}, &p, w.room);
+        ledger_view_t view = {w.arenas, w.n, w.targets, w.nt, arena_target_room};
+        tiering_ledger_share(c, &view, &p, w.room);
         size_t nmoves = plan_make(w.arenas, w.n, w.room, w.nt, &p, w.rent, w.moves);
+        if (own)
+            log_plan(&w, own, &p, nmoves);
+        free(own);
         for (size_t i = 0; i < w.n; i++)
             w.rec[i]->rent = w.rent[i];
         for (size_t m = 0; m < nmoves; m++)
             allowance -= (int64_t)w.arenas[w.moves[m].arena].bytes;
-        make_moves(&w, nmoves);
+        if (nmoves) {
+            tiering_ledger_moving(c, &view, true);
+            make_moves(&w, nmoves);
+            where_now(&w);
+            tiering_ledger_moving(c, &view, false);
+        }
     }
     work_free(&w);
     tiering_totals()->intervals++;

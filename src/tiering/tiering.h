@@ -125,10 +125,14 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
 #define LEDGER_ENTRIES 32      /* auto arenas of one process (its hottest; the others' bytes count as held) */
 #define LEDGER_TARGETS 16
 
+#define LEDGER_MEASURES 3      /* a target's capacity: the least of its last this many measurements */
+
 typedef struct {
     char name[16];             /* the target's name (of the first process that listed it) */
     int32_t numa_node;         /* its identity across processes: the NUMA node, else (-1) its name */
-    uint32_t reserved;
+    uint32_t measures;         /* measurements taken; measured[measures % LEDGER_MEASURES] is the next */
+    uint64_t measured[LEDGER_MEASURES]; /* what the node could hold of auto arenas there: the bytes they
+                                * held and the free memory they could take, while no process moved any */
 } ledger_target_t;
 
 typedef struct {
@@ -148,6 +152,8 @@ typedef struct {
     uint64_t start_time;       /* /proc/PID/stat field 22: a reused PID is another process */
     uint64_t heartbeat_ns;     /* CLOCK_MONOTONIC of its last interval */
     uint32_t nentries, interval_ms;
+    uint64_t moving_since_ns;  /* CLOCK_MONOTONIC when it began this interval's moves; 0: its arenas are
+                                * where held[] says (tiering_ledger_moving) */
     uint64_t node_budget[LEDGER_TARGETS]; /* 1 + the node budget it asks on each target; 0: it uses none there */
     uint64_t floor[LEDGER_TARGETS];    /* its floor on each target, bytes */
     uint64_t held[LEDGER_TARGETS];     /* bytes all its auto arenas hold on each (those beyond entries too) */
@@ -173,6 +179,8 @@ typedef struct {
     size_t n;
     const struct loci_target *const *targets; /* plan_arena_t.cand's indices */
     size_t nt;
+    uint64_t (*room_of)(const struct loci_target *t); /* the free memory auto arenas may take on t now
+                                * (arena_target_room; UINT64_MAX: unknown); NULL: not measured */
 } ledger_view_t;
 
 /** One interval's share of the node: joins the ledger (the first call),
@@ -185,6 +193,12 @@ typedef struct {
  *  Tiering thread only. */
 void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, const plan_params_t *p,
                           plan_target_t *room);
+/** Around this interval's moves (after tiering_ledger_share): `moving`
+ *  marks this process as moving arenas, then (false) its slot's held bytes
+ *  are set where v's arenas are now and the mark cleared. The node's
+ *  capacity on a target is measured only while no process is so marked:
+ *  a process's held bytes say where its arenas are only between its moves. */
+void tiering_ledger_moving(const tiering_config_t *c, const ledger_view_t *v, bool moving);
 /** Leave the ledger (loci_fini; for_good: exit, not joined again): this
  *  process's slot cleared. */
 void tiering_ledger_leave(bool for_good);
@@ -202,6 +216,9 @@ int tiering_ledger_read(tiering_ledger_t *out);
 uint64_t tiering_ledger_node_budget(const tiering_ledger_t *l, int k);
 /** Bytes the auto arenas of all the ledger's processes hold on its target k. */
 uint64_t tiering_ledger_held(const tiering_ledger_t *l, int k);
+/** What the node can hold of auto arenas on the ledger's target k, as last
+ *  measured (the least of the last LEDGER_MEASURES); UINT64_MAX: never. */
+uint64_t tiering_ledger_capacity(const tiering_ledger_t *l, int k);
 
 /** The node's totals as this process's last share saw them (LOCI_STATS). */
 typedef struct {

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,6 +51,12 @@ static struct loci_target targets[NT] = {{.name = "fast0", .numa_node = 1, .capa
                                          {.name = "slow0", .numa_node = -1, .capacity = {.value = 1ull << 40}}};
 static const struct loci_target *const target_list[NT] = {&targets[FAST], &targets[SLOW]};
 static char dir[] = "/dev/shm/loci-test-ledger-XXXXXX";
+/* The fast target's memory as the kernel has it, shared by the test's processes: what they hold
+ * there and what the node can hold (0: unlimited, its free memory unknown to tiering). */
+static struct fake_node {
+    _Atomic uint64_t used;
+    uint64_t capacity;
+} *node;
 static char path[sizeof dir + 16];
 static uint64_t floor_bytes;
 
@@ -89,22 +96,50 @@ static proc_t proc(size_t n, uint64_t bytes, const double *heat, int at)
     return p;
 }
 
-/* One interval of process p: the node's share, its plan in the room left, the moves made. */
+/* The free memory auto arenas may take on t (arena_target_room's stand-in). */
+static uint64_t fake_room_of(const struct loci_target *t)
+{
+    if (t != &targets[FAST] || !node->capacity)
+        return UINT64_MAX;
+    uint64_t used = node->used;
+    return used < node->capacity ? node->capacity - used : 0;
+}
+
+static uint64_t held_fast(const proc_t *p)
+{
+    uint64_t held = 0;
+    for (size_t i = 0; i < p->n; i++)
+        held += p->a[i].at == 0 ? p->a[i].bytes : 0;
+    return held;
+}
+
+/* One interval of process p as step.c makes it: the room its own budget and the node's free memory
+ * leave, the node's share, its plan in the room left, the moves made (the fake node's memory with
+ * them, a promotion only where it has room, as arena_move). */
 static step_t sim_step(proc_t *p)
 {
     tiering_config_t c = config();
     plan_params_t pp = params();
-    plan_target_t room[NT] = {{OWN_FAST, 0}, {SLOW_ROOM, 0}};
-    tiering_ledger_share(&c, &(ledger_view_t){p->a, p->n, target_list, NT}, &pp, room);
+    uint64_t free = fake_room_of(&targets[FAST]), mine = held_fast(p);
+    plan_target_t room[NT] = {{free < OWN_FAST - mine ? mine + free : OWN_FAST, 0}, {SLOW_ROOM, 0}};
+    ledger_view_t view = {p->a, p->n, target_list, NT, fake_room_of};
+    tiering_ledger_share(&c, &view, &pp, room);
     double rent[MAXA] = {0};
     plan_move_t moves[MAXA];
     size_t nmoves = plan_make(p->a, p->n, room, NT, &pp, rent, moves);
-    for (size_t m = 0; m < nmoves; m++)
-        p->a[moves[m].arena].at = moves[m].target == FAST ? 0 : 1;
-    step_t s = {.room_fast = room[FAST].room};
-    for (size_t i = 0; i < p->n; i++)
-        s.held_fast += p->a[i].at == 0 ? p->a[i].bytes : 0;
-    return s;
+    if (nmoves)
+        tiering_ledger_moving(&c, &view, true);
+    for (size_t m = 0; m < nmoves; m++) {
+        plan_arena_t *a = &p->a[moves[m].arena];
+        if (moves[m].target == FAST && a->bytes > fake_room_of(&targets[FAST]))
+            continue; /* "no room": it stays */
+        if (node->capacity)
+            node->used += moves[m].target == FAST ? a->bytes : -a->bytes;
+        a->at = moves[m].target == FAST ? 0 : 1;
+    }
+    if (nmoves)
+        tiering_ledger_moving(&c, &view, false);
+    return (step_t){.room_fast = room[FAST].room, .held_fast = held_fast(p)};
 }
 
 /* ---- workers: forked processes that step when told --------------------------- */
@@ -198,6 +233,7 @@ static int setup(void **state)
     snprintf(path, sizeof path, "%s/ledger", dir);
     setenv("LOCI_TIER_LEDGER", path, 1);
     floor_bytes = 0;
+    *node = (struct fake_node){0};
     return 0;
 }
 
@@ -292,6 +328,61 @@ static void a_killed_process_is_reaped_within_one_interval(void **state)
     assert_int_equal(live_processes(), 1);
     tiering_ledger_leave(false);
     assert_int_equal(tiering_ledger_room(&targets[FAST]), UINT64_MAX);
+}
+
+/* The node budget says 8 MiB, but the node has room for 6 (the kernel's own use, a boosted
+ * watermark, another program): a share that counted on the budget kept both of the first
+ * process's cold arenas there while the second's hot pair found room for one. Measured, the
+ * node's capacity is what is shared: one cold arena gives way and both hot ones come. */
+static void the_node_shares_what_it_can_hold_not_its_budget(void **state)
+{
+    (void)state;
+    node->capacity = 6 * MiB;
+    proc_t me = proc(2, 2 * MiB, (double[]){0.05, 0.04}, 0);
+    node->used = 4 * MiB;
+    step_t s = sim_step(&me);
+    worker_t w = worker(proc(2, 2 * MiB, (double[]){0.9, 0.8}, 1));
+    step_t ws = {0};
+    for (int round = 0; round < 4; round++) {
+        ws = step(&w);
+        s = sim_step(&me);
+        assert_true(node->used <= node->capacity);
+    }
+    assert_int_equal(ws.held_fast, 4 * MiB); /* the hot pair, both */
+    assert_int_equal(s.held_fast, 2 * MiB);  /* the warmer cold arena stays: the node holds 6 */
+    tiering_ledger_t *l = malloc(sizeof *l);
+    assert_non_null(l);
+    assert_int_equal(tiering_ledger_read(l), 0);
+    assert_int_equal(tiering_ledger_capacity(l, 0), 6 * MiB);
+    free(l);
+    end(&w, 'l');
+}
+
+/* While a process is between its share and the end of its moves, its held bytes do not say where
+ * its pages are: the node is not measured then, and its capacity stays what it was. */
+static void a_process_moving_arenas_is_not_measured(void **state)
+{
+    (void)state;
+    node->capacity = 6 * MiB;
+    proc_t me = proc(1, 2 * MiB, (double[]){0.5}, 1);
+    sim_step(&me);
+    tiering_config_t c = config();
+    ledger_view_t view = {me.a, me.n, target_list, NT, fake_room_of};
+    tiering_ledger_moving(&c, &view, true);
+    worker_t w = worker(proc(1, 2 * MiB, (double[]){0.5}, 1));
+    node->capacity = 2 * MiB; /* as if mid-move: another program took memory meanwhile */
+    step(&w);
+    step(&w);
+    tiering_ledger_t *l = malloc(sizeof *l);
+    assert_non_null(l);
+    assert_int_equal(tiering_ledger_read(l), 0);
+    assert_int_equal(tiering_ledger_capacity(l, 0), 6 * MiB); /* not measured while this process moves */
+    tiering_ledger_moving(&c, &view, false);
+    step(&w);
+    assert_int_equal(tiering_ledger_read(l), 0);
+    assert_int_equal(tiering_ledger_capacity(l, 0), 2 * MiB);
+    free(l);
+    end(&w, 'l');
 }
 
 /* A child that takes the ledger's lock, begins a write (odd generation)
@@ -417,7 +508,8 @@ static void a_ledger_of_the_wrong_mode_is_refused(void **state)
 static int make_dir(void **state)
 {
     (void)state;
-    if (!mkdtemp(dir))
+    node = mmap(NULL, sizeof *node, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (node == MAP_FAILED || !mkdtemp(dir))
         return -1;
     return chmod(dir, 01777); /* as /dev/shm: anyone may plant */
 }
@@ -434,6 +526,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(processes_see_each_other_and_the_hottest_wins, setup, teardown),
         cmocka_unit_test_setup_teardown(a_fifth_process_gets_its_floor, setup, teardown),
         cmocka_unit_test_setup_teardown(a_killed_process_is_reaped_within_one_interval, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_node_shares_what_it_can_hold_not_its_budget, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_process_moving_arenas_is_not_measured, setup, teardown),
         cmocka_unit_test_setup_teardown(a_lock_holder_blocks_nobody_longer_than_an_interval, setup, teardown),
         cmocka_unit_test_setup_teardown(a_damaged_ledger_is_refused_then_rebuilt, setup, teardown),
         cmocka_unit_test_setup_teardown(a_ledger_planted_by_another_user_is_refused, setup, teardown),

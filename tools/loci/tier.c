@@ -118,11 +118,14 @@ static int show_node(void)
             show_process(l, &l->slots[s], now_ns);
             processes++;
         }
-    printf("node: %u tiering processes of yours\n  %-8s %10s %12s\n", processes, "TARGET", "HELD", "NODE BUDGET");
+    /* CAPACITY: what the node was last measured to hold of auto arenas there (- never) */
+    printf("node: %u tiering processes of yours\n  %-8s %10s %12s %10s\n", processes, "TARGET", "HELD",
+           "NODE BUDGET", "CAPACITY");
     for (uint32_t k = 0; k < l->ntargets; k++) {
-        char b1[16], b2[16];
-        printf("  %-8s %10s %12s\n", l->targets[k].name, size(tiering_ledger_held(l, (int)k), b1),
-               size(tiering_ledger_node_budget(l, (int)k), b2));
+        char b1[16], b2[16], b3[16];
+        uint64_t capacity = tiering_ledger_capacity(l, (int)k);
+        printf("  %-8s %10s %12s %10s\n", l->targets[k].name, size(tiering_ledger_held(l, (int)k), b1),
+               size(tiering_ledger_node_budget(l, (int)k), b2), capacity == UINT64_MAX ? "-" : size(capacity, b3));
     }
     free(l);
     return 0;
