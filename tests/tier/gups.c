@@ -3,6 +3,7 @@
 
 #include "page_nodes.h" /* tests/vm */
 #include "tlb.h"
+#include "work_phase.h"
 
 #include <loci_tier.h> /* only to say how many sites the interposer saw, when it is there */
 
@@ -17,11 +18,6 @@
 #define HOT 2
 #define MAX_ARRAYS 32
 #define MAX_NODES 8
-#define PHASE_INTERVALS 15 /* watch: 10 to get there, 5 to stay (intervals of work: watched_phase) */
-#define DEADLINE_INTERVALS 10
-#define WORK_PER_INTERVAL 10000 /* updates: under half of what a watched phase makes in an interval in an idle VM */
-#define STAY_INTERVALS 5         /* a watched phase whose hot set got there ends once it stayed this long */
-#define PHASE_CAP 6              /* a watched phase ends after PHASE_CAP times its intervals' time all the same */
 #define GOAL 0.9           /* of the hot set's mapped pages on the fast node */
 
 static const char *program;
@@ -30,7 +26,7 @@ static int narrays;
 static size_t bytes, words;
 static uint64_t updates[MAX_ARRAYS];
 static int failures;
-static int starved; /* watched phases without a verdict */
+static int starved; /* watched phases without a verdict (work_phase.h) */
 
 /* The first array of phase p's hot set: the middle two, then the last two. */
 static int first_hot(int phase) { return phase == 1 ? narrays / 2 - 1 : narrays - HOT; }
@@ -143,31 +139,24 @@ static uint64_t updates_made(void)
     return sum;
 }
 
-/* A phase of paced updates (a batch of 1,000, then 10 ms asleep, so that a cold page is not touched
- * every interval: the heat sources see whether a page was touched, not how often), the hot set's
- * placement checked every interval. Its intervals are *intervals of work* (as vm_tiering's phases
- * count them): those in which the program also made WORK_PER_INTERVAL updates — a loaded host
- * stretches tiering's intervals and starves the VM's program (a few hundred updates a second where
- * an idle host gives 50,000), and an interval in which it hardly ran says nothing of where its hot
- * set belongs. A phase that ends at PHASE_CAP without DEADLINE_INTERVALS of work and without the
- * hot set placed is starved: no verdict, said so (exit 77 unless something failed). */
+/* A watched phase (work_phase.h) of paced updates (a batch of 1,000, then 10 ms asleep, so that a cold
+ * page is not touched every interval: the heat sources see whether a page was touched, not how often),
+ * the hot set's placement checked once an interval of work. */
 static void watched_phase(int phase, int fast, int interval_ms, uint64_t *seed)
 {
-    double start = now_s(), interval = interval_ms / 1e3;
-    uint64_t first = 0, updates_before = updates_made();
-    bool tiered = tiering_intervals(&first); /* else intervals by the clock */
-    int reached = -1, checked = 0, i = 0;
-    while (now_s() - start < PHASE_CAP * PHASE_INTERVALS * interval) {
+    uint64_t tiering = 0;
+    bool tiered = tiering_intervals(&tiering); /* else intervals by the clock */
+    work_phase_t p;
+    work_phase_begin(&p, interval_ms / 1e3, tiering, updates_made());
+    int checked = 0;
+    while (work_phase_goes_on(&p)) {
         refresh_tlb();
         for (int k = 0; k < 1000; k++)
             update(first_hot(phase), seed);
         usleep(10000);
-        uint64_t tiering = (uint64_t)((now_s() - start) / interval), work = (updates_made() - updates_before) / WORK_PER_INTERVAL;
-        if (tiered && tiering_intervals(&tiering))
-            tiering -= first;
-        i = (int)(tiering < work ? tiering : work);
-        if (i > PHASE_INTERVALS || (reached >= 0 && i > reached + STAY_INTERVALS))
-            break;
+        if (!tiered || !tiering_intervals(&tiering))
+            tiering = (uint64_t)(work_phase_seconds(&p) / p.interval_s);
+        int i = (int)work_phase_update(&p, tiering, updates_made());
         if (i <= checked)
             continue;
         checked = i; /* once an interval, however late the batches make it */
@@ -176,25 +165,28 @@ static void watched_phase(int phase, int fast, int interval_ms, uint64_t *seed)
         char view[MAX_ARRAYS * 12];
         tiering_view(view, sizeof view);
         printf("phase %d interval %d (%.1f s): hot set %.1f %% on node %d (%.0f %% of it mapped);%s\n", phase, i,
-               now_s() - start, 100 * share, fast, 100 * mapped, view);
-        if (there && reached < 0)
-            reached = i;
-        if (!there && reached >= 0 && i > DEADLINE_INTERVALS) {
+               work_phase_seconds(&p), 100 * share, fast, 100 * mapped, view);
+        if (!work_phase_check(&p, there)) {
             fprintf(stderr, "%s: phase %d: the hot set left node %d again (interval %d)\n", program, phase, fast, i);
             failures++;
         }
     }
-    if (reached < 0 && i < DEADLINE_INTERVALS) {
-        printf("phase %d: starved: %d intervals of work in %.1f s (the host too busy for this VM): no verdict\n",
-               phase, i, now_s() - start);
+    switch (work_phase_verdict(&p)) {
+    case WORK_PHASE_STARVED:
+        printf("phase %d: starved: %llu intervals of work in %.1f s (the host too busy for this VM): no verdict\n",
+               phase, (unsigned long long)p.done, work_phase_seconds(&p));
         starved++;
-    } else if (reached < 0 || reached > DEADLINE_INTERVALS) {
+        break;
+    case WORK_PHASE_LATE:
+    case WORK_PHASE_NEVER:
         fprintf(stderr, "%s: phase %d: hot arrays %d and %d not %.0f %% on node %d within %d intervals (%s)\n",
                 program, phase, first_hot(phase), first_hot(phase) + 1, 100 * GOAL, fast, DEADLINE_INTERVALS,
-                reached < 0 ? "never" : "later");
+                p.placed_at < 0 ? "never" : "later");
         failures++;
-    } else {
-        printf("phase %d: hot set >= %.0f %% on node %d after %d intervals\n", phase, 100 * GOAL, fast, reached);
+        break;
+    case WORK_PHASE_IN_TIME:
+        printf("phase %d: hot set >= %.0f %% on node %d after %ld intervals\n", phase, 100 * GOAL, fast, p.placed_at);
+        break;
     }
 }
 
@@ -271,10 +263,8 @@ int gups_main(const char *name, int n, gups_make_fn *make, gups_release_fn *rele
     release(arrays, narrays);
     if (failures)
         return 1;
-    if (starved) {
-        fprintf(stderr, "%s: skipped: %d phase(s) starved of CPU by the host (above): no verdict\n", program, starved);
-        return 77;
-    }
+    if (starved)
+        return work_phase_skip(program, starved);
     printf("%s: ok, data intact, %d allocation sites seen by libloci-tier%s, %d arrays in %d arenas\n", program,
            sites, sites < 0 ? " (not loaded)" : "", narrays, arenas);
     return 0;

@@ -5,7 +5,7 @@
  *                               node FAST budgeted at 16 MiB ([target] tiering_budget: a quarter
  *                               of the working set); 90 % of the updates go to a hot set of two
  *                               arenas, which switches to two others halfway. Asserted: within 10
- *                               intervals (of work: phase()) of each phase's start every mapped page of the hot
+ *                               intervals (of work: work_phase.h) of each phase's start every mapped page of the hot
  *                               arenas is on FAST (move_pages; at least half of them mapped: the
  *                               faults source keeps sampled pages unmapped until touched), and
  *                               stays there; the auto arenas' pages on FAST never pass the budget;
@@ -59,6 +59,7 @@
  */
 #include "page_nodes.h"
 #include "tlb.h"
+#include "work_phase.h"
 
 #include <loci.h>
 
@@ -83,17 +84,12 @@
 #define WORDS (ARENA_BYTES / sizeof(uint64_t))
 #define BUDGET (16u << 20)
 #define INTERVAL_MS 400 /* TCG: a 4 MiB move takes about 0.3 s */
-#define PHASE_INTERVALS 15 /* each phase: 10 to get there, 5 to stay (intervals of work: phase()) */
-#define DEADLINE_INTERVALS 10
-#define STAY_INTERVALS 5 /* a phase whose hot set got there ends once it stayed this long */
-#define WORK_PER_INTERVAL 10000 /* updates: under half of what gups makes in an interval in an idle VM */
-#define PHASE_CAP 6 /* a phase ends after PHASE_CAP times its intervals' time all the same */
 #define RESIDENCY 0.9 /* the goal: this share of the hot set's pages on the fast node (flat) */
 
 extern char **environ;
 
 static int failures;
-static int starved; /* phases without a verdict: phase() */
+static int starved; /* phases without a verdict (work_phase.h) */
 
 #define CHECK(cond, ...)                                                                           \
     do {                                                                                           \
@@ -205,15 +201,12 @@ static uint64_t tiering_intervals(void)
     return tot.intervals;
 }
 
-/* Intervals of work since a phase began (phase()): the fewer of tiering's intervals since
- * `first` and of WORK_PER_INTERVAL updates since the phase's count was `updates_before` (minus). */
-static uint64_t work_intervals(uint64_t first, uint64_t updates_before)
+static uint64_t updates_made(void)
 {
-    uint64_t updates = updates_before;
+    uint64_t sum = 0;
     for (int a = 0; a < NARENAS; a++)
-        updates += arenas[a].updates;
-    uint64_t tiering = tiering_intervals() - first, work = updates / WORK_PER_INTERVAL;
-    return tiering < work ? tiering : work;
+        sum += arenas[a].updates;
+    return sum;
 }
 
 static void trace_interval(double at)
@@ -234,48 +227,34 @@ static void trace_interval(double at)
     }
 }
 
-/* One phase: updates to `hot` (paced: 10 ms asleep after each batch; else flat out), the
- * placement checked every interval: `share` of the hot set's mapped pages on `fast`. It lasts
- * PHASE_INTERVALS *intervals of work*, and the goal is counted in them, the time in INTERVAL_MS
- * printed beside: an interval of work is one of tiering's intervals in which the program made
- * WORK_PER_INTERVAL updates. A loaded host stretches both — the tiering thread sleeps an interval
- * after each step, a step's moves take 0.3 s or more a 4 MiB arena under TCG, and a program whose
- * vCPU waits for the host makes few updates, each fault the faults source takes waiting for its
- * sampler thread's vCPU (417 updates a second against 50,000 at a host load of 5): an interval
- * in which the program hardly ran says nothing of where its hot set should be. A phase that ends
- * at PHASE_CAP without DEADLINE_INTERVALS of work and without the hot set placed is *starved*:
- * no verdict, said so, and the run exits 77 unless something else failed. */
+/* One phase (work_phase.h): updates to `hot` (paced: 10 ms asleep after each batch; else flat out),
+ * the placement checked every INTERVAL_MS by the clock: `share` of the hot set's mapped pages on
+ * `fast`. The goal is counted in intervals of work, the time in INTERVAL_MS printed beside. */
 static void phase(const char *name, const int hot[2], int fast, uint64_t *seed, bool paced, double share)
 {
-    double start = now_s(), next = start + INTERVAL_MS / 1e3, placed_wall = -1;
-    uint64_t first = tiering_intervals(), now = 0;
-    long placed_at = -1;
+    work_phase_t p;
+    work_phase_begin(&p, INTERVAL_MS / 1e3, tiering_intervals(), updates_made());
+    double next = INTERVAL_MS / 1e3, placed_wall = -1;
     size_t peak = 0;
-    uint64_t updates = 0;
-    for (int a = 0; a < NARENAS; a++)
-        updates -= arenas[a].updates;
     int failed_before = failures;
     traced = 0;
-    while (now < PHASE_INTERVALS && (placed_at < 0 || now < (uint64_t)placed_at + STAY_INTERVALS) &&
-           now_s() - start < PHASE_CAP * PHASE_INTERVALS * INTERVAL_MS / 1e3) {
+    while (work_phase_goes_on(&p)) {
         update_batch(hot, seed);
         if (paced)
             usleep(10000);
-        if (now_s() < next)
+        if (work_phase_seconds(&p) < next)
             continue;
         next += INTERVAL_MS / 1e3;
-        now = work_intervals(first, updates);
+        work_phase_update(&p, tiering_intervals(), updates_made());
         size_t on = bytes_on(fast);
         peak = on > peak ? on : peak;
         CHECK(on <= BUDGET, "%s: %zu bytes of auto arenas on node %d, over its budget of %u", name, on, fast,
               BUDGET);
         bool placed = hot_set_placed(hot, fast, share);
-        trace_interval((now_s() - start) / (INTERVAL_MS / 1e3));
-        if (placed && placed_at < 0) {
-            placed_at = (long)now;
-            placed_wall = (now_s() - start) / (INTERVAL_MS / 1e3);
-        }
-        if (!placed && placed_at >= 0 && now > DEADLINE_INTERVALS)
+        trace_interval(work_phase_seconds(&p) / (INTERVAL_MS / 1e3));
+        if (placed && p.placed_at < 0)
+            placed_wall = work_phase_seconds(&p) / (INTERVAL_MS / 1e3);
+        if (!work_phase_check(&p, placed))
             CHECK(false, "%s: the hot set left node %d again", name, fast);
     }
     for (int h = 0; h < 2; h++) {
@@ -284,26 +263,24 @@ static void phase(const char *name, const int hot[2], int fast, uint64_t *seed, 
         printf("     %s: hot arena %d: %zu of %zu pages on node %d (%zu mapped)\n", name, hot[h], on, total, fast,
                mapped);
     }
-    bool in_time = placed_at >= 0 && placed_at <= DEADLINE_INTERVALS;
-    if (!in_time && placed_at < 0 && now < DEADLINE_INTERVALS) {
+    work_phase_verdict_t outcome = work_phase_verdict(&p);
+    if (outcome == WORK_PHASE_STARVED) {
         printf("     %s: starved: %llu intervals of work in %.1f s (the host too busy for this VM): no verdict\n",
-               name, (unsigned long long)now, now_s() - start);
+               name, (unsigned long long)p.done, work_phase_seconds(&p));
         starved++;
-        in_time = true;
     }
-    CHECK(in_time, "%s: %.0f %% of hot arenas %d and %d not on node %d within %d of tiering's intervals (%s)", name,
-          100 * share, hot[0], hot[1], fast, DEADLINE_INTERVALS, placed_at < 0 ? "never" : "later");
+    CHECK(outcome == WORK_PHASE_IN_TIME || outcome == WORK_PHASE_STARVED,
+          "%s: %.0f %% of hot arenas %d and %d not on node %d within %d of tiering's intervals (%s)", name,
+          100 * share, hot[0], hot[1], fast, DEADLINE_INTERVALS, outcome == WORK_PHASE_NEVER ? "never" : "later");
     if (failures > failed_before || getenv("VM_TIERING_TRACE")) {
         printf("     %s, each check: intervals since the phase began, tiering's intervals, then per arena "
                "0..%d its heat@node\n", name, NARENAS - 1);
         for (int i = 0; i < traced; i++)
             printf("     %s\n", trace[i]);
     }
-    for (int a = 0; a < NARENAS; a++)
-        updates += arenas[a].updates;
     printf("     %s: hot set on node %d after %ld of tiering's intervals (%.1f of %d ms); at most %zu bytes of auto "
-           "arenas there; %.0f updates a second\n", name, fast, placed_at, placed_wall, INTERVAL_MS, peak,
-           (double)updates / (now_s() - start));
+           "arenas there; %.0f updates a second\n", name, fast, p.placed_at, placed_wall, INTERVAL_MS, peak,
+           (double)(updates_made() - p.updates_first) / work_phase_seconds(&p));
     fflush(stdout);
 }
 
@@ -913,9 +890,7 @@ static int verdict(int rc)
 {
     if (rc || failures)
         return rc ? rc : 1;
-    if (starved)
-        fprintf(stderr, "vm_tiering: skipped: %d phase(s) starved of CPU by the host (above): no verdict\n", starved);
-    return starved ? 77 : 0;
+    return starved ? work_phase_skip("vm_tiering", starved) : 0;
 }
 
 int main(int argc, char **argv)
