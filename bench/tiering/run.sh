@@ -18,13 +18,14 @@
 # Builds nothing: cmake -S . -B build -G Ninja -DLOCI_BUILD_BENCH=ON && ninja -C build
 # (BUILD_DIR: another build). Environment passed to guest.sh: MODES, REPEATS, PHASE_S (60),
 # INTERVAL_MS, ARRAY_MIB, FAST_MIB (16), SLACK_MIB, ARGS (in the VM: --tlb-refresh 1, as a real
-# CPU's TLB) and the kernel modes' settings (bench/tiering/kernel_modes.sh).
+# CPU's TLB), LOCI_LOG (debug: loci's plan every interval, docs/TIERING.md "Seeing it") and the
+# kernel modes' settings (bench/tiering/kernel_modes.sh).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 bench=$build/bench/tiering/bench_tiering loci=$build/tools/loci/loci tierlib=$build/shim/tier/libloci-tier.so
 driver_need run.sh "$bench" "$loci" "$tierlib"
-vars="MODES REPEATS PHASE_S INTERVAL_MS ARRAY_MIB ARGS FAST_MIB SLACK_MIB $driver_kernel_vars"
+vars="MODES REPEATS PHASE_S INTERVAL_MS ARRAY_MIB ARGS FAST_MIB SLACK_MIB LOCI_LOG $driver_kernel_vars"
 
 summary_keys="reach90_phase1 reach90_phase2 residency_last5_phase1 residency_last5_phase2 moved_mib pingpong
   tiering_cpu_core updates_per_s loci_source data"
