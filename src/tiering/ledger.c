@@ -375,31 +375,37 @@ uint64_t tiering_ledger_held(const tiering_ledger_t *l, int k)
 uint64_t tiering_ledger_capacity(const tiering_ledger_t *l, int k)
 {
     const ledger_target_t *t = &l->targets[k];
-    uint64_t least = UINT64_MAX;
+    uint64_t most = 0;
     for (uint32_t i = 0; i < t->measures && i < LEDGER_MEASURES; i++)
-        least = t->measured[i] < least ? t->measured[i] : least;
-    return least;
+        most = t->measured[i] > most ? t->measured[i] : most;
+    return t->measures ? most : UINT64_MAX;
 }
 
 /* What each of this process's targets can hold of auto arenas, measured
  * now (under the lock): the bytes all the node's auto arenas hold there and
  * the free memory they may take — only while no other process is marked
- * as moving arenas, whose held bytes do not yet say where its pages are.
- * A node budget is a ceiling; this is what the node has: the kernel's own
- * use, the watermarks' boosts and other programs' memory take their part,
- * and a grant of room that is not there would keep a cold incumbent of one
- * process on the fast node while another's hot arena cannot come. */
+ * as moving arenas, whose held bytes do not yet say where its pages are;
+ * this process's own bytes read now, next to the free memory (its program
+ * fills its arenas meanwhile). A node budget is a ceiling; this is what the
+ * node has: the kernel's own use, the watermarks' boosts and other
+ * programs' memory take their part, and a grant of room that is not there
+ * would keep a cold incumbent of one process on the fast node while
+ * another's hot arena cannot come. The others' programs grow too between
+ * their intervals (their held bytes lag: a measurement low by what they
+ * allocated since): the capacity is the most of the last few. */
 static void measure(tiering_ledger_t *l, const ledger_slot_t *me, const ledger_view_t *v, const int *map)
 {
     for (size_t s = 0; v->room_of && s < LEDGER_SLOTS; s++)
         if (l->slots[s].pid && &l->slots[s] != me && l->slots[s].moving_since_ns)
             return;
     for (size_t j = 0; v->room_of && j < v->nt; j++) {
-        uint64_t free = map[j] >= 0 ? v->room_of(v->targets[j]) : UINT64_MAX;
+        if (map[j] < 0)
+            continue;
+        uint64_t mine = v->held_of(v->targets[j]), free = v->room_of(v->targets[j]);
         if (free == UINT64_MAX)
             continue;
         ledger_target_t *t = &l->targets[map[j]];
-        uint64_t held = tiering_ledger_held(l, map[j]);
+        uint64_t held = tiering_ledger_held(l, map[j]) - me->held[map[j]] + mine;
         t->measured[t->measures++ % LEDGER_MEASURES] = held > UINT64_MAX - free ? UINT64_MAX : held + free;
     }
 }

@@ -291,7 +291,8 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
         if (own)
             memcpy(own, w.room, w.nt * sizeof *own);
         /* the node's share: what the user's other tiering processes leave this one */
-        ledger_view_t view = {w.arenas, w.n, w.targets, w.nt, arena_target_room, tiering_heat_window_s()};
+        ledger_view_t view = {w.arenas, w.n, w.targets, w.nt, arena_target_room, arena_auto_bytes_on,
+                              tiering_heat_window_s()};
         tiering_ledger_share(c, &view, &p, w.room);
         size_t nmoves = plan_make(w.arenas, w.n, w.room, w.nt, &p, w.rent, w.moves);
         if (own)

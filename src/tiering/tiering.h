@@ -129,7 +129,7 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
 #define LEDGER_ENTRIES 32      /* auto arenas of one process (its hottest; the others' bytes count as held) */
 #define LEDGER_TARGETS 16
 
-#define LEDGER_MEASURES 3      /* a target's capacity: the least of its last this many measurements */
+#define LEDGER_MEASURES 3      /* a target's capacity: the most of its last this many measurements */
 
 typedef struct {
     char name[16];             /* the target's name (of the first process that listed it) */
@@ -186,6 +186,8 @@ typedef struct {
     size_t nt;
     uint64_t (*room_of)(const struct loci_target *t); /* the free memory auto arenas may take on t now
                                 * (arena_target_room; UINT64_MAX: unknown); NULL: not measured */
+    uint64_t (*held_of)(const struct loci_target *t); /* what this process's auto arenas hold on t now
+                                * (arena_auto_bytes_on: they grow as its program allocates) */
     double window_s;           /* the window the arenas' heat was observed in (0: unknown) */
 } ledger_view_t;
 
@@ -223,7 +225,7 @@ uint64_t tiering_ledger_node_budget(const tiering_ledger_t *l, int k);
 /** Bytes the auto arenas of all the ledger's processes hold on its target k. */
 uint64_t tiering_ledger_held(const tiering_ledger_t *l, int k);
 /** What the node can hold of auto arenas on the ledger's target k, as last
- *  measured (the least of the last LEDGER_MEASURES); UINT64_MAX: never. */
+ *  measured (the most of the last LEDGER_MEASURES); UINT64_MAX: never. */
 uint64_t tiering_ledger_capacity(const tiering_ledger_t *l, int k);
 
 /** The node's totals as this process's last share saw them (LOCI_STATS). */
