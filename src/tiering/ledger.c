@@ -656,9 +656,12 @@ void tiering_ledger_moving(const tiering_config_t *c, const ledger_view_t *v, bo
     /* a lock not had within a quarter interval: unmarked, a measurement meanwhile may be off by these
      * moves (the least of several is taken); still marked, none is taken until its next share */
     if (map && sharing && led.fd >= 0 && led.pid == getpid() && lock_file(led.fd, c->interval_ms)) {
-        load();
-        ledger_slot_t *me = own_slot(led.copy);
-        if (still_ours(led.fd) && me && me->pid == led.pid) { /* (a ledger rebuilt meanwhile: at the next share) */
+        ledger_slot_t *me = NULL;
+        if (still_ours(led.fd)) { /* (else the next share says so) */
+            load();
+            me = own_slot(led.copy);
+        }
+        if (me && me->pid == led.pid) { /* (a ledger rebuilt meanwhile: at the next share) */
             me->moving_since_ns = moving ? clock_mono_ns() : 0;
             for (size_t k = 0; !moving && k < v->nt; k++)
                 map[k] = target_of(led.copy, v->targets[k]);
