@@ -399,6 +399,30 @@ static void a_process_moving_arenas_is_not_measured(void **state)
     end(&w, 'l');
 }
 
+/* The ledger holds LEDGER_SLOTS processes: one more tiers alone, by its own budget, and the
+ * others share the node as before. */
+static void a_process_beyond_the_last_slot_tiers_alone(void **state)
+{
+    (void)state;
+    worker_t *w = calloc(LEDGER_SLOTS, sizeof *w);
+    assert_non_null(w);
+    for (int i = 0; i < LEDGER_SLOTS; i++) {
+        w[i] = worker(proc(1, 64 << 10, (double[]){0.5}, 1));
+        assert_true(step(&w[i]).room_fast <= NODE_FAST);
+    }
+    assert_int_equal(live_processes(), LEDGER_SLOTS);
+    proc_t me = proc(1, 4 * MiB, (double[]){0.9}, 1);
+    assert_int_equal(sim_step(&me).room_fast, OWN_FAST);
+    assert_int_equal(live_processes(), LEDGER_SLOTS); /* nobody's slot taken from it */
+    uint64_t held = 0;
+    for (int i = 0; i < LEDGER_SLOTS; i++)
+        held += step(&w[i]).held_fast;
+    assert_true(held <= NODE_FAST);
+    for (int i = 0; i < LEDGER_SLOTS; i++)
+        end(&w[i], 'l');
+    free(w);
+}
+
 /* A child that takes the ledger's lock, begins a write (odd generation)
  * and says so; then waits to be killed. */
 static pid_t lock_holder(void)
@@ -542,6 +566,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_killed_process_is_reaped_within_one_interval, setup, teardown),
         cmocka_unit_test_setup_teardown(the_node_shares_what_it_can_hold_not_its_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(a_process_moving_arenas_is_not_measured, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_process_beyond_the_last_slot_tiers_alone, setup, teardown),
         cmocka_unit_test_setup_teardown(a_lock_holder_blocks_nobody_longer_than_an_interval, setup, teardown),
         cmocka_unit_test_setup_teardown(a_damaged_ledger_is_refused_then_rebuilt, setup, teardown),
         cmocka_unit_test_setup_teardown(a_ledger_planted_by_another_user_is_refused, setup, teardown),
