@@ -397,8 +397,8 @@ static int faults_refresh(heat_t *h)
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 2 + h->cfg.interval_ms / 1000;
     while (f->collects_served < want && !f->broken)
-        if (pthread_cond_timedwait(&f->ended, &h->lock, &until) == ETIMEDOUT)
-            return loci__fail(LOCI_EIO, "%s: its sampler thread did not end the window within %ld s", WHO,
+        if (pthread_cond_timedwait(&f->ended, &h->lock, &until) == ETIMEDOUT) /* (a CPU starved: it serves on) */
+            return loci__fail(LOCI_EBUSY, "%s: its sampler thread did not end the window within %ld s", WHO,
                               (long)(2 + h->cfg.interval_ms / 1000));
     if (f->broken)
         return loci__fail(LOCI_EIO, "%s", f->broken_why);

@@ -137,7 +137,9 @@ void heat_unwatch(heat_t *h, void *base, size_t size);
 
 /** The heat of every watched granule since the last call (*out: malloc'd,
  *  the caller frees it). LOCI_EIO when the source stopped working (the
- *  message says why): the caller pauses tiering and leaves data where it is. */
+ *  message says why): the caller pauses tiering and leaves data where it is.
+ *  LOCI_EBUSY when the source's thread did not answer in time (a starved
+ *  CPU): no heat this time, the source goes on. */
 int heat_collect(heat_t *h, heat_sample_t **out, size_t *n);
 
 /** CPU seconds the source's own threads spent (for the 3 %-of-a-core goal). */

@@ -2,8 +2,10 @@
  * The tiering thread: started with the first auto arena, it opens the heat
  * source ([tiering] source, watch.c), and every interval keeps heat
  * watching exactly the auto arenas' extents, collects the heat and runs one
- * step (step.c). When the source stops working (heat_collect LOCI_EIO)
- * tiering pauses, with one warning, and data stays where it is. No source
+ * step (step.c). When the source stops working (heat_collect LOCI_EIO), or
+ * its thread has not answered in time for LATE_LIMIT intervals in a row
+ * (LOCI_EBUSY: an interval without heat, on a starved CPU), tiering pauses,
+ * with one warning: data stays where it is and heat watches nothing. No source
  * at all: one warning, and auto arenas stay where they start (under their
  * budgets).
  *
@@ -19,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#define LATE_LIMIT 5
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake;
@@ -61,9 +65,25 @@ static bool wait_interval(void)
     return !stopping;
 }
 
+/* The heat source stopped working, or its thread has not answered for
+ * LATE_LIMIT intervals: arenas stay where they are, and heat lets go of
+ * every page it watches — sampled pages mapped back, nothing registered —
+ * so that no thread of the program can wait on a fault that nobody serves. */
+static void pause_tiering(void)
+{
+    loci__log(LOCI_LOG_WARN, "tiering paused: the %s heat source stopped working (%s); tier=auto arenas stay where "
+                             "they are", tiering_source_name(), loci_last_error());
+    tiering_lock();
+    for (tier_arena_t *t = tiering_arenas(); t; t = t->next)
+        tiering_unwatch(t);
+    tiering_totals()->paused = true;
+    tiering_unlock();
+}
+
 static void *run(void *arg)
 {
     (void)arg;
+    unsigned late = 0; /* intervals in a row whose heat did not come in time */
     pthread_mutex_lock(&lock);
     while (wait_interval()) {
         pthread_mutex_unlock(&lock);
@@ -74,8 +94,11 @@ static void *run(void *arg)
         heat_sample_t *samples = NULL;
         size_t n = 0;
         int rc = tiering_watch_collect(&samples, &n);
+        late = rc == LOCI_EBUSY ? late + 1 : 0;
         if (rc == 0)
             tiering_step(&config, samples, n);
+        else if (late && late < LATE_LIMIT)
+            loci__log(LOCI_LOG_DEBUG, "tiering: no heat this interval: %s", loci_last_error());
         free(samples);
         double cpu = thread_cpu_seconds();
         tiering_lock();
@@ -84,12 +107,8 @@ static void *run(void *arg)
         if (rc == 0)
             tiering_publish(config.interval_ms, started_ns);
         pthread_mutex_lock(&lock);
-        if (rc != 0) {
-            loci__log(LOCI_LOG_WARN, "tiering paused: the %s heat source stopped working (%s); tier=auto arenas "
-                                     "stay where they are", tiering_source_name(), loci_last_error());
-            tiering_lock();
-            tiering_totals()->paused = true;
-            tiering_unlock();
+        if (rc != 0 && (!late || late == LATE_LIMIT)) {
+            pause_tiering();
             break;
         }
     }
