@@ -183,7 +183,7 @@ int heat__open_unstarted(const heat_ops_t *ops, const heat_config_t *cfg, heat_t
 
 heat_source_t heat_source(const heat_t *h) { return h ? h->ops->id : HEAT_SOURCE_NONE; }
 const char *heat_how(const heat_t *h) { return h && h->ops->how && h->src ? h->ops->how(h) : ""; }
-uint64_t heat_window_us(const heat_t *h) { return h->ops->min_window_us ? heat__window_us(h) : 0; }
+uint64_t heat_window_us(const heat_t *h) { return heat__window_us(h); }
 const char *heat_skipped(const heat_t *h) { return h ? h->skipped : ""; }
 bool heat_needs_shared_memory(const heat_t *h) { return h && h->ops->needs_shared_memory; }
 bool heat_needs_base_pages(const heat_t *h) { return h && h->ops->needs_base_pages; }

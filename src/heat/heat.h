@@ -145,9 +145,7 @@ int heat_collect(heat_t *h, heat_sample_t **out, size_t *n);
 /** CPU seconds the source's own threads spent (for the 3 %-of-a-core goal). */
 double heat_cpu_seconds(const heat_t *h);
 
-/** The window an observation watches a page for now, in microseconds; 0
- *  for a source that does not observe in windows (perf: its samples are
- *  the interval's). */
+/** The window an observation watches a page for now, in microseconds. */
 uint64_t heat_window_us(const heat_t *h);
 
 /** How the source sees, in a few words ("asynchronous write-protection,

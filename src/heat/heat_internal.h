@@ -55,7 +55,7 @@ typedef struct heat_ops {
     heat_source_t id;
     bool needs_shared_memory;
     bool needs_base_pages; /* sees a transparent huge page as one page (heat_needs_base_pages) */
-    uint64_t min_window_us;   /* the shortest window it observes in; 0: it does not observe in windows (perf) */
+    uint64_t min_window_us;   /* the shortest window it observes in */
     /** How it sees (heat_how); NULL: one way only. */
     const char *(*how)(const heat_t *h);
     /** Could it work here? 0, or LOCI_E* with the reason in why: cheap, and

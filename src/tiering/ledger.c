@@ -462,7 +462,7 @@ static bool write_slot(const tiering_config_t *c, const ledger_view_t *v, tierin
     if (!order)
         return false;
     *me = (ledger_slot_t){.pid = led.pid, .start_time = led.start_time, .heartbeat_ns = clock_mono_ns(),
-                          .interval_ms = c->interval_ms, .window_us = (uint64_t)(v->window_s * 1e6)};
+                          .interval_ms = c->interval_ms};
     for (size_t k = 0; k < v->nt; k++) {
         map[k] = target_of(l, v->targets[k]);
         uint64_t asked = tiering_node_budget_bytes(c, v->targets[k]);
@@ -488,8 +488,7 @@ static size_t slot_arenas(const ledger_slot_t *slot, int o, plan_arena_t *a, int
     for (uint32_t i = 0; i < slot->nentries; i++) {
         const ledger_entry_t *e = &slot->entries[i];
         a[n] = (plan_arena_t){.bytes = e->bytes, .heat = e->heat, .at = e->at, .ncandidates = e->ncandidates,
-                              .unreachable = e->unreachable, .residence = e->residence,
-                              .window_s = (double)slot->window_us / 1e6};
+                              .unreachable = e->unreachable, .residence = e->residence};
         for (int k = 0; k < e->ncandidates; k++)
             a[n].cand[k] = e->cand[k];
         if (e->at >= 0)
@@ -498,8 +497,7 @@ static size_t slot_arenas(const ledger_slot_t *slot, int o, plan_arena_t *a, int
     }
     for (int k = 0; k < LEDGER_TARGETS; k++)
         if (slot->held[k] > listed[k]) {
-            a[n] = (plan_arena_t){.bytes = slot->held[k] - listed[k], .ncandidates = 1, .cand = {k},
-                                  .window_s = (double)slot->window_us / 1e6};
+            a[n] = (plan_arena_t){.bytes = slot->held[k] - listed[k], .ncandidates = 1, .cand = {k}};
             owner[n++] = o;
         }
     return n;

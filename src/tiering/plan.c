@@ -35,12 +35,10 @@
  * plan_share is the node's part (ledger.c, docs/TIERING.md "Node-wide"):
  * from every auto arena of the user's tiering processes, what each process
  * may hold on each target — recent moves where they are, each process's
- * floor, then the node's arenas by the same claims as step 1, as touch
- * rates (node_claim).
+ * floor, then the node's arenas by the same claims as step 1.
  */
 #include "tiering/tiering.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,22 +57,6 @@ static double claim_of(const plan_arena_t *a, const plan_params_t *p)
     for (int h = height(a); h > 0; h--)
         claim = claim * (1 + p->margin) + p->gap;
     return claim;
-}
-
-/* Arena a's claim among the node's arenas (plan_share). Heat is the share
- * of observations that found memory touched within a window, 1 - exp(-rate
- * * window), and each process's heat source adapts its own window: the same
- * share read in a window twice as long stands for half the touches. So the
- * node ranks the touch rate a claim stands for, -ln(1 - claim) / window —
- * within one process (one window) in plan_make's order —, a claim capped
- * short of 1, where the rate has no bound; an arena whose window is not
- * known keeps its claim as it is. */
-#define CLAIM_CAP 0.999
-
-static double node_claim(const plan_arena_t *a, const plan_params_t *p)
-{
-    double claim = claim_of(a, p);
-    return a->window_s > 0 ? -log1p(-(claim < CLAIM_CAP ? claim : CLAIM_CAP)) / a->window_s : claim;
 }
 
 typedef struct {
@@ -293,7 +275,7 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
             grant_place(&a[i], a[i].at, o, nt, used, grant);
             placed[i] = true;
         } else {
-            order[nfree++] = (ranked_t){node_claim(&a[i], p), height(&a[i]), (int)i};
+            order[nfree++] = (ranked_t){claim_of(&a[i], p), height(&a[i]), (int)i};
         }
     }
     qsort(order, nfree, sizeof *order, by_claim);

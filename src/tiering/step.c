@@ -105,8 +105,7 @@ static bool describe(const tiering_config_t *c, work_t *w)
         const resolution_t *res = &t->ar->res;
         const struct loci_target *now = loci_arena_target(t->ar);
         *a = (plan_arena_t){.bytes = t->bytes, .heat = t->heat, .at = -1, .ncandidates = res->ncandidates,
-                            .residence = t->residence, .id = t->id, .intent = t->ar->intent,
-                            .window_s = tiering_heat_window_s()};
+                            .residence = t->residence, .id = t->id, .intent = t->ar->intent};
         for (int k = 0; k < res->ncandidates; k++) {
             a->cand[k] = target_index(w->targets, &w->nt, res->candidates[k]);
             if (res->candidates[k] == now)
@@ -291,8 +290,7 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
         if (own)
             memcpy(own, w.room, w.nt * sizeof *own);
         /* the node's share: what the user's other tiering processes leave this one */
-        ledger_view_t view = {w.arenas, w.n, w.targets, w.nt, arena_target_room, arena_auto_bytes_on,
-                              tiering_heat_window_s()};
+        ledger_view_t view = {w.arenas, w.n, w.targets, w.nt, arena_target_room, arena_auto_bytes_on};
         tiering_ledger_share(c, &view, &p, w.room);
         size_t nmoves = plan_make(w.arenas, w.n, w.room, w.nt, &p, w.rent, w.moves);
         if (own)

@@ -73,8 +73,6 @@ typedef struct {
     unsigned residence;        /* intervals since it last moved (or was created) */
     uint64_t id;               /* who it is, for the node ledger (the plan reads neither): its id, */
     const char *intent;        /* and its intent */
-    double window_s;           /* the window its heat was observed in (0: unknown): plan_share ranks
-                                * the node's arenas by the touch rate their heat stands for */
 } plan_arena_t;
 
 /** One target as the plan sees it. */
@@ -115,9 +113,7 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
  *  up to its floor, each on its best candidate when the floor there holds it
  *  (floors scaled down together where they add up to more than the
  *  target), then all the node's arenas in the order of their claim
- *  (plan_make's, the incumbent raised, as the touch rate it stands for in
- *  the arena's window_s where known: processes' heat sources adapt their
- *  windows apart): the hottest win whoever came first.
+ *  (plan_make's, the incumbent raised): the hottest win whoever came first.
  *  The grants of a target never add up to more than its node budget but
  *  for arenas that fit nowhere and stay. false: out of memory, no grant. */
 bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_target_t *t, size_t nt,
@@ -158,7 +154,6 @@ typedef struct {
     uint32_t nentries, interval_ms;
     uint64_t moving_since_ns;  /* CLOCK_MONOTONIC when it began this interval's moves; 0: its arenas are
                                 * where held[] says (tiering_ledger_moving) */
-    uint64_t window_us;        /* the window its arenas' heat was observed in (0: unknown) */
     uint64_t node_budget[LEDGER_TARGETS]; /* 1 + the node budget it asks on each target; 0: it uses none there */
     uint64_t floor[LEDGER_TARGETS];    /* its floor on each target, bytes */
     uint64_t held[LEDGER_TARGETS];     /* bytes all its auto arenas hold on each (those beyond entries too) */
@@ -188,7 +183,6 @@ typedef struct {
                                 * (arena_target_room; UINT64_MAX: unknown); NULL: not measured */
     uint64_t (*held_of)(const struct loci_target *t); /* what this process's auto arenas hold on t now
                                 * (arena_auto_bytes_on: they grow as its program allocates) */
-    double window_s;           /* the window the arenas' heat was observed in (0: unknown) */
 } ledger_view_t;
 
 /** One interval's share of the node: joins the ledger (the first call),
@@ -290,9 +284,6 @@ void tiering_watch(tier_arena_t *t);
 void tiering_unwatch(tier_arena_t *t);
 /** This interval's heat of every watched granule (heat_collect). */
 int tiering_watch_collect(heat_sample_t **samples, size_t *n);
-/** The window the last collect's heat was observed in, seconds (0: none,
- *  or a source that does not observe in windows). */
-double tiering_heat_window_s(void);
 /** The heat source in use, "none" before the thread ran, and its CPU time. */
 const char *tiering_source_name(void);
 double tiering_heat_cpu_seconds(void);

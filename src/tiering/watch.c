@@ -65,16 +65,7 @@ bool tiering_base_pages(void)
     return base;
 }
 
-/* (read before the collect: it may adapt the window for the next interval) */
-static _Atomic uint64_t collected_window_us;
-
-int tiering_watch_collect(heat_sample_t **samples, size_t *n)
-{
-    collected_window_us = heat_window_us(heat);
-    return heat_collect(heat, samples, n);
-}
-
-double tiering_heat_window_s(void) { return (double)collected_window_us / 1e6; }
+int tiering_watch_collect(heat_sample_t **samples, size_t *n) { return heat_collect(heat, samples, n); }
 
 const char *tiering_source_name(void)
 {

@@ -134,7 +134,7 @@ static step_t sim_step(proc_t *p)
     uint64_t free = fake_room_of(&targets[FAST]), mine = held_fast(p);
     plan_target_t room[NT] = {{free < OWN_FAST - mine ? mine + free : OWN_FAST, 0}, {SLOW_ROOM, 0}};
     stepping = p;
-    ledger_view_t view = {p->a, p->n, target_list, NT, fake_room_of, fake_held_of, 0};
+    ledger_view_t view = {p->a, p->n, target_list, NT, fake_room_of, fake_held_of};
     tiering_ledger_share(&c, &view, &pp, room);
     double rent[MAXA] = {0};
     plan_move_t moves[MAXA];
@@ -380,7 +380,7 @@ static void a_process_moving_arenas_is_not_measured(void **state)
     sim_step(&me);
     tiering_config_t c = config();
     stepping = &me;
-    ledger_view_t view = {me.a, me.n, target_list, NT, fake_room_of, fake_held_of, 0};
+    ledger_view_t view = {me.a, me.n, target_list, NT, fake_room_of, fake_held_of};
     tiering_ledger_moving(&c, &view, true);
     worker_t w = worker(proc(1, 2 * MiB, (double[]){0.5}, 1));
     node->capacity = 2 * MiB; /* as if mid-move: another program took memory meanwhile */

@@ -77,35 +77,6 @@ static void incumbent_keeps_a_near_tie(void **state)
     assert_int_equal(g[1][FAST], 0);
 }
 
-static void heat_read_in_different_windows_compares_by_touch_rate(void **state)
-{
-    (void)state;
-    /* process 0's source watches 10 ms windows and finds its arena touched in half of them (a touch
-     * every 14 ms); process 1's watches 100 ms windows and finds its arena touched in 6 of 10 (one
-     * every 109 ms): the higher share is the colder arena */
-    plan_arena_t a[] = {arena(0.5, 1), arena(0.6, 1)};
-    a[0].window_s = 0.010;
-    a[1].window_s = 0.100;
-    int owner[] = {0, 1};
-    uint64_t g[MAXP][NT];
-    share(a, owner, 2, 2, 4 * MiB, 0, g);
-    assert_int_equal(g[0][FAST], 4 * MiB);
-    assert_int_equal(g[1][FAST], 0);
-    /* one window for both: the share decides, as within a process */
-    a[0].window_s = a[1].window_s = 0.100;
-    share(a, owner, 2, 2, 4 * MiB, 0, g);
-    assert_int_equal(g[0][FAST], 0);
-    assert_int_equal(g[1][FAST], 4 * MiB);
-    /* the incumbent's margin and gap still count, in its own window: a challenger touched 65 % more
-     * often does not take its place (the incumbent's claim, 0.5 * 1.25 + 0.1 in 100 ms windows,
-     * stands for a touch every 78 ms; the challenger's 0.6 in 80 ms for one every 87 ms) */
-    plan_arena_t b[] = {arena(0.5, 0), arena(0.6, 1)};
-    b[0].window_s = 0.100;
-    b[1].window_s = 0.080;
-    share(b, owner, 2, 2, 4 * MiB, 0, g);
-    assert_int_equal(g[0][FAST], 4 * MiB);
-}
-
 static void floors_keep_every_process_from_starving(void **state)
 {
     (void)state;
@@ -203,7 +174,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hottest_win_whoever_came_first),
         cmocka_unit_test(incumbent_keeps_a_near_tie),
-        cmocka_unit_test(heat_read_in_different_windows_compares_by_touch_rate),
         cmocka_unit_test(floors_keep_every_process_from_starving),
         cmocka_unit_test(a_floor_never_places_an_arena_lower_than_heat_would),
         cmocka_unit_test(grants_never_exceed_the_node_budget),
