@@ -154,7 +154,11 @@ static void count_move(tier_arena_t *t, const struct loci_target *from, const st
  * make its room: once one fails (a page that would not migrate under load,
  * a node full meanwhile) the rest wait for the next interval's plan, which
  * sees where everything is — going on filled the fast node past its budget
- * by what the failed demotion left there. Under the lock; returns with it. */
+ * by what the failed demotion left there. A move made is written into the
+ * plan's view of its arena (w->arenas: the node ledger's held bytes after
+ * the moves); the records of the others are not touched again, for an arena
+ * not busy may be destroyed while a move runs unlocked. Under the lock;
+ * returns with it. */
 static void make_moves(const work_t *w, size_t nmoves)
 {
     for (size_t m = 0; m < nmoves; m++) {
@@ -181,25 +185,15 @@ static void make_moves(const work_t *w, size_t nmoves)
             loci__log(LOCI_LOG_DEBUG, "tiering: arena \"%s\" stays on %s: %s", t->ar->intent, from->name,
                       loci_last_error());
         tiering_lock();
-        if (rc == 0)
+        if (rc == 0) {
             count_move(t, from, to, mv->promotion, bytes, seconds);
+            plan_arena_t *a = &w->arenas[mv->arena]; /* where it is now, for the node ledger */
+            for (int k = 0; k < a->ncandidates; k++)
+                a->at = a->cand[k] == mv->target ? k : a->at;
+        }
         failed = rc != 0;
         t->seen = loci_arena_target(t->ar);
         tiering_set_idle(t);
-    }
-}
-
-/* Each arena's candidate index where it is after the moves (the plan's view
- * of before them), for the node ledger. Under the lock. */
-static void where_now(work_t *w)
-{
-    for (size_t i = 0; i < w->n; i++) {
-        const struct loci_target *now = loci_arena_target(w->rec[i]->ar);
-        plan_arena_t *a = &w->arenas[i];
-        a->at = -1;
-        for (int k = 0; k < a->ncandidates; k++)
-            if (w->targets[a->cand[k]] == now)
-                a->at = k;
     }
 }
 
@@ -303,7 +297,6 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
         if (nmoves) {
             tiering_ledger_moving(c, &view, true);
             make_moves(&w, nmoves);
-            where_now(&w);
             tiering_ledger_moving(c, &view, false);
         }
     }
