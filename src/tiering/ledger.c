@@ -395,10 +395,12 @@ uint64_t tiering_ledger_capacity(const tiering_ledger_t *l, int k)
  * allocated since): the capacity is the most of the last few. */
 static void measure(tiering_ledger_t *l, const ledger_slot_t *me, const ledger_view_t *v, const int *map)
 {
-    for (size_t s = 0; v->room_of && s < LEDGER_SLOTS; s++)
+    if (!v->room_of)
+        return;
+    for (size_t s = 0; s < LEDGER_SLOTS; s++)
         if (l->slots[s].pid && &l->slots[s] != me && l->slots[s].moving_since_ns)
             return;
-    for (size_t j = 0; v->room_of && j < v->nt; j++) {
+    for (size_t j = 0; j < v->nt; j++) {
         if (map[j] < 0)
             continue;
         uint64_t mine = v->held_of(v->targets[j]), free = v->room_of(v->targets[j]);
@@ -652,7 +654,7 @@ void tiering_ledger_moving(const tiering_config_t *c, const ledger_view_t *v, bo
     pthread_mutex_lock(&led_lock);
     int *map = malloc((v->nt + 1) * sizeof *map);
     /* a lock not had within a quarter interval: unmarked, a measurement meanwhile may be off by these
-     * moves (the least of several is taken); still marked, none is taken until its next share */
+     * moves (the most of several is taken); still marked, none is taken until its next share */
     if (map && sharing && led.fd >= 0 && led.pid == getpid() && lock_file(led.fd, c->interval_ms)) {
         ledger_slot_t *me = NULL;
         if (still_ours(led.fd)) { /* (else the next share says so) */
@@ -661,10 +663,11 @@ void tiering_ledger_moving(const tiering_config_t *c, const ledger_view_t *v, bo
         }
         if (me && me->pid == led.pid) { /* (a ledger rebuilt meanwhile: at the next share) */
             me->moving_since_ns = moving ? clock_mono_ns() : 0;
-            for (size_t k = 0; !moving && k < v->nt; k++)
-                map[k] = target_of(led.copy, v->targets[k]);
-            if (!moving)
+            if (!moving) {
+                for (size_t k = 0; k < v->nt; k++)
+                    map[k] = target_of(led.copy, v->targets[k]);
                 held_on(v, map, me->held);
+            }
             store();
         }
         flock(led.fd, LOCK_UN);
