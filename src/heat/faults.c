@@ -18,9 +18,9 @@
  * touches it.
  *
  * The sampler serves faults without the lock (a thread holding it could be
- * the one faulting) and counts them when it gets the lock. Sampled pages never
- * touched again stay unmapped, in the page cache, until heat_unwatch maps
- * them back.
+ * the one faulting) and counts them when it gets the lock. Sampled pages not
+ * touched within their window are mapped back when it closes (or by
+ * heat_unwatch): a page is unmapped only while its window is open.
  */
 #include "heat/heat_internal.h"
 #include "clock.h"
@@ -64,6 +64,7 @@ typedef struct {
     uintptr_t pending[PENDING];
     size_t npending;
     uint32_t *scratch; /* resident page indices of one granule */
+    uint64_t said_unserved; /* errnos logged (ENOENT: the range was unwatched meanwhile) */
 } faults_t;
 
 static bool bit(const uint64_t *v, size_t i) { return (v[i / 64] >> (i % 64)) & 1; }
@@ -90,8 +91,14 @@ static int serve(faults_t *f, bool uncounted_ok)
     int n = 0;
     while ((f->npending < PENDING || uncounted_ok) && (n = uffd_read(f->uffd, &ft)) == 1) {
         void *page = (void *)(ft.addr & ~(uintptr_t)(f->page - 1));
-        if (uffd_continue(f->uffd, page, f->page) != 0)
+        if (uffd_continue(f->uffd, page, f->page) != 0) {
+            int e = errno;
+            if (e != ENOENT && e < 64 && !(f->said_unserved & 1ull << e)) { /* (woken, it faults again) */
+                f->said_unserved |= 1ull << e;
+                loci__log(LOCI_LOG_WARN, "%s cannot map back page %p: UFFDIO_CONTINUE: %s", WHO, page, strerror(e));
+            }
             uffd_wake(f->uffd, page, f->page);
+        }
         if (f->npending < PENDING)
             f->pending[f->npending++] = (uintptr_t)page;
     }
@@ -116,12 +123,33 @@ static void count_pending(heat_t *h, faults_t *f)
     f->npending = 0;
 }
 
-/* Under h->lock: the window's counts join the granules' since the last collect. */
+/* Map back r's pages unmapped by the sampler — those of this window only,
+ * or all — each where it is in the page cache. (It fails where the owner
+ * unmapped the memory: nothing to keep then.) */
+static void map_back(faults_t *f, heat_range_t *r, bool window_only)
+{
+    frange_t *fr = r->src;
+    size_t words = (r->size / f->page + 63) / 64;
+    for (size_t w = 0; w < words; w++)
+        for (uint64_t bits = fr->unmapped[w] & (window_only ? fr->in_window[w] : ~0ull); bits; bits &= bits - 1) {
+            size_t p = w * 64 + (size_t)__builtin_ctzll(bits);
+            (void)uffd_continue(f->uffd, (void *)(r->base + p * f->page), f->page);
+            clear_bit(fr->unmapped, p);
+        }
+}
+
+/* Under h->lock: the window's counts join the granules' since the last
+ * collect, and its sampled pages not touched are mapped back. A page stays
+ * unmapped only while its window is open: left unmapped across windows, most
+ * pages of a cold range were after a few dozen, and a program reading it
+ * through later paid a fault per page (a check of 1.5 GiB took tens of
+ * minutes in a loaded VM). */
 static void close_window(heat_t *h, faults_t *f)
 {
     for (size_t i = 0; i < h->nranges; i++) {
         heat_range_t *r = h->ranges[i];
         frange_t *fr = r->src;
+        map_back(f, r, true);
         for (size_t g = 0; g < r->ngranules; g++) {
             r->counts[g].obs += fr->sampled[g];
             r->counts[g].hits += fr->touched[g];
@@ -149,7 +177,11 @@ static void sample_page(heat_range_t *r, faults_t *f, size_t p)
     fr->sampled[p / f->pages_per_granule]++;
 }
 
-/* Under h->lock: pick and unmap this window's sample of every granule. */
+/* Under h->lock: pick and unmap this window's sample of every granule.
+ * Faults are served granule by granule meanwhile: under TCG or a heavy load
+ * opening a window over gigabytes takes longer than an interval, and a thread
+ * touching a page sampled before would wait for all of it, window after
+ * window. */
 static void open_window(heat_t *h, faults_t *f)
 {
     for (size_t i = 0; i < h->nranges; i++) {
@@ -168,19 +200,15 @@ static void open_window(heat_t *h, faults_t *f)
                 size_t lo = s * nres / k, hi = (s + 1) * nres / k;
                 sample_page(r, f, f->scratch[lo + next_random(f) % (hi - lo)]);
             }
+            (void)serve(f, true); /* (an error shows again at the sampler's next read) */
+            count_pending(h, f);
         }
     }
 }
 
 static void map_back_and_unregister(faults_t *f, heat_range_t *r)
 {
-    frange_t *fr = r->src;
-    size_t npages = r->size / f->page;
-    for (size_t p = 0; p < npages; p++)
-        if (bit(fr->unmapped, p)) { /* (fails where its owner unmapped the memory: nothing to keep then) */
-            (void)uffd_continue(f->uffd, (void *)(r->base + p * f->page), f->page);
-            clear_bit(fr->unmapped, p);
-        }
+    map_back(f, r, false);
     (void)uffd_unregister(f->uffd, (void *)r->base, r->size);
 }
 

@@ -56,6 +56,7 @@ where_stuck() {
         for t in "$d"/task/*; do
             echo "  thread ${t##*/} $(cat "$t/comm" 2>/dev/null): state $(awk '{ print $3 }' "$t/stat" 2>/dev/null)," \
                  "wchan $(cat "$t/wchan" 2>/dev/null), syscall $(cut -d' ' -f1-3 "$t/syscall" 2>/dev/null)"
+            [ "$session" = "$1" ] && sed 's/^/      /' "$t/stack" 2>/dev/null
         done
     done
 }

@@ -7,7 +7,7 @@
  *                               arenas, which switches to two others halfway. Asserted: within 10
  *                               intervals (of work: work_phase.h) of each phase's start every mapped page of the hot
  *                               arenas is on FAST (move_pages; at least half of them mapped: the
- *                               faults source keeps sampled pages unmapped until touched), and
+ *                               faults source keeps sampled pages unmapped while a window is open), and
  *                               stays there; the auto arenas' pages on FAST never pass the budget;
  *                               the data intact (each arena's sum of words), the addresses
  *                               unchanged (each block still its arena's, at the same address).
@@ -194,6 +194,23 @@ static int traced;
 
 static loci_arena_t *arena_of(int a) { return arenas[a].ar ? arenas[a].ar : loci_arena_of(arenas[a].w); }
 
+/* Over the budget: whose pages are on the fast node, against where tiering has each arena (a
+ * move under way, or pages a move left behind). */
+static void say_pages_on(int fast)
+{
+    for (int a = 0; a < NARENAS; a++) {
+        size_t on, mapped, total;
+        residency(a, fast, &on, &mapped, &total);
+        loci_tier_stats_t st = {0};
+        loci_target_info_t info = {.numa_node = -1};
+        if (loci_tier_stats(arena_of(a), &st) == 0 && st.target)
+            loci_target_info(st.target, &info);
+        if (on)
+            printf("       arena %2d: %zu of its %zu pages on node %d (%zu mapped); tiering has it on node %d\n", a,
+                   on, total, fast, mapped, info.numa_node);
+    }
+}
+
 static uint64_t tiering_intervals(void)
 {
     loci_tier_totals_t tot;
@@ -250,6 +267,8 @@ static void phase(const char *name, const int hot[2], int fast, uint64_t *seed, 
         peak = on > peak ? on : peak;
         CHECK(on <= BUDGET, "%s: %zu bytes of auto arenas on node %d, over its budget of %u", name, on, fast,
               BUDGET);
+        if (on > BUDGET)
+            say_pages_on(fast);
         bool placed = hot_set_placed(hot, fast, share);
         trace_interval(work_phase_seconds(&p) / (INTERVAL_MS / 1e3));
         if (placed && p.placed_at < 0)
@@ -752,7 +771,9 @@ static int test_fill(int mib, int seconds, int crowded)
         f[a] = (filler_t){a, words, &filled, &until, 0};
         pthread_create(&tid[a], NULL, fill_and_update, &f[a]);
     }
+    double t0 = now_s();
     pthread_barrier_wait(&filled);
+    fprintf(stderr, "     fill: arenas made and filled after %.1f s\n", now_s() - t0);
     for (int a = 0; a < NARENAS; a++) {
         loci_target_info_t info = {.name = "(none)"};
         if (arenas[a].ar)
@@ -779,7 +800,10 @@ static int test_fill(int mib, int seconds, int crowded)
     loci_tier_totals_t tot;
     loci_tier_totals(&tot);
     printf("     heat source: %s\n", tot.source);
+    fprintf(stderr, "     fill: updates done after %.1f s; %llu intervals so far\n", now_s() - t0,
+            (unsigned long long)tot.intervals);
     for (int a = 0; a < NARENAS && !failures; a++) {
+        fprintf(stderr, "     fill: checking arena %d after %.1f s\n", a, now_s() - t0);
         uint64_t sum = 0, want = 0;
         for (size_t k = 0; k < words; k++) {
             sum += arenas[a].w[k];
