@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <string.h>
 
+#define MIGRATE_PASSES 3 /* mbind passes over an extent before its misplaced pages fail the move */
+
 static void *numa_alloc(const place_t *place, size_t size, size_t alignment)
 {
     void *p = vm_map_aligned(size, alignment, -1, 0);
@@ -52,9 +54,18 @@ int numa_node_move(void *addr, size_t size, const place_t *to, bool shared)
     int rc = shared ? 1 : vm_move_copy(addr, size, to);
     if (rc != 1) /* a failed copy left the extent as it was and says why: not a misplacement */
         return rc == 0 ? vm_check_placed(addr, size, to) : rc;
-    rc = vm_migrate(addr, size, to);
-    /* LOCI_EIO: some pages did not migrate; the check counts and names them */
-    return rc == 0 || rc == LOCI_EIO ? vm_check_placed(addr, size, to) : rc;
+    /* Pages mbind did not move get more passes: busy under load, or mapped
+     * while it ran (mbind moves only the pages mapped when its walk passes
+     * them; a heat source maps back the pages it sampled when its window
+     * closes) */
+    for (int pass = 0; pass < MIGRATE_PASSES; pass++) {
+        rc = vm_migrate(addr, size, to);
+        if (rc != 0 && rc != LOCI_EIO) /* LOCI_EIO: some pages did not migrate; the check counts them */
+            return rc;
+        if ((rc = vm_check_placed(addr, size, to)) != LOCI_EIO)
+            return rc;
+    }
+    return rc;
 }
 
 static int numa_move(void *addr, size_t size, const place_t *to) { return numa_node_move(addr, size, to, false); }
