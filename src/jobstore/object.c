@@ -24,7 +24,7 @@ int jobstore_object_put(jobstore_t *rp, const char *oid, const void *buf, size_t
     if (!io)
         return rc ? rc : LOCI_EIO;
     int e = rados_write_full(io, oid, buf, len);
-    rados_ioctx_destroy(io);
+    jobstore_ioctx_close(io);
     return e < 0 ? failed(rp, e, "writing", oid) : 0;
 }
 
@@ -45,7 +45,7 @@ int jobstore_object_get(jobstore_t *rp, const char *oid, size_t max, char **buf,
         rc = loci__fail(LOCI_ENOMEM, "out of memory reading object %s", oid);
     if (e == 0 && rc == 0 && size && (e = rados_read(io, oid, b, size, 0)) >= 0 && (uint64_t)e != size)
         rc = loci__fail(LOCI_EIO, "%s: object %s changed while being read", jobstore_target(rp), oid);
-    rados_ioctx_destroy(io);
+    jobstore_ioctx_close(io);
     if (e < 0)
         rc = e == -ENOENT ? LOCI_ENOENT : failed(rp, e, "reading", oid);
     if (rc != 0) {
@@ -66,7 +66,7 @@ int jobstore_object_exists(jobstore_t *rp, const char *oid)
     uint64_t size;
     time_t mtime;
     int e = rados_stat(io, oid, &size, &mtime);
-    rados_ioctx_destroy(io);
+    jobstore_ioctx_close(io);
     return e == -ENOENT ? LOCI_ENOENT : e < 0 ? failed(rp, e, "looking up", oid) : 0;
 }
 
@@ -76,7 +76,7 @@ int jobstore_object_remove(jobstore_t *rp, const char *oid)
     if (!io)
         return LOCI_EIO;
     int e = rados_remove(io, oid);
-    rados_ioctx_destroy(io);
+    jobstore_ioctx_close(io);
     return e < 0 && e != -ENOENT ? failed(rp, e, "removing", oid) : 0;
 }
 
@@ -88,7 +88,7 @@ int jobstore_object_each(jobstore_t *rp, const char *prefix, int (*fn)(const cha
     rados_list_ctx_t ls;
     int e = rados_nobjects_list_open(io, &ls), rc = 0;
     if (e < 0) {
-        rados_ioctx_destroy(io);
+        jobstore_ioctx_close(io);
         return failed(rp, e, "listing", prefix);
     }
     size_t plen = strlen(prefix);
@@ -99,6 +99,6 @@ int jobstore_object_each(jobstore_t *rp, const char *prefix, int (*fn)(const cha
     if (rc == 0 && e < 0 && e != -ENOENT) /* -ENOENT: the end of the list */
         rc = failed(rp, e, "listing", prefix);
     rados_nobjects_list_close(ls);
-    rados_ioctx_destroy(io);
+    jobstore_ioctx_close(io);
     return rc;
 }

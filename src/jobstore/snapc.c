@@ -187,6 +187,6 @@ int jobstore_snapc_remove(jobstore_t *rp, const char *oid, uint64_t snap)
     int e = rc ? 0 : rados_ioctx_selfmanaged_snap_remove(io, snap);
     if (e < 0 && e != -ENOENT)
         rc = jobstore_fail(rp, e, what);
-    rados_ioctx_destroy(io);
+    jobstore_ioctx_close(io);
     return rc;
 }
