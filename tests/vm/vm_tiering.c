@@ -163,14 +163,31 @@ static bool hot_set_placed(const int hot[2], int fast, double share)
     return (double)on_all >= share * (double)mapped_all;
 }
 
-/* The auto arenas' pages on the fast node, in bytes. */
+static uint64_t moves_made(void)
+{
+    loci_tier_totals_t tot;
+    loci_tier_totals(&tot);
+    return tot.moves;
+}
+
+/* The auto arenas' pages on the fast node, in bytes: a scan of the arenas one after another
+ * during which no move ended (else again, 10 times at most). A scan that a demotion and then a
+ * promotion overtook counted the demoted arena from before its move and the promoted one from
+ * after its own — a whole arena over the budget that the node never held (a loaded host's
+ * slow scans did, 2026-11-29). */
 static size_t bytes_on(int fast)
 {
     size_t sum = 0;
-    for (int a = 0; a < NARENAS; a++) {
-        size_t on, mapped, total;
-        residency(a, fast, &on, &mapped, &total);
-        sum += on * 4096;
+    for (int tries = 0; tries < 10; tries++) {
+        uint64_t before = moves_made();
+        sum = 0;
+        for (int a = 0; a < NARENAS; a++) {
+            size_t on, mapped, total;
+            residency(a, fast, &on, &mapped, &total);
+            sum += on * 4096;
+        }
+        if (moves_made() == before)
+            break;
     }
     return sum;
 }
