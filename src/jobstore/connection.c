@@ -38,12 +38,12 @@ struct jobstore {
  * process's end as before, for shutting it under that I/O would be worse. */
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static jobstore_t *live;
-static long open_ioctxs; /* data I/O contexts open, all connections (under live_lock) */
+static long in_use; /* I/O contexts open and cluster calls under way, all connections (under live_lock) */
 
 static void shut_down_at_exit(void)
 {
     pthread_mutex_lock(&live_lock);
-    for (jobstore_t *rp = live; rp && open_ioctxs == 0; rp = rp->next)
+    for (jobstore_t *rp = live; rp && in_use == 0; rp = rp->next)
         if (rp->owner == getpid() && !rp->shut) { /* (a fork child's copies have no threads to stop) */
             rados_ioctx_destroy(rp->io);
             rados_shutdown(rp->cluster);
@@ -91,6 +91,25 @@ static int refuse_shut(const jobstore_t *rp, const char *what)
 {
     return loci__fail(LOCI_EIO, "%s: %s: the process is exiting and its connection to the cluster of %s was shut "
                                 "down", rp->target, what, rp->params.conf);
+}
+
+/* A use of rp's cluster begins (an I/O context, a question to the
+ * monitors): the exit keeps the connection until its end. 0, or
+ * refuse_shut. */
+static int begin_use(jobstore_t *rp, const char *what)
+{
+    pthread_mutex_lock(&live_lock);
+    bool shut = rp->shut;
+    in_use += !shut;
+    pthread_mutex_unlock(&live_lock);
+    return shut ? refuse_shut(rp, what) : 0;
+}
+
+static void end_use(void)
+{
+    pthread_mutex_lock(&live_lock);
+    in_use--;
+    pthread_mutex_unlock(&live_lock);
 }
 
 int jobstore_check(jobstore_t *rp, const char *what)
@@ -234,15 +253,12 @@ void jobstore_disconnect(jobstore_t *rp)
 rados_ioctx_t jobstore_ioctx(jobstore_t *rp)
 {
     rados_ioctx_t io;
-    pthread_mutex_lock(&live_lock); /* (not shut down at exit meanwhile) */
-    int rc = rp->shut ? 1 : rados_ioctx_create(rp->cluster, rp->params.pool, &io);
-    open_ioctxs += rc == 0;
-    pthread_mutex_unlock(&live_lock);
-    if (rc != 0) {
-        if (rc == 1)
-            refuse_shut(rp, "opening an I/O context");
-        else
-            jobstore_fail(rp, rc, "opening an I/O context");
+    if (begin_use(rp, "opening an I/O context") != 0) /* (ends at jobstore_ioctx_close) */
+        return NULL;
+    int rc = rados_ioctx_create(rp->cluster, rp->params.pool, &io);
+    if (rc < 0) {
+        end_use();
+        jobstore_fail(rp, rc, "opening an I/O context");
         return NULL;
     }
     rados_ioctx_set_namespace(io, rp->params.ns[0] ? rp->params.ns : NULL);
@@ -257,9 +273,7 @@ void jobstore_ioctx_close(rados_ioctx_t io)
     if (!io)
         return;
     rados_ioctx_destroy(io);
-    pthread_mutex_lock(&live_lock);
-    open_ioctxs--;
-    pthread_mutex_unlock(&live_lock);
+    end_use();
 }
 
 /* The pool's replication factor, from the monitor ("size" of the pool). */
@@ -285,13 +299,14 @@ static unsigned pool_size(jobstore_t *rp)
 int jobstore_space(jobstore_t *rp, uint64_t *capacity, uint64_t *available)
 {
     struct rados_cluster_stat_t st;
-    pthread_mutex_lock(&live_lock); /* (not shut down at exit meanwhile) */
-    int rc = rp->shut ? 1 : rados_cluster_stat(rp->cluster, &st);
-    unsigned replicas = rc == 0 && st.kb ? pool_size(rp) : 1;
-    pthread_mutex_unlock(&live_lock);
+    int rc = begin_use(rp, "asking the cluster for its space");
     if (rc != 0)
-        return rc == 1 ? refuse_shut(rp, "asking the cluster for its space")
-                       : jobstore_fail(rp, rc, "asking the cluster for its space");
+        return rc;
+    rc = rados_cluster_stat(rp->cluster, &st);
+    unsigned replicas = rc == 0 && st.kb ? pool_size(rp) : 1;
+    end_use();
+    if (rc < 0)
+        return jobstore_fail(rp, rc, "asking the cluster for its space");
     if (st.kb == 0) /* no manager reports usage: unknown, not empty */
         return loci__fail(LOCI_EIO, "%s: the cluster reports no space figures (is a ceph-mgr running?)", rp->target);
     *capacity = st.kb * 1024 / replicas;

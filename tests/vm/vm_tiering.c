@@ -163,11 +163,11 @@ static bool hot_set_placed(const int hot[2], int fast, double share)
     return (double)on_all >= share * (double)mapped_all;
 }
 
-static uint64_t moves_made(void)
+static loci_tier_totals_t tier_totals(void)
 {
     loci_tier_totals_t tot;
     loci_tier_totals(&tot);
-    return tot.moves;
+    return tot;
 }
 
 /* The auto arenas' pages on the fast node, in bytes: a scan of the arenas one after another
@@ -179,14 +179,14 @@ static size_t bytes_on(int fast)
 {
     size_t sum = 0;
     for (int tries = 0; tries < 10; tries++) {
-        uint64_t before = moves_made();
+        uint64_t before = tier_totals().moves;
         sum = 0;
         for (int a = 0; a < NARENAS; a++) {
             size_t on, mapped, total;
             residency(a, fast, &on, &mapped, &total);
             sum += on * 4096;
         }
-        if (moves_made() == before)
+        if (tier_totals().moves == before)
             break;
     }
     return sum;
@@ -228,12 +228,7 @@ static void say_pages_on(int fast)
     }
 }
 
-static uint64_t tiering_intervals(void)
-{
-    loci_tier_totals_t tot;
-    loci_tier_totals(&tot);
-    return tot.intervals;
-}
+static uint64_t tiering_intervals(void) { return tier_totals().intervals; }
 
 static uint64_t updates_made(void)
 {
