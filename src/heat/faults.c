@@ -18,9 +18,9 @@
  * touches it.
  *
  * The sampler serves faults without the lock (a thread holding it could be
- * the one faulting) and counts them when it gets the lock. Sampled pages not
- * touched within their window are mapped back when it closes (or by
- * heat_unwatch): a page is unmapped only while its window is open.
+ * the one faulting) and counts them when it gets the lock. Sampled pages never
+ * touched again stay unmapped, in the page cache, until heat_unwatch maps
+ * them back.
  */
 #include "heat/heat_internal.h"
 #include "clock.h"
@@ -123,15 +123,14 @@ static void count_pending(heat_t *h, faults_t *f)
     f->npending = 0;
 }
 
-/* Map back r's pages unmapped by the sampler — those of this window only,
- * or all — each where it is in the page cache. (It fails where the owner
- * unmapped the memory: nothing to keep then.) */
-static void map_back(faults_t *f, heat_range_t *r, bool window_only)
+/* Map back r's pages unmapped by the sampler, each where it is in the page
+ * cache. (It fails where the owner unmapped the memory: nothing to keep.) */
+static void map_back(faults_t *f, heat_range_t *r)
 {
     frange_t *fr = r->src;
     size_t words = (r->size / f->page + 63) / 64;
     for (size_t w = 0; w < words; w++)
-        for (uint64_t bits = fr->unmapped[w] & (window_only ? fr->in_window[w] : ~0ull); bits; bits &= bits - 1) {
+        for (uint64_t bits = fr->unmapped[w]; bits; bits &= bits - 1) {
             size_t p = w * 64 + (size_t)__builtin_ctzll(bits);
             (void)uffd_continue(f->uffd, (void *)(r->base + p * f->page), f->page);
             clear_bit(fr->unmapped, p);
@@ -139,17 +138,14 @@ static void map_back(faults_t *f, heat_range_t *r, bool window_only)
 }
 
 /* Under h->lock: the window's counts join the granules' since the last
- * collect, and its sampled pages not touched are mapped back. A page stays
- * unmapped only while its window is open: left unmapped across windows, most
- * pages of a cold range were after a few dozen, and a program reading it
- * through later paid a fault per page (a check of 1.5 GiB took tens of
- * minutes in a loaded VM). */
+ * collect. (Sampled pages not touched stay unmapped: mapping them back here
+ * raced moves made while a range is watched — vm.tiering.spill failed — see
+ * docs/TIERING.md "Under a heavy load".) */
 static void close_window(heat_t *h, faults_t *f)
 {
     for (size_t i = 0; i < h->nranges; i++) {
         heat_range_t *r = h->ranges[i];
         frange_t *fr = r->src;
-        map_back(f, r, true);
         for (size_t g = 0; g < r->ngranules; g++) {
             r->counts[g].obs += fr->sampled[g];
             r->counts[g].hits += fr->touched[g];
@@ -208,7 +204,7 @@ static void open_window(heat_t *h, faults_t *f)
 
 static void map_back_and_unregister(faults_t *f, heat_range_t *r)
 {
-    map_back(f, r, false);
+    map_back(f, r);
     (void)uffd_unregister(f->uffd, (void *)r->base, r->size);
 }
 

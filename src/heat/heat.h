@@ -40,9 +40,9 @@
  * remove ranges.
  *
  * Moving a watched range's pages (mbind): unwatch it first and watch it
- * again after. The faults source keeps sampled pages unmapped while their
- * window is open, and mbind moves only the pages a process maps: heat_unwatch
- * maps them back, so that the move finds every page.
+ * again after. The faults source keeps sampled pages unmapped until they are
+ * touched, and mbind moves only the pages a process maps: heat_unwatch maps
+ * them back, so that the move finds every page.
  *
  * fork(): a child does not inherit the measurement (the sampler thread, the
  * kdamond and the perf events serve the parent). In the child every call on
