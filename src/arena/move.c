@@ -24,6 +24,7 @@
  * old target, where new extents keep going: moving it again finishes it.
  */
 #include "arena/arena.h"
+#include "heat/heat.h"
 #include "units.h"
 #include "grow.h"
 
@@ -51,7 +52,7 @@ typedef struct {
 } move_t;
 
 /* One extent to the destination (back = false) or back to the source. */
-static int shift(move_t *m, void *base, size_t size, bool back)
+static int shift_held(move_t *m, void *base, size_t size, bool back)
 {
     const provider_ops_t *into = back ? m->from_ops : m->to_ops, *out = back ? m->to_ops : m->from_ops;
     const place_t *where = back ? &m->from : &m->to;
@@ -60,6 +61,19 @@ static int shift(move_t *m, void *base, size_t size, bool back)
     int rc = into->move->adopt(base, size, where, out, m->live);
     if (rc == 0 && out->move->disown)
         out->move->disown(base, size);
+    return rc;
+}
+
+/* The extent is held still for any heat measurement watching it (the
+ * tiering policy, above: heat.h): mbind moves only the pages mapped, and a
+ * sampler would unmap some. */
+static int shift(move_t *m, void *base, size_t size, bool back)
+{
+    int rc = heat_hold(base, size);
+    if (rc != 0)
+        return rc;
+    rc = shift_held(m, base, size, back);
+    heat_release(base, size);
     return rc;
 }
 
@@ -192,8 +206,7 @@ int arena_move(loci_arena_t *ar, const struct loci_target *dst, bool keep_stores
         m.to.policy = PLACE_LOCAL;
     }
     /* to where it is already: the walk takes along any of its pages that are
-     * elsewhere (a move that failed half-way; pages a heat source kept unmapped
-     * while the last move ran, which tiering maps back first) */
+     * elsewhere (a move that failed half-way) */
     if (from == dst || (rc = check_room(ar, &m, dst)) == 0)
         rc = pool_heap_rebase(ar->heap, to_ops, &m.to, move_extent, &m);
     if (from != dst && rc == 0) {

@@ -1,7 +1,7 @@
 /*
  * fork() while other threads allocate: every lock of loci is taken before
  * the fork, outer layers first (the order the code nests them: a topology
- * refresh, tiering, allocators, arenas, pools, providers' tables), so that none is held half-way through
+ * refresh, tiering, allocators, arenas, the heat measurements' list, pools, providers' tables), so that none is held half-way through
  * an update by a thread the child will not have; the parent releases them,
  * innermost first, the child makes them usable again and may allocate and free at once.
  * The parent's innermost handler, the providers', first waits until the child has
@@ -13,6 +13,7 @@
  */
 #include "alloc/allocator.h"
 #include "arena/arena.h"
+#include "heat/heat.h"
 #include "pool/pool.h"
 #include "provider/provider.h"
 #include "topo/topo.h"
@@ -22,8 +23,8 @@
 
 /* Outermost first: a refresh's listeners take the locks below it; tiering's
  * registry lock is taken before the arenas' and the pools'. */
-static void (*const layers[])(loci_fork_phase_t) = {topo_fork,  tiering_fork, allocator_fork, arena_fork,
-                                                    pool_fork, provider_fork};
+static void (*const layers[])(loci_fork_phase_t) = {topo_fork, tiering_fork, allocator_fork, arena_fork,
+                                                    heat_fork, pool_fork,    provider_fork};
 #define NLAYERS (sizeof layers / sizeof *layers)
 
 static void prepare(void)

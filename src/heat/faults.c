@@ -18,9 +18,10 @@
  * touches it.
  *
  * The sampler serves faults without the lock (a thread holding it could be
- * the one faulting) and counts them when it gets the lock. Sampled pages never
- * touched again stay unmapped, in the page cache, until heat_unwatch maps
- * them back.
+ * the one faulting) and counts them when it gets the lock. Sampled pages not
+ * touched within their window are mapped back when it closes (or by
+ * heat_unwatch, or heat_hold for a move): a page is unmapped only while its
+ * window is open, and never while its range is held still for a move.
  */
 #include "heat/heat_internal.h"
 #include "clock.h"
@@ -123,29 +124,36 @@ static void count_pending(heat_t *h, faults_t *f)
     f->npending = 0;
 }
 
-/* Map back r's pages unmapped by the sampler, each where it is in the page
+/* Map back r's pages [first, end) unmapped by the sampler —
+ * those sampled this window only, or all — each where it is in the page
  * cache. (It fails where the owner unmapped the memory: nothing to keep.) */
-static void map_back(faults_t *f, heat_range_t *r)
+static void map_back(faults_t *f, heat_range_t *r, size_t first, size_t end, bool window_only)
 {
     frange_t *fr = r->src;
-    size_t words = (r->size / f->page + 63) / 64;
-    for (size_t w = 0; w < words; w++)
-        for (uint64_t bits = fr->unmapped[w]; bits; bits &= bits - 1) {
+    for (size_t w = first / 64; w < (end + 63) / 64; w++) /* (a word at a time: most are 0) */
+        for (uint64_t bits = fr->unmapped[w] & (window_only ? fr->in_window[w] : ~0ull); bits; bits &= bits - 1) {
             size_t p = w * 64 + (size_t)__builtin_ctzll(bits);
+            if (p < first || p >= end)
+                continue;
             (void)uffd_continue(f->uffd, (void *)(r->base + p * f->page), f->page);
             clear_bit(fr->unmapped, p);
         }
 }
 
+static void map_back_all(faults_t *f, heat_range_t *r) { map_back(f, r, 0, r->size / f->page, false); }
+
 /* Under h->lock: the window's counts join the granules' since the last
- * collect. (Sampled pages not touched stay unmapped: mapping them back here
- * raced moves made while a range is watched — vm.tiering.spill failed — see
- * docs/TIERING.md "Under a heavy load".) */
+ * collect, and its sampled pages not touched are mapped back. A page stays
+ * unmapped only while its window is open: left unmapped across windows, most
+ * pages of a cold range were after a few dozen, and a program reading it
+ * through later paid a fault per page, each waiting for a sampler busy
+ * opening the next window (a check of 96 MiB took minutes in a loaded VM). */
 static void close_window(heat_t *h, faults_t *f)
 {
     for (size_t i = 0; i < h->nranges; i++) {
         heat_range_t *r = h->ranges[i];
         frange_t *fr = r->src;
+        map_back(f, r, 0, r->size / f->page, true);
         for (size_t g = 0; g < r->ngranules; g++) {
             r->counts[g].obs += fr->sampled[g];
             r->counts[g].hits += fr->touched[g];
@@ -183,6 +191,8 @@ static void open_window(heat_t *h, faults_t *f)
     for (size_t i = 0; i < h->nranges; i++) {
         heat_range_t *r = h->ranges[i];
         frange_t *fr = r->src;
+        if (heat__held(h, r->base, r->size)) /* (its pages are moving: an unmapped one would be left behind) */
+            continue;
         if (vm_residency((void *)r->base, r->size, fr->resident) != 0)
             continue; /* (unmapped by its owner, who has not unwatched it yet) */
         size_t npages = r->size / f->page;
@@ -202,9 +212,25 @@ static void open_window(heat_t *h, faults_t *f)
     }
 }
 
+/* [base, +size) of r is held still: map its sampled pages back, and its
+ * samples of this window no longer count (a move, not the program,
+ * touches them now). */
+static void faults_hold(heat_t *h, heat_range_t *r, uintptr_t base, size_t size)
+{
+    faults_t *f = h->src;
+    frange_t *fr = r->src;
+    size_t first = (base - r->base) / f->page, end = first + size / f->page;
+    map_back(f, r, first, end, false);
+    for (size_t p = first; p < end; p++)
+        if (bit(fr->in_window, p)) {
+            clear_bit(fr->in_window, p);
+            fr->sampled[p / f->pages_per_granule]--;
+        }
+}
+
 static void map_back_and_unregister(faults_t *f, heat_range_t *r)
 {
-    map_back(f, r);
+    map_back_all(f, r);
     (void)uffd_unregister(f->uffd, (void *)r->base, r->size);
 }
 
@@ -444,6 +470,7 @@ const heat_ops_t heat_faults_ops = {
     .close = faults_close,
     .watch = faults_watch,
     .unwatch = faults_unwatch,
+    .hold = faults_hold,
     .refresh = faults_refresh,
     .thread_cpu_seconds = faults_cpu,
 };

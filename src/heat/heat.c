@@ -116,6 +116,33 @@ static void first_window(heat_t *h)
 }
 
 /* A measurement of this process with its checked configuration, no source yet. */
+/* Every measurement this process opened, for heat_hold: whoever moves
+ * memory (an arena) does not know which one watches it. Taken before a
+ * measurement's own lock. */
+static pthread_mutex_t opened_lock = PTHREAD_MUTEX_INITIALIZER;
+static heat_t *opened;
+
+static void list_opened(heat_t *h)
+{
+    pthread_mutex_lock(&opened_lock);
+    h->next_opened = opened;
+    opened = h;
+    pthread_mutex_unlock(&opened_lock);
+}
+
+static void unlist_opened(heat_t *h)
+{
+    pthread_mutex_lock(&opened_lock);
+    for (heat_t **p = &opened; *p; p = &(*p)->next_opened)
+        if (*p == h) {
+            *p = h->next_opened;
+            break;
+        }
+    pthread_mutex_unlock(&opened_lock);
+}
+
+void heat_fork(loci_fork_phase_t phase) { loci__fork_mutex(&opened_lock, phase); }
+
 static int heat_new(const heat_config_t *cfg, heat_t **out)
 {
     heat_t *h = calloc(1, sizeof *h);
@@ -167,6 +194,7 @@ int heat_open(const heat_config_t *cfg, heat_t **out)
     }
     if (h->skipped[0])
         loci__log(LOCI_LOG_INFO, "access measurement by %s (skipped: %s)", heat_source_name(h->ops->id), h->skipped);
+    list_opened(h);
     *out = h;
     return 0;
 }
@@ -178,6 +206,7 @@ int heat__open_unstarted(const heat_ops_t *ops, const heat_config_t *cfg, heat_t
         return rc;
     (*out)->ops = ops;
     first_window(*out);
+    list_opened(*out);
     return 0;
 }
 
@@ -206,6 +235,7 @@ void heat_close(heat_t *h)
     if (!h)
         return;
     bool in_child = getpid() != h->owner;
+    unlist_opened(h);
     if (!in_child) { /* (a child's copy of the lock may be held by a thread it does not have) */
         pthread_mutex_lock(&h->lock);
         for (; h->nranges > 0; h->nranges--) { /* out of the table as it goes: the source runs on until closed */
@@ -218,6 +248,7 @@ void heat_close(heat_t *h)
     for (size_t i = 0; i < h->nranges; i++) /* (a child's copies) */
         free_range(h->ranges[i]);
     free(h->ranges);
+    free(h->held);
     if (!in_child)
         pthread_mutex_destroy(&h->lock);
     free(h);
@@ -284,6 +315,71 @@ void heat_unwatch(heat_t *h, void *base, size_t size)
         loci__log(LOCI_LOG_DEBUG, "access measurement: [%p, +%zu) is not watched as such: left alone", base, size);
     }
     pthread_mutex_unlock(&h->lock);
+}
+
+/* Under h->lock: hold [b, +size) of h still, mapping back what its source
+ * unmapped in the ranges it overlaps. */
+static int hold_one(heat_t *h, uintptr_t b, size_t size)
+{
+    heat_span_t *grown = grow_for_one(h->held, h->nheld, &h->cap_held, sizeof *h->held, 4);
+    if (!grown)
+        return loci__fail(LOCI_ENOMEM, "access measurement: out of memory holding [%p, +%zu) still for a move",
+                          (void *)b, size);
+    h->held = grown;
+    h->held[h->nheld++] = (heat_span_t){b, size};
+    size_t i = heat__range_index(h, b);
+    if (i > 0 && h->ranges[i - 1]->base + h->ranges[i - 1]->size > b) /* one that starts before b */
+        i--;
+    for (; h->ops->hold && h->src && i < h->nranges && h->ranges[i]->base < b + size; i++) {
+        heat_range_t *r = h->ranges[i];
+        uintptr_t lo = r->base > b ? r->base : b, hi = r->base + r->size < b + size ? r->base + r->size : b + size;
+        h->ops->hold(h, r, lo, hi - lo);
+    }
+    return 0;
+}
+
+/* Under h->lock: take back one hold of exactly [b, +size), if h has one. */
+static void release_one(heat_t *h, uintptr_t b, size_t size)
+{
+    for (size_t i = 0; i < h->nheld; i++)
+        if (h->held[i].base == b && h->held[i].size == size) {
+            h->held[i] = h->held[--h->nheld];
+            return;
+        }
+}
+
+int heat_hold(void *base, size_t size)
+{
+    int rc = 0;
+    pthread_mutex_lock(&opened_lock);
+    heat_t *failed = NULL;
+    for (heat_t *h = opened; h && !failed; h = h->next_opened)
+        if (h->owner == getpid()) {
+            pthread_mutex_lock(&h->lock);
+            if ((rc = hold_one(h, (uintptr_t)base, size)) != 0)
+                failed = h;
+            pthread_mutex_unlock(&h->lock);
+        }
+    for (heat_t *undo = opened; failed && undo != failed; undo = undo->next_opened) /* (all or none held) */
+        if (undo->owner == getpid()) {
+            pthread_mutex_lock(&undo->lock);
+            release_one(undo, (uintptr_t)base, size);
+            pthread_mutex_unlock(&undo->lock);
+        }
+    pthread_mutex_unlock(&opened_lock);
+    return rc;
+}
+
+void heat_release(void *base, size_t size)
+{
+    pthread_mutex_lock(&opened_lock);
+    for (heat_t *h = opened; h; h = h->next_opened)
+        if (h->owner == getpid()) {
+            pthread_mutex_lock(&h->lock);
+            release_one(h, (uintptr_t)base, size);
+            pthread_mutex_unlock(&h->lock);
+        }
+    pthread_mutex_unlock(&opened_lock);
 }
 
 /* The window is too long while the median observation finds its granule

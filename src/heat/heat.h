@@ -39,10 +39,12 @@
  * Thread-safe: one collector thread calls heat_collect while others add and
  * remove ranges.
  *
- * Moving a watched range's pages (mbind): unwatch it first and watch it
- * again after. The faults source keeps sampled pages unmapped until they are
- * touched, and mbind moves only the pages a process maps: heat_unwatch maps
- * them back, so that the move finds every page.
+ * Moving a watched range's pages (mbind): mbind moves only the pages a
+ * process maps, and the faults source unmaps the pages it samples while
+ * their window is open. The one who watches it unwatches it first and
+ * watches it again after (heat_unwatch maps them back); anyone else — an
+ * arena moving its own memory, below the tiering policy that watches it —
+ * holds it still meanwhile (heat_hold), without knowing who watches it.
  *
  * fork(): a child does not inherit the measurement (the sampler thread, the
  * kdamond and the perf events serve the parent). In the child every call on
@@ -134,6 +136,19 @@ bool heat_needs_base_pages(const heat_t *h);
  *  unmapped, at once: the range's data stays where it is, nothing is lost. */
 int heat_watch(heat_t *h, void *base, size_t size, uint64_t tag);
 void heat_unwatch(heat_t *h, void *base, size_t size);
+
+/** Hold [base, base+size) still while its pages move: every measurement
+ *  of this process watching any of it maps back at once what its source
+ *  unmapped there, and samples none of it until heat_release with the same
+ *  range (holds nest; a range watched meanwhile is held too). 0, or
+ *  LOCI_ENOMEM (nothing held). In a fork's child the parent's measurements
+ *  are left alone (the child's mappings are whole: heat.h, fork). */
+int heat_hold(void *base, size_t size);
+void heat_release(void *base, size_t size);
+
+/** fork() handler of the process's list of measurements (heat_hold takes it
+ *  inside an arena's lock: its place is after the arenas'). */
+void heat_fork(loci_fork_phase_t phase);
 
 /** The heat of every watched granule since the last call (*out: malloc'd,
  *  the caller frees it). LOCI_EIO when the source stopped working (the

@@ -59,6 +59,14 @@ heat_range_t *heat__range_of(const heat_t *h, uintptr_t addr)
     return addr - r->base < r->size ? r : NULL;
 }
 
+bool heat__held(const heat_t *h, uintptr_t base, size_t size)
+{
+    for (size_t i = 0; i < h->nheld; i++)
+        if (h->held[i].base < base + size && base < h->held[i].base + h->held[i].size)
+            return true;
+    return false;
+}
+
 /* --- the windows' schedule ------------------------------------------------ */
 
 static uint64_t interval_ns(const heat_t *h) { return (uint64_t)h->cfg.interval_ms * 1000000; }

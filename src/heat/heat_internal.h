@@ -36,8 +36,16 @@ typedef struct {
     void *src;            /* the source's own state for the range */
 } heat_range_t;
 
+typedef struct {
+    uintptr_t base;
+    size_t size;
+} heat_span_t;
+
 struct heat {
-    pthread_mutex_t lock; /* the ranges, their counts, the source's state */
+    pthread_mutex_t lock; /* the ranges, their counts, the source's state, the holds */
+    struct heat *next_opened; /* the process's measurements (heat.c, for heat_hold) */
+    heat_span_t *held;        /* ranges held still (heat_hold), one entry per hold */
+    size_t nheld, cap_held;
     heat_config_t cfg;
     const struct heat_ops *ops;
     void *src;   /* the source's own state */
@@ -72,6 +80,10 @@ typedef struct heat_ops {
     int (*watch)(heat_t *h, heat_range_t *r);
     /** Before r leaves h->ranges: leave the memory as it was. */
     void (*unwatch)(heat_t *h, heat_range_t *r);
+    /** [base, +size), inside r, is held still from now (heat_hold): map
+     *  back what the source unmapped there, forget its samples of this
+     *  window. NULL: the source unmaps nothing. */
+    void (*hold)(heat_t *h, heat_range_t *r, uintptr_t base, size_t size);
     /** Bring the counts up to the present (heat_collect): 0, or LOCI_EIO
      *  with a message when the source stopped working. */
     int (*refresh)(heat_t *h);
@@ -87,6 +99,10 @@ size_t heat__range_index(const heat_t *h, uintptr_t addr);
 
 /** The watched range holding addr, or NULL (under h->lock). */
 heat_range_t *heat__range_of(const heat_t *h, uintptr_t addr);
+
+/** Whether any of [base, +size) is held still (heat_hold): a source
+ *  samples none of it (under h->lock). */
+bool heat__held(const heat_t *h, uintptr_t base, size_t size);
 
 /** The granule of r holding addr (addr inside r). */
 static inline size_t heat__granule_of(const heat_range_t *r, uintptr_t addr)

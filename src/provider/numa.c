@@ -56,8 +56,7 @@ int numa_node_move(void *addr, size_t size, const place_t *to, bool shared)
         return rc == 0 ? vm_check_placed(addr, size, to) : rc;
     /* Pages mbind did not move get more passes: busy under load, or mapped
      * while it ran (mbind moves only the pages mapped when its walk passes
-     * them; a heat source maps back the pages it sampled when its window
-     * closes) */
+     * them: another process sharing the memory may fault one in) */
     for (int pass = 0; pass < MIGRATE_PASSES; pass++) {
         rc = vm_migrate(addr, size, to);
         if (rc != 0 && rc != LOCI_EIO) /* LOCI_EIO: some pages did not migrate; the check counts them */

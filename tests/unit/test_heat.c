@@ -354,6 +354,73 @@ static void faults_unwatch_mid_interval(void **state)
     vm_unmap(p, RANGE);
 }
 
+/* Sampled pages nobody touches are mapped back when their window closes: at
+ * no moment is more than one window's sample (a tenth here) unmapped, however
+ * many windows have passed. Left unmapped, they added up window after window
+ * (after 20, 1 - 0.9^20 = 88 % of the pages) until a program reading its cold
+ * memory through paid a fault per page. */
+static void faults_maps_back_untouched_samples(void **state)
+{
+    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.1, INTERVAL_MS, INTERVAL_MS / 2);
+    uint64_t *p = shared_range(RANGE, 5);
+    assert_int_equal(heat_watch(h, p, RANGE, 1), 0);
+    size_t pages = RANGE / page_size(), most = 0;
+    uint64_t observed = 0;
+    for (int i = 0; i < 20; i++) {
+        sleep_ms(INTERVAL_MS - 5); /* (a window open now, or just closed) */
+        size_t unmapped = pages - mapped_pages(p, RANGE);
+        most = unmapped > most ? unmapped : most;
+        heat_sample_t *v;
+        size_t n;
+        assert_int_equal(heat_collect(h, &v, &n), 0);
+        observed += of_tag(v, n, 1).obs;
+        free(v);
+    }
+    fprintf(stderr, "test_heat: faults: %llu pages observed in 20 intervals, at most %zu of %zu unmapped at once\n",
+            (unsigned long long)observed, most, pages);
+    assert_true(observed >= pages / 2); /* windows came (10 % of the pages each), five at least */
+    assert_true(most * 100 <= pages * 12); /* one window's sample, rounded up per granule */
+    check_pattern(p, RANGE, 5);
+    heat_close(h);
+    vm_unmap(p, RANGE);
+}
+
+/* A part of a watched range held still for a move (heat_hold, by someone who
+ * does not know the measurement) has every page mapped at once, and none
+ * sampled until released: mbind moves only mapped pages, and one the sampler
+ * unmapped during a move stayed on the old node. The rest of the range is
+ * sampled on. */
+static void faults_hold_keeps_pages_mapped(void **state)
+{
+    heat_t *h = open_or_skip(HEAT_SOURCE_FAULTS, 0.5, INTERVAL_MS, INTERVAL_MS);
+    uint64_t *p = shared_range(RANGE, 6);
+    assert_int_equal(heat_watch(h, p, RANGE, 1), 0);
+    char *held = (char *)p + RANGE / 4, *rest = (char *)p + 3 * RANGE / 4;
+    size_t half = RANGE / 2, quarter = RANGE / 4, pages = half / page_size();
+    for (int i = 0; i < 200 && mapped_pages(held, half) == pages; i++)
+        sleep_ms(INTERVAL_MS / 5);
+    assert_true(mapped_pages(held, half) < pages); /* a window sampled half of them */
+    assert_int_equal(heat_hold(held, half), 0);
+    assert_int_equal(mapped_pages(held, half), pages);
+    size_t rest_sampled = 0;
+    for (int i = 0; i < 8; i++) { /* windows open and close meanwhile */
+        sleep_ms(INTERVAL_MS / 2);
+        assert_int_equal(mapped_pages(held, half), pages);
+        rest_sampled += mapped_pages(rest, quarter) < quarter / page_size();
+    }
+    assert_true(rest_sampled > 0);
+    heat_release(held, half);
+    size_t tries = 0;
+    while (mapped_pages(held, half) == pages && tries++ < 200)
+        sleep_ms(INTERVAL_MS / 5);
+    fprintf(stderr, "test_heat: faults: held range sampled again %zu ms after its release\n",
+            tries * INTERVAL_MS / 5);
+    assert_true(tries < 200);
+    check_pattern(p, RANGE, 6);
+    heat_close(h);
+    vm_unmap(p, RANGE);
+}
+
 /* A page the kernel writes for the process (read(2) from a pipe into it)
  * counts as touched: the descriptor handles kernel-made faults too. */
 static void faults_sees_kernel_accesses(void **state)
@@ -856,6 +923,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(damon_unwatch_keeps_the_others),
         cmocka_unit_test(dirty_unwatch_keeps_the_others),
         cmocka_unit_test(faults_unwatch_mid_interval),
+        cmocka_unit_test(faults_maps_back_untouched_samples),
+        cmocka_unit_test(faults_hold_keeps_pages_mapped),
         cmocka_unit_test(faults_sees_kernel_accesses),
         cmocka_unit_test(faults_fork_child),
         cmocka_unit_test(faults_refuses_bad_ranges),
