@@ -41,7 +41,6 @@ int tiering_register(loci_arena_t *ar)
         return loci__fail(LOCI_ENOMEM, "out of memory registering an auto arena");
     t->ar = ar;
     t->seen = loci_arena_target(ar);
-    t->keeps_unmapped = tiering_shared_memory();
     pthread_mutex_lock(&lock);
     t->id = next_id++;
     DLIST_PUSH(arenas, t, next, prev);

@@ -198,47 +198,17 @@ static void make_moves(const work_t *w, size_t nmoves)
 }
 
 /* Arenas someone else moved since the last interval — arena.c (an auto arena
- * whose target filled moves down whole) or the program (loci_arena_move) —
- * while the heat source kept sampled pages unmapped: that move migrated the
- * pages mapped then, and the others stayed on the old node, in the page
- * cache. They are mapped back (unwatched: the next interval watches again)
- * and a move to where the arena is now takes them along. Under the lock;
- * returns with it. */
+ * whose target filled moves down whole) or the program (loci_arena_move):
+ * each starts its time where it is now. (Such a move holds its extents still
+ * for the heat source, heat_hold: it takes every page along, none is left
+ * behind unmapped.) Under the lock. */
 static void settle_moved(void)
 {
-    size_t n = 0;
     for (tier_arena_t *t = tiering_arenas(); t; t = t->next)
-        n += loci_arena_target(t->ar) != t->seen;
-    tier_arena_t **moved = n ? malloc(n * sizeof *moved) : NULL;
-    if (!moved)
-        return; /* nothing moved, or out of memory: the next interval again */
-    n = 0;
-    for (tier_arena_t *t = tiering_arenas(); t; t = t->next) {
-        const struct loci_target *now = loci_arena_target(t->ar);
-        if (now == t->seen)
-            continue;
-        t->residence = 0; /* it moved */
-        if (!t->keeps_unmapped || now->numa_node < 0) { /* (to a file tier: copied, nothing left behind) */
-            t->seen = now;
-            continue;
+        if (loci_arena_target(t->ar) != t->seen) {
+            t->residence = 0;
+            t->seen = loci_arena_target(t->ar);
         }
-        t->busy = true;
-        tiering_unwatch(t);
-        moved[n++] = t;
-    }
-    for (size_t i = 0; i < n; i++) {
-        tier_arena_t *t = moved[i];
-        const struct loci_target *now = loci_arena_target(t->ar);
-        tiering_unlock();
-        int rc = arena_move(t->ar, now, true);
-        tiering_lock();
-        if (rc != 0) /* (its node full, say): they stay, as after any move that failed half-way */
-            loci__log(LOCI_LOG_DEBUG, "tiering: pages of arena \"%s\" left behind by its move to %s stay: %s",
-                      t->ar->intent, now->name, loci_last_error());
-        t->seen = now;
-        tiering_set_idle(t);
-    }
-    free(moved);
 }
 
 /* LOCI_LOG=debug: the interval's plan, a line per target and per arena, to

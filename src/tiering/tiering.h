@@ -304,8 +304,6 @@ struct tier_arena {
     uint64_t moved_at;
     bool busy;                 /* the tiering thread is moving it: destroy waits */
     const struct loci_target *seen; /* where it was at the last interval (or tiering's own move) */
-    bool keeps_unmapped;       /* its heat source keeps sampled pages unmapped (faults): a move
-                                * made by someone else leaves those behind (step.c settles it) */
     tiering_site_t site;       /* where it was made (profile.c, publish.c) */
     tier_span_t *watched;      /* what heat watches of it now */
     size_t nwatched, cap_watched;
