@@ -10,20 +10,17 @@ fastmem_watermark_kb() { # node, min|low|high|promo
   awk -v n="$1," -v w="$2" '/^Node/ { node = $2 } node == n && $1 == w { s += $2 } END { print s * 4 }' /proc/zoneinfo
 }
 
-# fastmem_loci_reserve_kb NODE: what loci leaves alone of NODE's free memory when it decides
-# where an auto arena may go (docs/TIERING.md, "Room"): per zone its high watermark, boost and
-# largest protection, at most the zone's pages (src/os/node_room.c), and the pool's margin, 1/64
-# of the node, 32 to 256 MiB (src/pool/account.c).
+# fastmem_loci_reserve_kb NODE: what loci's moves leave alone of NODE's free memory (its move
+# room, docs/TIERING.md "Room"): per zone its high watermark, boost and largest protection, at most
+# the zone's pages (src/os/node_room.c). (Where an arena starts, the pool's margin is left too:
+# arenas start lower and tiering brings the hot ones up.)
 fastmem_loci_reserve_kb() {
-  fm_margin=$(($(awk '/MemTotal/ { print $4 }' "/sys/devices/system/node/node$1/meminfo") / 64))
-  [ "$fm_margin" -lt 32768 ] && fm_margin=32768
-  [ "$fm_margin" -gt 262144 ] && fm_margin=262144
-  awk -v n="$1," -v margin="$fm_margin" '
+  awk -v n="$1," '
     function zone_done() { if (node == n) { r = high + boost + prot; reserve += r < managed ? r : managed } }
     /^Node/ { zone_done(); node = $2; high = boost = prot = managed = 0; next }
     $1 == "high" { high = $2 } $1 == "boost" { boost = $2 } $1 == "managed" { managed = $2 }
     $1 == "protection:" { gsub(/[(),]/, " "); for (i = 2; i <= NF; i++) if ($i + 0 > prot) prot = $i + 0 }
-    END { zone_done(); print reserve * 4 + margin }' /proc/zoneinfo
+    END { zone_done(); print reserve * 4 }' /proc/zoneinfo
 }
 
 # fastmem_keep_free NODE KIB [compact]: huge pages reserved on NODE until about KIB are free

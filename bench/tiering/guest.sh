@@ -8,11 +8,11 @@
 # memory reserved as huge pages, fastmem.sh). FAST keeps FAST_MIB (16) plus SLACK_MIB (2) for the
 # program's other memory free above its low watermark (where the kernel's allocations spill to
 # the next node), reserved before each mode; loci's auto arenas get a budget of FAST_MIB there.
-# loci's modes get FAST_MIB + SLACK_MIB above what loci leaves alone of the node instead
+# loci's modes get FAST_MIB + SLACK_MIB above what loci's moves leave alone of the node instead
 # (fastmem_loci_reserve_kb: the node's reserve, counted from its high watermark, not the low one
-# where the kernel's allocations move on, and the pool's safety margin; docs/TIERING.md "Room"):
-# on a node left 18 MiB above its low watermark loci placed and moved nothing at all. Its data
-# there is still held to FAST_MIB by its budget (the fast_mib column shows what it held).
+# where the kernel's allocations move on; docs/TIERING.md "Room"): on a node left 18 MiB above its
+# low watermark loci placed and moved nothing at all. Its data there is still held to FAST_MIB by
+# its budget (the fast_mib column shows what it held).
 # Environment: BENCH (bench_tiering), LOCI (the loci tool, libloci-tier.so beside it), MODES
 # (default: all), PHASE_S (60: seconds per phase), INTERVAL_MS (400), ARRAY_MIB (4: each of the
 # 16 arrays), REPEATS (1: every mode that many times, in turns), ARGS (more bench_tiering

@@ -10,7 +10,7 @@
 # SLACK_MIB (2) for the processes' other memory free above FAST's low watermark; loci gets 28 MiB
 # for its auto arenas ([target] tiering_budget: the node's budget there where loci has the node
 # ledger, else each process's) and that much free memory, with the same slack, beyond
-# what loci leaves alone (fastmem_loci_reserve_kb: the node's reserve and the pool's margin), so
+# what loci's moves leave alone (fastmem_loci_reserve_kb: the node's reserve), so
 # that its room is the same (TIERING.md, "Room").
 # Environment: NODE (vm_node_tiering), MODES (first-touch numa-balancing damos loci; loci is
 # per-process or node-wide tiering, whichever this loci is — its summary says), LOCI_INTENT (the

@@ -103,6 +103,11 @@ int arena_foreach_extent(const loci_arena_t *ar, int (*fn)(void *base, size_t si
  *  the pool's safety margin, on a file tier its free space; UINT64_MAX when
  *  unknown (a simulated node). */
 uint64_t arena_target_room(const struct loci_target *t);
+/** The room on t for a move of pages already made (tiering's plan): as
+ *  arena_target_room without the pool's margin, which guards allocations
+ *  to come; a move into it gets its pages within the kernel's reserve or
+ *  fails (room.c). */
+uint64_t arena_target_move_room(const struct loci_target *t);
 /** Bytes the tier=auto arenas on t hold now (arena_bytes summed). */
 uint64_t arena_auto_bytes_on(const struct loci_target *t);
 /** The index of the first of res's candidates from `from` on with room for

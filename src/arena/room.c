@@ -9,20 +9,31 @@
  * what an allocation bound there can still get without reclaiming into the
  * kernel's reserve (vm_nodes_free: free memory above the watermarks, with
  * what the kernel can drop) less the pool's safety margin, which the pool
- * refuses to take; on a file tier its file system's free space. With
+ * refuses to take; on a file tier its file system's free space. A move's
+ * room (arena_target_move_room, tiering's plan) has no pool margin: a move
+ * brings pages already made, and gets them as the kernel's reserve allows
+ * or fails — a migration gives up where a bound fault would wake the OOM
+ * killer, and a copy's destination is populated under the preferred policy
+ * (vm_loosen) — while the margin keeps room for allocations yet to come. With
  * budgets (budget[i]: the bytes tier=auto arenas may hold on candidate i),
  * the auto arenas there must also hold less than it, by `need` at least.
  */
 #include "arena/arena.h"
 
-uint64_t arena_target_room(const struct loci_target *t)
+uint64_t arena_target_move_room(const struct loci_target *t)
 {
     place_t place;
     uint64_t avail;
     arena_place(t, false, false, &place);
     const provider_ops_t *ops = provider_for_place(&place);
-    if (!ops || ops->available(&place, &avail) != 0)
-        return UINT64_MAX;
+    return ops && ops->available(&place, &avail) == 0 ? avail : UINT64_MAX;
+}
+
+uint64_t arena_target_room(const struct loci_target *t)
+{
+    uint64_t avail = arena_target_move_room(t);
+    if (avail == UINT64_MAX)
+        return avail;
     uint64_t margin = t->numa_node >= 0 ? pool_node_margin(t) : 0;
     return avail > margin ? avail - margin : 0;
 }

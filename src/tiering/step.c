@@ -2,7 +2,7 @@
  * One interval of tiering, given the heat of every watched granule: each
  * auto arena's heat per byte (the granules' heat weighted by their size,
  * smoothed over intervals), the targets' room (budget, memory that can be
- * had: arena_target_room), the plan (plan.c), and its moves through
+ * had for a move: arena_target_move_room), the plan (plan.c), and its moves through
  * arena_move, each keeping addresses and every store of the program's
  * threads; a candidate no such move reaches (a file tier without the
  * userfaultfd it takes) is never planned. The measured move bandwidth and
@@ -119,7 +119,7 @@ static bool describe(const tiering_config_t *c, work_t *w)
     for (size_t i = 0; i < w->nt; i++) {
         uint64_t budget = tiering_budget_bytes(c, w->targets[i]), mine = arena_auto_bytes_on(w->targets[i]);
         /* room unknown (a simulated node): its budget alone says */
-        uint64_t free = arena_target_room(w->targets[i]);
+        uint64_t free = arena_target_move_room(w->targets[i]);
         uint64_t reachable = free > UINT64_MAX - mine ? UINT64_MAX : mine + free;
         w->room[i].room = budget < reachable ? budget : reachable;
         loci__log(LOCI_LOG_DEBUG, "tiering (process %d): %s: budget %llu KiB, auto arenas there %llu KiB, free "
@@ -254,7 +254,7 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
         if (own)
             memcpy(own, w.room, w.nt * sizeof *own);
         /* the node's share: what the user's other tiering processes leave this one */
-        ledger_view_t view = {w.arenas, w.n, w.targets, w.nt, arena_target_room, arena_auto_bytes_on};
+        ledger_view_t view = {w.arenas, w.n, w.targets, w.nt, arena_target_move_room, arena_auto_bytes_on};
         tiering_ledger_share(c, &view, &p, w.room);
         size_t nmoves = plan_make(w.arenas, w.n, w.room, w.nt, &p, w.rent, w.moves);
         if (own)

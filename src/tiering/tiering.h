@@ -180,7 +180,7 @@ typedef struct {
     const struct loci_target *const *targets; /* plan_arena_t.cand's indices */
     size_t nt;
     uint64_t (*room_of)(const struct loci_target *t); /* the free memory auto arenas may take on t now
-                                * (arena_target_room; UINT64_MAX: unknown); NULL: not measured */
+                                * (arena_target_move_room; UINT64_MAX: unknown); NULL: not measured */
     uint64_t (*held_of)(const struct loci_target *t); /* what this process's auto arenas hold on t now
                                 * (arena_auto_bytes_on: they grow as its program allocates) */
 } ledger_view_t;
