@@ -81,11 +81,13 @@ uint64_t pool_node_margin(const struct loci_target *t)
     return m;
 }
 
-/* Strict placement: is there room for `bytes` more on the nodes? */
-static int check_node_free(account_t *a, const provider_ops_t *ops, const place_t *place, size_t bytes)
+/* Strict placement: is there room for `bytes` more on the nodes, `margin`
+ * left over? */
+static int check_node_free(account_t *a, const provider_ops_t *ops, const place_t *place, size_t bytes,
+                           uint64_t margin)
 {
     const struct loci_target *t = a->target;
-    uint64_t margin = pool_node_margin(t), now = clock_coarse_ms();
+    uint64_t now = clock_coarse_ms();
     pthread_mutex_lock(&a->lock);
     uint64_t charged = atomic_load(&a->charged) - bytes; /* before this request */
     uint64_t used_since = charged > a->charged_seen ? charged - a->charged_seen : 0;
@@ -103,25 +105,21 @@ static int check_node_free(account_t *a, const provider_ops_t *ops, const place_
     pthread_mutex_unlock(&a->lock);
     if (est >= bytes + margin)
         return 0;
-    char want[32], have[32], mg[32];
+    char want[32], have[32], mg[32], left[64] = "";
     units_format_size(bytes, want, sizeof want);
     units_format_size(est, have, sizeof have);
-    units_format_size(margin, mg, sizeof mg);
+    if (margin)
+        snprintf(left, sizeof left, "less than the %s safety margin of ", units_format_size(margin, mg, sizeof mg));
     return loci__fail(LOCI_ENOMEM,
-                      "target %s (NUMA node %d): %s more would leave less than the %s safety margin of the "
-                      "node's %s free; %s, so loci refuses (free memory on that node, allow fallback, or "
-                      "ask for less)",
-                      t->name, t->numa_node, want, mg, have,
+                      "target %s (NUMA node %d): %s more would leave %sthe node's %s free above the kernel's "
+                      "reserve; %s, so loci refuses (free memory on that node, allow fallback, or ask for less)",
+                      t->name, t->numa_node, want, margin ? left : "nothing of ", have,
                       place_is_strict(place) ? "bound memory there would wake the OOM killer"
                                 : "preferred memory would spill to another node unrecorded");
 }
 
-int pool__charge(pool_heap_t *h, size_t bytes)
-{
-    return pool__charge_to(h->acct, h->ops, &h->place, bytes);
-}
 
-int pool__charge_to(account_t *a, const provider_ops_t *ops, const place_t *place, size_t bytes)
+static int charge_to(account_t *a, const provider_ops_t *ops, const place_t *place, size_t bytes, bool moving)
 {
     if (!a)
         return 0;
@@ -149,7 +147,7 @@ int pool__charge_to(account_t *a, const provider_ops_t *ops, const place_t *plac
                                                     memory_order_relaxed));
     bool one_node = place->policy == PLACE_BIND || place->policy == PLACE_PREFERRED;
     if (one_node && t->numa_node >= 0) {
-        int rc = check_node_free(a, ops, place, bytes);
+        int rc = check_node_free(a, ops, place, bytes, moving ? 0 : pool_node_margin(t));
         if (rc != 0) {
             atomic_fetch_sub_explicit(&a->charged, bytes, memory_order_relaxed);
             errno = ENOMEM;
@@ -157,6 +155,13 @@ int pool__charge_to(account_t *a, const provider_ops_t *ops, const place_t *plac
         }
     }
     return 0;
+}
+
+int pool__charge(pool_heap_t *h, size_t bytes) { return charge_to(h->acct, h->ops, &h->place, bytes, false); }
+
+int pool__charge_move(account_t *a, const provider_ops_t *ops, const place_t *place, size_t bytes)
+{
+    return charge_to(a, ops, place, bytes, true);
 }
 
 void pool__uncharge(pool_heap_t *h, size_t bytes)

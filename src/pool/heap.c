@@ -137,7 +137,7 @@ int pool_heap_rebase(pool_heap_t *h, const provider_ops_t *ops, const place_t *p
     while (atomic_load_explicit(&h->npurging, memory_order_acquire))
         sched_yield();
     uint64_t committed = counter_get(&h->committed);
-    int rc = to == h->acct ? 0 : pool__charge_to(to, ops, place, committed);
+    int rc = to == h->acct ? 0 : pool__charge_move(to, ops, place, committed);
     bool charged = rc == 0 && to != h->acct;
     segment_t *segs[2] = {h->segments, h->segs_full};
     for (int i = 0; i < 2; i++) /* with the slabs, carved blocks and dirty slices in them */

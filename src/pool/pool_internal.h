@@ -316,8 +316,11 @@ account_t *pool__account_find(const struct loci_target *t);
 /* Charge bytes to h's target before committing memory: cap and node checks.
  * 0 or LOCI_ENOMEM with a message naming the target. */
 int pool__charge(pool_heap_t *h, size_t bytes);
-/* The same for memory of account a placed per place by ops (a heap's next home). */
-int pool__charge_to(account_t *a, const provider_ops_t *ops, const place_t *place, size_t bytes);
+/* The same for the pages of a heap that moves to account a's target, placed
+ * per place by ops (its next home): without the node's safety margin, which
+ * keeps room for allocations to come — a move brings pages already made, and
+ * gets them within the kernel's reserve or fails (arena/room.c). */
+int pool__charge_move(account_t *a, const provider_ops_t *ops, const place_t *place, size_t bytes);
 /* Heap lock held: h's extents, and its `committed` bytes already charged
  * to `to`, leave its account for `to` (pool_heap_rebase). */
 void pool__account_move(pool_heap_t *h, account_t *to, uint64_t committed);
