@@ -115,7 +115,6 @@ static void first_window(heat_t *h)
     atomic_store(&h->window_us, w < interval ? w : interval);
 }
 
-/* A measurement of this process with its checked configuration, no source yet. */
 /* Every measurement this process opened, for heat_hold: whoever moves
  * memory (an arena) does not know which one watches it. Taken before a
  * measurement's own lock. */
@@ -143,6 +142,7 @@ static void unlist_opened(heat_t *h)
 
 void heat_fork(loci_fork_phase_t phase) { loci__fork_mutex(&opened_lock, phase); }
 
+/* A measurement of this process with its checked configuration, no source yet. */
 static int heat_new(const heat_config_t *cfg, heat_t **out)
 {
     heat_t *h = calloc(1, sizeof *h);

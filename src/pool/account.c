@@ -118,7 +118,6 @@ static int check_node_free(account_t *a, const provider_ops_t *ops, const place_
                                 : "preferred memory would spill to another node unrecorded");
 }
 
-
 static int charge_to(account_t *a, const provider_ops_t *ops, const place_t *place, size_t bytes, bool moving)
 {
     if (!a)
