@@ -49,7 +49,7 @@
 #include <xxhash.h>
 
 #define MAGIC 0x5247444c49434f4cull /* "LOCILDGR" in memory */
-#define VERSION 2 /* 2: targets' measured capacity, slots' moving mark */
+#define VERSION 3 /* 2: targets' measured capacity, slots' moving mark; 3: arenas' spread */
 #define SUMMED_FROM offsetof(tiering_ledger_t, uid) /* the checksum covers the ledger from uid on */
 #define LOCK_POLL_US 500
 #define MIN_LOCK_WAIT_MS 5
@@ -144,7 +144,8 @@ static bool whole(const tiering_ledger_t *l, ssize_t got)
         for (uint32_t i = 0; i < slot->nentries; i++) {
             const ledger_entry_t *e = &slot->entries[i];
             if (e->ncandidates > RESOLVE_MAX_CANDIDATES || e->at < -1 || e->at >= (int)e->ncandidates ||
-                !(e->heat >= 0 && e->heat <= 1e9) || !memchr(e->intent, '\0', sizeof e->intent))
+                !(e->heat >= 0 && e->heat <= 1e9) ||
+                !(e->spread >= 0 && e->spread <= 1e9) || !memchr(e->intent, '\0', sizeof e->intent))
                 return false;
             for (int k = 0; k < e->ncandidates; k++)
                 if (e->cand[k] >= l->ntargets)
@@ -429,7 +430,8 @@ static int hottest_first(const void *pa, const void *pb)
  * candidates has no place in the ledger's targets (its bytes count as held). */
 static bool fill_entry(ledger_entry_t *e, const plan_arena_t *a, const int *map)
 {
-    *e = (ledger_entry_t){.id = a->id, .bytes = a->bytes, .heat = a->heat, .residence = a->residence,
+    *e = (ledger_entry_t){.id = a->id, .bytes = a->bytes, .heat = a->heat, .spread = a->spread,
+                          .residence = a->residence,
                           .at = (int8_t)a->at, .ncandidates = (uint8_t)a->ncandidates,
                           .unreachable = (uint16_t)a->unreachable};
     for (int k = 0; k < a->ncandidates; k++) {
@@ -489,7 +491,7 @@ static size_t slot_arenas(const ledger_slot_t *slot, int o, plan_arena_t *a, int
     uint64_t listed[LEDGER_TARGETS] = {0};
     for (uint32_t i = 0; i < slot->nentries; i++) {
         const ledger_entry_t *e = &slot->entries[i];
-        a[n] = (plan_arena_t){.bytes = e->bytes, .heat = e->heat, .at = e->at, .ncandidates = e->ncandidates,
+        a[n] = (plan_arena_t){.bytes = e->bytes, .heat = e->heat, .spread = e->spread, .at = e->at, .ncandidates = e->ncandidates,
                               .unreachable = e->unreachable, .residence = e->residence};
         for (int k = 0; k < e->ncandidates; k++)
             a[n].cand[k] = e->cand[k];

@@ -8,7 +8,10 @@
  *     sample is noisy, and a near-cold arena's share can double by chance)
  *     once for each tier the arena sits above its lowest candidate
  *     (hysteresis: an incumbent keeps its place until a challenger is that
- *     much hotter) — each on its first candidate with room left
+ *     much hotter), and counted `noise` spreads up for an incumbent, down
+ *     for one on its lowest candidate (arenas of one true heat read apart
+ *     by as much as their noise: a challenger must be hotter beyond it,
+ *     or equals would trade places for ever) — each on its first candidate with room left
  *     under that target's budget. Arenas that moved less than min_residence
  *     intervals ago stay where they are and count there first; an arena with
  *     no heat is never promoted (nothing to gain); one that fits nowhere
@@ -49,11 +52,14 @@ static int height(const plan_arena_t *a)
     return a->at >= 0 ? a->ncandidates - 1 - a->at : 0;
 }
 
-/* Arena a's claim to a place: its heat per byte, raised by margin and gap
- * once for each tier it sits above its lowest candidate (hysteresis). */
+/* Arena a's claim to a place: its heat per byte, the most its noise allows
+ * for an incumbent and the least for the others, then raised by margin and
+ * gap once for each tier it sits above its lowest candidate (hysteresis). */
 static double claim_of(const plan_arena_t *a, const plan_params_t *p)
 {
-    double claim = a->heat;
+    double noise = p->noise * a->spread, claim = height(a) > 0 ? a->heat + noise : a->heat - noise;
+    if (claim < 0)
+        claim = 0;
     for (int h = height(a); h > 0; h--)
         claim = claim * (1 + p->margin) + p->gap;
     return claim;

@@ -12,13 +12,17 @@
 #include "tiering/tiering.h"
 #include "clock.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define SMOOTHING 0.5          /* weight of the last interval in an arena's heat */
+#define SPREAD_SMOOTHING 0.125 /* ... and of its deviation in the arena's spread (its noise; slow, so
+                                * that a step in heat does not read as noise for long) */
 #define MARGIN 0.25            /* hysteresis: 25 % hotter per tier to take an incumbent's place, */
-#define GAP 0.1                /* and 0.1 more heat: above the noise of a sampled share */
+#define GAP 0.1                /* and 0.1 more heat: above the noise of a sampled share, */
+#define NOISE 1.0              /* and hotter by the two arenas' spreads (plan.c) */
 #define MIN_RESIDENCE 3        /* intervals an arena stays after a move */
 #define PINGPONG_INTERVALS 10  /* a move back within this many intervals counts as ping-pong */
 #define FIRST_GUESS_BPS 1e9    /* move bandwidth until one is measured */
@@ -50,9 +54,13 @@ static void account(const heat_sample_t *s, size_t n)
                 hot += s[i].heat * (double)s[i].size;
                 seen += (double)s[i].size;
             }
-        if (seen > 0) /* nothing seen this interval: its heat stays what it was */
-            t->heat = t->heat_seen ? SMOOTHING * (hot / seen) + (1 - SMOOTHING) * t->heat : hot / seen;
-        t->heat_seen |= seen > 0;
+        if (seen > 0) { /* nothing seen this interval: its heat stays what it was */
+            double now = hot / seen;
+            if (t->heat_seen)
+                t->spread = SPREAD_SMOOTHING * fabs(now - t->heat) + (1 - SPREAD_SMOOTHING) * t->spread;
+            t->heat = t->heat_seen ? SMOOTHING * now + (1 - SMOOTHING) * t->heat : now;
+            t->heat_seen = true;
+        }
         t->residence++;
     }
 }
@@ -104,7 +112,7 @@ static bool describe(const tiering_config_t *c, work_t *w)
         plan_arena_t *a = &w->arenas[w->n];
         const resolution_t *res = &t->ar->res;
         const struct loci_target *now = loci_arena_target(t->ar);
-        *a = (plan_arena_t){.bytes = t->bytes, .heat = t->heat, .at = -1, .ncandidates = res->ncandidates,
+        *a = (plan_arena_t){.bytes = t->bytes, .heat = t->heat, .spread = t->spread, .at = -1, .ncandidates = res->ncandidates,
                             .residence = t->residence, .id = t->id, .intent = t->ar->intent};
         for (int k = 0; k < res->ncandidates; k++) {
             a->cand[k] = target_index(w->targets, &w->nt, res->candidates[k]);
@@ -228,9 +236,9 @@ static void log_plan(const work_t *w, const plan_target_t *own, const plan_param
         for (size_t m = 0; m < nmoves; m++)
             if (w->moves[m].arena == (int)i)
                 to = w->targets[w->moves[m].target]->name;
-        loci__log(LOCI_LOG_DEBUG, "tiering (process %d): interval %llu: arena %llu \"%s\": %llu KiB, heat %.3f, "
-                  "on %s%s%s, residence %u, rent %.3f of %.3f s", (int)getpid(), interval, (unsigned long long)a->id, a->intent,
-                  (unsigned long long)(a->bytes >> 10), a->heat, a->at >= 0 ? w->targets[a->cand[a->at]]->name : "none",
+        loci__log(LOCI_LOG_DEBUG, "tiering (process %d): interval %llu: arena %llu \"%s\": %llu KiB, heat %.3f "
+                  "± %.3f, on %s%s%s, residence %u, rent %.3f of %.3f s", (int)getpid(), interval, (unsigned long long)a->id,
+                  a->intent, (unsigned long long)(a->bytes >> 10), a->heat, a->spread, a->at >= 0 ? w->targets[a->cand[a->at]]->name : "none",
                   to ? ", moves to " : "", to ? to : "", a->residence, w->rent[i],
                   (double)a->bytes * p->seconds_per_byte);
     }
@@ -248,7 +256,7 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
     account(samples, n);
     work_t w;
     if (describe(c, &w)) {
-        plan_params_t p = {.margin = MARGIN, .gap = GAP, .min_residence = MIN_RESIDENCE, .seconds_per_byte = seconds_per_byte,
+        plan_params_t p = {.margin = MARGIN, .gap = GAP, .noise = NOISE, .min_residence = MIN_RESIDENCE, .seconds_per_byte = seconds_per_byte,
                            .interval_s = interval_s, .allowance = allowance};
         plan_target_t *own = loci__log_on(LOCI_LOG_DEBUG) ? malloc((w.nt + 1) * sizeof *own) : NULL;
         if (own)

@@ -65,6 +65,7 @@ uint64_t tiering_floor_bytes(const tiering_config_t *c, uint64_t node_bytes);
 typedef struct {
     uint64_t bytes;            /* its memory now */
     double heat;               /* heat per byte, smoothed (0: none seen) */
+    double spread;             /* its noise: how far an interval's heat strays from `heat`, smoothed */
     int at;                    /* index of its target in cand[]; -1: on none of them */
     int ncandidates;
     int cand[RESOLVE_MAX_CANDIDATES]; /* its intent's candidates, best first: indices of plan_target_t */
@@ -83,7 +84,8 @@ typedef struct {
 
 typedef struct {
     double margin;             /* hysteresis: 0.25 = a challenger must be 25 % hotter per tier ... */
-    double gap;                /* ... and this much more heat per byte (0..1) */
+    double gap;                /* ... and this much more heat per byte (0..1), */
+    double noise;              /* ... the two arenas' heats counted this many spreads apart */
     unsigned min_residence;    /* intervals an arena stays after a move */
     double seconds_per_byte;   /* measured cost of moving (1 / move bandwidth) */
     double interval_s;
@@ -139,6 +141,7 @@ typedef struct {
     uint64_t id;               /* the arena's id in its process */
     uint64_t bytes;
     double heat;               /* heat per byte */
+    double spread;             /* its noise (plan_arena_t's) */
     uint32_t residence;        /* intervals since it moved */
     int8_t at;                 /* index into cand[] of its target now; -1: none of them */
     uint8_t ncandidates;
@@ -295,6 +298,7 @@ struct tier_arena {
     loci_arena_t *ar;
     uint64_t id;               /* heat's tag for its extents (never reused, unlike addresses) */
     double heat;               /* heat per byte, smoothed over intervals (EWMA) */
+    double spread;             /* mean deviation of an interval's heat from `heat` before it (EWMA) */
     bool heat_seen;            /* heat has had one observation of it */
     uint64_t bytes;            /* its memory at the last interval */
     uint64_t bytes_moved, moves;

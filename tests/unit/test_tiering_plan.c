@@ -85,6 +85,31 @@ static void a_margin_keeps_incumbents(void **state)
     assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 0);
 }
 
+/* Arenas of one true heat read apart by their noise: in the bench's cold
+ * arenas under DAMON, 0.0-0.45 around 0.18, each interval. A challenger
+ * must be hotter beyond both arenas' spreads, or equals trade places for
+ * ever (ping-pong); a hot set that really changed is far beyond them. */
+static void equals_within_their_noise_keep_their_places(void **state)
+{
+    (void)state;
+    plan_arena_t a[3];
+    plan_move_t m[3];
+    plan_params_t p = params();
+    arenas(a, (double[]){0.5, 0.1, 0.45}, (int[]){0, 0, 1}, 3); /* without noise: 0.45 > 0.1 * 1.25 + 0.1 */
+    assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 2);
+    p.noise = 1;
+    for (int i = 0; i < 3; i++)
+        a[i].spread = 0.15;
+    assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 0); /* 0.45 - 0.15 < (0.1 + 0.15) * 1.25 + 0.1 */
+    a[2].heat = 0.85; /* a hot set that changed: 0.7 > 0.4125 */
+    assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 2);
+    assert_int_equal(m[0].arena, 1); /* the cold incumbent makes the room */
+    assert_int_equal(m[1].arena, 2);
+    a[2].heat = 0.45; /* an arena whose heat is steady: no noise to see through */
+    a[1].spread = a[2].spread = 0;
+    assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 2);
+}
+
 static void recent_moves_stay(void **state)
 {
     (void)state;
@@ -257,6 +282,7 @@ int main(void)
         cmocka_unit_test(hottest_fill_the_fast_target),
         cmocka_unit_test(demotions_make_room_first),
         cmocka_unit_test(a_margin_keeps_incumbents),
+        cmocka_unit_test(equals_within_their_noise_keep_their_places),
         cmocka_unit_test(recent_moves_stay),
         cmocka_unit_test(no_heat_no_promotion),
         cmocka_unit_test(over_budget_goes_down),
