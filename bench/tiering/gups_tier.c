@@ -26,11 +26,13 @@
  * The fast-memory size is the caller's to set (bench/tiering/guest.sh reserves huge pages).
  *   --label TEXT         the mode's name in the output
  * Output: "alloc ..." (where the arrays are right after the allocation: with a saved profile,
- * what it placed), one "interval ..." line each, then "summary ...". Exit 0, 1 data wrong, 2 setup.
+ * what it placed), one "interval ..." line each (with the fast node's free memory, fast_free_mib:
+ * what a phase that never reaches its goal had to be placed in), then "summary ...". Exit 0, 1 data wrong, 2 setup.
  */
 #include "tracker.h"
 
 #include <loci.h>
+#include <numa.h>
 #include <numaif.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -224,11 +226,13 @@ int main(int argc, char **argv)
             if (k > opt.phase_intervals - last)
                 tail[phase] += res / last;
             cpu_now(&c);
+            long long fast_free = -1;
+            numa_node_size64(opt.fast, &fast_free);
             printf("interval %d phase %d residency %.1f%% known %zu/%zu moved_mib %.1f pingpong_mib %.1f "
-                   "fast_mib %.1f cpu_user %.2f cpu_sys %.2f cpu_loci %.3f cpu_kernel %.3f\n",
+                   "fast_mib %.1f cpu_user %.2f cpu_sys %.2f cpu_loci %.3f cpu_kernel %.3f fast_free_mib %.1f\n",
                    interval, phase + 1, 100 * res, known, (size_t)HOT * per, (double)tr.moved / MiB,
                    (double)tr.pingpong / MiB, (double)tracker_bytes_on(&tr, 0, ARRAYS, per, opt.fast) / MiB,
-                   c.user - c0.user, c.sys - c0.sys, c.loci - c0.loci, c.kernel - c0.kernel);
+                   c.user - c0.user, c.sys - c0.sys, c.loci - c0.loci, c.kernel - c0.kernel, (double)fast_free / MiB);
             fflush(stdout);
         }
     }

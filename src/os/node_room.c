@@ -8,14 +8,28 @@
  *   - the node's reserve: per zone, its high watermark, its boost and its
  *     protection against allocations that could go higher
  *     (lowmem_reserve), at most the zone's pages (/proc/zoneinfo; the
- *     kernel's totalreserve_pages, per node).
+ *     kernel's totalreserve_pages, per node)
+ *   + the free pages on the CPUs' lists (per-cpu pagesets, "count:" in
+ *     /proc/zoneinfo).
  *
  * Free memory near the watermarks is not room: the kernel's own
  * allocations and kswapd live there, and a bound allocation that takes it
  * ends in direct reclaim of what is not reclaimable (anonymous memory
- * without swap), then the OOM killer. Watermarks change rarely (sysctls,
- * memory coming or going), boosts now and then: /proc/zoneinfo, long on a
- * machine of many CPUs, is read at most once a second.
+ * without swap), then the OOM killer. The CPUs' lists are: a page freed
+ * goes there first, and MemFree leaves it out until the list is drained
+ * — on 6.12 (its lists grow with frees) 12 MiB unmapped on the tiers3 VM's
+ * node 0 stayed there, out of MemFree, 12 s later and on, 28 MiB in all.
+ * Without them a tier that tiering just emptied read as full, and the hot
+ * arena that the demotion made way for never came (BENCHMARKS.md, tiering
+ * run 7). A list's pages go to its own CPU first, to the others once the
+ * kernel drains it (below its high watermark it frees to the lists less,
+ * 6.7 on); what may still find them held elsewhere is safe: a move's
+ * allocation fails rather than wake the OOM killer (__GFP_RETRY_MAYFAIL,
+ * and a copy is populated under the preferred policy), and a new
+ * allocation leaves the pool's margin (1/64 of the node, 32 MiB at least:
+ * more than the lists held on the VM's 1 GiB node, 28 MiB). The lists
+ * change with every free: /proc/zoneinfo, long on a machine of many CPUs,
+ * is read at most every 100 ms.
  */
 #include "os/vm.h"
 #include "clock.h"
@@ -27,33 +41,39 @@
 #include <string.h>
 #include <unistd.h>
 
-#define RESERVE_REFRESH_MS 1000
+#define ZONEINFO_REFRESH_MS 100
 
 static pthread_mutex_t reserve_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t reserve_pages[PLACE_MAX_NODES]; /* under reserve_lock */
+static uint64_t listed_pages[PLACE_MAX_NODES];  /* the CPUs' lists, counted as room (above) */
 static uint64_t reserve_read_ms;                /* 0: never read, or unreadable */
 
-/* One zone's reserve, as the kernel counts it (calculate_totalreserve_pages). */
+/* One zone's reserve, as the kernel counts it (calculate_totalreserve_pages),
+ * and the free pages on its CPUs' lists. */
 typedef struct {
     int node;
-    uint64_t high, boost, protection, managed;
+    uint64_t high, boost, protection, managed, listed;
 } zone_t;
 
 static void zone_done(const zone_t *z)
 {
+    if (z->node < 0 || z->node >= PLACE_MAX_NODES)
+        return;
     uint64_t r = z->high + z->boost + z->protection;
-    if (z->node >= 0 && z->node < PLACE_MAX_NODES)
-        reserve_pages[z->node] += r < z->managed ? r : z->managed;
+    reserve_pages[z->node] += r < z->managed ? r : z->managed;
+    listed_pages[z->node] += z->listed;
 }
 
-/* /proc/zoneinfo into reserve_pages (under reserve_lock): false when it
- * cannot be read (no reserve known: none subtracted). */
-static bool read_reserves(void)
+/* /proc/zoneinfo into reserve_pages and listed_pages (under reserve_lock):
+ * false when it cannot be read (no reserve known: none subtracted, no list
+ * counted). */
+static bool read_zoneinfo(void)
 {
     FILE *f = fopen("/proc/zoneinfo", "re");
     if (!f)
         return false;
     memset(reserve_pages, 0, sizeof reserve_pages);
+    memset(listed_pages, 0, sizeof listed_pages);
     zone_t z = {.node = -1};
     char line[512];
     unsigned long long v;
@@ -63,8 +83,10 @@ static bool read_reserves(void)
         if (sscanf(line, "Node %d, zone", &node) == 1) {
             zone_done(&z);
             z = (zone_t){.node = node};
-        } else if (sscanf(t, "high %llu", &v) == 1) {
+        } else if (sscanf(t, "high %llu", &v) == 1) { /* (a CPU's list's "high:" is no watermark) */
             z.high = v;
+        } else if (sscanf(t, "count: %llu", &v) == 1) {
+            z.listed += v;
         } else if (sscanf(t, "boost %llu", &v) == 1) {
             z.boost = v;
         } else if (sscanf(t, "managed %llu", &v) == 1) {
@@ -84,16 +106,18 @@ static bool read_reserves(void)
     return true;
 }
 
-/* The node's reserve in bytes, read again when a second old. */
-static uint64_t node_reserve(int node)
+/* The node's reserve and the free pages on its CPUs' lists that count as
+ * room, in bytes, read again when 100 ms old. */
+static void node_zones(int node, uint64_t *reserve, uint64_t *listed)
 {
     pthread_mutex_lock(&reserve_lock);
     uint64_t now = clock_coarse_ms();
-    if (reserve_read_ms == 0 || now - reserve_read_ms >= RESERVE_REFRESH_MS)
-        reserve_read_ms = read_reserves() ? (now ? now : 1) : 0;
-    uint64_t pages = reserve_read_ms && node < PLACE_MAX_NODES ? reserve_pages[node] : 0;
+    if (reserve_read_ms == 0 || now - reserve_read_ms >= ZONEINFO_REFRESH_MS)
+        reserve_read_ms = read_zoneinfo() ? (now ? now : 1) : 0;
+    bool known = reserve_read_ms && node < PLACE_MAX_NODES;
+    *reserve = known ? reserve_pages[node] * vm_page_size() : 0;
+    *listed = known ? listed_pages[node] * vm_page_size() : 0;
     pthread_mutex_unlock(&reserve_lock);
-    return pages * vm_page_size();
 }
 
 /* kB of field `name` ("MemFree:") in a node's meminfo text, or -1. */
@@ -106,7 +130,7 @@ static long long meminfo_kb(const char *text, const char *name)
 /* The node's room (above): free pages, plus clean file pages and
  * reclaimable slab the kernel drops for a bound allocation (MemFree alone
  * would call a node full of page cache full, and refuse strict placement on
- * any busy machine), less its reserve. */
+ * any busy machine), less its reserve, plus what its CPUs' lists hold. */
 static int node_room(int node, uint64_t *bytes)
 {
     char path[96], buf[4096];
@@ -131,7 +155,9 @@ static int node_room(int node, uint64_t *bytes)
     long long dirty = meminfo_kb(buf, "Dirty:");
     if (dirty > 0) /* must be written first: not at hand */
         reclaimable = reclaimable > dirty ? reclaimable - dirty : 0;
-    uint64_t have = (uint64_t)(free_kb + reclaimable) * 1024, reserve = node_reserve(node);
+    uint64_t reserve, listed;
+    node_zones(node, &reserve, &listed);
+    uint64_t have = (uint64_t)(free_kb + reclaimable) * 1024 + listed;
     *bytes = have > reserve ? have - reserve : 0;
     return 0;
 }

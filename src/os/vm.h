@@ -210,7 +210,8 @@ void vm_flush_tlb(void);
  *  allocation bound there can still get without reclaiming into the
  *  kernel's reserve — free, clean file and reclaimable slab pages, less the
  *  high watermark, boost and lowmem protection of each zone (the kernel's
- *  MemAvailable, per node). LOCI_ENOTSUP when sysfs cannot say. */
+ *  MemAvailable, per node), plus the free pages on the CPUs' lists
+ *  (which MemFree leaves out). LOCI_ENOTSUP when sysfs cannot say. */
 int vm_nodes_free(const place_t *place, uint64_t *bytes);
 
 /** "0,2-3" for a node mask, into buf. Returns buf. */
