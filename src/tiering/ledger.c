@@ -491,8 +491,9 @@ static size_t slot_arenas(const ledger_slot_t *slot, int o, plan_arena_t *a, int
     uint64_t listed[LEDGER_TARGETS] = {0};
     for (uint32_t i = 0; i < slot->nentries; i++) {
         const ledger_entry_t *e = &slot->entries[i];
-        a[n] = (plan_arena_t){.bytes = e->bytes, .heat = e->heat, .spread = e->spread, .at = e->at, .ncandidates = e->ncandidates,
-                              .unreachable = e->unreachable, .residence = e->residence};
+        a[n] = (plan_arena_t){.bytes = e->bytes, .heat = e->heat, .spread = e->spread, .at = e->at,
+                              .ncandidates = e->ncandidates, .unreachable = e->unreachable,
+                              .residence = e->residence};
         for (int k = 0; k < e->ncandidates; k++)
             a[n].cand[k] = e->cand[k];
         if (e->at >= 0)

@@ -112,8 +112,9 @@ static bool describe(const tiering_config_t *c, work_t *w)
         plan_arena_t *a = &w->arenas[w->n];
         const resolution_t *res = &t->ar->res;
         const struct loci_target *now = loci_arena_target(t->ar);
-        *a = (plan_arena_t){.bytes = t->bytes, .heat = t->heat, .spread = t->spread, .at = -1, .ncandidates = res->ncandidates,
-                            .residence = t->residence, .id = t->id, .intent = t->ar->intent};
+        *a = (plan_arena_t){.bytes = t->bytes, .heat = t->heat, .spread = t->spread, .at = -1,
+                            .ncandidates = res->ncandidates, .residence = t->residence, .id = t->id,
+                            .intent = t->ar->intent};
         for (int k = 0; k < res->ncandidates; k++) {
             a->cand[k] = target_index(w->targets, &w->nt, res->candidates[k]);
             if (res->candidates[k] == now)
@@ -237,8 +238,9 @@ static void log_plan(const work_t *w, const plan_target_t *own, const plan_param
             if (w->moves[m].arena == (int)i)
                 to = w->targets[w->moves[m].target]->name;
         loci__log(LOCI_LOG_DEBUG, "tiering (process %d): interval %llu: arena %llu \"%s\": %llu KiB, heat %.3f "
-                  "± %.3f, on %s%s%s, residence %u, rent %.3f of %.3f s", (int)getpid(), interval, (unsigned long long)a->id,
-                  a->intent, (unsigned long long)(a->bytes >> 10), a->heat, a->spread, a->at >= 0 ? w->targets[a->cand[a->at]]->name : "none",
+                  "± %.3f, on %s%s%s, residence %u, rent %.3f of %.3f s", (int)getpid(), interval,
+                  (unsigned long long)a->id, a->intent, (unsigned long long)(a->bytes >> 10), a->heat, a->spread,
+                  a->at >= 0 ? w->targets[a->cand[a->at]]->name : "none",
                   to ? ", moves to " : "", to ? to : "", a->residence, w->rent[i],
                   (double)a->bytes * p->seconds_per_byte);
     }
@@ -256,8 +258,8 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
     account(samples, n);
     work_t w;
     if (describe(c, &w)) {
-        plan_params_t p = {.margin = MARGIN, .gap = GAP, .noise = NOISE, .min_residence = MIN_RESIDENCE, .seconds_per_byte = seconds_per_byte,
-                           .interval_s = interval_s, .allowance = allowance};
+        plan_params_t p = {.margin = MARGIN, .gap = GAP, .noise = NOISE, .min_residence = MIN_RESIDENCE,
+                           .seconds_per_byte = seconds_per_byte, .interval_s = interval_s, .allowance = allowance};
         plan_target_t *own = loci__log_on(LOCI_LOG_DEBUG) ? malloc((w.nt + 1) * sizeof *own) : NULL;
         if (own)
             memcpy(own, w.room, w.nt * sizeof *own);
