@@ -27,7 +27,8 @@
  *   --label TEXT         the mode's name in the output
  * Output: "alloc ..." (where the arrays are right after the allocation: with a saved profile,
  * what it placed), one "interval ..." line each (with the fast node's free memory, fast_free_mib:
- * what a phase that never reaches its goal had to be placed in), then "summary ...". Exit 0, 1 data wrong, 2 setup.
+ * what a phase that never reaches its goal had to be placed in), then "summary ...".
+ * Exit 0, 1 data wrong, 2 setup.
  */
 #include "tracker.h"
 

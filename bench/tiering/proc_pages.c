@@ -126,8 +126,8 @@ int proc_pages_find(pid_t pid, size_t value_bytes, uint64_t nkeys, uintptr_t *ad
      * allocator reserved and never touched, shared memory a sampler unmapped). A page the kernel
      * is migrating (DAMOS, NUMA balancing) reads as swapped meanwhile (its migration entry) and
      * is resident: the read waits for the migration (a page swapped out is read back in: the scan
-     * runs once, before the phases). Left out, the values
-     * on it went unfound (vm.redis-bpo.smoke: 970 of 1024 under DAMOS, once). */
+     * runs once, before the phases). Left out, the values on it went unfound (vm.redis-bpo.smoke:
+     * 970 of 1024 under DAMOS, once). */
     while (rc == 0 && fgets(line, sizeof line, maps)) {
         unsigned long lo, hi;
         char perms[8] = "";
