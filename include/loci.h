@@ -300,7 +300,9 @@ size_t loci_usable_size(const void *ptr);
  *  a block of an allocator or of an arena (private or shared; GPU memory
  *  too), or in a persistent region open in this process (its file tier, or
  *  the job's store for access=job). NULL (errno ENOENT, loci_last_error())
- *  for memory loci did not map, or a region already closed. */
+ *  for memory loci did not map, or a region already closed. In an auto
+ *  arena that tiering placed by granule (docs/TIERING.md), the target of
+ *  the node the kernel holds ptr's page on. */
 const loci_target_t *loci_ptr_target(const void *ptr);
 
 /** Place memory that loci did not allocate (an MPI window, a shared segment)

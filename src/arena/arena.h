@@ -21,9 +21,9 @@
  * The files call each other one way (no circle), each only files listed
  * before it: arena_base (the object: its record, the list of every arena,
  * where it lives, its memory), room (which candidate can take an arena),
- * shared_heap, shared, move, move_async, target_gone, lookup; and arena,
- * the calls that dispatch to them (create, alloc, realloc, stats, destroy,
- * fork, fini).
+ * shared_heap, shared, move, move_async, move_part, target_gone, lookup;
+ * and arena, the calls that dispatch to them (create, alloc, realloc, stats,
+ * destroy, fork, fini).
  */
 #ifndef LOCI_ARENA_H
 #define LOCI_ARENA_H
@@ -51,6 +51,8 @@ struct loci_arena {
     bool pinned, shareable;    /* from the intent: kept across moves */
     bool paged;                /* in loci's chunk cache (mode=paged): never moves */
     bool moved;                /* loci_arena_move chose its target: no fallback takes it elsewhere */
+    _Atomic bool parted;       /* part of it was moved elsewhere (arena_move_part): loci_ptr_target
+                                * asks the kernel where a pointer's page is */
     uint64_t budget[RESOLVE_MAX_CANDIDATES]; /* tier=auto: bytes auto arenas may hold on each candidate
                                               * (tiering's budgets), where it spills first */
     /* Usable bytes handed out since the last exact count: >= the live bytes,
@@ -223,6 +225,10 @@ void arena_shared_fork(loci_fork_phase_t phase);
 /** What loci_arena_move refuses before touching anything (bad arguments, a
  *  shared arena, no provider can move there): 0 or LOCI_E* with a message. */
 int arena_move_check(const loci_arena_t *ar, const struct loci_target *dst);
+/** Where a move of ar to dst puts its memory, through to_ops (dst's
+ *  provider for it): bound there, pinned, shareable and in base pages as ar. */
+void arena_move_place(const loci_arena_t *ar, const struct loci_target *dst, const provider_ops_t *to_ops,
+                      place_t *out);
 /** The move itself (checked first): takes the arena lock for writing.
  *  keep_stores: every store the program's threads make meanwhile must be
  *  kept (every move loci makes by itself); where that cannot be done (a file
@@ -236,6 +242,27 @@ int arena_move(loci_arena_t *ar, const struct loci_target *dst, bool keep_stores
 bool arena_moves_live(loci_arena_t *ar, const struct loci_target *dst);
 /** Block until no asynchronous move of ar is running (destroy). */
 void arena_async_drain(loci_arena_t *ar);
+
+/* --- move_part.c: part of an arena elsewhere ------------------------------ */
+
+/** Move the pages of [base, base+size) — page-aligned, inside one extent of
+ *  private arena ar — to dst, keeping their addresses and every store the
+ *  program's threads make meanwhile (tiering's placement by granule of an
+ *  arena larger than its fast memory: tiering.h). The arena itself stays on
+ *  its target, where its new memory goes and its bytes are charged; only a
+ *  NUMA node its own provider moves pages to can take a part (arena_moves_part).
+ *  Takes the arena lock for reading (a whole move waits) and the heap's
+ *  (the extent stays mapped). 0; LOCI_ENOENT when the range is no longer
+ *  the arena's (freed meanwhile: nothing moved); else the provider's error,
+ *  the part where it was or partly moved (vm_check_placed's message). */
+int arena_move_part(loci_arena_t *ar, void *base, size_t size, const struct loci_target *dst);
+/** Whether arena_move_part(ar, ..., dst) can be made: a private arena whose
+ *  provider moves its pages in place (numa, shm) to dst's NUMA node. */
+bool arena_moves_part(loci_arena_t *ar, const struct loci_target *dst);
+/** Where most resident pages of [base, base+size) of ar are: the candidate
+ *  of its intent on that NUMA node; the arena's target when none is
+ *  resident, or the node is none of its candidates. */
+const struct loci_target *arena_part_target(loci_arena_t *ar, void *base, size_t size);
 
 /* --- target_gone.c ------------------------------------------------------- */
 

@@ -111,6 +111,18 @@ static int move_extent(void *base, size_t size, void *arg)
     return rc;
 }
 
+void arena_move_place(const loci_arena_t *ar, const struct loci_target *dst, const provider_ops_t *to_ops,
+                      place_t *out)
+{
+    arena_place(dst, ar->pinned, ar->shareable, out);
+    out->base_pages = ar->place.base_pages;     /* and memory kept in base pages */
+    if (provider_has(to_ops, PROVIDER_FOLLOWS_GPU)) { /* still managed memory, allocated through the same GPU */
+        out->managed = true;
+        out->cuda_device = ar->place.cuda_device;
+        out->policy = PLACE_LOCAL;
+    }
+}
+
 int arena_move_check(const loci_arena_t *ar, const struct loci_target *dst)
 {
     if (!ar || !dst)
@@ -198,13 +210,7 @@ int arena_move(loci_arena_t *ar, const struct loci_target *dst, bool keep_stores
     const struct loci_target *from = loci_arena_target(ar);
     move_t m = {.from_ops = ar->ops, .to_ops = to_ops, .from = ar->place, .remap = ar->ops != to_ops,
                 .live = !not_live};
-    arena_place(dst, ar->pinned, ar->shareable, &m.to);
-    m.to.base_pages = ar->place.base_pages;     /* and memory kept in base pages */
-    if (provider_has(to_ops, PROVIDER_FOLLOWS_GPU)) { /* still managed memory, allocated through the same GPU */
-        m.to.managed = true;
-        m.to.cuda_device = ar->place.cuda_device;
-        m.to.policy = PLACE_LOCAL;
-    }
+    arena_move_place(ar, dst, to_ops, &m.to);
     /* to where it is already: the walk takes along any of its pages that are
      * elsewhere (a move that failed half-way) */
     if (from == dst || (rc = check_room(ar, &m, dst)) == 0)

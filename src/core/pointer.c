@@ -11,6 +11,7 @@
 #include "arena/arena.h"
 #include "region/region.h"
 #include "pool/pool_internal.h"
+#include "os/vm.h"
 
 #include <errno.h>
 
@@ -87,7 +88,12 @@ size_t loci_usable_size(const void *ptr)
 const loci_target_t *loci_ptr_target(const void *ptr)
 {
     const loci_target_t *t = ptr ? pool_target_of(ptr) : NULL;
-    loci_arena_t *ar = !t && ptr && arena_shared_any() ? arena_shared_of(ptr) : NULL;
+    loci_arena_t *ar = t ? arena_of_block(ptr) : NULL;
+    if (ar && atomic_load_explicit(&ar->parted, memory_order_acquire)) { /* its page may be elsewhere */
+        size_t page = vm_page_size();
+        return arena_part_target(ar, (void *)((uintptr_t)ptr & ~(uintptr_t)(page - 1)), page);
+    }
+    ar = !t && ptr && arena_shared_any() ? arena_shared_of(ptr) : NULL;
     if (ar)
         t = loci_arena_target(ar);
     if (!t && ptr && nvm_region_may_hold(ptr))

@@ -418,35 +418,78 @@ int vm_populate(void *addr, size_t size)
     return rc;
 }
 
-int vm_check_placed(void *addr, size_t size, const place_t *place)
+/* fn(node, arg) for each page of [addr, addr+size), node negative for one
+ * not faulted in (move_pages' query, in batches); 0 or LOCI_EIO. */
+static int each_page_node(void *addr, size_t size, void (*fn)(int node, void *arg), void *arg)
 {
-    if (place->simulated || place->policy == PLACE_LOCAL)
-        return 0;
     enum { BATCH = 1024 }; /* pages per move_pages call */
     void *pages[BATCH];
     int status[BATCH];
-    size_t page = vm_page_size(), n = size / page, misplaced = 0;
-    int example = -1;
+    size_t page = vm_page_size(), n = size / page;
     for (size_t i = 0; i < n; i += BATCH) {
         unsigned long k = n - i < BATCH ? n - i : BATCH;
         for (unsigned long j = 0; j < k; j++)
             pages[j] = (char *)addr + (i + j) * page;
         if (move_pages(0, k, pages, NULL, status, 0) != 0)
             return loci__fail(LOCI_EIO, "move_pages (query) of %lu pages at %p: %s", k, pages[0], strerror(errno));
-        for (unsigned long j = 0; j < k; j++) {
-            int node = status[j]; /* negative: not faulted in (or no page): nothing to place */
-            if (node >= 0 && (node >= PLACE_MAX_NODES || !(place->nodemask[node / 64] >> (node % 64) & 1))) {
-                misplaced++;
-                example = node;
-            }
-        }
+        for (unsigned long j = 0; j < k; j++)
+            fn(status[j], arg);
     }
-    if (misplaced == 0)
+    return 0;
+}
+
+typedef struct {
+    const place_t *place;
+    size_t misplaced;
+    int example;
+} placed_check_t;
+
+static void check_one(int node, void *arg)
+{
+    placed_check_t *c = arg; /* negative: not faulted in (or no page): nothing to place */
+    if (node >= 0 && (node >= PLACE_MAX_NODES || !(c->place->nodemask[node / 64] >> (node % 64) & 1))) {
+        c->misplaced++;
+        c->example = node;
+    }
+}
+
+int vm_check_placed(void *addr, size_t size, const place_t *place)
+{
+    if (place->simulated || place->policy == PLACE_LOCAL)
         return 0;
+    placed_check_t c = {.place = place, .example = -1};
+    int rc = each_page_node(addr, size, check_one, &c);
+    if (rc != 0 || c.misplaced == 0)
+        return rc;
     char nodes[128];
     return loci__fail(LOCI_EIO, "%zu of the %zu pages at %p are still outside nodes %s (e.g. on node %d): "
                                 "pinned, shared with another process, or the nodes are full",
-                      misplaced, n, addr, vm_nodemask_str(place->nodemask, nodes, sizeof nodes), example);
+                      c.misplaced, size / vm_page_size(), addr, vm_nodemask_str(place->nodemask, nodes, sizeof nodes),
+                      c.example);
+}
+
+typedef struct {
+    uint64_t count[PLACE_MAX_NODES];
+} node_tally_t;
+
+static void tally_one(int node, void *arg)
+{
+    if (node >= 0 && node < PLACE_MAX_NODES)
+        ((node_tally_t *)arg)->count[node]++;
+}
+
+int vm_range_node(void *addr, size_t size, int *node)
+{
+    node_tally_t *t = calloc(1, sizeof *t);
+    if (!t)
+        return loci__fail(LOCI_ENOMEM, "out of memory counting the nodes of %zu bytes at %p", size, addr);
+    int rc = each_page_node(addr, size, tally_one, t);
+    *node = -1;
+    for (int k = 0; rc == 0 && k < PLACE_MAX_NODES; k++)
+        if (t->count[k] && (*node < 0 || t->count[k] > t->count[*node]))
+            *node = k;
+    free(t);
+    return rc;
 }
 
 /* Does /proc/self/maps cover [addr, addr+size) with readable mappings,

@@ -71,6 +71,10 @@ const char *vm_mode_name(int mode);
  *  0 for PLACE_LOCAL and simulated places. */
 int vm_check_placed(void *addr, size_t size, const place_t *place);
 
+/** The NUMA node holding most of the resident pages of [addr, addr+size)
+ *  (*node -1: none resident): 0, or LOCI_EIO / LOCI_ENOMEM. */
+int vm_range_node(void *addr, size_t size, int *node);
+
 /** Put the mapping at `from` (size bytes, one mapping) in place of
  *  [to, to+size), keeping to's contents: copy them, then mremap over the
  *  range. On failure `to` keeps its contents (as plain memory should mremap

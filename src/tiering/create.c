@@ -127,8 +127,8 @@ static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, si
     tier_arena_t *t = tiering_find(ar);
     t->site = site;
     if (profiled) { /* the profile's heat until measured: the plan keeps it where the profile put it */
-        t->heat = heat;
-        t->heat_seen = true;
+        t->track.heat = heat;
+        t->track.heat_seen = true;
     }
     tiering_unlock();
     return ar;
@@ -188,10 +188,7 @@ void loci_arena_destroy(loci_arena_t *ar)
     if (t)
         tiering_profile_learn(t);
     tiering_unlock();
-    if (t) {
-        tiering_site_free(&t->site);
-        free(t->watched);
-        free(t);
-    }
+    if (t)
+        tiering_record_free(t);
     arena_destroy(ar);
 }

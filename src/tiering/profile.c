@@ -282,7 +282,7 @@ void tiering_profile_learn(const tier_arena_t *t)
     snprintf(e->target, sizeof e->target, "%s", at->name);
     snprintf(e->kind, sizeof e->kind, "%s", topo_kind_name(at->kind));
     e->bytes = t->bytes > now ? t->bytes : now;
-    e->heat = t->heat;
+    e->heat = t->track.heat;
 }
 
 /* ---- writing ------------------------------------------------------------------ */

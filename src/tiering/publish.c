@@ -35,7 +35,7 @@
 #include <xxhash.h>
 
 #define MAGIC 0x5245495449434f4cull /* "LOCITIER" in memory */
-#define VERSION 2 /* 1: a site was one module and offset */
+#define VERSION 3 /* 1: a site was one module and offset; 2: no parts */
 
 /* What the checksum covers: the header from `pid` on, then the entries. */
 #define SUMMED_FROM offsetof(tiering_table_header_t, pid)
@@ -132,12 +132,24 @@ static void copy_text(char *dst, size_t len, const char *src)
 static void fill_entry(tiering_table_entry_t *e, const tier_arena_t *t)
 {
     const struct loci_target *at = loci_arena_target(t->ar);
-    *e = (tiering_table_entry_t){.bytes = t->bytes, .heat = t->heat, .bytes_moved = t->bytes_moved,
+    *e = (tiering_table_entry_t){.bytes = t->bytes, .heat = t->track.heat, .bytes_moved = t->bytes_moved,
                                  .moves = t->moves, .size_class = t->site.size_class, .ordinal = t->site.ordinal};
     copy_text(e->intent, sizeof e->intent, t->ar->intent);
     copy_text(e->target, sizeof e->target, at->name);
     copy_text(e->kind, sizeof e->kind, topo_kind_name(at->kind));
     snprintf(e->site, sizeof e->site, "%s", t->site.where ? t->site.where : ""); /* its innermost frames first */
+    e->parts = t->split ? (uint32_t)t->nparts : 0;
+    for (size_t i = 0; t->split && i < t->nparts; i++) {
+        const struct loci_target *x = t->parts[i].at;
+        uint32_t k = 0;
+        while (k < e->naway && strcmp(e->away[k].target, x->name) != 0)
+            k++;
+        if (x == at || k == LEDGER_TARGETS)
+            continue;
+        if (k == e->naway)
+            copy_text(e->away[e->naway++].target, sizeof e->away[k].target, x->name);
+        e->away[k].bytes += t->parts[i].size;
+    }
 }
 
 static void remove_at_exit(void) { tiering_unpublish(true); }

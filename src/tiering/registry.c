@@ -8,7 +8,12 @@
 #include "tiering/tiering.h"
 #include "list.h"
 
+#include <math.h>
 #include <stdlib.h>
+
+#define SMOOTHING 0.5          /* weight of the last interval in a heat */
+#define SPREAD_SMOOTHING 0.125 /* ... and of its deviation in the spread (its noise; slow, so that a step in
+                                * heat does not read as noise for long) */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t idle = PTHREAD_COND_INITIALIZER;
@@ -29,6 +34,25 @@ void tiering_set_idle(tier_arena_t *t)
 {
     t->busy = false;
     pthread_cond_broadcast(&idle);
+}
+
+void tiering_track_heat(tier_track_t *k, double now)
+{
+    if (k->heat_seen)
+        k->spread = SPREAD_SMOOTHING * fabs(now - k->heat) + (1 - SPREAD_SMOOTHING) * k->spread;
+    k->heat = k->heat_seen ? SMOOTHING * now + (1 - SMOOTHING) * k->heat : now;
+    k->heat_seen = true;
+}
+
+bool tiering_track_moved(tier_track_t *k, const struct loci_target *from, const struct loci_target *to,
+                         uint64_t interval, unsigned within)
+{
+    bool back = k->left == to && interval - k->moved_at <= within;
+    k->left = from;
+    k->moved_at = interval;
+    k->residence = 0;
+    k->rent = 0;
+    return back;
 }
 
 tier_arena_t *tiering_arenas(void) { return arenas; }
@@ -67,15 +91,21 @@ tier_arena_t *tiering_unregister(loci_arena_t *ar)
     return t;
 }
 
+void tiering_record_free(tier_arena_t *t)
+{
+    tiering_site_free(&t->site);
+    free(t->watched);
+    free(t->parts);
+    free(t);
+}
+
 void tiering_registry_clear(void)
 {
     pthread_mutex_lock(&lock);
     while (arenas) {
         tier_arena_t *t = arenas;
         DLIST_UNLINK(arenas, t, next, prev);
-        tiering_site_free(&t->site);
-        free(t->watched);
-        free(t);
+        tiering_record_free(t);
     }
     totals = (tier_totals_t){0};
     pthread_mutex_unlock(&lock);

@@ -17,7 +17,7 @@ int loci_tier_stats(const loci_arena_t *ar, loci_tier_stats_t *out)
     tiering_lock();
     const tier_arena_t *t = tiering_find(ar);
     if (t)
-        *out = (loci_tier_stats_t){t->bytes, t->heat, loci_arena_target(ar), t->bytes_moved, t->moves};
+        *out = (loci_tier_stats_t){t->bytes, t->track.heat, loci_arena_target(ar), t->bytes_moved, t->moves};
     tiering_unlock();
     if (!t)
         return loci__fail(LOCI_EINVAL, "loci_tier_stats: arena \"%s\" is not a tier=auto arena (create it with "
@@ -79,7 +79,7 @@ void tiering_stats_print(FILE *f)
     tiering_lock();
     for (tier_arena_t *t = tiering_arenas(); t; t = t->next)
         fprintf(f, "  %-36s %-8s %14" PRIu64 " %8.4f %14" PRIu64 " %12" PRIu64 "  %s/%u#%u\n", t->ar->intent,
-                loci_arena_target(t->ar)->name, t->bytes, t->heat, t->bytes_moved, t->moves,
+                loci_arena_target(t->ar)->name, t->bytes, t->track.heat, t->bytes_moved, t->moves,
                 t->site.where ? t->site.where : "?", t->site.size_class, t->site.ordinal);
     tiering_unlock();
     fprintf(f, "  tiering (%s source%s): %" PRIu64 " B promoted, %" PRIu64 " B demoted, %" PRIu64

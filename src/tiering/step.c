@@ -1,25 +1,23 @@
 /*
  * One interval of tiering, given the heat of every watched granule: each
  * auto arena's heat per byte (the granules' heat weighted by their size,
- * smoothed over intervals), the targets' room (budget, memory that can be
- * had for a move: arena_target_move_room), the plan (plan.c), and its moves through
- * arena_move, each keeping addresses and every store of the program's
- * threads; a candidate no such move reaches (a file tier without the
- * userfaultfd it takes) is never planned. The measured move bandwidth and
+ * smoothed over intervals), and each part's of an arena placed by granule
+ * (parts.c), the targets' room (budget, memory that can be had for a move:
+ * arena_target_move_room), the plan (plan.c) over arenas and parts alike,
+ * and its moves through arena_move and arena_move_part, each keeping
+ * addresses and every store of the program's threads; a candidate no such
+ * move reaches (a file tier without the userfaultfd it takes) is never planned. The measured move bandwidth and
  * the rate limit's allowance are kept here from interval to interval.
  * Called by the tiering thread only (and by tests, with no thread running).
  */
 #include "tiering/tiering.h"
 #include "clock.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define SMOOTHING 0.5          /* weight of the last interval in an arena's heat */
-#define SPREAD_SMOOTHING 0.125 /* ... and of its deviation in the arena's spread (its noise; slow, so
-                                * that a step in heat does not read as noise for long) */
+#define MOVE_SMOOTHING 0.5     /* weight of the last move in the measured move bandwidth */
 #define MARGIN 0.25            /* hysteresis: 25 % hotter per tier to take an incumbent's place, */
 #define GAP 0.1                /* and 0.1 more heat: above the noise of a sampled share, */
 #define NOISE 1.0              /* and hotter by the two arenas' spreads (plan.c) */
@@ -30,14 +28,17 @@
 static double seconds_per_byte = 1 / FIRST_GUESS_BPS;
 static int64_t allowance;
 
-static int by_tag(const void *pa, const void *pb)
+static int by_tag_and_base(const void *pa, const void *pb)
 {
     const heat_sample_t *a = pa, *b = pb;
-    return a->tag < b->tag ? -1 : a->tag > b->tag;
+    if (a->tag != b->tag)
+        return a->tag < b->tag ? -1 : 1;
+    return a->base < b->base ? -1 : a->base > b->base;
 }
 
-/* The arenas' heat from this interval's samples (sorted by tag). */
-static void account(const heat_sample_t *s, size_t n)
+/* The arenas' heat from this interval's samples (sorted by tag, then
+ * address), and the parts' of those placed by granule. */
+static void account(const tiering_config_t *c, const heat_sample_t *s, size_t n)
 {
     for (tier_arena_t *t = tiering_arenas(); t; t = t->next) {
         size_t lo = 0, hi = n;
@@ -49,19 +50,19 @@ static void account(const heat_sample_t *s, size_t n)
                 hi = mid;
         }
         double hot = 0, seen = 0;
-        for (size_t i = lo; i < n && s[i].tag == t->id; i++)
-            if (s[i].observations) {
-                hot += s[i].heat * (double)s[i].size;
-                seen += (double)s[i].size;
+        size_t end = lo;
+        for (; end < n && s[end].tag == t->id; end++)
+            if (s[end].observations) {
+                hot += s[end].heat * (double)s[end].size;
+                seen += (double)s[end].size;
             }
-        if (seen > 0) { /* nothing seen this interval: its heat stays what it was */
-            double now = hot / seen;
-            if (t->heat_seen)
-                t->spread = SPREAD_SMOOTHING * fabs(now - t->heat) + (1 - SPREAD_SMOOTHING) * t->spread;
-            t->heat = t->heat_seen ? SMOOTHING * now + (1 - SMOOTHING) * t->heat : now;
-            t->heat_seen = true;
-        }
-        t->residence++;
+        if (seen > 0) /* nothing seen this interval: its heat stays what it was */
+            tiering_track_heat(&t->track, hot / seen);
+        t->track.residence++;
+        tiering_parts_decide(c, t);
+        if (t->split && !tiering_parts_account(t, s + lo, end - lo))
+            loci__log(LOCI_LOG_DEBUG, "tiering: out of memory for the parts of arena \"%s\": they stay as they "
+                      "were", t->ar->intent);
     }
 }
 
@@ -75,8 +76,12 @@ static int target_index(const struct loci_target **table, size_t *nt, const stru
     return (int)(*nt)++;
 }
 
+/* The plan's view: one entry per arena placed whole, one per part of each
+ * placed by granule (rec[i] its arena, part[i] the part's index in it, -1
+ * for the whole arena). */
 typedef struct {
     tier_arena_t **rec;
+    long *part;
     plan_arena_t *arenas;
     double *rent;
     const struct loci_target **targets;
@@ -88,6 +93,7 @@ typedef struct {
 static void work_free(work_t *w)
 {
     free(w->rec);
+    free(w->part);
     free(w->arenas);
     free(w->rent);
     free(w->targets);
@@ -95,38 +101,76 @@ static void work_free(work_t *w)
     free(w->moves);
 }
 
-/* The plan's view of every auto arena and of the targets they may use. */
+/* Bytes the auto arenas hold on x now: each arena placed whole where it is
+ * (arena_auto_bytes_on), each part where it is. */
+static uint64_t held_on(const struct loci_target *x)
+{
+    uint64_t held = arena_auto_bytes_on(x);
+    for (tier_arena_t *t = tiering_arenas(); t; t = t->next)
+        if (t->split) {
+            uint64_t whole = loci_arena_target(t->ar) == x ? arena_bytes(t->ar) : 0;
+            held = (held > whole ? held - whole : 0) + tiering_parts_on(t, x);
+        }
+    return held;
+}
+
+/* Arena t (or its part p) as the plan sees it, into w's next entry:
+ * `blocked`, bit k: candidate k cannot be reached by such a move. */
+static void add_entry(work_t *w, tier_arena_t *t, long p, uint32_t blocked)
+{
+    const tier_track_t *k = p < 0 ? &t->track : &t->parts[p].track;
+    const struct loci_target *now = p < 0 ? loci_arena_target(t->ar) : t->parts[p].at;
+    const resolution_t *res = &t->ar->res;
+    plan_arena_t *a = &w->arenas[w->n];
+    *a = (plan_arena_t){.bytes = p < 0 ? t->bytes : t->parts[p].size, .heat = k->heat, .spread = k->spread,
+                        .at = -1, .ncandidates = res->ncandidates, .residence = k->residence, .id = t->id,
+                        .intent = t->ar->intent};
+    for (int c = 0; c < res->ncandidates; c++) {
+        a->cand[c] = target_index(w->targets, &w->nt, res->candidates[c]);
+        if (res->candidates[c] == now)
+            a->at = c;
+        else
+            a->unreachable |= blocked & 1u << c;
+    }
+    w->rent[w->n] = k->rent;
+    w->part[w->n] = p;
+    w->rec[w->n++] = t;
+}
+
+/* The candidates of t that its moves (or its parts', split) cannot reach. */
+static uint32_t blocked_of(tier_arena_t *t)
+{
+    uint32_t blocked = 0;
+    const resolution_t *res = &t->ar->res;
+    for (int c = 0; c < res->ncandidates; c++) /* only moves the program never notices */
+        if (t->split ? !arena_moves_part(t->ar, res->candidates[c]) : !arena_moves_live(t->ar, res->candidates[c]))
+            blocked |= 1u << c;
+    return blocked;
+}
+
+/* The plan's view of every auto arena (or its parts) and of the targets they may use. */
 static bool describe(const tiering_config_t *c, work_t *w)
 {
     size_t n = 0;
     for (tier_arena_t *t = tiering_arenas(); t; t = t->next)
-        n++;
-    *w = (work_t){.rec = calloc(n + 1, sizeof *w->rec), .arenas = calloc(n + 1, sizeof *w->arenas),
+        n += t->split ? t->nparts : 1;
+    *w = (work_t){.rec = calloc(n + 1, sizeof *w->rec), .part = calloc(n + 1, sizeof *w->part),
+                  .arenas = calloc(n + 1, sizeof *w->arenas),
                   .rent = calloc(n + 1, sizeof *w->rent), .moves = calloc(n + 1, sizeof *w->moves),
                   .targets = calloc(n * RESOLVE_MAX_CANDIDATES + 1, sizeof *w->targets),
                   .room = calloc(n * RESOLVE_MAX_CANDIDATES + 1, sizeof *w->room)};
-    if (!w->rec || !w->arenas || !w->rent || !w->moves || !w->targets || !w->room)
+    if (!w->rec || !w->part || !w->arenas || !w->rent || !w->moves || !w->targets || !w->room)
         return false;
     for (tier_arena_t *t = tiering_arenas(); t; t = t->next) {
         t->bytes = arena_bytes(t->ar);
-        plan_arena_t *a = &w->arenas[w->n];
-        const resolution_t *res = &t->ar->res;
-        const struct loci_target *now = loci_arena_target(t->ar);
-        *a = (plan_arena_t){.bytes = t->bytes, .heat = t->heat, .spread = t->spread, .at = -1,
-                            .ncandidates = res->ncandidates, .residence = t->residence, .id = t->id,
-                            .intent = t->ar->intent};
-        for (int k = 0; k < res->ncandidates; k++) {
-            a->cand[k] = target_index(w->targets, &w->nt, res->candidates[k]);
-            if (res->candidates[k] == now)
-                a->at = k;
-            else if (!arena_moves_live(t->ar, res->candidates[k])) /* only moves the program never notices */
-                a->unreachable |= 1u << k;
-        }
-        w->rent[w->n] = t->rent;
-        w->rec[w->n++] = t;
+        uint32_t blocked = blocked_of(t);
+        if (!t->split)
+            add_entry(w, t, -1, blocked);
+        for (size_t p = 0; t->split && p < t->nparts; p++)
+            add_entry(w, t, (long)p, blocked);
     }
     for (size_t i = 0; i < w->nt; i++) {
-        uint64_t budget = tiering_budget_bytes(c, w->targets[i]), mine = arena_auto_bytes_on(w->targets[i]);
+        uint64_t budget = tiering_budget_bytes(c, w->targets[i]), mine = held_on(w->targets[i]);
         /* room unknown (a simulated node): its budget alone says */
         uint64_t free = arena_target_move_room(w->targets[i]);
         uint64_t reachable = free > UINT64_MAX - mine ? UINT64_MAX : mine + free;
@@ -138,24 +182,40 @@ static bool describe(const tiering_config_t *c, work_t *w)
     return true;
 }
 
-/* Counters of one move that was made. */
-static void count_move(tier_arena_t *t, const struct loci_target *from, const struct loci_target *to, bool up,
-                       uint64_t bytes, double seconds)
+/* Counters of one move that was made: of arena t, whole or its part
+ * tracked by k. */
+static void count_move(tier_arena_t *t, tier_track_t *k, const struct loci_target *from,
+                       const struct loci_target *to, bool up, uint64_t bytes, double seconds)
 {
     tier_totals_t *tot = tiering_totals();
     *(up ? &tot->promoted : &tot->demoted) += bytes;
-    if (t->left == to && tot->intervals - t->moved_at <= PINGPONG_INTERVALS)
+    if (tiering_track_moved(k, from, to, tot->intervals, PINGPONG_INTERVALS))
         tot->pingpong += bytes;
     tot->moves++;
     tot->move_seconds += seconds;
-    t->left = from;
-    t->moved_at = tot->intervals;
     t->bytes_moved += bytes;
     t->moves++;
-    t->residence = 0;
-    t->rent = 0;
     if (bytes && seconds > 0)
-        seconds_per_byte = SMOOTHING * (seconds / (double)bytes) + (1 - SMOOTHING) * seconds_per_byte;
+        seconds_per_byte = MOVE_SMOOTHING * (seconds / (double)bytes) + (1 - MOVE_SMOOTHING) * seconds_per_byte;
+}
+
+/* Move m of the plan, without the lock: 0 or the move's error. */
+static int make_move(const work_t *w, const plan_move_t *mv)
+{
+    tier_arena_t *t = w->rec[mv->arena];
+    long p = w->part[mv->arena];
+    const struct loci_target *to = w->targets[mv->target];
+    return p < 0 ? arena_move(t->ar, to, true) : arena_move_part(t->ar, t->parts[p].base, t->parts[p].size, to);
+}
+
+/* Whether move m is the last of its arena's this interval: the one after
+ * which the arena is idle (and may be destroyed). */
+static bool last_of_arena(const work_t *w, size_t m, size_t nmoves)
+{
+    for (size_t later = m + 1; later < nmoves; later++)
+        if (w->rec[w->moves[later].arena] == w->rec[w->moves[m].arena])
+            return false;
+    return true;
 }
 
 /* Make the moves, each arena marked busy (its destroy waits) and moved
@@ -170,40 +230,54 @@ static void count_move(tier_arena_t *t, const struct loci_target *from, const st
  * returns with it. */
 static void make_moves(const work_t *w, size_t nmoves)
 {
+    bool *last = calloc(nmoves, sizeof *last);
+    if (!last)
+        return; /* the next interval plans again */
     for (size_t m = 0; m < nmoves; m++) {
+        last[m] = last_of_arena(w, m, nmoves);
         w->rec[w->moves[m].arena]->busy = true;
         /* heat's sampled pages are mapped back first, or the move would not
-         * find them; the next interval watches the arena again */
-        tiering_unwatch(w->rec[w->moves[m].arena]);
+         * find them; the next interval watches the arena again (a part's
+         * move holds its range still itself: arena_move_part) */
+        if (w->part[w->moves[m].arena] < 0)
+            tiering_unwatch(w->rec[w->moves[m].arena]);
     }
     bool failed = false;
     for (size_t m = 0; m < nmoves; m++) {
         const plan_move_t *mv = &w->moves[m];
         tier_arena_t *t = w->rec[mv->arena];
-        const struct loci_target *from = loci_arena_target(t->ar), *to = w->targets[mv->target];
+        long p = w->part[mv->arena];
+        const struct loci_target *from = p < 0 ? loci_arena_target(t->ar) : t->parts[p].at;
+        const struct loci_target *to = w->targets[mv->target];
         uint64_t bytes = w->arenas[mv->arena].bytes;
         if (failed) {
-            tiering_set_idle(t);
+            if (last[m])
+                tiering_set_idle(t);
             continue;
         }
         tiering_unlock();
         uint64_t t0 = clock_mono_ns();
-        int rc = arena_move(t->ar, to, true);
+        int rc = make_move(w, mv);
         double seconds = (double)(clock_mono_ns() - t0) / 1e9;
         if (rc != 0) /* full meanwhile, say: the next interval plans again */
-            loci__log(LOCI_LOG_DEBUG, "tiering: arena \"%s\" stays on %s: %s", t->ar->intent, from->name,
-                      loci_last_error());
+            loci__log(LOCI_LOG_DEBUG, "tiering: %s \"%s\" stays on %s: %s", p < 0 ? "arena" : "a part of arena",
+                      t->ar->intent, from->name, loci_last_error());
         tiering_lock();
         if (rc == 0) {
-            count_move(t, from, to, mv->promotion, bytes, seconds);
+            if (p >= 0)
+                t->parts[p].at = to;
+            count_move(t, p < 0 ? &t->track : &t->parts[p].track, from, to, mv->promotion, bytes, seconds);
             plan_arena_t *a = &w->arenas[mv->arena]; /* where it is now, for the node ledger */
             for (int k = 0; k < a->ncandidates; k++)
                 a->at = a->cand[k] == mv->target ? k : a->at;
         }
         failed = rc != 0;
-        t->seen = loci_arena_target(t->ar);
-        tiering_set_idle(t);
+        if (p < 0)
+            t->seen = loci_arena_target(t->ar);
+        if (last[m])
+            tiering_set_idle(t);
     }
+    free(last);
 }
 
 /* Arenas someone else moved since the last interval — arena.c (an auto arena
@@ -215,8 +289,10 @@ static void settle_moved(void)
 {
     for (tier_arena_t *t = tiering_arenas(); t; t = t->next)
         if (loci_arena_target(t->ar) != t->seen) {
-            t->residence = 0;
+            t->track.residence = 0;
             t->seen = loci_arena_target(t->ar);
+            if (t->split)
+                tiering_parts_moved(t);
         }
 }
 
@@ -237,9 +313,12 @@ static void log_plan(const work_t *w, const plan_target_t *own, const plan_param
         for (size_t m = 0; m < nmoves; m++)
             if (w->moves[m].arena == (int)i)
                 to = w->targets[w->moves[m].target]->name;
-        loci__log(LOCI_LOG_DEBUG, "tiering (process %d): interval %llu: arena %llu \"%s\": %llu KiB, heat %.3f "
+        char part[40] = "";
+        if (w->part[i] >= 0)
+            snprintf(part, sizeof part, ", part at %p", w->rec[i]->parts[w->part[i]].base);
+        loci__log(LOCI_LOG_DEBUG, "tiering (process %d): interval %llu: arena %llu%s \"%s\": %llu KiB, heat %.3f "
                   "± %.3f, on %s%s%s, residence %u, rent %.3f of %.3f s", (int)getpid(), interval,
-                  (unsigned long long)a->id, a->intent, (unsigned long long)(a->bytes >> 10), a->heat, a->spread,
+                  (unsigned long long)a->id, part, a->intent, (unsigned long long)(a->bytes >> 10), a->heat, a->spread,
                   a->at >= 0 ? w->targets[a->cand[a->at]]->name : "none",
                   to ? ", moves to " : "", to ? to : "", a->residence, w->rent[i],
                   (double)a->bytes * p->seconds_per_byte);
@@ -252,10 +331,10 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
     int64_t per_interval = (int64_t)((double)c->rate * interval_s);
     allowance = allowance + per_interval > per_interval ? per_interval : allowance + per_interval;
     if (n) /* none: samples is NULL, which qsort may not take */
-        qsort(samples, n, sizeof *samples, by_tag);
+        qsort(samples, n, sizeof *samples, by_tag_and_base);
     tiering_lock();
     settle_moved();
-    account(samples, n);
+    account(c, samples, n);
     work_t w;
     if (describe(c, &w)) {
         plan_params_t p = {.margin = MARGIN, .gap = GAP, .noise = NOISE, .min_residence = MIN_RESIDENCE,
@@ -264,14 +343,14 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
         if (own)
             memcpy(own, w.room, w.nt * sizeof *own);
         /* the node's share: what the user's other tiering processes leave this one */
-        ledger_view_t view = {w.arenas, w.n, w.targets, w.nt, arena_target_move_room, arena_auto_bytes_on};
+        ledger_view_t view = {w.arenas, w.n, w.targets, w.nt, arena_target_move_room, held_on};
         tiering_ledger_share(c, &view, &p, w.room);
         size_t nmoves = plan_make(w.arenas, w.n, w.room, w.nt, &p, w.rent, w.moves);
         if (own)
             log_plan(&w, own, &p, nmoves);
         free(own);
         for (size_t i = 0; i < w.n; i++)
-            w.rec[i]->rent = w.rent[i];
+            *(w.part[i] < 0 ? &w.rec[i]->track.rent : &w.rec[i]->parts[w.part[i]].track.rent) = w.rent[i];
         for (size_t m = 0; m < nmoves; m++)
             allowance -= (int64_t)w.arenas[w.moves[m].arena].bytes;
         if (nmoves) {

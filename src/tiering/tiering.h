@@ -15,6 +15,7 @@
  *   site.c      where an auto arena was made, stable across runs
  *   watch.c     the heat source and what it watches of each auto arena
  *   registry.c  the auto arenas, their heat and counters (what `loci tier` reads)
+ *   parts.c     an arena larger than its fast memory, placed by granule: its parts
  *   profile.c   LOCI_TIER_PROFILE: what a run learned, where the next starts
  *   stats.c     loci_tier_stats, loci_tier_totals, the LOCI_STATS lines
  *   publish.c   the live table `loci tier PID` reads
@@ -293,20 +294,45 @@ double tiering_heat_cpu_seconds(void);
 
 /* --- registry.c ------------------------------------------------------------ */
 
-/** One auto arena. Fields below `lock` of registry.c (tiering_lock). */
-struct tier_arena {
-    loci_arena_t *ar;
-    uint64_t id;               /* heat's tag for its extents (never reused, unlike addresses) */
+/** What tiering keeps of something it places, from interval to interval:
+ *  an auto arena, or a part of one placed by granule (parts.c). */
+typedef struct {
     double heat;               /* heat per byte, smoothed over intervals (EWMA) */
     double spread;             /* mean deviation of an interval's heat from `heat` before it (EWMA) */
     bool heat_seen;            /* heat has had one observation of it */
-    uint64_t bytes;            /* its memory at the last interval */
-    uint64_t bytes_moved, moves;
     unsigned residence;        /* intervals since its last move */
     double rent;               /* paid towards a promotion, seconds (plan_make) */
     const struct loci_target *left; /* where its last move came from, and when (ping-pong) */
     uint64_t moved_at;
+} tier_track_t;
+
+/** One interval's heat of it: `now`, the share its observations found
+ *  accessed, into its smoothed heat and spread. */
+void tiering_track_heat(tier_track_t *k, double now);
+/** It moved from `from` at interval `interval`: true when that took it back
+ *  where it had left within `within` intervals (ping-pong). */
+bool tiering_track_moved(tier_track_t *k, const struct loci_target *from, const struct loci_target *to,
+                         uint64_t interval, unsigned within);
+
+/** A granule of an auto arena placed by granule: where its pages are. */
+typedef struct {
+    void *base;
+    size_t size;
+    const struct loci_target *at;
+    tier_track_t track;
+} tier_part_t;
+
+/** One auto arena. Fields below `lock` of registry.c (tiering_lock). */
+struct tier_arena {
+    loci_arena_t *ar;
+    uint64_t id;               /* heat's tag for its extents (never reused, unlike addresses) */
+    tier_track_t track;        /* its heat, and its moves (the whole arena's) */
+    uint64_t bytes;            /* its memory at the last interval */
+    uint64_t bytes_moved, moves;
     bool busy;                 /* the tiering thread is moving it: destroy waits */
+    bool split;                /* placed by granule (parts.c): its parts move, never it whole */
+    tier_part_t *parts;        /* its granules by address, while split (parts.c) */
+    size_t nparts;
     const struct loci_target *seen; /* where it was at the last interval (or tiering's own move) */
     tiering_site_t site;       /* where it was made (profile.c, publish.c) */
     tier_span_t *watched;      /* what heat watches of it now */
@@ -339,9 +365,31 @@ int tiering_register(loci_arena_t *ar);
 tier_arena_t *tiering_unregister(loci_arena_t *ar);
 /** ar's record (under the lock), or NULL. */
 tier_arena_t *tiering_find(const loci_arena_t *ar);
+/** Free a record taken out (tiering_unregister): its site, its watched
+ *  extents, its parts. */
+void tiering_record_free(tier_arena_t *t);
 /** Forget every record (loci_fini; the arenas themselves go with arena_fini). */
 void tiering_registry_clear(void);
 void tiering_registry_fork(loci_fork_phase_t phase);
+
+/* --- parts.c --------------------------------------------------------------- */
+
+/** Whether auto arena t is placed by granule from now on (once split, for
+ *  good): larger than the budget of its best candidate, where it could
+ *  never go whole, at least two granules, and parts of it can move there
+ *  (arena_moves_part). */
+void tiering_parts_decide(const tiering_config_t *c, tier_arena_t *t);
+/** A split arena's parts from this interval's samples of it (s[0..n), by
+ *  address): a part seen before keeps its place and history, a new one
+ *  starts where the kernel holds its pages (arena_part_target); each
+ *  part's heat smoothed (tiering_track_heat). false: out of memory, the
+ *  parts as they were. */
+bool tiering_parts_account(tier_arena_t *t, const heat_sample_t *s, size_t n);
+/** Bytes of split arena t's parts on target x. */
+uint64_t tiering_parts_on(const tier_arena_t *t, const struct loci_target *x);
+/** Split arena t was moved whole (a spill, the program's loci_arena_move):
+ *  every part is on its target now, its time there starting. */
+void tiering_parts_moved(tier_arena_t *t);
 
 /* --- step.c ---------------------------------------------------------------- */
 
@@ -411,6 +459,12 @@ typedef struct {
     uint32_t size_class, ordinal;
     uint64_t bytes, bytes_moved, moves;
     double heat;
+    uint32_t parts;            /* placed by granule (parts.c): its parts; 0: placed whole */
+    uint32_t naway;
+    struct {
+        char target[16];
+        uint64_t bytes;
+    } away[LEDGER_TARGETS];    /* the bytes of its parts on each target but its own */
 } tiering_table_entry_t;
 
 typedef struct {

@@ -66,6 +66,13 @@ static void show(pid_t pid, const tiering_table_t *t)
         char site[200], b1[16], b2[16];
         printf("  %-28s %-8s %10s %7.3f %10s %6" PRIu64 "  %s\n", e->intent, e->target, size(e->bytes, b1), e->heat,
                size(e->bytes_moved, b2), e->moves, site_text(e, site, sizeof site));
+        if (e->parts) {
+            printf("  %-28s placed by granule: %u parts", "", e->parts);
+            for (uint32_t k = 0; k < e->naway && k < sizeof e->away / sizeof e->away[0]; k++)
+                printf("%s %s on %.*s", k ? "," : ";", size(e->away[k].bytes, b1), (int)sizeof e->away[k].target,
+                       e->away[k].target);
+            printf("%s\n", e->naway ? ", the rest on its target" : ", all on its target");
+        }
     }
     uint64_t moved = h->bytes_promoted + h->bytes_demoted;
     char b1[16], b2[16], b3[16];
