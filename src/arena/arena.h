@@ -261,7 +261,8 @@ int arena_move_part(loci_arena_t *ar, void *base, size_t size, const struct loci
 bool arena_moves_part(loci_arena_t *ar, const struct loci_target *dst);
 /** Where most resident pages of [base, base+size) of ar are: the candidate
  *  of its intent on that NUMA node; the arena's target when none is
- *  resident, or the node is none of its candidates. */
+ *  resident, the node is none of its candidates, or the arena's target is
+ *  simulated (placement recorded, not made). */
 const struct loci_target *arena_part_target(loci_arena_t *ar, void *base, size_t size);
 
 /* --- target_gone.c ------------------------------------------------------- */

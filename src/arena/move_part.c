@@ -86,8 +86,9 @@ int arena_move_part(loci_arena_t *ar, void *base, size_t size, const struct loci
 const struct loci_target *arena_part_target(loci_arena_t *ar, void *base, size_t size)
 {
     const struct loci_target *home = loci_arena_target(ar);
-    int node;
-    if (vm_range_node(base, size, &node) != 0 || node < 0 || node == home->numa_node)
+    int node; /* a simulated node's placement is recorded, not made: the kernel cannot say */
+    if ((home->flags & LOCI_TARGET_SIMULATED) || vm_range_node(base, size, &node) != 0 || node < 0 ||
+        node == home->numa_node)
         return home;
     for (int k = 0; k < ar->res.ncandidates; k++)
         if (ar->res.candidates[k]->numa_node == node)

@@ -396,6 +396,113 @@ static void a_full_target_moves_the_arena_down(void **state)
     loci_arena_destroy(ar);
 }
 
+typedef struct {
+    heat_sample_t *s;
+    size_t n;
+    uint64_t tag;
+    uintptr_t hot, hot_end; /* granules overlapping [hot, hot_end) read 1, the others 0 */
+} granules_t;
+
+static int cut_into_granules(void *base, size_t size, void *arg)
+{
+    granules_t *g = arg;
+    for (size_t off = 0; off < size; off += HEAT_GRANULE) {
+        uintptr_t at = (uintptr_t)base + off;
+        size_t len = size - off < HEAT_GRANULE ? size - off : HEAT_GRANULE;
+        bool hot = at < g->hot_end && at + len > g->hot;
+        g->s = realloc(g->s, (g->n + 1) * sizeof *g->s);
+        g->s[g->n++] = (heat_sample_t){at, len, g->tag, hot ? 1.0 : 0.0, 10};
+    }
+    return 0;
+}
+
+/* One interval: every granule of `big` cold but those over [hot, hot + bytes), `other` cold. */
+static void step_granules(loci_arena_t *big, loci_arena_t *other, void *hot, size_t bytes)
+{
+    tiering_config_t c;
+    assert_int_equal(tiering_config_read(&c), 0);
+    granules_t g = {.hot = (uintptr_t)hot, .hot_end = (uintptr_t)hot + bytes};
+    tiering_lock();
+    g.tag = tiering_find(big)->id;
+    arena_foreach_extent(big, cut_into_granules, &g);
+    g.tag = tiering_find(other)->id;
+    g.hot_end = 0;
+    arena_foreach_extent(other, cut_into_granules, &g);
+    tiering_unlock();
+    tiering_step(&c, g.s, g.n);
+    free(g.s);
+}
+
+/* Bytes of auto arenas on hbm0: those placed whole there, and the parts of `big` there. */
+static uint64_t on_hbm(loci_arena_t *big, uint64_t *big_part)
+{
+    const loci_target_t *hbm = loci_target_by_name("hbm0");
+    tiering_lock();
+    *big_part = tiering_parts_on(tiering_find(big), hbm);
+    tiering_unlock();
+    return (loci_arena_target(big) == hbm ? 0 : arena_auto_bytes_on(hbm)) + *big_part;
+}
+
+/* Parts of `big` not where they belong: on hbm0 those of [hot, hot + bytes), on dram0 the others. */
+static int misplaced_parts(loci_arena_t *big, const unsigned char *hot, size_t bytes)
+{
+    tiering_lock(); /* (no assertion under the lock: a failed one would leave it taken) */
+    const tier_arena_t *t = tiering_find(big);
+    int misplaced = t->split ? 0 : -1;
+    for (size_t i = 0; t->split && i < t->nparts; i++) {
+        const unsigned char *at = t->parts[i].base;
+        misplaced += t->parts[i].at != loci_target_by_name(at >= hot && at < hot + bytes ? "hbm0" : "dram0");
+    }
+    tiering_unlock();
+    return misplaced;
+}
+
+/* An arena four times hbm0's budget, whose hot 8 MiB moves: placed by granule, its hot parts on
+ * hbm0 after the cold arena there moves out, the rest staying on dram0 with the arena itself. */
+static void a_big_arena_is_placed_by_granule(void **state)
+{
+    use_topology("knl-flat.xml", config);
+    loci_arena_t *cold = loci_arena_create("bandwidth=high,tier=auto", 0);
+    unsigned char *c = cold ? loci_arena_alloc(cold, 8 * MiB - 4096) : NULL;
+    assert_non_null(c);
+    memset(c, 'c', 8 * MiB - 4096);
+    loci_arena_t *big = loci_arena_create("bandwidth=high,tier=auto", 0);
+    unsigned char *b = big ? loci_arena_alloc(big, 32 * MiB) : NULL;
+    assert_non_null(b);
+    for (size_t k = 0; k < 32 * MiB; k++)
+        b[k] = (unsigned char)(k / 4096);
+    assert_string_equal(name_of(loci_arena_target(cold)), "hbm0");
+    assert_string_equal(name_of(loci_arena_target(big)), "dram0"); /* hbm0's budget is taken */
+    unsigned char *windows[2] = {b + 4 * MiB, b + 20 * MiB};
+    for (int w = 0; w < 2; w++) {
+        int n = 0, misplaced = -1;
+        for (; n < 10 && misplaced != 0; n++) {
+            step_granules(big, cold, windows[w], 8 * MiB);
+            uint64_t part;
+            if (on_hbm(big, &part) > 8 * MiB)
+                fail_msg("window %d, interval %d: %llu bytes of auto arenas on hbm0, over its budget of 8 MiB", w,
+                         n, (unsigned long long)on_hbm(big, &part));
+            misplaced = misplaced_parts(big, windows[w], 8 * MiB);
+        }
+        if (misplaced != 0)
+            fail_msg("window %d: %d parts of the big arena not where their heat says after %d intervals%s", w,
+                     misplaced, n, misplaced < 0 ? " (it is not placed by granule)" : "");
+        assert_true(n <= 5); /* the minimum residence, and a step */
+        assert_string_equal(name_of(loci_arena_target(big)), "dram0");
+        assert_string_equal(name_of(loci_arena_target(cold)), "dram0");
+    }
+    for (size_t k = 0; k < 32 * MiB; k += 4096)
+        if (b[k] != (unsigned char)(k / 4096))
+            fail_msg("the big arena's byte %zu changed", k);
+    assert_ptr_equal(loci_arena_of(b + 21 * MiB), big);
+    loci_tier_stats_t st;
+    assert_int_equal(loci_tier_stats(big, &st), 0);
+    assert_int_equal(st.moves, 12); /* four parts up, then four down and four others up */
+    assert_int_equal(st.bytes_moved, 24 * MiB);
+    loci_arena_destroy(big);
+    loci_arena_destroy(cold);
+}
+
 static void a_child_keeps_working(void **state)
 {
     if (child_threads_unsupported_after_fork("a_child_keeps_working"))
@@ -506,6 +613,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_hot_arena_stays_the_hottest_across_its_moves),
         cmocka_unit_test(as_an_ordinary_user_too),
         cmocka_unit_test(a_full_target_moves_the_arena_down),
+        cmocka_unit_test(a_big_arena_is_placed_by_granule),
         cmocka_unit_test(a_child_keeps_working),
         cmocka_unit_test(bad_input),
     };
