@@ -18,13 +18,14 @@
 #include "provider/provider.h"
 #include "topo/topo.h"
 #include "tiering/tiering.h"
+#include "os/vm.h"
 
 #include <pthread.h>
 
 /* Outermost first: a refresh's listeners take the locks below it; tiering's
  * registry lock is taken before the arenas' and the pools'. */
 static void (*const layers[])(loci_fork_phase_t) = {topo_fork, tiering_fork, allocator_fork, arena_fork,
-                                                    heat_fork, pool_fork,    provider_fork};
+                                                    heat_fork, pool_fork,    provider_fork, vm_room_fork};
 #define NLAYERS (sizeof layers / sizeof *layers)
 
 static void prepare(void)

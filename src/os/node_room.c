@@ -28,8 +28,11 @@
  * and a copy is populated under the preferred policy), and a new
  * allocation leaves the pool's margin (1/64 of the node, 32 MiB at least:
  * more than the lists held on the VM's 1 GiB node, 28 MiB). The lists
- * change with every free: /proc/zoneinfo, long on a machine of many CPUs,
- * is read at most every 100 ms.
+ * change with every free: /proc/zoneinfo is read at most every 100 ms, by
+ * one thread at a time and outside the lock every caller takes — on a
+ * machine of many CPUs it is long (a few lines per CPU and zone: some
+ * 100 us for 5 KB on 2 CPUs), and allocations reach here (the pool's
+ * charge) — while the others use the last reading.
  */
 #include "os/vm.h"
 #include "clock.h"
@@ -43,10 +46,17 @@
 
 #define ZONEINFO_REFRESH_MS 100
 
+/* One reading of /proc/zoneinfo, per node, in pages. */
+typedef struct {
+    uint64_t reserve[PLACE_MAX_NODES];
+    uint64_t listed[PLACE_MAX_NODES]; /* the CPUs' lists, counted as room (above) */
+} zone_counts_t;
+
 static pthread_mutex_t reserve_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t reserve_pages[PLACE_MAX_NODES]; /* under reserve_lock */
-static uint64_t listed_pages[PLACE_MAX_NODES];  /* the CPUs' lists, counted as room (above) */
-static uint64_t reserve_read_ms;                /* 0: never read, or unreadable */
+static zone_counts_t readings[2];  /* readings[current] under reserve_lock; the other, refresh_lock's */
+static int current;                /* under reserve_lock */
+static uint64_t reserve_read_ms;   /* under reserve_lock; 0: never read, or unreadable */
+static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER; /* the one thread reading it again */
 
 /* One zone's reserve, as the kernel counts it (calculate_totalreserve_pages),
  * and the free pages on its CPUs' lists. */
@@ -55,25 +65,23 @@ typedef struct {
     uint64_t high, boost, protection, managed, listed;
 } zone_t;
 
-static void zone_done(const zone_t *z)
+static void zone_done(const zone_t *z, zone_counts_t *into)
 {
     if (z->node < 0 || z->node >= PLACE_MAX_NODES)
         return;
     uint64_t r = z->high + z->boost + z->protection;
-    reserve_pages[z->node] += r < z->managed ? r : z->managed;
-    listed_pages[z->node] += z->listed;
+    into->reserve[z->node] += r < z->managed ? r : z->managed;
+    into->listed[z->node] += z->listed;
 }
 
-/* /proc/zoneinfo into reserve_pages and listed_pages (under reserve_lock):
- * false when it cannot be read (no reserve known: none subtracted, no list
- * counted). */
-static bool read_zoneinfo(void)
+/* /proc/zoneinfo into `into`: false when it cannot be read (no reserve
+ * known: none subtracted, no list counted). */
+static bool read_zoneinfo(zone_counts_t *into)
 {
     FILE *f = fopen("/proc/zoneinfo", "re");
     if (!f)
         return false;
-    memset(reserve_pages, 0, sizeof reserve_pages);
-    memset(listed_pages, 0, sizeof listed_pages);
+    memset(into, 0, sizeof *into);
     zone_t z = {.node = -1};
     char line[512];
     unsigned long long v;
@@ -81,7 +89,7 @@ static bool read_zoneinfo(void)
         int node;
         const char *t = line + strspn(line, " ");
         if (sscanf(line, "Node %d, zone", &node) == 1) {
-            zone_done(&z);
+            zone_done(&z, into);
             z = (zone_t){.node = node};
         } else if (sscanf(t, "high %llu", &v) == 1) { /* (a CPU's list's "high:" is no watermark) */
             z.high = v;
@@ -101,23 +109,61 @@ static bool read_zoneinfo(void)
             }
         }
     }
-    zone_done(&z);
+    zone_done(&z, into);
     fclose(f);
     return true;
 }
 
-/* The node's reserve and the free pages on its CPUs' lists that count as
- * room, in bytes, read again when 100 ms old. */
-static void node_zones(int node, uint64_t *reserve, uint64_t *listed)
+/* Whether the last reading is older than 100 ms (or there is none). */
+static bool stale(uint64_t now, bool *never)
 {
     pthread_mutex_lock(&reserve_lock);
-    uint64_t now = clock_coarse_ms();
-    if (reserve_read_ms == 0 || now - reserve_read_ms >= ZONEINFO_REFRESH_MS)
-        reserve_read_ms = read_zoneinfo() ? (now ? now : 1) : 0;
-    bool known = reserve_read_ms && node < PLACE_MAX_NODES;
-    *reserve = known ? reserve_pages[node] * vm_page_size() : 0;
-    *listed = known ? listed_pages[node] * vm_page_size() : 0;
+    *never = reserve_read_ms == 0;
+    bool old = *never || now - reserve_read_ms >= ZONEINFO_REFRESH_MS;
     pthread_mutex_unlock(&reserve_lock);
+    return old;
+}
+
+/* Read /proc/zoneinfo again when the last reading is stale: one thread does,
+ * the others go on with the last reading (but for the first, which every
+ * caller waits for). */
+static void refresh(void)
+{
+    uint64_t now = clock_coarse_ms();
+    bool never;
+    if (!stale(now, &never) || (never ? pthread_mutex_lock(&refresh_lock) : pthread_mutex_trylock(&refresh_lock)) != 0)
+        return;
+    if (stale(now, &never)) { /* not read by another meanwhile */
+        bool ok = read_zoneinfo(&readings[!current]); /* current's other: no reader uses it */
+        pthread_mutex_lock(&reserve_lock);
+        current = ok ? !current : current;
+        reserve_read_ms = ok ? (now ? now : 1) : 0;
+        pthread_mutex_unlock(&reserve_lock);
+    }
+    pthread_mutex_unlock(&refresh_lock);
+}
+
+/* The node's reserve and the free pages on its CPUs' lists that count as
+ * room, in bytes. */
+static void node_zones(int node, uint64_t *reserve, uint64_t *listed)
+{
+    refresh();
+    pthread_mutex_lock(&reserve_lock);
+    bool known = reserve_read_ms && node < PLACE_MAX_NODES;
+    *reserve = known ? readings[current].reserve[node] * vm_page_size() : 0;
+    *listed = known ? readings[current].listed[node] * vm_page_size() : 0;
+    pthread_mutex_unlock(&reserve_lock);
+}
+
+void vm_room_fork(loci_fork_phase_t phase)
+{
+    if (phase == LOCI_FORK_PREPARE) { /* the reader first, as refresh takes them */
+        loci__fork_mutex(&refresh_lock, phase);
+        loci__fork_mutex(&reserve_lock, phase);
+    } else {
+        loci__fork_mutex(&reserve_lock, phase);
+        loci__fork_mutex(&refresh_lock, phase);
+    }
 }
 
 /* kB of field `name` ("MemFree:") in a node's meminfo text, or -1. */

@@ -217,6 +217,9 @@ void vm_flush_tlb(void);
  *  MemAvailable, per node), plus the free pages on the CPUs' lists
  *  (which MemFree leaves out). LOCI_ENOTSUP when sysfs cannot say. */
 int vm_nodes_free(const place_t *place, uint64_t *bytes);
+/** fork() handler of vm_nodes_free's locks (core/fork.c: innermost, as the
+ *  pool's charge and tiering's room reach it under their own locks). */
+void vm_room_fork(loci_fork_phase_t phase);
 
 /** "0,2-3" for a node mask, into buf. Returns buf. */
 const char *vm_nodemask_str(const uint64_t *mask, char *buf, size_t len);

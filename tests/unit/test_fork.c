@@ -1,4 +1,5 @@
-/* fork() while other threads allocate, free, make allocators and arenas:
+/* fork() while other threads allocate, free, make allocators and arenas,
+ * place memory (reading a node's room):
  * every child can allocate and free at once (no lock of loci stays held by
  * a thread the child does not have), and its blocks are its own. */
 #include <setjmp.h>
@@ -40,6 +41,10 @@ static void *churn(void *arg)
         held[k] = a ? loci_alloc(a, size) : NULL;
         if (held[k])
             memset(held[k], (int)id, 16);
+        if (i % 3 == 0) { /* reads the node's room (/proc/zoneinfo, now and then): its locks */
+            static __thread char page[8192] __attribute__((aligned(4096)));
+            loci_place_range(page, 4096, "");
+        }
         if (i % 97 == 0) {
             loci_arena_t *ar = loci_arena_create("", 0);
             void *p = ar ? loci_arena_alloc(ar, 300) : NULL;
@@ -86,6 +91,11 @@ static int child_allocates(void)
     }
     void *big = loci_alloc(a, (size_t)3 << 20);
     loci_free(big);
+    static char page[8192] __attribute__((aligned(4096)));
+    if (loci_place_range(page, 4096, "") != 0) { /* the node's room, read in the child */
+        fprintf(stderr, "child: loci_place_range: %s\n", loci_last_error());
+        return 6;
+    }
     loci_arena_t *ar = loci_arena_create("", 0);
     void *q = ar ? loci_arena_alloc(ar, 1000) : NULL;
     if (!q)
