@@ -213,6 +213,17 @@ int heat__open_unstarted(const heat_ops_t *ops, const heat_config_t *cfg, heat_t
 heat_source_t heat_source(const heat_t *h) { return h ? h->ops->id : HEAT_SOURCE_NONE; }
 const char *heat_how(const heat_t *h) { return h && h->ops->how && h->src ? h->ops->how(h) : ""; }
 uint64_t heat_window_us(const heat_t *h) { return heat__window_us(h); }
+
+uint64_t heat_wanted_window_us(const heat_t *h)
+{
+    return h->ops->min_window_us ? atomic_load(&((heat_t *)h)->window_us) : 0;
+}
+
+void heat_limit_window(heat_t *h, uint64_t most_us)
+{
+    /* never under the source's shortest: it cannot observe in less */
+    atomic_store(&h->window_most_us, most_us && most_us < h->ops->min_window_us ? h->ops->min_window_us : most_us);
+}
 const char *heat_skipped(const heat_t *h) { return h ? h->skipped : ""; }
 bool heat_needs_shared_memory(const heat_t *h) { return h && h->ops->needs_shared_memory; }
 bool heat_needs_base_pages(const heat_t *h) { return h && h->ops->needs_base_pages; }
@@ -427,7 +438,8 @@ static void adapt_window(heat_t *h, const heat_sample_t *v, size_t n)
     if (obs == 0 || 10 * observed < 9 * n)
         return;
     double median = percentile(by_heat, obs, 0.5), p90 = percentile(by_heat, obs, 0.9);
-    uint64_t w = atomic_load(&h->window_us), interval = (uint64_t)h->cfg.interval_ms * 1000, next = w;
+    /* from the window the samples were observed in (limited, maybe: heat_limit_window) */
+    uint64_t w = heat__window_us(h), interval = (uint64_t)h->cfg.interval_ms * 1000, next = w;
     if (median > BUSY)
         next = w / 2 > h->ops->min_window_us ? w / 2 : h->ops->min_window_us;
     else if (p90 < FAINT && median <= QUIET)

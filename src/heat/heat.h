@@ -162,6 +162,13 @@ double heat_cpu_seconds(const heat_t *h);
 
 /** The window an observation watches a page for now, in microseconds. */
 uint64_t heat_window_us(const heat_t *h);
+/** The window its own adaptation wants (what heat_window_us would be
+ *  without heat_limit_window); 0 for a source without windows (perf). */
+uint64_t heat_wanted_window_us(const heat_t *h);
+/** Observe in windows of at most most_us from now on (0: no limit; never
+ *  under the source's shortest): processes that compare their heats (the
+ *  node ledger) observe in one window, the shortest any of them wants. */
+void heat_limit_window(heat_t *h, uint64_t most_us);
 
 /** How the source sees, in a few words ("asynchronous write-protection,
  *  PAGEMAP_SCAN"; "" where there is one way only). */

@@ -74,6 +74,8 @@ static uint64_t interval_ns(const heat_t *h) { return (uint64_t)h->cfg.interval_
 uint64_t heat__window_us(const heat_t *h)
 {
     uint64_t w = atomic_load(&h->window_us), interval = (uint64_t)h->cfg.interval_ms * 1000;
+    uint64_t most = atomic_load(&h->window_most_us);
+    w = most && most < w ? most : w;
     return w < interval ? w : interval;
 }
 

@@ -53,7 +53,8 @@ struct heat {
     heat_range_t **ranges; /* sorted by base, none overlapping */
     size_t nranges, cap;
     _Atomic uint64_t collect_cpu_ns; /* CPU the collecting threads spent in the source (refresh) */
-    _Atomic uint64_t window_us;      /* an observation's window now (heat.c adapts it, the sources read it) */
+    _Atomic uint64_t window_us;      /* the window its adaptation wants (heat.c); in force: heat__window_us */
+    _Atomic uint64_t window_most_us; /* 0, or the longest window in force (heat_limit_window) */
     char skipped[1024];
 };
 
@@ -127,7 +128,8 @@ const char *heat__read_line(const char *path, char *buf, size_t len);
 /** Write the reason of a refusal into why[len] (printf-style) and return code. */
 int heat__refuse(char *why, size_t len, int code, const char *fmt, ...) LOCI_PRINTF(4, 5);
 
-/** The window an observation watches a page for now (heat.c adapts it), in
+/** The window an observation watches a page for now (heat.c adapts it,
+ *  within heat_limit_window's and the interval), in
  *  microseconds, at most the interval. */
 uint64_t heat__window_us(const heat_t *h);
 

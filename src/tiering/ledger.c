@@ -49,7 +49,7 @@
 #include <xxhash.h>
 
 #define MAGIC 0x5247444c49434f4cull /* "LOCILDGR" in memory */
-#define VERSION 3 /* 2: targets' measured capacity, slots' moving mark; 3: arenas' spread */
+#define VERSION 4 /* 2: targets' measured capacity, slots' moving mark; 3: arenas' spread; 4: slots' window */
 #define SUMMED_FROM offsetof(tiering_ledger_t, uid) /* the checksum covers the ledger from uid on */
 #define LOCK_POLL_US 500
 #define MIN_LOCK_WAIT_MS 5
@@ -466,7 +466,7 @@ static bool write_slot(const tiering_config_t *c, const ledger_view_t *v, tierin
     if (!order)
         return false;
     *me = (ledger_slot_t){.pid = led.pid, .start_time = led.start_time, .heartbeat_ns = clock_mono_ns(),
-                          .interval_ms = c->interval_ms};
+                          .interval_ms = c->interval_ms, .window_us = v->window_us};
     for (size_t k = 0; k < v->nt; k++) {
         map[k] = target_of(l, v->targets[k]);
         uint64_t asked = tiering_node_budget_bytes(c, v->targets[k]);
@@ -607,9 +607,26 @@ static void keep_reserve(const ledger_view_t *v, plan_target_t *room)
                 room[k].room = my_reserved[j];
 }
 
-void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, const plan_params_t *p,
-                          plan_target_t *room)
+/* The shortest window any live process of l wants (0: none has windows).
+ * Each process's source adapts its own window, and a heat is the share of
+ * windows that found memory touched: 1 - exp(-r w) for a page touched at
+ * rate r. In the node test's workers windows of 160 to 320 ms read cold
+ * arenas 0.1 to 0.5 by that alone, which then traded the fast node's spare
+ * places across processes; in one window their heats compare. The
+ * shortest, so that the busiest process's hot end does not saturate. */
+static uint64_t node_window(const tiering_ledger_t *l)
 {
+    uint64_t w = 0;
+    for (size_t s = 0; s < LEDGER_SLOTS; s++)
+        if (l->slots[s].pid && l->slots[s].window_us && (!w || l->slots[s].window_us < w))
+            w = l->slots[s].window_us;
+    return w;
+}
+
+uint64_t tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, const plan_params_t *p,
+                              plan_target_t *room)
+{
+    static uint64_t window; /* (the tiering thread's) the last share's: kept while the lock is not had */
     pthread_mutex_lock(&led_lock);
     int *map = malloc((v->nt + 1) * sizeof *map);
     if (!map || !join())
@@ -630,6 +647,7 @@ void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, con
     ledger_slot_t *me = own_slot(led.copy);
     uint64_t mine[LEDGER_TARGETS];
     bool shared = me && write_slot(c, v, led.copy, me, map) && share(c, led.copy, me, p, v, map, mine);
+    window = shared ? node_window(led.copy) : 0;
     if (me) {
         store();
         keep_totals(led.copy);
@@ -649,7 +667,11 @@ void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, con
     sharing = shared;
 out:
     free(map);
+    if (!sharing)
+        window = 0; /* alone: its own window */
+    uint64_t w = window;
     pthread_mutex_unlock(&led_lock);
+    return w;
 }
 
 void tiering_ledger_moving(const tiering_config_t *c, const ledger_view_t *v, bool moving)

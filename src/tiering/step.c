@@ -343,8 +343,9 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
         if (own)
             memcpy(own, w.room, w.nt * sizeof *own);
         /* the node's share: what the user's other tiering processes leave this one */
-        ledger_view_t view = {w.arenas, w.n, w.targets, w.nt, arena_target_move_room, held_on};
-        tiering_ledger_share(c, &view, &p, w.room);
+        ledger_view_t view = {w.arenas, w.n, w.targets, w.nt, arena_target_move_room, held_on,
+                              tiering_wanted_window_us()};
+        tiering_limit_window(tiering_ledger_share(c, &view, &p, w.room));
         size_t nmoves = plan_make(w.arenas, w.n, w.room, w.nt, &p, w.rent, w.moves);
         if (own)
             log_plan(&w, own, &p, nmoves);

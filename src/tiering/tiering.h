@@ -158,6 +158,7 @@ typedef struct {
     uint32_t nentries, interval_ms;
     uint64_t moving_since_ns;  /* CLOCK_MONOTONIC when it began this interval's moves; 0: its arenas are
                                 * where held[] says (tiering_ledger_moving) */
+    uint64_t window_us;        /* the window its heat source wants (ledger_view_t's) */
     uint64_t node_budget[LEDGER_TARGETS]; /* 1 + the node budget it asks on each target; 0: it uses none there */
     uint64_t floor[LEDGER_TARGETS];    /* its floor on each target, bytes */
     uint64_t held[LEDGER_TARGETS];     /* bytes all its auto arenas hold on each (those beyond entries too) */
@@ -187,18 +188,22 @@ typedef struct {
                                 * (arena_target_move_room; UINT64_MAX: unknown); NULL: not measured */
     uint64_t (*held_of)(const struct loci_target *t); /* what this process's auto arenas hold on t now
                                 * (arena_auto_bytes_on: they grow as its program allocates) */
+    uint64_t window_us;        /* the window its heat source wants (tiering_wanted_window_us); 0: none */
 } ledger_view_t;
 
 /** One interval's share of the node: joins the ledger (the first call),
  *  writes this process's arenas, reaps the slots of processes gone, and
  *  lowers room[k] to what the node leaves this process on v->targets[k],
- *  room[k].floor to its floor there (within that room). Its lock held by
+ *  room[k].floor to its floor there (within that room). Returns the window
+ *  the node's processes observe in: the shortest any of them wants, so that
+ *  their heats, shares of windows that found memory touched, compare (0:
+ *  any, this process not sharing). Its lock held by
  *  another longer than a quarter of an interval: room within the reserve
  *  of its last interval. Without the ledger (LOCI_TIER_LEDGER=off, a file
  *  that is not safe to use: said once) room stays as it was: per process.
  *  Tiering thread only. */
-void tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, const plan_params_t *p,
-                          plan_target_t *room);
+uint64_t tiering_ledger_share(const tiering_config_t *c, const ledger_view_t *v, const plan_params_t *p,
+                              plan_target_t *room);
 /** Around this interval's moves (after tiering_ledger_share): `moving`
  *  marks this process as moving arenas, then (false) its slot's held bytes
  *  are set where v's arenas are now and the mark cleared. The node's
@@ -288,6 +293,10 @@ void tiering_watch(tier_arena_t *t);
 void tiering_unwatch(tier_arena_t *t);
 /** This interval's heat of every watched granule (heat_collect). */
 int tiering_watch_collect(heat_sample_t **samples, size_t *n);
+/** The window the heat source's own adaptation wants (heat_wanted_window_us;
+ *  0: none, or no windows), and the longest it may observe in (0: any). */
+uint64_t tiering_wanted_window_us(void);
+void tiering_limit_window(uint64_t most_us);
 /** The heat source in use, "none" before the thread ran, and its CPU time. */
 const char *tiering_source_name(void);
 double tiering_heat_cpu_seconds(void);

@@ -74,6 +74,14 @@ const char *tiering_source_name(void)
 
 double tiering_heat_cpu_seconds(void) { return heat ? heat_cpu_seconds(heat) : 0; }
 
+uint64_t tiering_wanted_window_us(void) { return heat ? heat_wanted_window_us(heat) : 0; }
+
+void tiering_limit_window(uint64_t most_us)
+{
+    if (heat)
+        heat_limit_window(heat, most_us);
+}
+
 /* ---- heat watches the auto arenas' extents, exactly ------------------------- */
 
 typedef struct {

@@ -912,6 +912,26 @@ static const child_role_t roles[] = {
     {NULL, 0, NULL},
 };
 
+/* A limit on the window (the node's, tiering's ledger): the window in force is the limit where
+ * the adaptation wants longer, never under the source's shortest, and the adaptation's own wish
+ * is still told; no limit, its own again. */
+static void a_limited_window(void **state)
+{
+    heat_t *h = open_or_skip(HEAT_SOURCE_DIRTY, 0.1, 1000, 0);
+    uint64_t own = heat_window_us(h); /* a tenth of the interval to start with */
+    assert_int_equal(own, 100000);
+    heat_limit_window(h, 40000);
+    assert_int_equal(heat_window_us(h), 40000);
+    assert_int_equal(heat_wanted_window_us(h), own);
+    heat_limit_window(h, 500000); /* longer than it wants: its own */
+    assert_int_equal(heat_window_us(h), own);
+    heat_limit_window(h, 1); /* under the source's shortest: that */
+    assert_true(heat_window_us(h) > 1 && heat_window_us(h) < own);
+    heat_limit_window(h, 0);
+    assert_int_equal(heat_window_us(h), own);
+    heat_close(h);
+}
+
 int main(int argc, char **argv)
 {
     int status;
@@ -943,6 +963,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(dirty_cost_per_page),
         cmocka_unit_test(dirty_for_an_ordinary_user),
         cmocka_unit_test(dirty_stops_mid_run),
+        cmocka_unit_test(a_limited_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,10 +64,12 @@ static uint64_t floor_bytes;
 typedef struct {
     plan_arena_t a[MAXA];
     size_t n;
+    uint64_t window_us; /* the window its heat source wants (0: none) */
 } proc_t;
 
 typedef struct {
     uint64_t room_fast, held_fast;
+    uint64_t window_us; /* the node's window, as the share said */
 } step_t;
 
 static tiering_config_t config(void)
@@ -134,8 +136,8 @@ static step_t sim_step(proc_t *p)
     uint64_t free = fake_room_of(&targets[FAST]), mine = held_fast(p);
     plan_target_t room[NT] = {{free < OWN_FAST - mine ? mine + free : OWN_FAST, 0}, {SLOW_ROOM, 0}};
     stepping = p;
-    ledger_view_t view = {p->a, p->n, target_list, NT, fake_room_of, fake_held_of};
-    tiering_ledger_share(&c, &view, &pp, room);
+    ledger_view_t view = {p->a, p->n, target_list, NT, fake_room_of, fake_held_of, p->window_us};
+    uint64_t window = tiering_ledger_share(&c, &view, &pp, room);
     double rent[MAXA] = {0};
     plan_move_t moves[MAXA];
     size_t nmoves = plan_make(p->a, p->n, room, NT, &pp, rent, moves);
@@ -151,7 +153,7 @@ static step_t sim_step(proc_t *p)
     }
     if (nmoves)
         tiering_ledger_moving(&c, &view, false);
-    return (step_t){.room_fast = room[FAST].room, .held_fast = held_fast(p)};
+    return (step_t){.room_fast = room[FAST].room, .held_fast = held_fast(p), .window_us = window};
 }
 
 /* ---- workers: forked processes that step when told --------------------------- */
@@ -295,6 +297,32 @@ static void processes_see_each_other_and_the_hottest_wins(void **state)
     assert_int_equal(live_processes(), 1);
 }
 
+/* The node's processes observe in one window, the shortest any of them wants: their heats, shares
+ * of windows that found memory touched, then compare; one that leaves no longer sets it, and a
+ * process alone (no ledger) keeps its own. */
+static void the_node_observes_in_one_window(void **state)
+{
+    (void)state;
+    proc_t me = proc(1, 4 * MiB, (double[]){0.2}, 1);
+    me.window_us = 320000;
+    assert_int_equal(sim_step(&me).window_us, 320000);
+    proc_t other = proc(1, 4 * MiB, (double[]){0.9}, 1);
+    other.window_us = 40000;
+    worker_t w = worker(other);
+    assert_int_equal(step(&w).window_us, 40000);
+    assert_int_equal(sim_step(&me).window_us, 40000);
+    proc_t none = proc(1, 4 * MiB, (double[]){0.5}, 1); /* perf: no windows, sets none */
+    worker_t w2 = worker(none);
+    assert_int_equal(step(&w2).window_us, 40000);
+    end(&w, 'l');
+    end(&w2, 'l');
+    assert_int_equal(sim_step(&me).window_us, 320000);
+    tiering_ledger_leave(false);
+    setenv("LOCI_TIER_LEDGER", "off", 1);
+    assert_int_equal(sim_step(&me).window_us, 0);
+    setenv("LOCI_TIER_LEDGER", path, 1);
+}
+
 static void a_fifth_process_gets_its_floor(void **state)
 {
     (void)state;
@@ -387,7 +415,7 @@ static void a_process_moving_arenas_is_not_measured(void **state)
     sim_step(&me);
     tiering_config_t c = config();
     stepping = &me;
-    ledger_view_t view = {me.a, me.n, target_list, NT, fake_room_of, fake_held_of};
+    ledger_view_t view = {me.a, me.n, target_list, NT, fake_room_of, fake_held_of, me.window_us};
     tiering_ledger_moving(&c, &view, true);
     worker_t w = worker(proc(1, 2 * MiB, (double[]){0.5}, 1));
     node->capacity = 2 * MiB; /* as if mid-move: another program took memory meanwhile */
@@ -564,6 +592,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(processes_see_each_other_and_the_hottest_wins, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_node_observes_in_one_window, setup, teardown),
         cmocka_unit_test_setup_teardown(a_fifth_process_gets_its_floor, setup, teardown),
         cmocka_unit_test_setup_teardown(a_killed_process_is_reaped_within_one_interval, setup, teardown),
         cmocka_unit_test_setup_teardown(the_node_shares_what_it_can_hold_not_its_budget, setup, teardown),
