@@ -8,10 +8,10 @@
  *     sample is noisy, and a near-cold arena's share can double by chance)
  *     once for each tier the arena sits above its lowest candidate
  *     (hysteresis: an incumbent keeps its place until a challenger is that
- *     much hotter), and counted `noise` spreads up for an incumbent, down
- *     for one on its lowest candidate (arenas of one true heat read apart
- *     by as much as their noise: a challenger must be hotter beyond it,
- *     or equals would trade places for ever) — each on its first candidate with room left
+ *     much hotter), and counted `noise` spreads down, then two more up for
+ *     each of those tiers (arenas of one true heat read apart by as much as
+ *     their noise: a challenger must be hotter beyond it, or equals would
+ *     trade places for ever) — each on its first candidate with room left
  *     under that target's budget. Arenas that moved less than min_residence
  *     intervals ago stay where they are and count there first; an arena with
  *     no heat is never promoted (nothing to gain); one that fits nowhere
@@ -52,17 +52,19 @@ static int height(const plan_arena_t *a)
     return a->at >= 0 ? a->ncandidates - 1 - a->at : 0;
 }
 
-/* Arena a's claim to a place: its heat per byte, the most its noise allows
- * for an incumbent and the least for the others, then raised by margin and
- * gap once for each tier it sits above its lowest candidate (hysteresis). */
+/* Arena a's claim to a place: its heat per byte, the least its noise allows
+ * (a challenger's), then for each tier it sits above its lowest candidate
+ * two spreads more (from the least to the most its noise allows: each tier's
+ * incumbent against the challengers from the tier below), raised by margin
+ * and gap (hysteresis). With two tiers: an incumbent's heat one spread up, a
+ * challenger's one down; with three, an arena on the middle one challenging
+ * the top is not counted up as its incumbent would be. */
 static double claim_of(const plan_arena_t *a, const plan_params_t *p)
 {
-    double noise = p->noise * a->spread, claim = height(a) > 0 ? a->heat + noise : a->heat - noise;
-    if (claim < 0)
-        claim = 0;
+    double noise = p->noise * a->spread, claim = a->heat - noise;
     for (int h = height(a); h > 0; h--)
-        claim = claim * (1 + p->margin) + p->gap;
-    return claim;
+        claim = (claim + 2 * noise) * (1 + p->margin) + p->gap;
+    return claim > 0 ? claim : 0;
 }
 
 typedef struct {

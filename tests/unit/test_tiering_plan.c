@@ -252,6 +252,30 @@ static void three_tiers_in_order(void **state)
     assert_int_equal(m[1].target, 1);
 }
 
+/* Three tiers, the top one full of an arena at 0.2 +- 0.1: one at 0.45 +- 0.1 on the middle tier
+ * challenges it as one on the lowest would — its spread counted down, the incumbent's up (0.35
+ * against 0.3 * 1.25 + 0.1) — and stays; counted up as the middle tier's incumbent it took the
+ * place (0.55 * 1.25 + 0.1 against (0.3 * 1.25 + 0.1) * 1.25 + 0.1), and cold arenas of the node
+ * test traded places so. Hotter beyond both noises and the margin, it goes up. */
+static void a_challenger_from_the_middle_counts_its_noise_down(void **state)
+{
+    (void)state;
+    plan_arena_t a[2];
+    for (int i = 0; i < 2; i++)
+        a[i] = (plan_arena_t){.bytes = 4 * MiB, .heat = i ? 0.45 : 0.2, .spread = 0.1, .at = i, .ncandidates = 3,
+                              .cand = {0, 1, 2}, .residence = 100};
+    plan_target_t t[3] = {{4 * MiB, 0}, {4 * MiB, 0}, {1ull << 40, 0}};
+    double rent[2] = {1, 1};
+    plan_move_t m[2];
+    plan_params_t p = params();
+    p.noise = 1;
+    assert_int_equal(plan_make(a, 2, t, 3, &p, rent, m), 0);
+    a[1].heat = 0.6; /* 0.5 against 0.475 */
+    assert_int_equal(plan_make(a, 2, t, 3, &p, rent, m), 2);
+    assert_int_equal(m[1].arena, 1);
+    assert_int_equal(m[1].target, 0);
+}
+
 /* A hot arena on the middle tier, a cold one on the fast tier, both full:
  * the swap cannot be made in either order (each move waits for the other's
  * room), so the cold one goes on down to the slow tier, and the hot one up. */
@@ -292,6 +316,7 @@ int main(void)
         cmocka_unit_test(a_floor_pays_no_rent),
         cmocka_unit_test(three_tiers_in_order),
         cmocka_unit_test(a_swap_between_full_tiers_goes_further_down),
+        cmocka_unit_test(a_challenger_from_the_middle_counts_its_noise_down),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
