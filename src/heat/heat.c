@@ -216,7 +216,7 @@ uint64_t heat_window_us(const heat_t *h) { return heat__window_us(h); }
 
 uint64_t heat_wanted_window_us(const heat_t *h)
 {
-    return h->ops->min_window_us ? atomic_load(&((heat_t *)h)->window_us) : 0;
+    return h->ops->min_window_us ? atomic_load(&h->window_us) : 0;
 }
 
 void heat_limit_window(heat_t *h, uint64_t most_us)

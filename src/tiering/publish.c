@@ -141,10 +141,12 @@ static void fill_entry(tiering_table_entry_t *e, const tier_arena_t *t)
     e->parts = t->split ? (uint32_t)t->nparts : 0;
     for (size_t i = 0; t->split && i < t->nparts; i++) {
         const struct loci_target *x = t->parts[i].at;
+        if (x == at)
+            continue;
         uint32_t k = 0;
         while (k < e->naway && strcmp(e->away[k].target, x->name) != 0)
             k++;
-        if (x == at || k == LEDGER_TARGETS)
+        if (k == LEDGER_TARGETS)
             continue;
         if (k == e->naway)
             copy_text(e->away[e->naway++].target, sizeof e->away[k].target, x->name);
