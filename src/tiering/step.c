@@ -26,6 +26,7 @@
 #define FIRST_GUESS_BPS 1e9    /* move bandwidth until one is measured */
 
 static double seconds_per_byte = 1 / FIRST_GUESS_BPS;
+static bool price_measured; /* a move has measured seconds_per_byte: until then, one move an interval */
 static int64_t allowance;
 
 static int by_tag_and_base(const void *pa, const void *pb)
@@ -195,8 +196,11 @@ static void count_move(tier_arena_t *t, tier_track_t *k, const struct loci_targe
     tot->move_seconds += seconds;
     t->bytes_moved += bytes;
     t->moves++;
-    if (bytes && seconds > 0)
-        seconds_per_byte = MOVE_SMOOTHING * (seconds / (double)bytes) + (1 - MOVE_SMOOTHING) * seconds_per_byte;
+    if (bytes && seconds > 0) {
+        double weight = price_measured ? MOVE_SMOOTHING : 1; /* the first measure replaces the guess */
+        seconds_per_byte = weight * (seconds / (double)bytes) + (1 - weight) * seconds_per_byte;
+        price_measured = true;
+    }
 }
 
 /* Move m of the plan, without the lock: 0 or the move's error. */
@@ -337,8 +341,11 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
     account(c, samples, n);
     work_t w;
     if (describe(c, &w)) {
+        /* a move's price unknown, rent cannot be weighed against it: one move (the plan makes the
+         * first whatever its size) measures it, and the others pay rent at that price */
+        int64_t may_move = price_measured || allowance <= 0 ? allowance : 1;
         plan_params_t p = {.margin = MARGIN, .gap = GAP, .noise = NOISE, .min_residence = MIN_RESIDENCE,
-                           .seconds_per_byte = seconds_per_byte, .interval_s = interval_s, .allowance = allowance};
+                           .seconds_per_byte = seconds_per_byte, .interval_s = interval_s, .allowance = may_move};
         plan_target_t *own = loci__log_on(LOCI_LOG_DEBUG) ? malloc((w.nt + 1) * sizeof *own) : NULL;
         if (own)
             memcpy(own, w.room, w.nt * sizeof *own);
@@ -368,5 +375,6 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
 void tiering_step_reset(void)
 {
     seconds_per_byte = 1 / FIRST_GUESS_BPS;
+    price_measured = false;
     allowance = 0;
 }
