@@ -191,6 +191,28 @@ static void heat_places_and_keeps_data(void **state)
     assert_int_equal(tot.arenas, 0);
 }
 
+/* Rent is weighed against the measured price of a move: before any move
+ * has measured it, one move an interval (the guess, 1 GB/s, made a TCG
+ * guest's first worker promote every lukewarm arena at once), then the
+ * rest. */
+static void the_first_move_measures_its_price(void **state)
+{
+    use_topology("knl-flat.xml", config);
+    set_t s;
+    make_set(&s);
+    loci_tier_totals_t tot = {0};
+    for (int n = 0; n < 10 && tot.moves == 0; n++) {
+        step(&s, 0xc);
+        assert_int_equal(loci_tier_totals(&tot), 0);
+    }
+    assert_int_equal(tot.moves, 1); /* of the four due: two down, two up */
+    step(&s, 0xc);
+    assert_int_equal(loci_tier_totals(&tot), 0);
+    assert_int_equal(tot.moves, 4);
+    check_data(&s);
+    destroy_set(&s);
+}
+
 /* The thread with this machine's heat source: the arena the program
  * touches takes the cold one's place on hbm0, within a few intervals. */
 static void the_thread_follows_measured_heat(void **state)
@@ -609,6 +631,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(start_on_the_best_candidate_with_room),
         cmocka_unit_test(heat_places_and_keeps_data),
+        cmocka_unit_test(the_first_move_measures_its_price),
         cmocka_unit_test(the_thread_follows_measured_heat),
         cmocka_unit_test(a_hot_arena_stays_the_hottest_across_its_moves),
         cmocka_unit_test(as_an_ordinary_user_too),
