@@ -25,7 +25,10 @@
  *     twice the best choice made in hindsight, and the hotter an arena the
  *     sooner it is worth it;
  *     a promotion that must wait stays put and the placement is made again
- *     without it, so that nothing is demoted to make room for it yet. A
+ *     without it, so that nothing is demoted to make room for it yet —
+ *     and again, until every promotion that placement makes has paid too
+ *     (the room a held arena leaves goes to a colder one only at its own
+ *     price). A
  *     promotion that fills its target no further than the target's floor
  *     (the node's share owes it to this process) pays no rent.
  *  3. Moves: demotions first (coldest first: they make the room), then
@@ -167,13 +170,13 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
 {
     if (n == 0)
         return 0;
-    bool *held = calloc(n, sizeof *held);
+    bool *held = calloc(n, sizeof *held), *wanted = calloc(n, sizeof *wanted); /* wanted: rent paid this interval */
     int *want = calloc(n, sizeof *want);
     uint64_t *used = calloc(nt, sizeof *used), *occupied = calloc(nt, sizeof *occupied);
     uint64_t *owed = calloc(nt, sizeof *owed);
     ranked_t *order = calloc(n, sizeof *order);
     size_t nmoves = 0;
-    if (!held || !want || !used || !occupied || !owed || !order)
+    if (!held || !wanted || !want || !used || !occupied || !owed || !order)
         goto out; /* no plan this interval: nothing moves */
     for (size_t i = 0; i < n; i++)
         held[i] = a[i].at >= 0 && a[i].residence < p->min_residence;
@@ -182,30 +185,37 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
     /* step 2: promotions that have not yet waited as long as they take, but
      * for those within their target's floor (what the node owes this
      * process there whatever its heat: a cold arena's rent would take tens
-     * of intervals, a floor is due at once) */
-    for (size_t k = 0; k < nt; k++)
-        owed[k] = t[k].floor;
-    for (size_t i = 0; i < n; i++)
-        if (a[i].at >= 0) {
-            uint64_t *o = &owed[a[i].cand[a[i].at]];
-            *o -= *o < a[i].bytes ? *o : a[i].bytes;
+     * of intervals, a floor is due at once), stay held and the placement is
+     * made again — until every promotion it makes is paid: the room a held
+     * arena leaves may go to a colder one, which must have paid its own */
+    for (bool again = true; again;) {
+        again = false;
+        for (size_t k = 0; k < nt; k++)
+            owed[k] = t[k].floor;
+        for (size_t i = 0; i < n; i++)
+            if (a[i].at >= 0) {
+                uint64_t *o = &owed[a[i].cand[a[i].at]];
+                *o -= *o < a[i].bytes ? *o : a[i].bytes;
+            }
+        for (size_t i = 0; i < n; i++) {
+            if (!promotes(&a[i], want[i])) {
+                if (!wanted[i])
+                    rent[i] = 0;
+                continue;
+            }
+            if (!wanted[i])
+                rent[i] += a[i].heat * p->interval_s;
+            wanted[i] = true;
+            double seconds = (double)a[i].bytes * p->seconds_per_byte;
+            uint64_t *o = &owed[a[i].cand[want[i]]];
+            if (a[i].bytes <= *o)
+                *o -= a[i].bytes;
+            else if (rent[i] < seconds && a[i].at >= 0)
+                again = held[i] = true;
         }
-    bool again = false;
-    for (size_t i = 0; i < n; i++) {
-        if (!promotes(&a[i], want[i])) {
-            rent[i] = 0;
-            continue;
-        }
-        double seconds = (double)a[i].bytes * p->seconds_per_byte;
-        rent[i] += a[i].heat * p->interval_s;
-        uint64_t *o = &owed[a[i].cand[want[i]]];
-        if (a[i].bytes <= *o)
-            *o -= a[i].bytes;
-        else if (rent[i] < seconds && a[i].at >= 0)
-            again = held[i] = true;
+        if (again)
+            place(a, n, t, nt, p, held, want, used, order);
     }
-    if (again)
-        place(a, n, t, nt, p, held, want, used, order);
 
     /* step 3: demotions coldest first, then promotions hottest first */
     for (size_t i = 0; i < n; i++)
@@ -233,6 +243,7 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
         move(a, order[r].index, want[order[r].index], false, t, occupied, &allowance, moves, &nmoves);
 out:
     free(held);
+    free(wanted);
     free(want);
     free(used);
     free(occupied);

@@ -210,6 +210,29 @@ static void a_slow_move_waits_as_long_as_it_takes(void **state)
     assert_int_equal(calls, 5); /* the sixth pays 0.54 s */
 }
 
+/* The room a promotion that must wait leaves goes to no colder arena that
+ * has not paid its own rent: placed again without the hot one, the
+ * lukewarm one took the place at no price (node test, 2026-11-30: promoted
+ * with no rent, moved back within 3 intervals). */
+static void room_left_by_a_waiting_promotion_is_not_free(void **state)
+{
+    (void)state;
+    plan_arena_t a[2];
+    plan_move_t m[2];
+    plan_params_t p = params();
+    p.seconds_per_byte = 0.5 / (4.0 * MiB); /* 0.5 s: at heat 0.9 three intervals, at 0.3 nine */
+    arenas(a, (double[]){0.9, 0.3}, (int[]){1, 1}, 2);
+    plan_target_t t[NT] = {{4 * MiB, 0}, {1ull << 40, 0}};
+    double rent[2] = {0};
+    assert_int_equal(plan_make(a, 2, t, NT, &p, rent, m), 0);
+    assert_true(rent[0] > 0.179 && rent[0] < 0.181);
+    assert_true(rent[1] > 0.059 && rent[1] < 0.061); /* it wanted the place too, once, and paid for it */
+    assert_int_equal(plan_make(a, 2, t, NT, &p, rent, m), 0);
+    assert_int_equal(plan_make(a, 2, t, NT, &p, rent, m), 1); /* the hot one, paid up */
+    assert_int_equal(m[0].arena, 0);
+    assert_int_equal(m[0].target, FAST);
+}
+
 /* A floor the node's share owes this process (ledger.c) is due at once: a
  * cold arena's rent would take tens of intervals; beyond the floor, rent. */
 static void a_floor_pays_no_rent(void **state)
@@ -313,6 +336,7 @@ int main(void)
         cmocka_unit_test(too_big_skips_to_the_next),
         cmocka_unit_test(the_rate_limit_bounds_an_interval),
         cmocka_unit_test(a_slow_move_waits_as_long_as_it_takes),
+        cmocka_unit_test(room_left_by_a_waiting_promotion_is_not_free),
         cmocka_unit_test(a_floor_pays_no_rent),
         cmocka_unit_test(three_tiers_in_order),
         cmocka_unit_test(a_swap_between_full_tiers_goes_further_down),
