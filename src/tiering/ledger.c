@@ -68,6 +68,7 @@ static struct {
 static tiering_node_totals_t last; /* the node at this process's last share (under led_lock) */
 static uint64_t my_left[LEDGER_TARGETS]; /* and what the others' reserves leave there; none while not sharing */
 static uint64_t my_reserved[LEDGER_TARGETS]; /* and this process's reserve there (under led_lock) */
+static uint64_t my_share[LEDGER_TARGETS]; /* and what the share let it fill there (under led_lock) */
 static bool sharing;
 static pthread_mutex_t led_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -553,6 +554,7 @@ static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t 
         uint64_t want = grant[m * nt + k] + unclaimed / nowners;
         my_left[k] = left;
         mine[k] = want < left ? want : left;
+        my_share[k] = mine[k];
         me->granted[k] = grant[m * nt + k];
         me->reserved[k] = me->held[k] > mine[k] ? me->held[k] : mine[k];
         my_reserved[k] = me->reserved[k];
@@ -688,10 +690,12 @@ void tiering_ledger_moving(const tiering_config_t *c, const ledger_view_t *v, bo
         }
         if (me && me->pid == led.pid) { /* (a ledger rebuilt meanwhile: at the next share) */
             me->moving_since_ns = moving ? clock_mono_ns() : 0;
-            if (!moving) {
+            if (!moving) { /* what the demotions gave up is the others' from now, not at the next share */
                 for (size_t k = 0; k < v->nt; k++)
                     map[k] = target_of(led.copy, v->targets[k]);
                 held_on(v, map, me->held);
+                for (uint32_t k = 0; k < led.copy->ntargets; k++)
+                    my_reserved[k] = me->reserved[k] = me->held[k] > my_share[k] ? me->held[k] : my_share[k];
             }
             store();
         }
