@@ -19,8 +19,8 @@
  *     without the userfaultfd that takes) is never chosen.
  *  2. Cost (rent or buy): a promotion is made once the arena has paid, in
  *     the intervals it wanted it, as much rent as the move costs: rent is
- *     its heat per byte times the interval (the share of the time its
- *     accesses went to the slower memory), the price the move's seconds
+ *     its heat per byte, less its noise, times the interval (the share of
+ *     the time its accesses surely went to the slower memory), the price the move's seconds
  *     (bytes / measured move bandwidth) — so that no move costs more than
  *     twice the best choice made in hindsight, and the hotter an arena the
  *     sooner it is worth it;
@@ -53,6 +53,15 @@
 static int height(const plan_arena_t *a)
 {
     return a->at >= 0 ? a->ncandidates - 1 - a->at : 0;
+}
+
+/* The heat arena a has beyond its noise: what it surely gains per byte on a
+ * better tier (a cold arena's reading that strays up by chance pays
+ * little rent). */
+static double sure_heat(const plan_arena_t *a, const plan_params_t *p)
+{
+    double h = a->heat - p->noise * a->spread;
+    return h > 0 ? h : 0;
 }
 
 /* Arena a's claim to a place: its heat per byte, the least its noise allows
@@ -204,7 +213,7 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
                 continue;
             }
             if (!wanted[i])
-                rent[i] += a[i].heat * p->interval_s;
+                rent[i] += sure_heat(&a[i], p) * p->interval_s;
             wanted[i] = true;
             double seconds = (double)a[i].bytes * p->seconds_per_byte;
             uint64_t *o = &owed[a[i].cand[want[i]]];
@@ -267,6 +276,13 @@ static void scale_floors(const uint64_t *floor, size_t nowners, const plan_targe
     }
 }
 
+/* Whether arena x holds a place above its lowest candidate that a move gave
+ * it less than p->settle intervals ago. */
+static bool settling(const plan_arena_t *x, const plan_params_t *p)
+{
+    return height(x) > 0 && x->residence < p->settle;
+}
+
 /* Arena x of process o on its candidate k: counted in the node's use and in o's grant. */
 static void grant_place(const plan_arena_t *x, int k, size_t o, size_t nt, uint64_t *used, uint64_t *grant)
 {
@@ -279,9 +295,10 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
 {
     memset(grant, 0, nowners * nt * sizeof *grant);
     uint64_t *used = calloc(nt + 1, sizeof *used), *floor_left = calloc(nowners * nt + 1, sizeof *floor_left);
+    uint64_t *settled = calloc(nt + 1, sizeof *settled); /* bytes of places moves gave lately, not yet counted */
     ranked_t *order = calloc(n + 1, sizeof *order);
     bool *placed = calloc(n + 1, sizeof *placed);
-    bool ok = used && floor_left && order && placed;
+    bool ok = used && floor_left && settled && order && placed;
     if (!ok)
         goto out;
     scale_floors(floor, nowners, t, nt, floor_left);
@@ -299,14 +316,24 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
     }
     qsort(order, nfree, sizeof *order, by_claim);
     /* floors: each process's hottest arenas, in the node's order, on the best candidate they may be
-     * planned on while its floor there holds them (never lower by a floor: heat may do better) */
+     * planned on while its floor there holds them (never lower by a floor: heat may do better), in
+     * the room beside the places moves gave lately (heat, not a floor, may take those) */
+    for (size_t r = 0; r < nfree; r++) {
+        const plan_arena_t *x = &a[order[r].index];
+        if (settling(x, p))
+            settled[x->cand[x->at]] += x->bytes;
+    }
     for (size_t r = 0; r < nfree; r++) {
         int i = order[r].index;
         const plan_arena_t *x = &a[i];
         int k = first_wanted(x);
         uint64_t *f = k >= 0 ? &floor_left[(size_t)owner[i] * nt + (size_t)x->cand[k]] : NULL;
-        if (f && x->bytes <= *f && fits(x, k, used, t)) {
+        bool own = k >= 0 && k == x->at && settling(x, p); /* x's own place is among those */
+        uint64_t beside = k >= 0 ? settled[x->cand[k]] - (own ? x->bytes : 0) : 0;
+        if (f && x->bytes <= *f && fits(x, k, used, t) && used[x->cand[k]] + beside + x->bytes <= t[x->cand[k]].room) {
             *f -= x->bytes;
+            if (own)
+                settled[x->cand[k]] -= x->bytes;
             grant_place(x, k, (size_t)owner[i], nt, used, grant);
             placed[i] = true;
         }
@@ -324,6 +351,7 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
 out:
     free(used);
     free(floor_left);
+    free(settled);
     free(order);
     free(placed);
     return ok;

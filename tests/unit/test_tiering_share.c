@@ -21,8 +21,8 @@ enum { FAST, SLOW, NT };
 
 static plan_params_t params(void)
 {
-    return (plan_params_t){.margin = 0.25, .gap = 0.1, .min_residence = 3, .seconds_per_byte = 1e-9, .interval_s = 0.2,
-                           .allowance = 1ll << 40};
+    return (plan_params_t){.margin = 0.25, .gap = 0.1, .min_residence = 3, .settle = 10, .seconds_per_byte = 1e-9,
+                           .interval_s = 0.2, .allowance = 1ll << 40};
 }
 
 /* A settled 4 MiB arena that may use FAST then SLOW, on `at` (0 fast, 1 slow). */
@@ -169,6 +169,31 @@ static void recent_moves_count_where_they_are(void **state)
     assert_int_equal(g[1][FAST], 0);
 }
 
+/* A newcomer's floor is not taken from places moves gave lately (node test,
+ * 2026-11-30: the first workers filled the fast node's spare places, and
+ * each newcomer's floor sent one back within 10 intervals); heat still
+ * takes them. */
+static void a_floor_waits_for_places_moves_gave_lately(void **state)
+{
+    (void)state;
+    plan_arena_t a[] = {arena(0.1, 0), arena(0.1, 0), arena(0.1, 1), arena(0.1, 1)};
+    a[0].residence = a[1].residence = 5; /* past the minimum residence, within the settling */
+    int owner[] = {0, 0, 1, 1};
+    uint64_t g[MAXP][NT];
+    share(a, owner, 4, 2, 8 * MiB, 4 * MiB, g);
+    assert_int_equal(g[0][FAST], 8 * MiB);
+    assert_int_equal(g[1][FAST], 0);
+    a[0].residence = a[1].residence = 10; /* settled: the floor is due */
+    share(a, owner, 4, 2, 8 * MiB, 4 * MiB, g);
+    assert_int_equal(g[0][FAST], 4 * MiB);
+    assert_int_equal(g[1][FAST], 4 * MiB);
+    a[0].residence = a[1].residence = 5;
+    a[2].heat = 0.9; /* far hotter: heat takes a settling place */
+    share(a, owner, 4, 2, 8 * MiB, 4 * MiB, g);
+    assert_int_equal(g[0][FAST], 4 * MiB);
+    assert_int_equal(g[1][FAST], 4 * MiB);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -180,6 +205,7 @@ int main(void)
         cmocka_unit_test(floors_larger_than_the_target_are_scaled_down),
         cmocka_unit_test(a_process_leaving_frees_its_share_to_the_hottest_waiting),
         cmocka_unit_test(recent_moves_count_where_they_are),
+        cmocka_unit_test(a_floor_waits_for_places_moves_gave_lately),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
