@@ -55,6 +55,13 @@ static int height(const plan_arena_t *a)
     return a->at >= 0 ? a->ncandidates - 1 - a->at : 0;
 }
 
+/* Whether arena x holds a place above its lowest candidate that a move gave
+ * it less than p->settle intervals ago. */
+static bool settling(const plan_arena_t *x, const plan_params_t *p)
+{
+    return height(x) > 0 && x->residence < p->settle;
+}
+
 /* The heat arena a has beyond its noise: what it surely gains per byte on a
  * better tier (a cold arena's reading that strays up by chance pays
  * little rent). */
@@ -70,13 +77,30 @@ static double sure_heat(const plan_arena_t *a, const plan_params_t *p)
  * incumbent against the challengers from the tier below), raised by margin
  * and gap (hysteresis). With two tiers: an incumbent's heat one spread up, a
  * challenger's one down; with three, an arena on the middle one challenging
- * the top is not counted up as its incumbent would be. */
-static double claim_of(const plan_arena_t *a, const plan_params_t *p)
+ * the top is not counted up as its incumbent would be. claim_tiers: raised
+ * for `tiers` tiers. */
+static double claim_tiers(const plan_arena_t *a, const plan_params_t *p, int tiers)
 {
     double noise = p->noise * a->spread, claim = a->heat - noise;
-    for (int h = height(a); h > 0; h--)
+    for (int h = tiers; h > 0; h--)
         claim = (claim + 2 * noise) * (1 + p->margin) + p->gap;
     return claim > 0 ? claim : 0;
+}
+
+static double claim_of(const plan_arena_t *a, const plan_params_t *p)
+{
+    return claim_tiers(a, p, height(a));
+}
+
+/* Arena a's claim among the node's (plan_share): a place on the best
+ * candidate that a move gave lately (settling) counts one tier more, so
+ * that of arenas of different processes that read alike, the one there
+ * longest goes down — moving back one that just came would be ping-pong.
+ * (Within a process its own plan ranks them plainly: a hot set that
+ * changes is placed as soon as its heat says.) */
+static double node_claim_of(const plan_arena_t *a, const plan_params_t *p)
+{
+    return claim_tiers(a, p, height(a) + (a->at == 0 && settling(a, p)));
 }
 
 typedef struct {
@@ -276,13 +300,6 @@ static void scale_floors(const uint64_t *floor, size_t nowners, const plan_targe
     }
 }
 
-/* Whether arena x holds a place above its lowest candidate that a move gave
- * it less than p->settle intervals ago. */
-static bool settling(const plan_arena_t *x, const plan_params_t *p)
-{
-    return height(x) > 0 && x->residence < p->settle;
-}
-
 /* Arena x of process o on its candidate k: counted in the node's use and in o's grant. */
 static void grant_place(const plan_arena_t *x, int k, size_t o, size_t nt, uint64_t *used, uint64_t *grant)
 {
@@ -311,7 +328,7 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
             grant_place(&a[i], a[i].at, o, nt, used, grant);
             placed[i] = true;
         } else {
-            order[nfree++] = (ranked_t){claim_of(&a[i], p), height(&a[i]), (int)i};
+            order[nfree++] = (ranked_t){node_claim_of(&a[i], p), height(&a[i]), (int)i};
         }
     }
     qsort(order, nfree, sizeof *order, by_claim);

@@ -194,6 +194,26 @@ static void a_floor_waits_for_places_moves_gave_lately(void **state)
     assert_int_equal(g[1][FAST], 4 * MiB);
 }
 
+/* Of incumbents that read alike, the place a move gave lately stays and the
+ * one held longest goes to the hot newcomer (moving back an arena that just
+ * came would be ping-pong). */
+static void of_equals_the_place_held_longest_goes(void **state)
+{
+    (void)state;
+    plan_arena_t a[] = {arena(0.1, 0), arena(0.12, 0), arena(0.9, 1)};
+    a[0].residence = 5;
+    int owner[] = {0, 1, 2};
+    uint64_t g[MAXP][NT];
+    share(a, owner, 3, 3, 8 * MiB, 0, g);
+    assert_int_equal(g[2][FAST], 4 * MiB);
+    assert_int_equal(g[0][FAST], 4 * MiB);
+    assert_int_equal(g[1][FAST], 0);
+    a[0].residence = 10; /* settled: the colder goes */
+    share(a, owner, 3, 3, 8 * MiB, 0, g);
+    assert_int_equal(g[0][FAST], 0);
+    assert_int_equal(g[1][FAST], 4 * MiB);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -206,6 +226,7 @@ int main(void)
         cmocka_unit_test(a_process_leaving_frees_its_share_to_the_hottest_waiting),
         cmocka_unit_test(recent_moves_count_where_they_are),
         cmocka_unit_test(a_floor_waits_for_places_moves_gave_lately),
+        cmocka_unit_test(of_equals_the_place_held_longest_goes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
