@@ -346,7 +346,7 @@ static void a_fifth_process_gets_its_floor(void **state)
         assert_true(total <= NODE_FAST);
     }
     assert_int_equal(s.held_fast, 1 * MiB);
-    assert_true(rounds <= 3);
+    assert_true(rounds <= 2); /* granted at once; the holder's demotion frees its reserve as it is made */
     /* the hottest worker exits: its fast memory goes to the hottest waiting (the coldest worker's) */
     end(&w[0], 'x');
     uint64_t coldest = 0;
