@@ -16,13 +16,14 @@
 # the workers' memory on it, MiB moved and moved back) and bench/results/tiering-node[-host].png.
 # Builds nothing: cmake -S . -B build -G Ninja -DLOCI_BUILD_BENCH=ON && ninja -C build (BUILD_DIR:
 # another build). Environment passed to node_guest.sh: MODES, REPEATS, PHASE_INTERVALS (150),
-# SLACK_MIB, LOCI_INTENT and the kernel modes' settings (bench/tiering/kernel_modes.sh).
+# SLACK_MIB, LOCI_SLACK_MIB, LOCI_INTENT, LOCI_LOG (debug: every process's plan, to read why) and the kernel modes'
+# settings (bench/tiering/kernel_modes.sh).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 node=$build/tests/vm/vm_node_tiering
 driver_need node.sh "$node"
-vars="MODES REPEATS PHASE_INTERVALS SLACK_MIB LOCI_INTENT $driver_kernel_vars"
+vars="MODES REPEATS PHASE_INTERVALS SLACK_MIB LOCI_SLACK_MIB LOCI_INTENT LOCI_LOG $driver_kernel_vars"
 
 # One row per summary line: "summary MODE memory M tiering T goals G; PHASE: placed_at N floors F
 # fast_mib_max X; ... moved_mib M pingpong_mib P".

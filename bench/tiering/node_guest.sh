@@ -7,15 +7,20 @@
 #   node_guest.sh FAST SLOW [OTHER_NODE...]
 # FAST: the fast node (with the CPUs: the kernel promotes to it); SLOW: the slow node (a lower
 # kernel memory tier); OTHER_NODE: out of play (fastmem.sh). The kernel's modes get 28 MiB plus
-# SLACK_MIB (2) for the processes' other memory free above FAST's low watermark; loci gets 28 MiB
-# for its auto arenas ([target] tiering_budget: the node's budget there where loci has the node
-# ledger, else each process's) and that much free memory, with the same slack, beyond
-# what loci's moves leave alone (fastmem_loci_reserve_kb: the node's reserve), so
-# that its room is the same (TIERING.md, "Room").
-# Environment: NODE (vm_node_tiering), MODES (first-touch numa-balancing damos loci; loci is
-# per-process or node-wide tiering, whichever this loci is — its summary says), LOCI_INTENT (the
+# SLACK_MIB (2) for the processes' other memory free above FAST's low watermark: free memory is all
+# that bounds them, and they take it down to the watermarks, demoting other memory. loci gets 28
+# MiB for its auto arenas ([target] tiering_budget: the node's budget there where loci has the
+# node ledger, else each process's), which bounds them, and that much free memory beyond what
+# loci's moves leave alone (fastmem_loci_reserve_kb: the node's reserve) plus LOCI_SLACK_MIB (40)
+# for the processes' other memory, which comes from FAST too (it has their CPUs) and which loci
+# leaves room for rather than take: with 16 MiB of slack its move room on FAST fell to 2 MiB while
+# its arenas held 16-20 MiB (2026-11-30), six processes with loci loaded (TIERING.md, "Room").
+# Environment: NODE (vm_node_tiering), MODES (first-touch numa-balancing damos loci loci-alone;
+# loci: node-wide tiering where loci has the node ledger, loci-alone: per-process tiering,
+# LOCI_TIER_LEDGER=off — each summary says which), LOCI_INTENT (the
 # auto arenas' intent, latency=low,tier=auto: node 0, the CPUs' DRAM, ranks first), PHASE_INTERVALS
-# (150: 60 s phases at 400 ms, long enough for the kernel's scanners), REPEATS (1), SLACK_MIB, and
+# (150: 60 s phases at 400 ms, long enough for the kernel's scanners), REPEATS (1), SLACK_MIB,
+# LOCI_SLACK_MIB, and
 # the kernel modes' settings (kernel_modes.sh). Prints each mode's checks, an "alloc MODE" line
 # and one "interval N residency R%" line per check (the hot set's share on FAST, for plot.py), its
 # "summary MODE ..." line, and the kernel's moves ("kernel MODE ...").
@@ -25,9 +30,10 @@ fast=$1 slow=$2
 shift 2
 others=$*
 here=$(dirname "$0")
-NODE=${NODE:-vm_node_tiering} SLACK_MIB=${SLACK_MIB:-2} PHASE_INTERVALS=${PHASE_INTERVALS:-150}
+NODE=${NODE:-vm_node_tiering} SLACK_MIB=${SLACK_MIB:-2} LOCI_SLACK_MIB=${LOCI_SLACK_MIB:-40}
+PHASE_INTERVALS=${PHASE_INTERVALS:-150}
 LOCI_INTENT=${LOCI_INTENT:-latency=low,tier=auto}
-MODES=${MODES:-first-touch numa-balancing damos loci}
+MODES=${MODES:-first-touch numa-balancing damos loci loci-alone}
 FAST_MIB=28 # vm_node_tiering's fast memory (FAST_BYTES)
 tmp=${TMPDIR:-/tmp}/bench-node.$$
 mkdir -p "$tmp"
@@ -50,7 +56,7 @@ plot_lines() {
 
 run() { # label, memory (first-touch, or auto: arenas by LOCI_INTENT)
   if [ "$2" = auto ]; then
-    fastmem_keep_free "$fast" $(((FAST_MIB + SLACK_MIB) * 1024 + $(fastmem_loci_reserve_kb "$fast"))) compact
+    fastmem_keep_free "$fast" $(((FAST_MIB + LOCI_SLACK_MIB) * 1024 + $(fastmem_loci_reserve_kb "$fast"))) compact
     for n in $others; do fastmem_keep_free "$n" 0; done
   else
     fastmem_limit "$fast" $((FAST_MIB + SLACK_MIB)) $others
@@ -78,6 +84,10 @@ one_mode() {
     else say "damos: DAMON's sysfs interface refused the setup (above): skipped"; fi
     damos off ;;
   loci) run loci auto ;;
+  loci-alone) # per-process tiering, as before the node ledger: each process its own 28 MiB budget
+    export LOCI_TIER_LEDGER=off
+    run loci-alone auto
+    unset LOCI_TIER_LEDGER ;;
   *) say "unknown mode $1" ;;
   esac
 }

@@ -398,15 +398,17 @@ static int write_config(run_t *r)
         int st = 0;
         waitpid(pid, &st, 0);
         if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-            r->ledger = with_ledger;
+            const char *env = getenv("LOCI_TIER_LEDGER"); /* off: per-process tiering (bench/tiering/node.sh) */
+            r->ledger = with_ledger && !(env && strcmp(env, "off") == 0);
             printf("     %s: [tiering] source faults, interval %d ms; %u MiB of node %d for auto arenas (%s), "
-                   "floor %u MiB\n", with_ledger ? "node-wide tiering (node ledger)" : "per-process tiering",
+                   "floor %u MiB\n", r->ledger ? "node-wide tiering (node ledger)" : "per-process tiering",
                    INTERVAL_MS, FAST_BYTES >> 20, r->fast,
-                   with_ledger ? "its tiering_budget, the node's budget there"
-                               : "each process's tiering_budget, and the room the suite left",
+                   r->ledger ? "its tiering_budget, the node's budget there"
+                             : "each process's tiering_budget, and the room the suite left",
                    FLOOR_BYTES >> 20);
-            if (!with_ledger)
-                printf("     (this loci has no node ledger: %s)\n", no_ledger);
+            if (!r->ledger)
+                printf("     (%s%s)\n", with_ledger ? "LOCI_TIER_LEDGER=off" : "this loci has no node ledger: ",
+                       with_ledger ? "" : no_ledger);
             return 0;
         }
         if (!with_ledger || !strstr(why, "unknown key")) {
