@@ -56,10 +56,10 @@ static int height(const plan_arena_t *a)
 }
 
 /* Whether arena x holds a place above its lowest candidate that a move gave
- * it less than p->settle intervals ago. */
+ * it within p->settle intervals (a move back now would count as ping-pong). */
 static bool settling(const plan_arena_t *x, const plan_params_t *p)
 {
-    return height(x) > 0 && x->residence < p->settle;
+    return height(x) > 0 && x->residence <= p->settle;
 }
 
 /* The heat arena a has beyond its noise: what it surely gains per byte on a

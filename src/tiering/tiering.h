@@ -88,7 +88,8 @@ typedef struct {
     double gap;                /* ... and this much more heat per byte (0..1), */
     double noise;              /* ... the two arenas' heats counted this many spreads apart */
     unsigned min_residence;    /* intervals an arena stays after a move */
-    unsigned settle;           /* intervals a place a move gave is kept from other processes' floors (plan_share) */
+    unsigned settle;           /* within this many intervals, a place a move gave is kept from other processes'
+                                * floors and counts one tier more among their arenas (plan_share) */
     double seconds_per_byte;   /* measured cost of moving (1 / move bandwidth) */
     double interval_s;
     int64_t allowance;         /* bytes this interval may move (the rate limit, debts carried) */
@@ -116,9 +117,9 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
  *  intervals ago count where they are; then every process's hottest arenas
  *  up to its floor, each on its best candidate when the floor there holds it
  *  (floors scaled down together where they add up to more than the
- *  target) and the room left there beside the places moves gave less than
- *  `settle` intervals ago (taking those back for a floor would be
- *  ping-pong: the floor waits that long at most), then all the node's arenas in the order of their claim
+ *  target) and the room left there beside the places moves gave within
+ *  `settle` intervals (taking those back for a floor would be ping-pong:
+ *  the floor waits that long at most), then all the node's arenas in the order of their claim
  *  (plan_make's, the incumbent raised): the hottest win whoever came first.
  *  The grants of a target never add up to more than its node budget but
  *  for arenas that fit nowhere and stay. false: out of memory, no grant. */

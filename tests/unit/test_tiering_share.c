@@ -183,7 +183,7 @@ static void a_floor_waits_for_places_moves_gave_lately(void **state)
     share(a, owner, 4, 2, 8 * MiB, 4 * MiB, g);
     assert_int_equal(g[0][FAST], 8 * MiB);
     assert_int_equal(g[1][FAST], 0);
-    a[0].residence = a[1].residence = 10; /* settled: the floor is due */
+    a[0].residence = a[1].residence = 11; /* settled: the floor is due */
     share(a, owner, 4, 2, 8 * MiB, 4 * MiB, g);
     assert_int_equal(g[0][FAST], 4 * MiB);
     assert_int_equal(g[1][FAST], 4 * MiB);
@@ -208,7 +208,7 @@ static void of_equals_the_place_held_longest_goes(void **state)
     assert_int_equal(g[2][FAST], 4 * MiB);
     assert_int_equal(g[0][FAST], 4 * MiB);
     assert_int_equal(g[1][FAST], 0);
-    a[0].residence = 10; /* settled: the colder goes */
+    a[0].residence = 11; /* settled: the colder goes */
     share(a, owner, 3, 3, 8 * MiB, 0, g);
     assert_int_equal(g[0][FAST], 0);
     assert_int_equal(g[1][FAST], 4 * MiB);
