@@ -20,17 +20,17 @@
  *  2. Cost (rent or buy): a promotion is made once the arena has paid, in
  *     the intervals it wanted it, as much rent as the move costs: rent is
  *     its heat per byte, less its noise, times the interval (the share of
- *     the time its accesses surely went to the slower memory), the price the move's seconds
- *     (bytes / measured move bandwidth) — so that no move costs more than
- *     twice the best choice made in hindsight, and the hotter an arena the
- *     sooner it is worth it;
- *     a promotion that must wait stays put and the placement is made again
+ *     the time its accesses surely went to the slower memory), the price
+ *     the move's seconds (bytes / measured move bandwidth) — so that no
+ *     move costs more than twice the best choice made in hindsight, and the
+ *     hotter an arena the sooner it is worth it; a promotion that must
+ *     wait stays put and the placement is made again
  *     without it, so that nothing is demoted to make room for it yet —
  *     and again, until every promotion that placement makes has paid too
  *     (the room a held arena leaves goes to a colder one only at its own
- *     price). A
- *     promotion that fills its target no further than the target's floor
- *     (the node's share owes it to this process) pays no rent.
+ *     price). A promotion that fills its target no further than the
+ *     target's floor (the node's share owes it to this process) pays no
+ *     rent.
  *  3. Moves: demotions first (coldest first: they make the room), then
  *     promotions (hottest first), each only while the interval's allowance
  *     of bytes (the rate limit) lasts and the destination has room as the
@@ -41,7 +41,9 @@
  * plan_share is the node's part (ledger.c, docs/TIERING.md "Node-wide"):
  * from every auto arena of the user's tiering processes, what each process
  * may hold on each target — recent moves where they are, each process's
- * floor, then the node's arenas by the same claims as step 1.
+ * floor (beside the places moves gave within the ping-pong window), then
+ * the node's arenas by the same claims as step 1, such a place counting one
+ * tier more.
  */
 #include "tiering/tiering.h"
 

@@ -345,7 +345,8 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
          * first whatever its size) measures it, and the others pay rent at that price */
         int64_t may_move = price_measured || allowance <= 0 ? allowance : 1;
         plan_params_t p = {.margin = MARGIN, .gap = GAP, .noise = NOISE, .min_residence = MIN_RESIDENCE,
-                           .settle = PINGPONG_INTERVALS, .seconds_per_byte = seconds_per_byte, .interval_s = interval_s, .allowance = may_move};
+                           .settle = PINGPONG_INTERVALS, .seconds_per_byte = seconds_per_byte,
+                           .interval_s = interval_s, .allowance = may_move};
         plan_target_t *own = loci__log_on(LOCI_LOG_DEBUG) ? malloc((w.nt + 1) * sizeof *own) : NULL;
         if (own)
             memcpy(own, w.room, w.nt * sizeof *own);
