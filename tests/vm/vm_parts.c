@@ -19,6 +19,7 @@
  * the phases of CPU (said why).
  */
 #include "page_nodes.h"
+#include "still_scan.h"
 #include "work_phase.h"
 
 #include <loci.h>
@@ -78,27 +79,11 @@ static void count(const int *nodes, size_t from, size_t bytes, int node, size_t 
     }
 }
 
-static uint64_t moves_made(void)
+/* Where every page of both arenas is (still_scan's arg: none). false: move_pages failed. */
+static bool scan_both(void *arg)
 {
-    loci_tier_totals_t tot;
-    loci_tier_totals(&tot);
-    return tot.moves;
-}
-
-/* Where every page of both arenas is: a scan during which no move ended (else again, 10 times at
- * most). A scan that a demotion and then a promotion overtook counted the demoted part from
- * before its move and the promoted one from after its own — over the budget by a part the node
- * never held (1.75 MiB over, once in a CI run). false: move_pages failed. */
-static bool scan(void)
-{
-    for (int tries = 0; tries < 10; tries++) {
-        uint64_t before = moves_made();
-        if (page_nodes(w, BLOCK, block_nodes) != 0 || page_nodes(cold, COLD, cold_nodes) != 0)
-            return false;
-        if (moves_made() == before)
-            break;
-    }
-    return true;
+    (void)arg;
+    return page_nodes(w, BLOCK, block_nodes) == 0 && page_nodes(cold, COLD, cold_nodes) == 0;
 }
 
 /* One phase: updates to the window at `at`, the placement checked every INTERVAL_MS. */
@@ -120,7 +105,7 @@ static void phase(const char *name, size_t at, int fast, uint64_t *seed)
             continue;
         next += INTERVAL_MS / 1e3;
         work_phase_update(&p, tiering_intervals(), updates);
-        if (!scan()) {
+        if (!still_scan(scan_both, NULL)) {
             CHECK(false, "%s: move_pages failed", name);
             break;
         }

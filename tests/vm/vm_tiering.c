@@ -59,6 +59,7 @@
  * kernel (said why).
  */
 #include "page_nodes.h"
+#include "still_scan.h"
 #include "tlb.h"
 #include "work_phase.h"
 
@@ -171,26 +172,31 @@ static loci_tier_totals_t tier_totals(void)
     return tot;
 }
 
-/* The auto arenas' pages on the fast node, in bytes: a scan of the arenas one after another
- * during which no move ended (else again, 10 times at most). A scan that a demotion and then a
- * promotion overtook counted the demoted arena from before its move and the promoted one from
- * after its own — a whole arena over the budget that the node never held (a loaded host's
- * slow scans did, 2026-11-29). */
+/* The auto arenas' pages on the fast node, in bytes, from a scan no move overtook (still_scan.h:
+ * a loaded host's slow scans counted a whole arena over the budget that the node never held,
+ * 2026-11-29). */
+struct bytes_on_scan {
+    int fast;
+    size_t sum;
+};
+
+static bool scan_bytes_on(void *arg)
+{
+    struct bytes_on_scan *b = arg;
+    b->sum = 0;
+    for (int a = 0; a < NARENAS; a++) {
+        size_t on, mapped, total;
+        residency(a, b->fast, &on, &mapped, &total);
+        b->sum += on * 4096;
+    }
+    return true;
+}
+
 static size_t bytes_on(int fast)
 {
-    size_t sum = 0;
-    for (int tries = 0; tries < 10; tries++) {
-        uint64_t before = tier_totals().moves;
-        sum = 0;
-        for (int a = 0; a < NARENAS; a++) {
-            size_t on, mapped, total;
-            residency(a, fast, &on, &mapped, &total);
-            sum += on * 4096;
-        }
-        if (tier_totals().moves == before)
-            break;
-    }
-    return sum;
+    struct bytes_on_scan b = {fast, 0};
+    still_scan(scan_bytes_on, &b);
+    return b.sum;
 }
 
 static void update_batch(const int hot[2], uint64_t *seed)
