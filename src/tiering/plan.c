@@ -128,11 +128,17 @@ static int coldest_first(const void *pa, const void *pb)
     return a->index - b->index;
 }
 
-/* Can arena x be on its candidate k, the targets holding `used` already: a
- * candidate it can reach (or where it is), with room left? */
+/* Can arena x be on its candidate k, the targets holding `used` already and
+ * `kept` more bytes there kept from it: a candidate it can reach (or where
+ * it is), with room left? */
+static bool fits_beside(const plan_arena_t *x, int k, const uint64_t *used, uint64_t kept, const plan_target_t *t)
+{
+    return (k == x->at || !(x->unreachable >> k & 1)) && used[x->cand[k]] + kept + x->bytes <= t[x->cand[k]].room;
+}
+
 static bool fits(const plan_arena_t *x, int k, const uint64_t *used, const plan_target_t *t)
 {
-    return (k == x->at || !(x->unreachable >> k & 1)) && used[x->cand[k]] + x->bytes <= t[x->cand[k]].room;
+    return fits_beside(x, k, used, 0, t);
 }
 
 /* The best candidate arena x may be planned on: none above where it is
@@ -349,7 +355,7 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
         uint64_t *f = k >= 0 ? &floor_left[(size_t)owner[i] * nt + (size_t)x->cand[k]] : NULL;
         bool own = k >= 0 && k == x->at && settling(x, p); /* x's own place is among those */
         uint64_t beside = k >= 0 ? settled[x->cand[k]] - (own ? x->bytes : 0) : 0;
-        if (f && x->bytes <= *f && fits(x, k, used, t) && used[x->cand[k]] + beside + x->bytes <= t[x->cand[k]].room) {
+        if (f && x->bytes <= *f && fits_beside(x, k, used, beside, t)) {
             *f -= x->bytes;
             if (own)
                 settled[x->cand[k]] -= x->bytes;
