@@ -470,10 +470,23 @@ static bool given_already(const damon_t *d, const span_t *v, size_t n)
     return d->on;
 }
 
+/* Region i of a range's pieces, each `per` granules (the last what is left). */
+static void piece(const span_t *r, size_t per, size_t i, uintptr_t *start, uintptr_t *end)
+{
+    *start = r->start + i * per * HEAT_GRANULE;
+    *end = r->start + (i + 1) * per * HEAT_GRANULE;
+    *end = *end < r->end ? *end : r->end;
+}
+
 /* Hand DAMON the ranges as the target's regions, and start it or commit them
- * to the running kdamond; stop it when nothing is watched. The regions:
- * about one per granule at least, four at most (1000 in all). Reporter
- * thread, without the lock. */
+ * to the running kdamond; stop it when nothing is watched. The regions given
+ * are the ranges cut at their granules (a few granules each when there are
+ * more than 1000): DAMON starts from them and splits a region in two or
+ * three per aggregation, so a range given whole read as one heat for several
+ * intervals — a 64 MiB arena placed by granule had its first 16 MiB promoted
+ * on one reading while its hot window lay further on (vm_parts). It keeps
+ * about one region per granule at least, four at most (1000 in all).
+ * Reporter thread, without the lock. */
 static int apply_regions(damon_t *d, const span_t *v, size_t n)
 {
     int kd = d->kdamond;
@@ -483,24 +496,31 @@ static int apply_regions(damon_t *d, const span_t *v, size_t n)
         d->on = false;
         return 0;
     }
-    size_t granules = 0;
-    if (kd_write(kd, "contexts/0/targets/0/regions/nr_regions", "%zu", n) != 0)
-        return loci__fail(LOCI_EIO, "damon source: kdamond %d: %zu regions: %s", kd, n, strerror(errno));
-    for (size_t i = 0; i < n; i++) {
-        char rel[96];
-        snprintf(rel, sizeof rel, "contexts/0/targets/0/regions/%zu/start", i);
-        int rc = kd_write(kd, rel, "%lu", (unsigned long)v[i].start);
-        snprintf(rel, sizeof rel, "contexts/0/targets/0/regions/%zu/end", i);
-        if (rc != 0 || kd_write(kd, rel, "%lu", (unsigned long)v[i].end) != 0)
-            return loci__fail(LOCI_EIO, "damon source: kdamond %d: region [%p, %p): %s", kd, (void *)v[i].start,
-                              (void *)v[i].end, strerror(errno));
+    size_t granules = 0, regions = 0;
+    for (size_t i = 0; i < n; i++)
         granules += v[i].granules;
-    }
+    size_t per = (granules + MAX_REGIONS - 1) / MAX_REGIONS; /* granules a region */
+    for (size_t i = 0; i < n; i++)
+        regions += (v[i].granules + per - 1) / per;
+    if (kd_write(kd, "contexts/0/targets/0/regions/nr_regions", "%zu", regions) != 0)
+        return loci__fail(LOCI_EIO, "damon source: kdamond %d: %zu regions: %s", kd, regions, strerror(errno));
+    for (size_t i = 0, k = 0; i < n; i++)
+        for (size_t j = 0; j * per < v[i].granules; j++, k++) {
+            uintptr_t start, end;
+            piece(&v[i], per, j, &start, &end);
+            char rel[96];
+            snprintf(rel, sizeof rel, "contexts/0/targets/0/regions/%zu/start", k);
+            int rc = kd_write(kd, rel, "%lu", (unsigned long)start);
+            snprintf(rel, sizeof rel, "contexts/0/targets/0/regions/%zu/end", k);
+            if (rc != 0 || kd_write(kd, rel, "%lu", (unsigned long)end) != 0)
+                return loci__fail(LOCI_EIO, "damon source: kdamond %d: region [%p, %p): %s", kd, (void *)start,
+                                  (void *)end, strerror(errno));
+        }
     /* (checked against each other by DAMON when committed, not when written) */
     size_t lo = granules < 10 ? 10 : granules < MAX_REGIONS ? granules : MAX_REGIONS;
     size_t hi = REGIONS_PER_GRANULE * granules;
     hi = hi < lo ? lo : hi > MAX_REGIONS ? MAX_REGIONS : hi;
-    hi = hi < n ? n : hi; /* (more ranges than that: a region each at least) */
+    hi = hi < regions ? regions : hi; /* (more ranges than that: the regions given at least) */
     if (kd_write(kd, "contexts/0/monitoring_attrs/nr_regions/min", "%zu", lo) != 0 ||
         kd_write(kd, "contexts/0/monitoring_attrs/nr_regions/max", "%zu", hi) != 0 ||
         kd_write(kd, "state", d->on ? "commit" : "on") != 0) {
@@ -508,8 +528,8 @@ static int apply_regions(damon_t *d, const span_t *v, size_t n)
         return loci__fail(e == EBUSY ? LOCI_EBUSY : LOCI_EIO, "damon source: kdamond %d: %s: %s", kd,
                           d->on ? "commit" : "starting", strerror(e));
     }
-    loci__log(LOCI_LOG_DEBUG, "damon source: kdamond %d %s, %zu ranges, %zu to %zu regions", kd,
-              d->on ? "given new ranges" : "started", n, lo, hi);
+    loci__log(LOCI_LOG_DEBUG, "damon source: kdamond %d %s, %zu ranges in %zu regions, %zu to %zu regions", kd,
+              d->on ? "given new ranges" : "started", n, regions, lo, hi);
     if (!d->on)
         atomic_store(&d->kdamond_pid, kd_read_long(kd, "pid"));
     d->on = true;
