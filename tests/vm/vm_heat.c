@@ -13,8 +13,11 @@
  *   vm_heat crash           (where DAMON is) a process killed while its damon source runs leaves
  *                           its kdamond set up; the next process's damon source takes it back
  *                           (no kdamond added) and measures
+ *   vm_heat granules        (where the damon source works) DAMON is handed a watched range of eight
+ *                           granules as eight regions at the granules' bounds (given whole, it read
+ *                           as one heat until DAMON had split it, several intervals)
  *
- * Exit 0 ok, 1 a check failed, 2 setup error.
+ * Exit 0 ok, 1 a check failed, 2 setup error, 77 skipped (said why).
  */
 #include "heat/heat.h"
 #include "os/shared_map.h"
@@ -223,7 +226,7 @@ static int crash(void)
 {
     if (access(DAMON_ADMIN, F_OK) != 0) {
         printf("skipped: this kernel has no DAMON sysfs interface\n");
-        return 0;
+        return 77;
     }
     int ready[2];
     if (pipe(ready) != 0)
@@ -268,6 +271,75 @@ static int crash(void)
     return fails ? 1 : 0;
 }
 
+/* Reads file `rel` of kdamond kd as a number: 0, or -1. */
+static int kdamond_number(int kd, const char *rel, unsigned long long *out)
+{
+    char path[160];
+    snprintf(path, sizeof path, DAMON_ADMIN "/%d/%s", kd, rel);
+    FILE *f = fopen(path, "r");
+    int ok = f && fscanf(f, "%llu", out) == 1;
+    if (f)
+        fclose(f);
+    return ok ? 0 : -1;
+}
+
+/* The kdamond that runs for this process, or -1. */
+static int our_kdamond(void)
+{
+    int n = nr_kdamonds();
+    for (int kd = 0; kd < n; kd++) {
+        unsigned long long pid;
+        if (kdamond_number(kd, "contexts/0/targets/0/pid_target", &pid) == 0 && pid == (unsigned long long)getpid())
+            return kd;
+    }
+    return -1;
+}
+
+/* What the damon source hands DAMON for a range of eight granules: a region per granule, at
+ * the granules' bounds. (DAMON starts from the regions it is given and splits each in two or
+ * three per aggregation: a range given whole read as one heat for several intervals.) */
+static int granules(void)
+{
+    heat_config_t cfg = {.interval_ms = INTERVAL_MS, .sample_share = SHARE, .only = HEAT_SOURCE_DAMON};
+    heat_t *h;
+    if (heat_open(&cfg, &h) != 0) {
+        printf("skipped: %s\n", loci_last_error());
+        return 77;
+    }
+    uint64_t *p = watched_range(h, 7);
+    if (!p || heat_watch(h, p, RANGE, 1) != 0) {
+        fprintf(stderr, "vm_heat: setup: %s\n", loci_last_error());
+        return 2;
+    }
+    int kd = -1;
+    for (int i = 0; i < 50 && (kd < 0 || !kdamond_running()); i++) { /* the reporter starts it */
+        struct timespec ts = {0, 100 * 1000000L};
+        nanosleep(&ts, NULL);
+        kd = our_kdamond();
+    }
+    int fails = 0;
+    unsigned long long n = 0, start, end;
+    if (kd < 0 || kdamond_number(kd, "contexts/0/targets/0/regions/nr_regions", &n) != 0)
+        fails += fprintf(stderr, "vm_heat: no kdamond runs for this process 5 s after the range was watched\n") > 0;
+    else if (n != RANGE / HEAT_GRANULE)
+        fails += fprintf(stderr, "vm_heat: DAMON was handed %llu regions for a range of %zu granules\n", n,
+                         RANGE / HEAT_GRANULE) > 0;
+    for (unsigned long long k = 0; !fails && k < n; k++) {
+        char rel[96];
+        snprintf(rel, sizeof rel, "contexts/0/targets/0/regions/%llu/start", k);
+        int rc = kdamond_number(kd, rel, &start);
+        snprintf(rel, sizeof rel, "contexts/0/targets/0/regions/%llu/end", k);
+        rc |= kdamond_number(kd, rel, &end);
+        uintptr_t want = (uintptr_t)p + k * HEAT_GRANULE;
+        if (rc != 0 || start != want || end != want + HEAT_GRANULE)
+            fails += fprintf(stderr, "vm_heat: region %llu is [%#llx, %#llx), not granule %llu's [%#lx, %#lx)\n", k,
+                             start, end, k, (unsigned long)want, (unsigned long)(want + HEAT_GRANULE)) > 0;
+    }
+    printf("kdamond %d was handed %llu regions for the range's %zu granules\n", kd, n, RANGE / HEAT_GRANULE);
+    heat_close(h);
+    return fails ? 1 : 0;
+}
+
 /* --user UID ARGS...: this program again as that user (from root: groups, gid and uid, then exec,
  * as a login would — a process that changed its uid without an exec is not dumpable, and its
  * /proc/self files are root's), with ARGS; returns only to say why it could not. */
@@ -299,6 +371,8 @@ int main(int argc, char **argv)
         return rank(argc >= 3 ? argv[2] : "auto");
     if (argc == 2 && strcmp(argv[1], "crash") == 0)
         return crash();
-    fprintf(stderr, "usage: vm_heat [--user UID] rank [auto|perf|damon|faults|dirty] | crash | exec CMD...\n");
+    if (argc == 2 && strcmp(argv[1], "granules") == 0)
+        return granules();
+    fprintf(stderr, "usage: vm_heat [--user UID] rank [auto|perf|damon|faults|dirty] | crash | granules | exec CMD...\n");
     return 2;
 }
