@@ -43,7 +43,9 @@
  * may hold on each target — recent moves where they are, each process's
  * floor (beside the places moves gave within the ping-pong window), then
  * the node's arenas by the same claims as step 1, such a place counting one
- * tier more.
+ * tier more. A grant is bytes, and a process that must give some up gives
+ * its plainly coldest places there first: so each of its arenas counts with
+ * the claim and the settling of those of its own it outranks there.
  */
 #include "tiering/tiering.h"
 
@@ -308,6 +310,39 @@ static void scale_floors(const uint64_t *floor, size_t nowners, const plan_targe
     }
 }
 
+/* Whether arenas x and y hold places above their lowest candidates on one target. */
+static bool same_place(const plan_arena_t *x, const plan_arena_t *y)
+{
+    return height(x) > 0 && height(y) > 0 && x->cand[x->at] == y->cand[y->at];
+}
+
+/* Each arena's claim among the node's (claim[i]) and whether its place is
+ * guarded from the floors (guarded[i]: settling). A process that must give
+ * up places on a target gives its plainly coldest first (plan_make ranks
+ * its own arenas by claim_of), whatever the node's ranking: so an arena of
+ * it counts with the node's claim of any arena of its own there that it
+ * outranks plainly, and is guarded when one of those is settling — or the
+ * node would take the place of an arena held long, and the process would
+ * send back the one a move gave lately (ping-pong). An arena that stays
+ * (min_residence) is never the one given up, and lifts none. */
+static void claims_by_owner(const plan_arena_t *a, const int *owner, size_t n, const plan_params_t *p, double *claim,
+                            bool *guarded, ranked_t *plain)
+{
+    for (size_t i = 0; i < n; i++) {
+        claim[i] = node_claim_of(&a[i], p);
+        guarded[i] = settling(&a[i], p);
+        plain[i] = (ranked_t){claim_of(&a[i], p), height(&a[i]), (int)i};
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            if (owner[j] == owner[i] && j != i && a[j].residence >= p->min_residence && same_place(&a[i], &a[j]) &&
+                by_claim(&plain[i], &plain[j]) < 0) {
+                double lifted = node_claim_of(&a[j], p);
+                claim[i] = lifted > claim[i] ? lifted : claim[i];
+                guarded[i] |= settling(&a[j], p);
+            }
+}
+
 /* Arena x of process o on its candidate k: counted in the node's use and in o's grant. */
 static void grant_place(const plan_arena_t *x, int k, size_t o, size_t nt, uint64_t *used, uint64_t *grant)
 {
@@ -320,13 +355,15 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
 {
     memset(grant, 0, nowners * nt * sizeof *grant);
     uint64_t *used = calloc(nt + 1, sizeof *used), *floor_left = calloc(nowners * nt + 1, sizeof *floor_left);
-    uint64_t *settled = calloc(nt + 1, sizeof *settled); /* bytes of places moves gave lately, not yet counted */
-    ranked_t *order = calloc(n + 1, sizeof *order);
-    bool *placed = calloc(n + 1, sizeof *placed);
-    bool ok = used && floor_left && settled && order && placed;
+    uint64_t *settled = calloc(nt + 1, sizeof *settled); /* bytes of guarded places, not yet counted */
+    ranked_t *order = calloc(n + 1, sizeof *order), *plain = calloc(n + 1, sizeof *plain);
+    bool *placed = calloc(n + 1, sizeof *placed), *guarded = calloc(n + 1, sizeof *guarded);
+    double *claim = calloc(n + 1, sizeof *claim);
+    bool ok = used && floor_left && settled && order && plain && placed && guarded && claim;
     if (!ok)
         goto out;
     scale_floors(floor, nowners, t, nt, floor_left);
+    claims_by_owner(a, owner, n, p, claim, guarded, plain);
     size_t nfree = 0;
     for (size_t i = 0; i < n; i++) {
         size_t o = (size_t)owner[i];
@@ -336,7 +373,7 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
             grant_place(&a[i], a[i].at, o, nt, used, grant);
             placed[i] = true;
         } else {
-            order[nfree++] = (ranked_t){node_claim_of(&a[i], p), height(&a[i]), (int)i};
+            order[nfree++] = (ranked_t){claim[i], height(&a[i]), (int)i};
         }
     }
     qsort(order, nfree, sizeof *order, by_claim);
@@ -345,7 +382,7 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
      * the room beside the places moves gave lately (heat, not a floor, may take those) */
     for (size_t r = 0; r < nfree; r++) {
         const plan_arena_t *x = &a[order[r].index];
-        if (settling(x, p))
+        if (guarded[order[r].index])
             settled[x->cand[x->at]] += x->bytes;
     }
     for (size_t r = 0; r < nfree; r++) {
@@ -353,7 +390,7 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
         const plan_arena_t *x = &a[i];
         int k = first_wanted(x);
         uint64_t *f = k >= 0 ? &floor_left[(size_t)owner[i] * nt + (size_t)x->cand[k]] : NULL;
-        bool own = k >= 0 && k == x->at && settling(x, p); /* x's own place is among those */
+        bool own = k >= 0 && k == x->at && guarded[i]; /* x's own place is among those */
         uint64_t beside = k >= 0 ? settled[x->cand[k]] - (own ? x->bytes : 0) : 0;
         if (f && x->bytes <= *f && fits_beside(x, k, used, beside, t)) {
             *f -= x->bytes;
@@ -378,6 +415,9 @@ out:
     free(floor_left);
     free(settled);
     free(order);
+    free(plain);
     free(placed);
+    free(guarded);
+    free(claim);
     return ok;
 }
