@@ -310,10 +310,21 @@ static void scale_floors(const uint64_t *floor, size_t nowners, const plan_targe
     }
 }
 
-/* Whether arenas x and y hold places above their lowest candidates on one target. */
-static bool same_place(const plan_arena_t *x, const plan_arena_t *y)
+/* An arena's place above its lowest candidate, keyed for claims_by_owner:
+ * its process, the target, its plain rank (claim_of) there. */
+typedef struct {
+    int owner, target;
+    ranked_t plain;
+} place_key_t;
+
+static int by_owner_target_rank(const void *pa, const void *pb)
 {
-    return height(x) > 0 && height(y) > 0 && x->cand[x->at] == y->cand[y->at];
+    const place_key_t *a = pa, *b = pb;
+    if (a->owner != b->owner)
+        return a->owner < b->owner ? -1 : 1;
+    if (a->target != b->target)
+        return a->target < b->target ? -1 : 1;
+    return by_claim(&a->plain, &b->plain);
 }
 
 /* Each arena's claim among the node's (claim[i]) and whether its place is
@@ -324,23 +335,40 @@ static bool same_place(const plan_arena_t *x, const plan_arena_t *y)
  * outranks plainly, and is guarded when one of those is settling — or the
  * node would take the place of an arena held long, and the process would
  * send back the one a move gave lately (ping-pong). An arena that stays
- * (min_residence) is never the one given up, and lifts none. */
-static void claims_by_owner(const plan_arena_t *a, const int *owner, size_t n, const plan_params_t *p, double *claim,
-                            bool *guarded, ranked_t *plain)
+ * (min_residence) is never the one given up, and lifts none. Each process's
+ * places on a target sorted by plain rank, then walked from the coldest up:
+ * n log n, for a node's arenas may be tens of thousands of parts. false:
+ * out of memory. */
+static bool claims_by_owner(const plan_arena_t *a, const int *owner, size_t n, const plan_params_t *p, double *claim,
+                            bool *guarded)
 {
+    place_key_t *key = calloc(n + 1, sizeof *key);
+    if (!key)
+        return false;
+    size_t nkeys = 0;
     for (size_t i = 0; i < n; i++) {
         claim[i] = node_claim_of(&a[i], p);
         guarded[i] = settling(&a[i], p);
-        plain[i] = (ranked_t){claim_of(&a[i], p), height(&a[i]), (int)i};
+        if (height(&a[i]) > 0)
+            key[nkeys++] = (place_key_t){owner[i], a[i].cand[a[i].at], {claim_of(&a[i], p), height(&a[i]), (int)i}};
     }
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < n; j++)
-            if (owner[j] == owner[i] && j != i && a[j].residence >= p->min_residence && same_place(&a[i], &a[j]) &&
-                by_claim(&plain[i], &plain[j]) < 0) {
-                double lifted = node_claim_of(&a[j], p);
-                claim[i] = lifted > claim[i] ? lifted : claim[i];
-                guarded[i] |= settling(&a[j], p);
-            }
+    qsort(key, nkeys, sizeof *key, by_owner_target_rank);
+    double colder_claim = 0;
+    bool colder_settling = false;
+    for (size_t r = nkeys; r-- > 0;) {
+        if (r + 1 == nkeys || key[r].owner != key[r + 1].owner || key[r].target != key[r + 1].target)
+            colder_claim = 0, colder_settling = false; /* the coldest of its process there */
+        int i = key[r].plain.index;
+        double own = claim[i];
+        claim[i] = colder_claim > own ? colder_claim : own;
+        guarded[i] |= colder_settling;
+        if (a[i].residence >= p->min_residence) {
+            colder_claim = own > colder_claim ? own : colder_claim;
+            colder_settling |= settling(&a[i], p);
+        }
+    }
+    free(key);
+    return true;
 }
 
 /* Arena x of process o on its candidate k: counted in the node's use and in o's grant. */
@@ -356,14 +384,14 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
     memset(grant, 0, nowners * nt * sizeof *grant);
     uint64_t *used = calloc(nt + 1, sizeof *used), *floor_left = calloc(nowners * nt + 1, sizeof *floor_left);
     uint64_t *settled = calloc(nt + 1, sizeof *settled); /* bytes of guarded places, not yet counted */
-    ranked_t *order = calloc(n + 1, sizeof *order), *plain = calloc(n + 1, sizeof *plain);
+    ranked_t *order = calloc(n + 1, sizeof *order);
     bool *placed = calloc(n + 1, sizeof *placed), *guarded = calloc(n + 1, sizeof *guarded);
     double *claim = calloc(n + 1, sizeof *claim);
-    bool ok = used && floor_left && settled && order && plain && placed && guarded && claim;
+    bool ok = used && floor_left && settled && order && placed && guarded && claim &&
+              claims_by_owner(a, owner, n, p, claim, guarded);
     if (!ok)
         goto out;
     scale_floors(floor, nowners, t, nt, floor_left);
-    claims_by_owner(a, owner, n, p, claim, guarded, plain);
     size_t nfree = 0;
     for (size_t i = 0; i < n; i++) {
         size_t o = (size_t)owner[i];
@@ -415,7 +443,6 @@ out:
     free(floor_left);
     free(settled);
     free(order);
-    free(plain);
     free(placed);
     free(guarded);
     free(claim);
