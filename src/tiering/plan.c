@@ -19,8 +19,8 @@
  *     without the userfaultfd that takes) is never chosen.
  *  2. Cost (rent or buy): a promotion is made once the arena has paid, in
  *     the intervals it wanted it, as much rent as the move costs: rent is
- *     its heat per byte, less its noise, times the interval (the share of
- *     the time its accesses surely went to the slower memory), the price
+ *     its heat per byte, less its noise and the gap, times the interval (the
+ *     share of the time its accesses surely went to the slower memory), the price
  *     the move's seconds (bytes / measured move bandwidth) — so that no
  *     move costs more than twice the best choice made in hindsight, and the
  *     hotter an arena the sooner it is worth it; a promotion that must
@@ -66,12 +66,15 @@ static bool settling(const plan_arena_t *x, const plan_params_t *p)
     return height(x) > 0 && x->residence <= p->settle;
 }
 
-/* The heat arena a has beyond its noise: what it surely gains per byte on a
- * better tier (a cold arena's reading that strays up by chance pays
- * little rent). */
+/* The heat arena a has beyond its noise and the gap: what it surely gains
+ * per byte on a better tier. A cold arena's reading that strays up by
+ * chance pays little rent, and one that reads within the gap — what a
+ * sampled share reads of memory scarcely touched — pays none: promoted into
+ * spare room, such arenas went back as soon as a hot set wanted it
+ * (ping-pong in the node test, docs/TIERING.md). */
 static double sure_heat(const plan_arena_t *a, const plan_params_t *p)
 {
-    double h = a->heat - p->noise * a->spread;
+    double h = a->heat - p->noise * a->spread - p->gap;
     return h > 0 ? h : 0;
 }
 

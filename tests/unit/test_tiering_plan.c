@@ -186,15 +186,16 @@ static void a_slow_move_waits_as_long_as_it_takes(void **state)
     plan_arena_t a[3];
     plan_move_t m[3];
     plan_params_t p = params();
-    /* a move of 4 MiB takes 0.5 s; at heat 0.9 the rent is 0.18 s an interval of 0.2 s */
-    p.seconds_per_byte = 0.5 / (4.0 * MiB);
+    /* a move of 4 MiB takes 0.45 s; at heat 0.9 the rent is 0.16 s an interval of 0.2 s (the gap
+     * of 0.1 taken off) */
+    p.seconds_per_byte = 0.45 / (4.0 * MiB);
     arenas(a, (double[]){0.2, 0.1, 0.9}, (int[]){0, 0, 1}, 3);
     plan_target_t t[NT] = {{8 * MiB, 0}, {1ull << 40, 0}};
     double rent[3] = {0};
     assert_int_equal(plan_make(a, 3, t, NT, &p, rent, m), 0); /* and nobody is demoted for it yet */
-    assert_true(rent[2] > 0.179 && rent[2] < 0.181);
+    assert_true(rent[2] > 0.159 && rent[2] < 0.161);
     assert_int_equal(plan_make(a, 3, t, NT, &p, rent, m), 0);
-    assert_int_equal(plan_make(a, 3, t, NT, &p, rent, m), 2); /* 3 x 0.18 s >= 0.5 s */
+    assert_int_equal(plan_make(a, 3, t, NT, &p, rent, m), 2); /* 3 x 0.16 s >= 0.45 s */
     assert_int_equal(m[0].arena, 1);
     assert_int_equal(m[1].arena, 2);
     /* it cools meanwhile: the wait starts over */
@@ -202,12 +203,12 @@ static void a_slow_move_waits_as_long_as_it_takes(void **state)
     a[2].heat = 0.1;
     assert_int_equal(plan_make(a, 3, t, NT, &p, rent, m), 0);
     assert_true(rent[2] == 0);
-    /* half as hot: twice as long */
+    /* colder: longer (0.07 s an interval at 0.45) */
     a[2].heat = 0.45;
     int calls = 0;
     while (plan_make(a, 3, t, NT, &p, rent, m) == 0 && calls < 10)
         calls++;
-    assert_int_equal(calls, 5); /* the sixth pays 0.54 s */
+    assert_int_equal(calls, 6); /* the seventh pays 0.49 s */
 }
 
 /* The room a promotion that must wait leaves goes to no colder arena that
@@ -220,13 +221,13 @@ static void room_left_by_a_waiting_promotion_is_not_free(void **state)
     plan_arena_t a[2];
     plan_move_t m[2];
     plan_params_t p = params();
-    p.seconds_per_byte = 0.5 / (4.0 * MiB); /* 0.5 s: at heat 0.9 three intervals, at 0.3 nine */
+    p.seconds_per_byte = 0.45 / (4.0 * MiB); /* 0.45 s: at heat 0.9 three intervals, at 0.3 twelve */
     arenas(a, (double[]){0.9, 0.3}, (int[]){1, 1}, 2);
     plan_target_t t[NT] = {{4 * MiB, 0}, {1ull << 40, 0}};
     double rent[2] = {0};
     assert_int_equal(plan_make(a, 2, t, NT, &p, rent, m), 0);
-    assert_true(rent[0] > 0.179 && rent[0] < 0.181);
-    assert_true(rent[1] > 0.059 && rent[1] < 0.061); /* it wanted the place too, once, and paid for it */
+    assert_true(rent[0] > 0.159 && rent[0] < 0.161);
+    assert_true(rent[1] > 0.039 && rent[1] < 0.041); /* it wanted the place too, once, and paid for it */
     assert_int_equal(plan_make(a, 2, t, NT, &p, rent, m), 0);
     assert_int_equal(plan_make(a, 2, t, NT, &p, rent, m), 1); /* the hot one, paid up */
     assert_int_equal(m[0].arena, 0);
@@ -249,11 +250,46 @@ static void a_floor_pays_no_rent(void **state)
     assert_int_equal(m[0].arena, 0);
     assert_int_equal(m[0].target, FAST);
     assert_true(m[0].promotion);
-    /* held there now: the floor is met, the others wait for their rent */
+    /* held there now: the floor is met; beyond it, rent: the others read within the gap and pay
+     * none, however long they wait, while a warmer one pays */
     a[0].at = 0;
     a[0].residence = 0;
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(plan_make(a, 3, t, NT, &p, rent, m), 0);
+    assert_true(rent[1] == 0 && rent[2] == 0);
+    a[1].heat = 0.3;
     assert_int_equal(plan_make(a, 3, t, NT, &p, rent, m), 0);
     assert_true(rent[1] > 0);
+}
+
+/* A lukewarm arena whose reading lies within its noise and the gap pays no
+ * rent, spare room or not: promoted into spare room, such arenas went back
+ * as soon as a hot set wanted it (node test on 6.1, 2026-11-30: heat 0.131
+ * ± 0.041 promoted after 2 intervals, demoted when its process's hot set
+ * began). A hot one pays at once. */
+static void a_reading_within_the_gap_pays_no_rent(void **state)
+{
+    (void)state;
+    plan_arena_t a[2];
+    plan_move_t m[2];
+    plan_params_t p = params();
+    p.noise = 1;
+    p.interval_s = 0.4;
+    p.seconds_per_byte = 0.047 / (4.0 * MiB);
+    arenas(a, (double[]){0.131, 0.5}, (int[]){1, 1}, 2);
+    a[0].spread = 0.041;
+    a[1].spread = 0.15;
+    a[1].at = 0; /* the hot one already there: the lukewarm one alone wants spare room */
+    plan_target_t t[NT] = {{12 * MiB, 0}, {1ull << 40, 0}};
+    double rent[2] = {0};
+    for (int i = 0; i < 50; i++)
+        assert_int_equal(plan_make(a, 2, t, NT, &p, rent, m), 0);
+    assert_true(rent[0] == 0);
+    a[0].heat = 0.5; /* hot now: its rent pays the move in one interval */
+    a[0].spread = 0.15;
+    assert_int_equal(plan_make(a, 2, t, NT, &p, rent, m), 1);
+    assert_int_equal(m[0].arena, 0);
+    assert_int_equal(m[0].target, FAST);
 }
 
 static void three_tiers_in_order(void **state)
@@ -338,6 +374,7 @@ int main(void)
         cmocka_unit_test(a_slow_move_waits_as_long_as_it_takes),
         cmocka_unit_test(room_left_by_a_waiting_promotion_is_not_free),
         cmocka_unit_test(a_floor_pays_no_rent),
+        cmocka_unit_test(a_reading_within_the_gap_pays_no_rent),
         cmocka_unit_test(three_tiers_in_order),
         cmocka_unit_test(a_swap_between_full_tiers_goes_further_down),
         cmocka_unit_test(a_challenger_from_the_middle_counts_its_noise_down),
