@@ -53,17 +53,24 @@
 #include <string.h>
 
 /* How many tiers arena a sits above its lowest candidate (0 when not on
- * one of its candidates). */
-static int height(const plan_arena_t *a)
+ * one of its candidates): its candidates below it that may hold arenas.
+ * One without room (a budget of 0: out of play) is no tier — counted, an
+ * arena on the fast node had the hysteresis of two tiers against one from
+ * the slow node below an empty middle one, and a newly hot arena waited
+ * 5 intervals there (bench/tiering/node.sh, node 1 out of play). */
+static int height(const plan_arena_t *a, const plan_target_t *t)
 {
-    return a->at >= 0 ? a->ncandidates - 1 - a->at : 0;
+    int below = 0;
+    for (int k = a->at + 1; a->at >= 0 && k < a->ncandidates; k++)
+        below += t[a->cand[k]].room > 0;
+    return below;
 }
 
 /* Whether arena x holds a place above its lowest candidate that a move gave
  * it within p->settle intervals (a move back now would count as ping-pong). */
-static bool settling(const plan_arena_t *x, const plan_params_t *p)
+static bool settling(const plan_arena_t *x, const plan_target_t *t, const plan_params_t *p)
 {
-    return height(x) > 0 && x->residence <= p->settle;
+    return height(x, t) > 0 && x->residence <= p->settle;
 }
 
 /* The heat arena a has beyond its noise and the gap: what it surely gains
@@ -94,9 +101,9 @@ static double claim_tiers(const plan_arena_t *a, const plan_params_t *p, int tie
     return claim > 0 ? claim : 0;
 }
 
-static double claim_of(const plan_arena_t *a, const plan_params_t *p)
+static double claim_of(const plan_arena_t *a, const plan_target_t *t, const plan_params_t *p)
 {
-    return claim_tiers(a, p, height(a));
+    return claim_tiers(a, p, height(a, t));
 }
 
 /* Arena a's claim among the node's (plan_share): a place on the best
@@ -105,9 +112,9 @@ static double claim_of(const plan_arena_t *a, const plan_params_t *p)
  * longest goes down — moving back one that just came would be ping-pong.
  * (Within a process its own plan ranks them plainly: a hot set that
  * changes is placed as soon as its heat says.) */
-static double node_claim_of(const plan_arena_t *a, const plan_params_t *p)
+static double node_claim_of(const plan_arena_t *a, const plan_target_t *t, const plan_params_t *p)
 {
-    return claim_tiers(a, p, height(a) + (a->at == 0 && settling(a, p)));
+    return claim_tiers(a, p, height(a, t) + (a->at == 0 && settling(a, t, p)));
 }
 
 typedef struct {
@@ -176,7 +183,7 @@ static void place(const plan_arena_t *a, size_t n, const plan_target_t *t, size_
             used[a[i].cand[a[i].at]] += a[i].bytes;
             continue;
         }
-        order[nfree++] = (ranked_t){claim_of(&a[i], p), height(&a[i]), (int)i};
+        order[nfree++] = (ranked_t){claim_of(&a[i], t, p), height(&a[i], t), (int)i};
     }
     qsort(order, nfree, sizeof *order, by_claim);
     for (size_t r = 0; r < nfree; r++) {
@@ -342,18 +349,18 @@ static int by_owner_target_rank(const void *pa, const void *pb)
  * places on a target sorted by plain rank, then walked from the coldest up:
  * n log n, for a node's arenas may be tens of thousands of parts. false:
  * out of memory. */
-static bool claims_by_owner(const plan_arena_t *a, const int *owner, size_t n, const plan_params_t *p, double *claim,
-                            bool *guarded)
+static bool claims_by_owner(const plan_arena_t *a, const int *owner, size_t n, const plan_target_t *t,
+                            const plan_params_t *p, double *claim, bool *guarded)
 {
     place_key_t *key = calloc(n + 1, sizeof *key);
     if (!key)
         return false;
     size_t nkeys = 0;
     for (size_t i = 0; i < n; i++) {
-        claim[i] = node_claim_of(&a[i], p);
-        guarded[i] = settling(&a[i], p);
-        if (height(&a[i]) > 0)
-            key[nkeys++] = (place_key_t){owner[i], a[i].cand[a[i].at], {claim_of(&a[i], p), height(&a[i]), (int)i}};
+        claim[i] = node_claim_of(&a[i], t, p);
+        guarded[i] = settling(&a[i], t, p);
+        if (height(&a[i], t) > 0)
+            key[nkeys++] = (place_key_t){owner[i], a[i].cand[a[i].at], {claim_of(&a[i], t, p), height(&a[i], t), (int)i}};
     }
     qsort(key, nkeys, sizeof *key, by_owner_target_rank);
     double colder_claim = 0;
@@ -367,7 +374,7 @@ static bool claims_by_owner(const plan_arena_t *a, const int *owner, size_t n, c
         guarded[i] |= colder_settling;
         if (a[i].residence >= p->min_residence) {
             colder_claim = own > colder_claim ? own : colder_claim;
-            colder_settling |= settling(&a[i], p);
+            colder_settling |= settling(&a[i], t, p);
         }
     }
     free(key);
@@ -391,7 +398,7 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
     bool *placed = calloc(n + 1, sizeof *placed), *guarded = calloc(n + 1, sizeof *guarded);
     double *claim = calloc(n + 1, sizeof *claim);
     bool ok = used && floor_left && settled && order && placed && guarded && claim &&
-              claims_by_owner(a, owner, n, p, claim, guarded);
+              claims_by_owner(a, owner, n, t, p, claim, guarded);
     if (!ok)
         goto out;
     scale_floors(floor, nowners, t, nt, floor_left);
@@ -404,7 +411,7 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
             grant_place(&a[i], a[i].at, o, nt, used, grant);
             placed[i] = true;
         } else {
-            order[nfree++] = (ranked_t){claim[i], height(&a[i]), (int)i};
+            order[nfree++] = (ranked_t){claim[i], height(&a[i], t), (int)i};
         }
     }
     qsort(order, nfree, sizeof *order, by_claim);

@@ -359,6 +359,30 @@ static void a_swap_between_full_tiers_goes_further_down(void **state)
     assert_true(m[1].promotion);
 }
 
+/* A middle tier without room (a budget of 0: out of play) is no tier: an arena on the top one
+ * holds its place against one from the lowest with one tier's hysteresis, not two. A hot arena
+ * at 0.6 +- 0.16 (0.44 counted down) takes the place of a cold one at 0.07 +- 0.06 ((0.07 + 0.06)
+ * * 1.25 + 0.1 = 0.26 counted up once; twice, 0.58: bench/tiering/node.sh, its node 1 out of play,
+ * where a newly hot arena waited 5 intervals so). */
+static void a_tier_without_room_is_no_tier(void **state)
+{
+    (void)state;
+    plan_arena_t a[2];
+    for (int i = 0; i < 2; i++)
+        a[i] = (plan_arena_t){.bytes = 4 * MiB, .heat = i ? 0.6 : 0.07, .spread = i ? 0.16 : 0.06, .at = i ? 2 : 0,
+                              .ncandidates = 3, .cand = {0, 1, 2}, .residence = 100};
+    plan_target_t t[3] = {{4 * MiB, 0}, {0, 0}, {1ull << 40, 0}};
+    double rent[2] = {0};
+    plan_move_t m[2];
+    plan_params_t p = params();
+    p.noise = 1;
+    assert_int_equal(plan_make(a, 2, t, 3, &p, rent, m), 2);
+    assert_int_equal(m[0].arena, 0);
+    assert_int_equal(m[0].target, 2);
+    assert_int_equal(m[1].arena, 1);
+    assert_int_equal(m[1].target, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -378,6 +402,7 @@ int main(void)
         cmocka_unit_test(three_tiers_in_order),
         cmocka_unit_test(a_swap_between_full_tiers_goes_further_down),
         cmocka_unit_test(a_challenger_from_the_middle_counts_its_noise_down),
+        cmocka_unit_test(a_tier_without_room_is_no_tier),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
