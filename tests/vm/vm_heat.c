@@ -104,34 +104,52 @@ static double heat_of(const heat_sample_t *v, size_t n, uint64_t tag, uint64_t *
     return k ? sum / k : 0;
 }
 
-/* Does a kdamond still run for this process? (Others' are none of our business.) */
+/* File `rel` of DAMON's sysfs tree (kdamond kd's, or the tree's own for kd < 0) read as a number:
+ * 0, or -1. */
+static int damon_number(int kd, const char *rel, unsigned long long *out)
+{
+    char path[192];
+    if (kd < 0)
+        snprintf(path, sizeof path, DAMON_ADMIN "/%s", rel);
+    else
+        snprintf(path, sizeof path, DAMON_ADMIN "/%d/%s", kd, rel);
+    FILE *f = fopen(path, "r");
+    int ok = f && fscanf(f, "%llu", out) == 1;
+    if (f)
+        fclose(f);
+    return ok ? 0 : -1;
+}
+
+static int nr_kdamonds(void)
+{
+    unsigned long long n;
+    return damon_number(-1, "nr_kdamonds", &n) == 0 ? (int)n : -1;
+}
+
+/* The kdamond set up for this process (others' are none of our business), or -1. */
+static int our_kdamond(void)
+{
+    int n = nr_kdamonds();
+    for (int kd = 0; kd < n; kd++) {
+        unsigned long long pid;
+        if (damon_number(kd, "contexts/0/targets/0/pid_target", &pid) == 0 && pid == (unsigned long long)getpid())
+            return kd;
+    }
+    return -1;
+}
+
+/* Does a kdamond still run for this process? */
 static bool kdamond_running(void)
 {
-    FILE *f = fopen(DAMON_ADMIN "/nr_kdamonds", "r");
-    int n = 0;
-    if (!f)
-        return false;
-    if (fscanf(f, "%d", &n) != 1)
-        n = 0;
-    fclose(f);
-    bool ours = false;
-    for (int kd = 0; kd < n && !ours; kd++) {
-        char path[128], state[16] = "", target[32] = "";
-        snprintf(path, sizeof path, DAMON_ADMIN "/%d/state", kd);
-        FILE *s = fopen(path, "r");
-        if (s && !fgets(state, sizeof state, s))
-            state[0] = '\0';
-        if (s)
-            fclose(s);
-        snprintf(path, sizeof path, DAMON_ADMIN "/%d/contexts/0/targets/0/pid_target", kd);
-        FILE *t = fopen(path, "r");
-        if (t && !fgets(target, sizeof target, t))
-            target[0] = '\0';
-        if (t)
-            fclose(t);
-        ours = strncmp(state, "on", 2) == 0 && atoi(target) == (int)getpid();
-    }
-    return ours;
+    int kd = our_kdamond();
+    char path[128], state[16] = "";
+    snprintf(path, sizeof path, DAMON_ADMIN "/%d/state", kd);
+    FILE *s = kd >= 0 ? fopen(path, "r") : NULL;
+    if (s && !fgets(state, sizeof state, s))
+        state[0] = '\0';
+    if (s)
+        fclose(s);
+    return strncmp(state, "on", 2) == 0;
 }
 
 static int rank(const char *name)
@@ -200,17 +218,6 @@ static int rank(const char *name)
     return fails ? 1 : 0;
 }
 
-static int nr_kdamonds(void)
-{
-    FILE *f = fopen(DAMON_ADMIN "/nr_kdamonds", "r");
-    int n = -1;
-    if (f && fscanf(f, "%d", &n) != 1)
-        n = -1;
-    if (f)
-        fclose(f);
-    return n;
-}
-
 /* Open the damon source and watch a range: 0, else a message and 1. */
 static int damon_watching(heat_t **h, uint64_t **p)
 {
@@ -271,30 +278,6 @@ static int crash(void)
     return fails ? 1 : 0;
 }
 
-/* Reads file `rel` of kdamond kd as a number: 0, or -1. */
-static int kdamond_number(int kd, const char *rel, unsigned long long *out)
-{
-    char path[160];
-    snprintf(path, sizeof path, DAMON_ADMIN "/%d/%s", kd, rel);
-    FILE *f = fopen(path, "r");
-    int ok = f && fscanf(f, "%llu", out) == 1;
-    if (f)
-        fclose(f);
-    return ok ? 0 : -1;
-}
-
-/* The kdamond that runs for this process, or -1. */
-static int our_kdamond(void)
-{
-    int n = nr_kdamonds();
-    for (int kd = 0; kd < n; kd++) {
-        unsigned long long pid;
-        if (kdamond_number(kd, "contexts/0/targets/0/pid_target", &pid) == 0 && pid == (unsigned long long)getpid())
-            return kd;
-    }
-    return -1;
-}
-
 /* What the damon source hands DAMON for a range of eight granules: a region per granule, at
  * the granules' bounds. (DAMON starts from the regions it is given and splits each in two or
  * three per aggregation: a range given whole read as one heat for several intervals.) */
@@ -319,7 +302,7 @@ static int granules(void)
     }
     int fails = 0;
     unsigned long long n = 0, start, end;
-    if (kd < 0 || kdamond_number(kd, "contexts/0/targets/0/regions/nr_regions", &n) != 0)
+    if (kd < 0 || damon_number(kd, "contexts/0/targets/0/regions/nr_regions", &n) != 0)
         fails += fprintf(stderr, "vm_heat: no kdamond runs for this process 5 s after the range was watched\n") > 0;
     else if (n != RANGE / HEAT_GRANULE)
         fails += fprintf(stderr, "vm_heat: DAMON was handed %llu regions for a range of %zu granules\n", n,
@@ -327,9 +310,9 @@ static int granules(void)
     for (unsigned long long k = 0; !fails && k < n; k++) {
         char rel[96];
         snprintf(rel, sizeof rel, "contexts/0/targets/0/regions/%llu/start", k);
-        int rc = kdamond_number(kd, rel, &start);
+        int rc = damon_number(kd, rel, &start);
         snprintf(rel, sizeof rel, "contexts/0/targets/0/regions/%llu/end", k);
-        rc |= kdamond_number(kd, rel, &end);
+        rc |= damon_number(kd, rel, &end);
         uintptr_t want = (uintptr_t)p + k * HEAT_GRANULE;
         if (rc != 0 || start != want || end != want + HEAT_GRANULE)
             fails += fprintf(stderr, "vm_heat: region %llu is [%#llx, %#llx), not granule %llu's [%#lx, %#lx)\n", k,
