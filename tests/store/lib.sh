@@ -25,7 +25,7 @@ expect() {
 
 # expect_text WHAT PATTERN TEXT: TEXT matches the extended regex PATTERN.
 expect_text() {
-    if echo "$3" | grep -Eq "$2"; then
+    if grep -Eq "$2" <<<"$3"; then # (not echo | grep -q: under pipefail, grep's early exit kills echo, 141)
         echo "ok   $1"
     else
         echo "FAIL $1: expected /$2/ in: $3"
@@ -42,8 +42,8 @@ wait_healthy() {
     while [ $SECONDS -lt $deadline ]; do
         stat=$(timeout 10 ceph -c "$STORE_DIR/ceph.conf" osd stat -f json 2>/dev/null)
         pgs=$(timeout 10 ceph -c "$STORE_DIR/ceph.conf" pg stat 2>/dev/null)
-        if echo "$stat" | grep -q '"num_osds":\([0-9]*\),"num_up_osds":\1,' &&
-            ! echo "$pgs" | grep -Eq 'peering|down|activating|stale|unknown|creating'; then
+        if grep -q '"num_osds":\([0-9]*\),"num_up_osds":\1,' <<<"$stat" &&
+            ! grep -Eq 'peering|down|activating|stale|unknown|creating' <<<"$pgs"; then
             return 0
         fi
         sleep 0.5

@@ -50,7 +50,7 @@ before=$(ls "$LOCI_CKPT_DIR/chunks" | wc -l)
 "$loci" ckpt rm cli-a
 "$loci" ckpt rm cli-b
 if "$loci" ckpt rm cli-b 2>/dev/null; then fail "removing a removed checkpoint passed"; fi
-"$loci" ckpt ls | grep -q '^cli-a ' && fail "ls still lists cli-a"
+grep -q '^cli-a ' <<<"$("$loci" ckpt ls)" && fail "ls still lists cli-a"
 out=$("$loci" ckpt gc) && echo "$out"
 after=$(ls "$LOCI_CKPT_DIR/chunks" | wc -l)
 removed=$(sed -n 's/.* \([0-9]*\) removed .*/\1/p' <<<"$out")
