@@ -71,6 +71,13 @@ const char *vm_mode_name(int mode);
  *  0 for PLACE_LOCAL and simulated places. */
 int vm_check_placed(void *addr, size_t size, const place_t *place);
 
+/** A last pass after vm_migrate left pages outside to->nodemask: each one
+ *  moved by move_pages to the mask's first node, which says per page why
+ *  one cannot move. 0 when all are placed; else LOCI_EIO naming how many
+ *  stayed and why (no memory the kernel would give there, busy, mapped by
+ *  another process). */
+int vm_move_stragglers(void *addr, size_t size, const place_t *to);
+
 /** The NUMA node holding most of the resident pages of [addr, addr+size)
  *  (*node -1: none resident): 0, or LOCI_EIO / LOCI_ENOMEM. */
 int vm_range_node(void *addr, size_t size, int *node);

@@ -64,7 +64,8 @@ int numa_node_move(void *addr, size_t size, const place_t *to, bool shared)
         if ((rc = vm_check_placed(addr, size, to)) != LOCI_EIO)
             return rc;
     }
-    return rc;
+    /* The last pass page by page: the kernel then says why a page stays */
+    return vm_move_stragglers(addr, size, to);
 }
 
 static int numa_move(void *addr, size_t size, const place_t *to) { return numa_node_move(addr, size, to, false); }
