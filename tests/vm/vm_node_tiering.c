@@ -28,8 +28,9 @@
  *                                   memory went to the hottest waiting arena.
  *   vm_node_tiering mpi FAST -- COMMAND...   the same phases (A-C; no fifth) with the workers the 4
  *                                   ranks of an MPI job: COMMAND (an mpirun line) is run with the
- *                                   board's path as its last argument; each rank takes its arenas
- *                                   from MPI_Alloc_mem with info loci_intent=bandwidth=high,tier=auto
+ *                                   board's path and the workers' MEMORY (below) as its last two
+ *                                   arguments; each rank takes its arenas from MPI_Alloc_mem, with
+ *                                   info loci_intent=INTENT unless first touch
  *                                   (tests/mpi/vm_node_tiering_mpi.c).
  *   vm_node_tiering worker BOARD INDEX MEMORY   one plain worker (what `plain` starts); MEMORY:
  *                                   first-touch, or the intent of its auto arenas.
@@ -203,6 +204,50 @@ static void print_look(const run_t *r, double at, uint64_t intervals, const look
            l->total_fast >> 20);
 }
 
+/* What the kernel says of `node`'s memory: MemFree, and per zone its free pages, watermarks and
+ * the free pages on each CPU's list (/proc/zoneinfo) — at the start, and where a phase missed its
+ * goal (a move the room allowed that the kernel could not make shows there). */
+static void node_memory(int node, const char *when)
+{
+    char path[96], buf[4096], line[256];
+    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/meminfo", node);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    const char *m = strstr(buf, "MemFree:");
+    printf("     node %d: %llu KiB free %s;", node, m ? strtoull(m + 8, NULL, 10) : 0ull, when);
+    if (!(f = fopen("/proc/zoneinfo", "r"))) {
+        printf(" /proc/zoneinfo unreadable\n");
+        return;
+    }
+    char zone[32] = "";
+    int in_node = -1;
+    unsigned long long v;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "Node %d, zone %31s", &in_node, zone) == 2) {
+            if (in_node == node)
+                printf(" zone %s:", zone);
+        } else if (in_node != node)
+            continue;
+        else if (sscanf(line, " pages free %llu", &v) == 1)
+            printf(" free %llu", v);
+        else if (sscanf(line, " min %llu", &v) == 1)
+            printf(" min %llu", v);
+        else if (sscanf(line, " low %llu", &v) == 1)
+            printf(" low %llu", v);
+        else if (sscanf(line, " high %llu", &v) == 1)
+            printf(" high %llu", v);
+        else if (sscanf(line, " cpu: %llu", &v) == 1)
+            printf(" cpu%llu", v);
+        else if (sscanf(line, " count: %llu", &v) == 1)
+            printf(" listed %llu", v);
+    }
+    fclose(f);
+    printf(" (pages)\n");
+}
+
 /* What a phase asks: the hot set placed within `deadline` intervals (0: not asked) and kept; the
  * floors from `floors_from` intervals on (negative: not asked). */
 typedef struct {
@@ -262,13 +307,17 @@ static void phase(run_t *r, const phase_t *ph)
                       (unsigned long long)n);
             }
     }
+    bool late = ph->deadline && (placed_at < 0 || (uint64_t)placed_at > ph->deadline);
+    bool no_floor = ph->newcomer >= 0 && (floor_at < 0 || (uint64_t)floor_at > ph->newcomer_in);
+    if (late || no_floor || below || left || over)
+        node_memory(r->fast, "at the phase's end");
     if (ph->deadline)
-        CHECK(placed_at >= 0 && (uint64_t)placed_at <= ph->deadline,
+        CHECK(!late,
               "%s: %.0f %% of the hot set not on node %d within %llu of tiering's intervals (%s)", ph->name,
               100 * RESIDENCY, r->fast, (unsigned long long)ph->deadline,
               placed_at < 0 ? "never" : "later");
     if (ph->newcomer >= 0)
-        CHECK(floor_at >= 0 && (uint64_t)floor_at <= ph->newcomer_in,
+        CHECK(!no_floor,
               "%s: newcomer %c did not get its floor of %u MiB on node %d within %llu intervals (%s)", ph->name,
               name_of(ph->newcomer), FLOOR_BYTES >> 20, r->fast, (unsigned long long)ph->newcomer_in,
               floor_at < 0 ? "never" : "later");
@@ -420,19 +469,6 @@ static int write_config(run_t *r)
     return 2;
 }
 
-static void node_free_mib(int node)
-{
-    char path[96], buf[4096];
-    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/meminfo", node);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = '\0';
-    const char *m = strstr(buf, "MemFree:");
-    printf("     node %d: %llu MiB free at the start\n", node, m ? strtoull(m + 8, NULL, 10) >> 10 : 0ull);
-}
-
 /* The phases A, B, C (both forms); with `fifth`, item 4: E joins, then A leaves. */
 static void phases(run_t *r, bool fifth)
 {
@@ -473,15 +509,16 @@ static int checker(const options_t *opt)
         return rc;
     if (opt->first_touch)
         printf("     first touch: the workers' memory is plain anonymous memory, placed by the kernel\n");
-    node_free_mib(fast);
+    node_memory(fast, "at the start");
     pid_t job = -1;
     if (command) {
         int n = 0;
         while (command[n])
             n++;
-        char **argv = calloc((size_t)n + 2, sizeof *argv);
+        char **argv = calloc((size_t)n + 3, sizeof *argv);
         memcpy(argv, command, (size_t)n * sizeof *argv);
         argv[n] = r.board_path;
+        argv[n + 1] = opt->first_touch ? "first-touch" : (char *)opt->intent;
         if ((job = spawn(argv)) < 0)
             return 2;
         r.nworkers = 4;
