@@ -15,7 +15,7 @@
 # (intervals until the hot set was 90 % on the fast node in each phase, floors, the most MiB of
 # the workers' memory on it, MiB moved and moved back) and bench/results/tiering-node[-host].png.
 # Builds nothing: cmake -S . -B build -G Ninja -DLOCI_BUILD_BENCH=ON && ninja -C build (BUILD_DIR:
-# another build). Environment passed to node_guest.sh: MODES, REPEATS, PHASE_INTERVALS (150),
+# another build). Environment passed to node_guest.sh: FORMS (plain; mpi), MODES, REPEATS, PHASE_INTERVALS (150),
 # SLACK_MIB, LOCI_SLACK_MIB, LOCI_INTENT, LOCI_LOG (debug: every process's plan, to read why) and the kernel modes'
 # settings (bench/tiering/kernel_modes.sh).
 set -euo pipefail
@@ -23,7 +23,17 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/driver.sh"
 node=$build/tests/vm/vm_node_tiering
 driver_need node.sh "$node"
-vars="MODES REPEATS PHASE_INTERVALS SLACK_MIB LOCI_SLACK_MIB LOCI_INTENT LOCI_LOG $driver_kernel_vars"
+# FORMS=mpi (or "plain mpi"): the workers as the 4 ranks of an Open MPI job through MPI_Alloc_mem
+# (tests/mpi/vm_node_tiering_mpi.c), with Open MPI's files in the VM.
+files=("$node" "$here"/{node_guest,fastmem,kernel_modes,guest_run}.sh)
+if [[ " ${FORMS:-plain} " == *" mpi "* ]]; then
+  mpi=$build/tests/vm/vm_node_tiering_mpi_openmpi
+  driver_need node.sh "$mpi"
+  mapfile -t mpi_files < <("$root/tests/mpi/vm-mpi-files.sh" openmpi)
+  files+=("$mpi" "$root"/tests/mpi/{mpirun,vm-mpi-run}.sh "${mpi_files[@]}")
+  export MPI_JOB="vm-mpi-run.sh 0 openmpi mpirun.openmpi 4 -- ${mpi##*/}"
+fi
+vars="FORMS MPI_JOB MODES REPEATS PHASE_INTERVALS SLACK_MIB LOCI_SLACK_MIB LOCI_INTENT LOCI_LOG $driver_kernel_vars"
 
 # One row per summary line: "summary MODE memory M tiering T goals G; PHASE: placed_at N floors F
 # fast_mib_max X; ... moved_mib M pingpong_mib P".
@@ -53,7 +63,7 @@ if [[ ${1:-} == --host ]]; then
 else
   out=$root/bench/results/tiering-node.txt
   vm_bench node "$out.raw" "${LOCI_BENCH_TIMEOUT:-36000}" "$vars" "NODE=vm_node_tiering sh node_guest.sh 0 2 1" \
-    "$node" "$here"/{node_guest,fastmem,kernel_modes,guest_run}.sh || vm_failed=1
+    "${files[@]}" || vm_failed=1
   [[ -s $out.raw ]] || exit 1
 fi
 bench_results node.sh "$out" table

@@ -15,7 +15,9 @@
 # for the processes' other memory, which comes from FAST too (it has their CPUs) and which loci
 # leaves room for rather than take: with 16 MiB of slack its move room on FAST fell to 2 MiB while
 # its arenas held 16-20 MiB (2026-11-30), six processes with loci loaded (TIERING.md, "Room").
-# Environment: NODE (vm_node_tiering), MODES (first-touch numa-balancing damos loci loci-alone;
+# Environment: NODE (vm_node_tiering), FORMS (plain, and/or mpi: the workers the 4 ranks of MPI_JOB,
+# an mpirun line that node.sh gives, their arrays from MPI_Alloc_mem; phases A-C only; each mode's
+# label then ends in -mpi), MODES (first-touch numa-balancing damos loci loci-alone;
 # loci: node-wide tiering where loci has the node ledger, loci-alone: per-process tiering,
 # LOCI_TIER_LEDGER=off — each summary says which), LOCI_INTENT (the
 # auto arenas' intent, latency=low,tier=auto: node 0, the CPUs' DRAM, ranks first), PHASE_INTERVALS
@@ -24,7 +26,7 @@
 # the kernel modes' settings (kernel_modes.sh). Prints each mode's checks, an "alloc MODE" line
 # and one "interval N residency R%" line per check (the hot set's share on FAST, for plot.py), its
 # "summary MODE ..." line, and the kernel's moves ("kernel MODE ...").
-# shellcheck disable=SC2086 # $oop and $others are lists of words, split on purpose
+# shellcheck disable=SC2086 # $oop, $others and $workload are lists of words, split on purpose
 set -u
 fast=$1 slow=$2
 shift 2
@@ -34,6 +36,7 @@ NODE=${NODE:-vm_node_tiering} SLACK_MIB=${SLACK_MIB:-2} LOCI_SLACK_MIB=${LOCI_SL
 PHASE_INTERVALS=${PHASE_INTERVALS:-150}
 LOCI_INTENT=${LOCI_INTENT:-latency=low,tier=auto}
 MODES=${MODES:-first-touch numa-balancing damos loci loci-alone}
+FORMS=${FORMS:-plain}
 FAST_MIB=28 # vm_node_tiering's fast memory (FAST_BYTES)
 tmp=${TMPDIR:-/tmp}/bench-node.$$
 mkdir -p "$tmp"
@@ -54,21 +57,25 @@ plot_lines() {
     { fflush() }'
 }
 
-run() { # label, memory (first-touch, or auto: arenas by LOCI_INTENT)
-  if [ "$2" = auto ]; then
-    fastmem_keep_free "$fast" $(((FAST_MIB + LOCI_SLACK_MIB) * 1024 + $(fastmem_loci_reserve_kb "$fast"))) compact
-    for n in $others; do fastmem_keep_free "$n" 0; done
-  else
-    fastmem_limit "$fast" $((FAST_MIB + SLACK_MIB)) $others
-  fi
-  say "$1: $NODE --memory $2 --intent $LOCI_INTENT --phase-intervals $PHASE_INTERVALS$oop plain $fast"
-  kmon_start "$1"
-  t0=$(cut -d' ' -f1 /proc/uptime)
-  { "$NODE" --memory "$2" --intent "$LOCI_INTENT" --phase-intervals "$PHASE_INTERVALS" $oop plain "$fast" 2>&1 ||
-    say "$1: goals missed or failed (status $?)"; } |
-    plot_lines "$1" | show
-  kmon_stop "$1" "$t0" | show
-  fastmem_unlimit "$fast" $others
+run() { # label, memory (first-touch, or auto: arenas by LOCI_INTENT): the workload in each form
+  for form in $FORMS; do
+    label=$1 workload="plain $fast"
+    if [ "$form" = mpi ]; then label=$1-mpi workload="mpi $fast -- ${MPI_JOB:?node_guest.sh: FORMS=mpi needs MPI_JOB}"; fi
+    if [ "$2" = auto ]; then
+      fastmem_keep_free "$fast" $(((FAST_MIB + LOCI_SLACK_MIB) * 1024 + $(fastmem_loci_reserve_kb "$fast"))) compact
+      for n in $others; do fastmem_keep_free "$n" 0; done
+    else
+      fastmem_limit "$fast" $((FAST_MIB + SLACK_MIB)) $others
+    fi
+    say "$label: $NODE --memory $2 --intent $LOCI_INTENT --phase-intervals $PHASE_INTERVALS$oop $workload"
+    kmon_start "$label"
+    t0=$(cut -d' ' -f1 /proc/uptime)
+    { "$NODE" --memory "$2" --intent "$LOCI_INTENT" --phase-intervals "$PHASE_INTERVALS" $oop $workload 2>&1 ||
+      say "$label: goals missed or failed (status $?)"; } |
+      plot_lines "$label" | show
+    kmon_stop "$label" "$t0" | show
+    fastmem_unlimit "$fast" $others
+  done
 }
 one_mode() {
   case $1 in
