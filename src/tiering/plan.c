@@ -11,8 +11,11 @@
  *     much hotter), and counted `noise` spreads down, then two more up for
  *     each of those tiers (arenas of one true heat read apart by as much as
  *     their noise: a challenger must be hotter beyond it, or equals would
- *     trade places for ever) — each on its first candidate with room left
- *     under that target's budget. Arenas that moved less than min_residence
+ *     trade places for ever), and a place on the best candidate that a move
+ *     gave within `settle` intervals raised once more by margin and gap (of
+ *     equals, the one held longest goes: moving back one that just came is
+ *     ping-pong) — each on its first candidate with room left under that
+ *     target's budget. Arenas that moved less than min_residence
  *     intervals ago stay where they are and count there first; an arena with
  *     no heat is never promoted (nothing to gain); one that fits nowhere
  *     stays; a candidate it cannot reach keeping every store (a file tier
@@ -42,10 +45,10 @@
  * from every auto arena of the user's tiering processes, what each process
  * may hold on each target — recent moves where they are, each process's
  * floor (beside the places moves gave within the ping-pong window), then
- * the node's arenas by the same claims as step 1, such a place counting one
- * tier more. A grant is bytes, and a process that must give some up gives
- * its plainly coldest places there first: so each of its arenas counts with
- * the claim and the settling of those of its own it outranks there.
+ * the node's arenas by the same claims as step 1. A grant is bytes, and a
+ * process that must give some up gives its lowest-claimed places there
+ * first (the same claims): so a floor waits for a place whose process would
+ * give up one a move gave lately.
  */
 #include "tiering/tiering.h"
 
@@ -101,20 +104,21 @@ static double claim_tiers(const plan_arena_t *a, const plan_params_t *p, int tie
     return claim > 0 ? claim : 0;
 }
 
+/* Arena a's claim to its place: a place on the best candidate that a move
+ * gave lately (settling) is raised once more by margin and gap, so that of
+ * arenas that read alike, the one there longest goes down — moving back one
+ * that just came would be ping-pong. The same within a process and among
+ * the node's (plan_share), so that a process that must give up a place
+ * gives the one the node counted lowest: ranked plainly within the process,
+ * a cold arena promoted into spare room went back 7 intervals later when a
+ * newcomer's floor took the room, while its siblings there, no hotter,
+ * stayed (node test, 6.12). Margin and gap, not a whole tier's two spreads:
+ * an arena whose heat just fell reads a wide spread, and two of them kept a
+ * hot set that changed waiting for the settling window (test_tiering). */
 static double claim_of(const plan_arena_t *a, const plan_target_t *t, const plan_params_t *p)
 {
-    return claim_tiers(a, p, height(a, t));
-}
-
-/* Arena a's claim among the node's (plan_share): a place on the best
- * candidate that a move gave lately (settling) counts one tier more, so
- * that of arenas of different processes that read alike, the one there
- * longest goes down — moving back one that just came would be ping-pong.
- * (Within a process its own plan ranks them plainly: a hot set that
- * changes is placed as soon as its heat says.) */
-static double node_claim_of(const plan_arena_t *a, const plan_target_t *t, const plan_params_t *p)
-{
-    return claim_tiers(a, p, height(a, t) + (a->at == 0 && settling(a, t, p)));
+    double claim = claim_tiers(a, p, height(a, t));
+    return a->at == 0 && settling(a, t, p) ? claim * (1 + p->margin) + p->gap : claim;
 }
 
 typedef struct {
@@ -320,11 +324,11 @@ static void scale_floors(const uint64_t *floor, size_t nowners, const plan_targe
     }
 }
 
-/* An arena's place above its lowest candidate, keyed for claims_by_owner:
- * its process, the target, its plain rank (claim_of) there. */
+/* An arena's place above its lowest candidate, keyed for guard_places:
+ * its process, the target, its rank (claim_of) there. */
 typedef struct {
     int owner, target;
-    ranked_t plain;
+    ranked_t rank;
 } place_key_t;
 
 static int by_owner_target_rank(const void *pa, const void *pb)
@@ -334,48 +338,40 @@ static int by_owner_target_rank(const void *pa, const void *pb)
         return a->owner < b->owner ? -1 : 1;
     if (a->target != b->target)
         return a->target < b->target ? -1 : 1;
-    return by_claim(&a->plain, &b->plain);
+    return by_claim(&a->rank, &b->rank);
 }
 
-/* Each arena's claim among the node's (claim[i]) and whether its place is
- * guarded from the floors (guarded[i]: settling). A process that must give
- * up places on a target gives its plainly coldest first (plan_make ranks
- * its own arenas by claim_of), whatever the node's ranking: so an arena of
- * it counts with the node's claim of any arena of its own there that it
- * outranks plainly, and is guarded when one of those is settling — or the
- * node would take the place of an arena held long, and the process would
- * send back the one a move gave lately (ping-pong). An arena that stays
- * (min_residence) is never the one given up, and lifts none. Each process's
- * places on a target sorted by plain rank, then walked from the coldest up:
- * n log n, for a node's arenas may be tens of thousands of parts. false:
- * out of memory. */
-static bool claims_by_owner(const plan_arena_t *a, const int *owner, size_t n, const plan_target_t *t,
-                            const plan_params_t *p, double *claim, bool *guarded)
+/* Whether each arena's place is guarded from the floors (guarded[i]). A
+ * process that must give up places on a target gives its lowest-claimed
+ * first (plan_make ranks its own arenas by the node's claim_of): so a place
+ * is guarded when it is settling or a colder one of its process there is —
+ * or the node would take the place of an arena held long, and the process
+ * would send back the one a move gave lately (ping-pong). An arena that
+ * stays (min_residence) is never the one given up, and guards none. Each
+ * process's places on a target sorted by rank, then walked from the coldest
+ * up: n log n, for a node's arenas may be tens of thousands of parts.
+ * false: out of memory. */
+static bool guard_places(const plan_arena_t *a, const int *owner, size_t n, const plan_target_t *t,
+                         const plan_params_t *p, const double *claim, bool *guarded)
 {
     place_key_t *key = calloc(n + 1, sizeof *key);
     if (!key)
         return false;
     size_t nkeys = 0;
     for (size_t i = 0; i < n; i++) {
-        claim[i] = node_claim_of(&a[i], t, p);
         guarded[i] = settling(&a[i], t, p);
         if (height(&a[i], t) > 0)
-            key[nkeys++] = (place_key_t){owner[i], a[i].cand[a[i].at], {claim_of(&a[i], t, p), height(&a[i], t), (int)i}};
+            key[nkeys++] = (place_key_t){owner[i], a[i].cand[a[i].at], {claim[i], height(&a[i], t), (int)i}};
     }
     qsort(key, nkeys, sizeof *key, by_owner_target_rank);
-    double colder_claim = 0;
     bool colder_settling = false;
     for (size_t r = nkeys; r-- > 0;) {
         if (r + 1 == nkeys || key[r].owner != key[r + 1].owner || key[r].target != key[r + 1].target)
-            colder_claim = 0, colder_settling = false; /* the coldest of its process there */
-        int i = key[r].plain.index;
-        double own = claim[i];
-        claim[i] = colder_claim > own ? colder_claim : own;
+            colder_settling = false; /* the coldest of its process there */
+        int i = key[r].rank.index;
         guarded[i] |= colder_settling;
-        if (a[i].residence >= p->min_residence) {
-            colder_claim = own > colder_claim ? own : colder_claim;
+        if (a[i].residence >= p->min_residence)
             colder_settling |= settling(&a[i], t, p);
-        }
     }
     free(key);
     return true;
@@ -397,9 +393,10 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
     ranked_t *order = calloc(n + 1, sizeof *order);
     bool *placed = calloc(n + 1, sizeof *placed), *guarded = calloc(n + 1, sizeof *guarded);
     double *claim = calloc(n + 1, sizeof *claim);
-    bool ok = used && floor_left && settled && order && placed && guarded && claim &&
-              claims_by_owner(a, owner, n, t, p, claim, guarded);
-    if (!ok)
+    bool ok = used && floor_left && settled && order && placed && guarded && claim;
+    for (size_t i = 0; ok && i < n; i++)
+        claim[i] = claim_of(&a[i], t, p);
+    if (!(ok = ok && guard_places(a, owner, n, t, p, claim, guarded)))
         goto out;
     scale_floors(floor, nowners, t, nt, floor_left);
     size_t nfree = 0;

@@ -89,7 +89,7 @@ typedef struct {
     double noise;              /* ... the two arenas' heats counted this many spreads apart */
     unsigned min_residence;    /* intervals an arena stays after a move */
     unsigned settle;           /* within this many intervals, a place a move gave is kept from other processes'
-                                * floors and counts one tier more among their arenas (plan_share) */
+                                * floors (plan_share) and its claim raised once more by margin and gap */
     double seconds_per_byte;   /* measured cost of moving (1 / move bandwidth) */
     double interval_s;
     int64_t allowance;         /* bytes this interval may move (the rate limit, debts carried) */

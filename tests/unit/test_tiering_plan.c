@@ -124,6 +124,31 @@ static void recent_moves_stay(void **state)
     assert_int_equal(m[0].arena, 0);
 }
 
+/* Of incumbents that read alike, the one held longest makes the room: moving back the one a move
+ * gave lately (within `settle` intervals) would be ping-pong; a cold arena promoted into spare
+ * room went back 7 intervals later when a newcomer's floor took the room (node test, 6.12). */
+static void of_equals_the_place_held_longest_goes(void **state)
+{
+    (void)state;
+    plan_arena_t a[3];
+    plan_move_t m[3];
+    plan_params_t p = params();
+    p.settle = 10;
+    arenas(a, (double[]){0.1, 0.09, 0.9}, (int[]){0, 0, 1}, 3);
+    a[1].residence = 7; /* a move gave it its place lately */
+    assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 2);
+    assert_int_equal(m[0].arena, 0);
+    assert_false(m[0].promotion);
+    assert_int_equal(m[1].arena, 2);
+    a[1].residence = 11; /* settled: the colder goes */
+    assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 2);
+    assert_int_equal(m[0].arena, 1);
+    a[1].residence = 7;
+    a[1].heat = 0.0; /* plainly colder: a settling place is no shield */
+    assert_int_equal(plan(a, 3, 8 * MiB, &p, m), 2);
+    assert_int_equal(m[0].arena, 1);
+}
+
 static void no_heat_no_promotion(void **state)
 {
     (void)state;
@@ -403,6 +428,7 @@ int main(void)
         cmocka_unit_test(a_swap_between_full_tiers_goes_further_down),
         cmocka_unit_test(a_challenger_from_the_middle_counts_its_noise_down),
         cmocka_unit_test(a_tier_without_room_is_no_tier),
+        cmocka_unit_test(of_equals_the_place_held_longest_goes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -214,13 +214,15 @@ static void of_equals_the_place_held_longest_goes(void **state)
     assert_int_equal(g[1][FAST], 4 * MiB);
 }
 
-/* A process gives up its plainly coldest place first: a floor due to a newcomer waits while that
- * place is one a move gave lately, though another of the process's places there is not (the floor
- * taking that one would make the process send the settling one back: ping-pong). */
+/* A process gives up its lowest-claimed place first, a place a move gave lately counting higher
+ * (plan_make's claims): a floor due to a newcomer waits while that place is one a move gave lately,
+ * though another of the process's places there is not (the floor taking that one would make the
+ * process send the settling one back: ping-pong) — unless the settling one reads alike, and the
+ * process would give the other. */
 static void a_floor_waits_for_the_place_its_holder_would_give(void **state)
 {
     (void)state;
-    plan_arena_t a[] = {arena(0.9, 0), arena(0.073, 0), arena(0.054, 0), arena(0.1, 1)};
+    plan_arena_t a[] = {arena(0.9, 0), arena(0.3, 0), arena(0.01, 0), arena(0.1, 1)};
     a[2].residence = 6; /* the coldest of process 0's places: a move gave it lately */
     int owner[] = {0, 0, 0, 1};
     uint64_t g[MAXP][NT];
@@ -228,6 +230,11 @@ static void a_floor_waits_for_the_place_its_holder_would_give(void **state)
     assert_int_equal(g[0][FAST], 12 * MiB);
     assert_int_equal(g[1][FAST], 0);
     a[2].residence = 11; /* settled: the floor is due */
+    share(a, owner, 4, 2, 12 * MiB, 4 * MiB, g);
+    assert_int_equal(g[0][FAST], 8 * MiB);
+    assert_int_equal(g[1][FAST], 4 * MiB);
+    a[1].heat = 0.073, a[2].heat = 0.054; /* alike: process 0 would give the place held longest */
+    a[2].residence = 6;
     share(a, owner, 4, 2, 12 * MiB, 4 * MiB, g);
     assert_int_equal(g[0][FAST], 8 * MiB);
     assert_int_equal(g[1][FAST], 4 * MiB);
