@@ -28,10 +28,12 @@
  * A process's room on a target is its grant and an equal share of what no
  * arena was granted (room for the moves of a swap, and for growth: the
  * grants and shares of all processes add up to the node budget), at most
- * the node budget less what the others reserve — and it reserves the
- * larger of what it holds (before this interval's moves, which may take a
- * while) and its room: memory one process may fill is never another's, by
- * construction, whatever the order in which they plan. A process alone
+ * the node budget less what the others reserve, or what it holds where
+ * that is more (its grant, not another's reserve, takes what it holds) —
+ * and it reserves the larger of what it holds (before this interval's
+ * moves, which may take a while) and its room: memory one process may fill
+ * is never another's, by construction, whatever the order in which they
+ * plan. A process alone
  * has the whole node budget: it tiers as it did without the ledger.
  */
 #include "tiering/tiering.h"
@@ -552,8 +554,13 @@ static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t 
         uint64_t left = t[k].room > others ? t[k].room - others : 0;
         uint64_t unclaimed = t[k].room > granted ? t[k].room - granted : 0;
         uint64_t want = grant[m * nt + k] + unclaimed / nowners;
+        /* what it holds is not taken from it by the others' reserves, only by its grant: another's
+         * reserve beyond its own grant (its view of the node an interval older, a promotion that
+         * waits for its rent) cannot be filled while this process holds the memory, and a demotion
+         * for it came straight back (node test, 6.12) */
+        uint64_t ceiling = left > me->held[k] ? left : me->held[k];
         my_left[k] = left;
-        mine[k] = want < left ? want : left;
+        mine[k] = want < ceiling ? want : ceiling;
         my_share[k] = mine[k];
         me->granted[k] = grant[m * nt + k];
         me->reserved[k] = me->held[k] > mine[k] ? me->held[k] : mine[k];
