@@ -223,26 +223,24 @@ static void node_memory(int node, const char *when)
         return;
     }
     char zone[32] = "";
+    /* zoneinfo's lines of a zone that say it (the CPUs' lists: "cpu: N", then that list's "count:") */
+    static const struct {
+        const char *scan, *say;
+    } said[] = {{" pages free %llu", " free %llu"}, {" min %llu", " min %llu"},      {" low %llu", " low %llu"},
+                {" high %llu", " high %llu"},       {" cpu: %llu", " cpu%llu"},       {" count: %llu", " listed %llu"}};
     int in_node = -1;
     unsigned long long v;
     while (fgets(line, sizeof line, f)) {
         if (sscanf(line, "Node %d, zone %31s", &in_node, zone) == 2) {
             if (in_node == node)
                 printf(" zone %s:", zone);
-        } else if (in_node != node)
             continue;
-        else if (sscanf(line, " pages free %llu", &v) == 1)
-            printf(" free %llu", v);
-        else if (sscanf(line, " min %llu", &v) == 1)
-            printf(" min %llu", v);
-        else if (sscanf(line, " low %llu", &v) == 1)
-            printf(" low %llu", v);
-        else if (sscanf(line, " high %llu", &v) == 1)
-            printf(" high %llu", v);
-        else if (sscanf(line, " cpu: %llu", &v) == 1)
-            printf(" cpu%llu", v);
-        else if (sscanf(line, " count: %llu", &v) == 1)
-            printf(" listed %llu", v);
+        }
+        for (size_t i = 0; in_node == node && i < sizeof said / sizeof *said; i++)
+            if (sscanf(line, said[i].scan, &v) == 1) {
+                printf(said[i].say, v);
+                break;
+            }
     }
     fclose(f);
     printf(" (pages)\n");
