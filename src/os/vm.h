@@ -71,7 +71,10 @@ const char *vm_mode_name(int mode);
  *  0 for PLACE_LOCAL and simulated places. */
 int vm_check_placed(void *addr, size_t size, const place_t *place);
 
-/** A last pass after vm_migrate left pages outside to->nodemask: each one
+/** The lowest node of a node mask (PLACE_MAX_NODES bits), -1 when empty. */
+int vm_mask_first(const uint64_t *mask);
+
+/** (move_stragglers.c) A last pass after vm_migrate left pages outside to->nodemask: each one
  *  moved by move_pages to the mask's first node, which says per page why
  *  one cannot move. 0 when all are placed; else LOCI_EIO naming how many
  *  stayed and why (no memory the kernel would give there, busy, mapped by
