@@ -48,6 +48,8 @@ int vm_move_stragglers(void *addr, size_t size, const place_t *to)
     void *pages[BATCH], *misplaced[BATCH];
     int status[BATCH], was_on[BATCH], nodes[BATCH];
     int node = vm_mask_first(to->nodemask);
+    if (node < 0) /* (vm_migrate refuses an empty mask before this pass; never shift by -1) */
+        return loci__fail(LOCI_EINVAL, "a move to an empty NUMA node mask");
     straggler_tally_t t = {.example = -1};
     size_t page = vm_page_size(), n = size / page, left = 0;
     for (size_t i = 0; i < n; i += BATCH) {
