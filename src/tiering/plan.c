@@ -14,8 +14,12 @@
  *     trade places for ever), and a place on the best candidate that a move
  *     gave within `settle` intervals raised once more by margin and gap (of
  *     equals, the one held longest goes: moving back one that just came is
- *     ping-pong) — each on its first candidate with room left under that
- *     target's budget. Arenas that moved less than min_residence
+ *     ping-pong); the claims of the incumbents of one tier are then dealt
+ *     out among them by heat (counted up by its own noise, a noisy cold
+ *     incumbent would outrank a steady warm one: the tier keeps the claims
+ *     it holds against challengers, and gives up its coldest place first) —
+ *     each on its first candidate with room left under that target's
+ *     budget. Arenas that moved less than min_residence
  *     intervals ago stay where they are and count there first; an arena with
  *     no heat is never promoted (nothing to gain); one that fits nowhere
  *     stays; a candidate it cannot reach keeping every store (a file tier
@@ -95,12 +99,12 @@ static double sure_heat(const plan_arena_t *a, const plan_params_t *p)
  * and gap (hysteresis). With two tiers: an incumbent's heat one spread up, a
  * challenger's one down; with three, an arena on the middle one challenging
  * the top is not counted up as its incumbent would be. claim_tiers: raised
- * for `tiers` tiers. */
-static double claim_tiers(const plan_arena_t *a, const plan_params_t *p, int tiers)
+ * for `tiers` tiers, its spread counted `noise` times (0: its standing). */
+static double claim_tiers(const plan_arena_t *a, const plan_params_t *p, double noise, int tiers)
 {
-    double noise = p->noise * a->spread, claim = a->heat - noise;
+    double spread = noise * a->spread, claim = a->heat - spread;
     for (int h = tiers; h > 0; h--)
-        claim = (claim + 2 * noise) * (1 + p->margin) + p->gap;
+        claim = (claim + 2 * spread) * (1 + p->margin) + p->gap;
     return claim > 0 ? claim : 0;
 }
 
@@ -115,16 +119,96 @@ static double claim_tiers(const plan_arena_t *a, const plan_params_t *p, int tie
  * stayed (node test, 6.12). Margin and gap, not a whole tier's two spreads:
  * an arena whose heat just fell reads a wide spread, and two of them kept a
  * hot set that changed waiting for the settling window (test_tiering). */
-static double claim_of(const plan_arena_t *a, const plan_target_t *t, const plan_params_t *p)
+static double claim_of(const plan_arena_t *a, const plan_target_t *t, const plan_params_t *p, double noise)
 {
-    double claim = claim_tiers(a, p, height(a, t));
+    double claim = claim_tiers(a, p, noise, height(a, t));
     return a->at == 0 && settling(a, t, p) ? claim * (1 + p->margin) + p->gap : claim;
+}
+
+/* An incumbent in the dealing of claims: the target and tier it holds, its
+ * standing (its claim were it read without noise). */
+typedef struct {
+    int target, height;
+    double standing;
+    int index;
+} standing_t;
+
+static int by_place_then_standing(const void *pa, const void *pb)
+{
+    const standing_t *a = pa, *b = pb;
+    if (a->target != b->target)
+        return a->target < b->target ? -1 : 1;
+    if (a->height != b->height)
+        return a->height < b->height ? -1 : 1;
+    if (a->standing != b->standing)
+        return a->standing > b->standing ? -1 : 1;
+    return a->index - b->index;
+}
+
+static int descending(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a < b) - (a > b);
 }
 
 typedef struct {
     double claim;
     int height, index;
 } ranked_t;
+
+/* Room to rank n arenas: their order, their claims, the dealing's. */
+typedef struct {
+    ranked_t *order;
+    standing_t *key;
+    double *pool, *claim;
+} ranking_t;
+
+static bool ranking_alloc(ranking_t *r, size_t n)
+{
+    r->order = calloc(n + 1, sizeof *r->order);
+    r->key = calloc(n + 1, sizeof *r->key);
+    r->pool = calloc(n + 1, sizeof *r->pool);
+    r->claim = calloc(n + 1, sizeof *r->claim);
+    return r->order && r->key && r->pool && r->claim;
+}
+
+static void ranking_free(ranking_t *r)
+{
+    free(r->order);
+    free(r->key);
+    free(r->pool);
+    free(r->claim);
+}
+
+/* claim[i]: every arena's claim_of; then the claims of the incumbents of one
+ * tier of one target, but those in `stays` (NULL: none), dealt out among
+ * them by standing — the warmest holds the highest. Counted up by its own
+ * noise, the noisier of two incumbents ranks higher: two spreads a tier,
+ * compounded, put a cold arena at 0.07 +- 0.10 above a warmer one at 0.18
+ * +- 0.05 on the top of three tiers, and the process gave up the warmer
+ * place, which came back (node test, 6.1). Dealt out, the claims a tier
+ * holds against challengers are the same — no more hysteresis, no less —
+ * and a tier that must give up a place gives up its coldest. */
+static void deal_claims(const plan_arena_t *a, size_t n, const plan_target_t *t, const plan_params_t *p,
+                        const bool *stays, ranking_t *r)
+{
+    standing_t *key = r->key;
+    double *pool = r->pool, *claim = r->claim;
+    size_t nkeys = 0;
+    for (size_t i = 0; i < n; i++) {
+        claim[i] = claim_of(&a[i], t, p, p->noise);
+        if (height(&a[i], t) > 0 && !(stays && stays[i]))
+            key[nkeys++] = (standing_t){a[i].cand[a[i].at], height(&a[i], t), claim_of(&a[i], t, p, 0), (int)i};
+    }
+    qsort(key, nkeys, sizeof *key, by_place_then_standing);
+    for (size_t from = 0, to; from < nkeys; from = to) {
+        for (to = from; to < nkeys && key[to].target == key[from].target && key[to].height == key[from].height; to++)
+            pool[to - from] = claim[key[to].index];
+        qsort(pool, to - from, sizeof *pool, descending);
+        for (size_t k = from; k < to; k++)
+            claim[key[k].index] = pool[k - from];
+    }
+}
 
 static int by_claim(const void *pa, const void *pb)
 {
@@ -177,8 +261,10 @@ static int best_fit(const plan_arena_t *x, const uint64_t *used, const plan_targ
 /* Step 1: want[i] = the candidate index arena i should be on. held[i]:
  * arenas that stay where they are whatever their heat. */
 static void place(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t nt, const plan_params_t *p,
-                  const bool *held, int *want, uint64_t *used, ranked_t *order)
+                  const bool *held, int *want, uint64_t *used, ranking_t *rank)
 {
+    ranked_t *order = rank->order;
+    deal_claims(a, n, t, p, held, rank);
     memset(used, 0, nt * sizeof *used);
     size_t nfree = 0;
     for (size_t i = 0; i < n; i++) {
@@ -187,7 +273,7 @@ static void place(const plan_arena_t *a, size_t n, const plan_target_t *t, size_
             used[a[i].cand[a[i].at]] += a[i].bytes;
             continue;
         }
-        order[nfree++] = (ranked_t){claim_of(&a[i], t, p), height(&a[i], t), (int)i};
+        order[nfree++] = (ranked_t){rank->claim[i], height(&a[i], t), (int)i};
     }
     qsort(order, nfree, sizeof *order, by_claim);
     for (size_t r = 0; r < nfree; r++) {
@@ -231,13 +317,14 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
     int *want = calloc(n, sizeof *want);
     uint64_t *used = calloc(nt, sizeof *used), *occupied = calloc(nt, sizeof *occupied);
     uint64_t *owed = calloc(nt, sizeof *owed);
-    ranked_t *order = calloc(n, sizeof *order);
+    ranking_t rank;
     size_t nmoves = 0;
-    if (!held || !wanted || !want || !used || !occupied || !owed || !order)
+    if (!ranking_alloc(&rank, n) || !held || !wanted || !want || !used || !occupied || !owed)
         goto out; /* no plan this interval: nothing moves */
+    ranked_t *order = rank.order;
     for (size_t i = 0; i < n; i++)
         held[i] = a[i].at >= 0 && a[i].residence < p->min_residence;
-    place(a, n, t, nt, p, held, want, used, order);
+    place(a, n, t, nt, p, held, want, used, &rank);
 
     /* step 2: promotions that have not yet waited as long as they take, but
      * for those within their target's floor (what the node owes this
@@ -271,7 +358,7 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
                 again = held[i] = true;
         }
         if (again)
-            place(a, n, t, nt, p, held, want, used, order);
+            place(a, n, t, nt, p, held, want, used, &rank);
     }
 
     /* step 3: demotions coldest first, then promotions hottest first */
@@ -305,7 +392,7 @@ out:
     free(used);
     free(occupied);
     free(owed);
-    free(order);
+    ranking_free(&rank);
     return nmoves;
 }
 
@@ -390,25 +477,26 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
     memset(grant, 0, nowners * nt * sizeof *grant);
     uint64_t *used = calloc(nt + 1, sizeof *used), *floor_left = calloc(nowners * nt + 1, sizeof *floor_left);
     uint64_t *settled = calloc(nt + 1, sizeof *settled); /* bytes of guarded places, not yet counted */
-    ranked_t *order = calloc(n + 1, sizeof *order);
     bool *placed = calloc(n + 1, sizeof *placed), *guarded = calloc(n + 1, sizeof *guarded);
-    double *claim = calloc(n + 1, sizeof *claim);
-    bool ok = used && floor_left && settled && order && placed && guarded && claim;
+    ranking_t rank;
+    bool ok = ranking_alloc(&rank, n) && used && floor_left && settled && placed && guarded;
     for (size_t i = 0; ok && i < n; i++)
-        claim[i] = claim_of(&a[i], t, p);
-    if (!(ok = ok && guard_places(a, owner, n, t, p, claim, guarded)))
+        placed[i] = a[i].at >= 0 && a[i].residence < p->min_residence; /* stays: counts first, its floor too */
+    if (ok)
+        deal_claims(a, n, t, p, placed, &rank);
+    if (!(ok = ok && guard_places(a, owner, n, t, p, rank.claim, guarded)))
         goto out;
+    ranked_t *order = rank.order;
     scale_floors(floor, nowners, t, nt, floor_left);
     size_t nfree = 0;
     for (size_t i = 0; i < n; i++) {
         size_t o = (size_t)owner[i];
-        if (a[i].at >= 0 && a[i].residence < p->min_residence) { /* stays: counts first, its floor too */
+        if (placed[i]) {
             uint64_t *f = &floor_left[o * nt + (size_t)a[i].cand[a[i].at]];
             *f -= *f < a[i].bytes ? *f : a[i].bytes;
             grant_place(&a[i], a[i].at, o, nt, used, grant);
-            placed[i] = true;
         } else {
-            order[nfree++] = (ranked_t){claim[i], height(&a[i], t), (int)i};
+            order[nfree++] = (ranked_t){rank.claim[i], height(&a[i], t), (int)i};
         }
     }
     qsort(order, nfree, sizeof *order, by_claim);
@@ -449,9 +537,8 @@ out:
     free(used);
     free(floor_left);
     free(settled);
-    free(order);
+    ranking_free(&rank);
     free(placed);
     free(guarded);
-    free(claim);
     return ok;
 }

@@ -408,6 +408,46 @@ static void a_tier_without_room_is_no_tier(void **state)
     assert_int_equal(m[1].target, 0);
 }
 
+/* Three tiers, two arenas on the top one, room there for one now: the colder goes, however noisy.
+ * Counted up by its own spread, two a tier compounded, the cold arena at 0.073 +- 0.099 claimed
+ * 0.74 against the warmer one's 0.71 at 0.179 +- 0.051, and the process gave up the warmer place,
+ * which came back (ping-pong, node test, 6.1). The claims a tier holds against challengers are
+ * dealt out by heat: a challenger from below still faces the same two. */
+static void of_incumbents_the_coldest_goes_however_noisy(void **state)
+{
+    (void)state;
+    plan_arena_t a[3];
+    const double heat[2] = {0.073, 0.179}, spread[2] = {0.099, 0.051};
+    for (int i = 0; i < 2; i++)
+        a[i] = (plan_arena_t){.bytes = 4 * MiB, .heat = heat[i], .spread = spread[i], .at = 0,
+                              .ncandidates = 3, .cand = {0, 1, 2}, .residence = 100};
+    plan_target_t t[3] = {{4 * MiB, 0}, {4 * MiB, 0}, {1ull << 40, 0}};
+    double rent[3] = {1, 1, 1};
+    plan_move_t m[3];
+    plan_params_t p = params();
+    p.noise = 1;
+    p.settle = 10;
+    assert_int_equal(plan_make(a, 2, t, 3, &p, rent, m), 1);
+    assert_int_equal(m[0].arena, 0);
+    assert_int_equal(m[0].target, 1);
+    a[1].residence = 5; /* the warmer one settling: still the colder goes */
+    assert_int_equal(plan_make(a, 2, t, 3, &p, rent, m), 1);
+    assert_int_equal(m[0].arena, 0);
+    /* room for both on top: a challenger from the lowest tier faces the same two claims as
+     * before, 0.74 (now the warmer's) and 0.71 (now the colder's) — and takes the colder's place */
+    t[0].room = 8 * MiB;
+    a[1].residence = 100;
+    a[2] = (plan_arena_t){.bytes = 4 * MiB, .heat = 0.76, .spread = 0.05, .at = 1, .ncandidates = 2, .cand = {0, 2},
+                          .residence = 100};
+    assert_int_equal(plan_make(a, 3, t, 3, &p, rent, m), 0); /* 0.71 against 0.71 */
+    a[2].heat = 0.78;
+    assert_int_equal(plan_make(a, 3, t, 3, &p, rent, m), 2);
+    assert_int_equal(m[0].arena, 0);
+    assert_int_equal(m[0].target, 1);
+    assert_int_equal(m[1].arena, 2);
+    assert_int_equal(m[1].target, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -429,6 +469,7 @@ int main(void)
         cmocka_unit_test(a_challenger_from_the_middle_counts_its_noise_down),
         cmocka_unit_test(a_tier_without_room_is_no_tier),
         cmocka_unit_test(of_equals_the_place_held_longest_goes),
+        cmocka_unit_test(of_incumbents_the_coldest_goes_however_noisy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
