@@ -127,7 +127,7 @@ static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, si
     tier_arena_t *t = tiering_find(ar);
     t->site = site;
     if (profiled) { /* the profile's heat until measured: the plan keeps it where the profile put it */
-        t->track.heat = heat;
+        t->track.heat = t->track.last = heat;
         t->track.heat_seen = true;
     }
     tiering_unlock();

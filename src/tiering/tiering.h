@@ -114,8 +114,9 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
  *  arena of the node (owner[i]: its process, 0 .. nowners - 1), each
  *  target's node budget (t[k].room) and each process's floor there
  *  (floor[o * nt + k], bytes). Arenas that moved less than min_residence
- *  intervals ago count where they are; then every process's hottest arenas
- *  up to its floor, each on its best candidate when the floor there holds it
+ *  intervals ago count where they are (and keep their process's floor on
+ *  the candidate they want, heat taking them up); then every process's
+ *  hottest arenas up to its floor, each on its best candidate when the floor there holds it
  *  (floors scaled down together where they add up to more than the
  *  target) and the room left there beside the places moves gave within
  *  `settle` intervals (taking those back for a floor would be ping-pong:
@@ -311,7 +312,8 @@ double tiering_heat_cpu_seconds(void);
  *  an auto arena, or a part of one placed by granule (parts.c). */
 typedef struct {
     double heat;               /* heat per byte, smoothed over intervals (EWMA) */
-    double spread;             /* mean deviation of an interval's heat from `heat` before it (EWMA) */
+    double spread;             /* its noise: an interval's step from the last, as a deviation (EWMA) */
+    double last;               /* the last interval's heat, unsmoothed */
     bool heat_seen;            /* heat has had one observation of it */
     unsigned residence;        /* intervals since its last move */
     double rent;               /* paid towards a promotion, seconds (plan_make) */
