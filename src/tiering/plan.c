@@ -508,6 +508,21 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
         if (guarded[order[r].index])
             settled[x->cand[x->at]] += x->bytes;
     }
+    /* an arena that stays where it is for now keeps its process's floor on the candidate it wants:
+     * a process's new arenas stay their first intervals, and its floor, granted only once they
+     * might move, reached it 6 intervals after it came (node test, 6.1: the holder gives up its
+     * place an interval after its grant falls, the newcomer's room follows an interval after that) */
+    for (size_t i = 0; i < n; i++) {
+        const plan_arena_t *x = &a[i];
+        int k = first_wanted(x);
+        if (!placed[i] || k < 0 || k >= x->at)
+            continue;
+        uint64_t *f = &floor_left[(size_t)owner[i] * nt + (size_t)x->cand[k]];
+        if (x->bytes <= *f && fits_beside(x, k, used, settled[x->cand[k]], t)) {
+            *f -= x->bytes;
+            grant_place(x, k, (size_t)owner[i], nt, used, grant);
+        }
+    }
     for (size_t r = 0; r < nfree; r++) {
         int i = order[r].index;
         const plan_arena_t *x = &a[i];

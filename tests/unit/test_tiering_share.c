@@ -240,6 +240,26 @@ static void a_floor_waits_for_the_place_its_holder_would_give(void **state)
     assert_int_equal(g[1][FAST], 4 * MiB);
 }
 
+/* A newcomer's arenas stay where they are their first intervals (min_residence), but its floor on
+ * the target they want is granted at once, so that the holder of its room starts giving it up: a
+ * floor granted only once they might move reached the newcomer 6 intervals after it came (node
+ * test, 6.1). A staying arena without heat wants nothing better, and holds no floor there. */
+static void a_newcomer_s_floor_is_granted_while_its_arenas_stay(void **state)
+{
+    (void)state;
+    plan_arena_t a[] = {arena(0.05, 0), arena(0.04, 0), arena(0.2, 1), arena(0.1, 1)};
+    a[2].residence = a[3].residence = 1;
+    int owner[] = {0, 0, 1, 1};
+    uint64_t g[MAXP][NT];
+    share(a, owner, 4, 2, 8 * MiB, 4 * MiB, g);
+    assert_int_equal(g[1][FAST], 4 * MiB);
+    assert_int_equal(g[0][FAST], 4 * MiB);
+    a[2].heat = a[3].heat = 0;
+    share(a, owner, 4, 2, 8 * MiB, 4 * MiB, g);
+    assert_int_equal(g[1][FAST], 0);
+    assert_int_equal(g[0][FAST], 8 * MiB);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +274,7 @@ int main(void)
         cmocka_unit_test(a_floor_waits_for_places_moves_gave_lately),
         cmocka_unit_test(of_equals_the_place_held_longest_goes),
         cmocka_unit_test(a_floor_waits_for_the_place_its_holder_would_give),
+        cmocka_unit_test(a_newcomer_s_floor_is_granted_while_its_arenas_stay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
