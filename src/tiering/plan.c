@@ -28,9 +28,7 @@
  *     the intervals it wanted it, as much rent as the move costs: rent is
  *     its heat per byte, less its noise and the gap, times the interval (the
  *     share of the time its accesses surely went to the slower memory), the price
- *     the move's seconds (bytes / measured move bandwidth; twice that for
- *     an arena a demotion took down within `settle` intervals: ping-pong
- *     costs both moves) — so that no
+ *     the move's seconds (bytes / measured move bandwidth) — so that no
  *     move costs more than twice the best choice made in hindsight, and the
  *     hotter an arena the sooner it is worth it; a promotion that must
  *     wait stays put and the placement is made again
@@ -287,17 +285,6 @@ static void place(const plan_arena_t *a, size_t n, const plan_target_t *t, size_
     }
 }
 
-/* Whether a promotion of arena a would take it back where a demotion took it
- * from within `settle` intervals: it pays for both moves, for such a move
- * back is ping-pong. A cold arena demoted for a newcomer's hot set read 0.2
- * +- 0.04 four intervals later, paid its rent in four and took the spare
- * room it had left (node test, 6.1); a hot one pays twice in an interval or
- * two. */
-static bool back_soon(const plan_arena_t *a, const plan_params_t *p)
-{
-    return a->came_down && a->residence <= p->settle;
-}
-
 static bool promotes(const plan_arena_t *a, int want)
 {
     return want >= 0 && (a->at < 0 || want < a->at);
@@ -363,7 +350,7 @@ size_t plan_make(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t
             if (!wanted[i])
                 rent[i] += sure_heat(&a[i], p) * p->interval_s;
             wanted[i] = true;
-            double seconds = (double)a[i].bytes * p->seconds_per_byte * (back_soon(&a[i], p) ? 2 : 1);
+            double seconds = (double)a[i].bytes * p->seconds_per_byte;
             uint64_t *o = &owed[a[i].cand[want[i]]];
             if (a[i].bytes <= *o)
                 *o -= a[i].bytes;

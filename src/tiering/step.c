@@ -133,8 +133,6 @@ static void add_entry(work_t *w, tier_arena_t *t, long p, uint32_t blocked)
         else
             a->unreachable |= blocked & 1u << c;
     }
-    for (int c = 0; c < a->at; c++)
-        a->came_down |= res->candidates[c] == k->left;
     w->rent[w->n] = k->rent;
     w->part[w->n] = p;
     w->rec[w->n++] = t;

@@ -73,8 +73,6 @@ typedef struct {
     uint32_t unreachable;      /* bit k: candidate k cannot be reached keeping every store (a file tier
                                 * without the userfaultfd it takes): never chosen */
     unsigned residence;        /* intervals since it last moved (or was created) */
-    bool came_down;            /* its last move was a demotion (a promotion within `settle` intervals takes
-                                * it back: ping-pong) */
     uint64_t id;               /* who it is, for the node ledger (the plan reads neither): its id, */
     const char *intent;        /* and its intent */
 } plan_arena_t;

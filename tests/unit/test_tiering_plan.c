@@ -448,35 +448,6 @@ static void of_incumbents_the_coldest_goes_however_noisy(void **state)
     assert_int_equal(m[1].target, 0);
 }
 
-/* A promotion that takes an arena back where a demotion took it from within `settle` intervals
- * pays for both moves: a cold arena demoted for a newcomer's hot set read 0.2 +- 0.04 four
- * intervals later, paid its rent and took back the spare room it had left (ping-pong, node test,
- * 6.1). Past the settling window, one move's price again. */
-static void a_move_back_soon_pays_for_both_moves(void **state)
-{
-    (void)state;
-    plan_arena_t a[3];
-    plan_move_t m[3];
-    plan_params_t p = params();
-    p.settle = 10;
-    p.seconds_per_byte = 0.45 / (4.0 * MiB); /* 0.07 s of rent an interval at heat 0.45 */
-    arenas(a, (double[]){0.2, 0.1, 0.45}, (int[]){0, 0, 1}, 3);
-    a[2].came_down = true;
-    a[2].residence = 5;
-    plan_target_t t[NT] = {{8 * MiB, 0}, {1ull << 40, 0}};
-    double rent[3] = {0};
-    int calls = 0;
-    while (plan_make(a, 3, t, NT, &p, rent, m) == 0 && calls < 20)
-        calls++;
-    assert_int_equal(calls, 12); /* the thirteenth pays 0.91 s of 0.9 */
-    rent[2] = 0;
-    a[2].residence = 11;
-    calls = 0;
-    while (plan_make(a, 3, t, NT, &p, rent, m) == 0 && calls < 20)
-        calls++;
-    assert_int_equal(calls, 6);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -499,7 +470,6 @@ int main(void)
         cmocka_unit_test(a_tier_without_room_is_no_tier),
         cmocka_unit_test(of_equals_the_place_held_longest_goes),
         cmocka_unit_test(of_incumbents_the_coldest_goes_however_noisy),
-        cmocka_unit_test(a_move_back_soon_pays_for_both_moves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
