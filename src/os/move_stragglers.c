@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <numaif.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Why move_pages left pages where they were, tallied by its per-page status. */
@@ -40,44 +41,66 @@ static void tally_straggler(straggler_tally_t *t, int status, int was_on)
     t->example = was_on;
 }
 
+enum { BATCH = 1024 }; /* pages per move_pages call */
+
+/* The pages of a range outside the destination, moved a batch at a time as the query finds them. */
+typedef struct {
+    const place_t *to;
+    int node; /* where they go: the mask's first node */
+    void *pages[BATCH];
+    int was_on[BATCH], nodes[BATCH], status[BATCH];
+    unsigned long m;
+    size_t left;
+    straggler_tally_t t;
+} stragglers_t;
+
+static void move_batch(stragglers_t *s)
+{
+    /* A page the kernel took but could not migrate gets no status (the call returns how many
+     * failed): it keeps MIGRATION_FAILED. */
+    for (unsigned long j = 0; j < s->m; j++)
+        s->status[j] = MIGRATION_FAILED;
+    if (s->m && move_pages(0, s->m, s->pages, s->nodes, s->status, MPOL_MF_MOVE) < 0)
+        s->t.call_errno = errno; /* ENOMEM: the migration's allocation failed, the rest not tried */
+    for (unsigned long j = 0; j < s->m; j++)
+        if (s->status[j] != s->node) {
+            s->left++;
+            tally_straggler(&s->t, s->status[j], s->was_on[j]);
+        }
+    s->m = 0;
+}
+
+static void collect_straggler(void *page, int node, void *arg)
+{
+    stragglers_t *s = arg; /* negative: not faulted in: the policy will place it */
+    if (node < 0 || vm_mask_has(s->to->nodemask, node))
+        return;
+    s->was_on[s->m] = node;
+    s->nodes[s->m] = s->node;
+    s->pages[s->m++] = page;
+    if (s->m == BATCH)
+        move_batch(s);
+}
+
 int vm_move_stragglers(void *addr, size_t size, const place_t *to)
 {
     if (to->simulated || to->policy == PLACE_LOCAL)
         return 0;
-    enum { BATCH = 1024 };
-    void *pages[BATCH], *misplaced[BATCH];
-    int status[BATCH], was_on[BATCH], nodes[BATCH];
     int node = vm_mask_first(to->nodemask);
     if (node < 0) /* (vm_migrate refuses an empty mask before this pass; never shift by -1) */
         return loci__fail(LOCI_EINVAL, "a move to an empty NUMA node mask");
-    straggler_tally_t t = {.example = -1};
-    size_t page = vm_page_size(), n = size / page, left = 0;
-    for (size_t i = 0; i < n; i += BATCH) {
-        unsigned long k = n - i < BATCH ? n - i : BATCH, m = 0;
-        for (unsigned long j = 0; j < k; j++)
-            pages[j] = (char *)addr + (i + j) * page;
-        if (move_pages(0, k, pages, NULL, status, 0) != 0)
-            return loci__fail(LOCI_EIO, "move_pages (query) of %lu pages at %p: %s", k, pages[0], strerror(errno));
-        for (unsigned long j = 0; j < k; j++)
-            if (status[j] >= 0 && (status[j] >= PLACE_MAX_NODES || !(to->nodemask[status[j] / 64] >> (status[j] % 64) & 1))) {
-                was_on[m] = status[j];
-                nodes[m] = node;
-                misplaced[m++] = pages[j];
-            }
-        if (m == 0)
-            continue;
-        /* A page the kernel took but could not migrate gets no status (the call returns how many
-         * failed): it keeps MIGRATION_FAILED. */
-        for (unsigned long j = 0; j < m; j++)
-            status[j] = MIGRATION_FAILED;
-        if (move_pages(0, m, misplaced, nodes, status, MPOL_MF_MOVE) < 0)
-            t.call_errno = errno; /* ENOMEM: the migration's allocation failed, the rest not tried */
-        for (unsigned long j = 0; j < m; j++)
-            if (status[j] != node) {
-                left++;
-                tally_straggler(&t, status[j], was_on[j]);
-            }
-    }
+    stragglers_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return loci__fail(LOCI_ENOMEM, "out of memory for the last pass of a move of %zu bytes at %p", size, addr);
+    *s = (stragglers_t){.to = to, .node = node, .t = {.example = -1}};
+    int rc = vm_each_page_node(addr, size, collect_straggler, s);
+    if (rc == 0)
+        move_batch(s);
+    straggler_tally_t t = s->t;
+    size_t left = s->left, n = size / vm_page_size();
+    free(s);
+    if (rc != 0)
+        return rc;
     if (left == 0)
         return 0;
     char where[128], why[384];

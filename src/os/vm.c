@@ -182,6 +182,11 @@ static int mask_last(const uint64_t *mask)
     return -1;
 }
 
+bool vm_mask_has(const uint64_t *mask, int node)
+{
+    return node >= 0 && node < PLACE_MAX_NODES && mask[node / 64] >> (node % 64) & 1;
+}
+
 int vm_mask_first(const uint64_t *mask)
 {
     for (int w = 0; w < PLACE_MAX_NODES / 64; w++)
@@ -418,9 +423,7 @@ int vm_populate(void *addr, size_t size)
     return rc;
 }
 
-/* fn(node, arg) for each page of [addr, addr+size), node negative for one
- * not faulted in (move_pages' query, in batches); 0 or LOCI_EIO. */
-static int each_page_node(void *addr, size_t size, void (*fn)(int node, void *arg), void *arg)
+int vm_each_page_node(void *addr, size_t size, void (*fn)(void *page, int node, void *arg), void *arg)
 {
     enum { BATCH = 1024 }; /* pages per move_pages call */
     void *pages[BATCH];
@@ -433,7 +436,7 @@ static int each_page_node(void *addr, size_t size, void (*fn)(int node, void *ar
         if (move_pages(0, k, pages, NULL, status, 0) != 0)
             return loci__fail(LOCI_EIO, "move_pages (query) of %lu pages at %p: %s", k, pages[0], strerror(errno));
         for (unsigned long j = 0; j < k; j++)
-            fn(status[j], arg);
+            fn(pages[j], status[j], arg);
     }
     return 0;
 }
@@ -444,10 +447,11 @@ typedef struct {
     int example;
 } placed_check_t;
 
-static void check_one(int node, void *arg)
+static void check_one(void *page, int node, void *arg)
 {
+    (void)page;
     placed_check_t *c = arg; /* negative: not faulted in (or no page): nothing to place */
-    if (node >= 0 && (node >= PLACE_MAX_NODES || !(c->place->nodemask[node / 64] >> (node % 64) & 1))) {
+    if (node >= 0 && !vm_mask_has(c->place->nodemask, node)) {
         c->misplaced++;
         c->example = node;
     }
@@ -458,7 +462,7 @@ int vm_check_placed(void *addr, size_t size, const place_t *place)
     if (place->simulated || place->policy == PLACE_LOCAL)
         return 0;
     placed_check_t c = {.place = place, .example = -1};
-    int rc = each_page_node(addr, size, check_one, &c);
+    int rc = vm_each_page_node(addr, size, check_one, &c);
     if (rc != 0 || c.misplaced == 0)
         return rc;
     char nodes[128];
@@ -472,8 +476,9 @@ typedef struct {
     uint64_t count[PLACE_MAX_NODES];
 } node_tally_t;
 
-static void tally_one(int node, void *arg)
+static void tally_one(void *page, int node, void *arg)
 {
+    (void)page;
     if (node >= 0 && node < PLACE_MAX_NODES)
         ((node_tally_t *)arg)->count[node]++;
 }
@@ -483,7 +488,7 @@ int vm_range_node(void *addr, size_t size, int *node)
     node_tally_t *t = calloc(1, sizeof *t);
     if (!t)
         return loci__fail(LOCI_ENOMEM, "out of memory counting the nodes of %zu bytes at %p", size, addr);
-    int rc = each_page_node(addr, size, tally_one, t);
+    int rc = vm_each_page_node(addr, size, tally_one, t);
     *node = -1;
     for (int k = 0; rc == 0 && k < PLACE_MAX_NODES; k++)
         if (t->count[k] && (*node < 0 || t->count[k] > t->count[*node]))

@@ -74,6 +74,14 @@ int vm_check_placed(void *addr, size_t size, const place_t *place);
 /** The lowest node of a node mask (PLACE_MAX_NODES bits), -1 when empty. */
 int vm_mask_first(const uint64_t *mask);
 
+/** Whether node (any int: negative or past PLACE_MAX_NODES is in no mask) is in the mask. */
+bool vm_mask_has(const uint64_t *mask, int node);
+
+/** fn(page, node, arg) for each page of [addr, addr+size), node a negative
+ *  errno for one not faulted in (move_pages' query, in batches of 1,024):
+ *  0, or LOCI_EIO when the query fails. */
+int vm_each_page_node(void *addr, size_t size, void (*fn)(void *page, int node, void *arg), void *arg);
+
 /** (move_stragglers.c) A last pass after vm_migrate left pages outside to->nodemask: each one
  *  moved by move_pages to the mask's first node, which says per page why
  *  one cannot move. 0 when all are placed; else LOCI_EIO naming how many
