@@ -197,8 +197,9 @@ static void deal_claims(const plan_arena_t *a, size_t n, const plan_target_t *t,
     size_t nkeys = 0;
     for (size_t i = 0; i < n; i++) {
         claim[i] = claim_of(&a[i], t, p, p->noise);
-        if (height(&a[i], t) > 0 && !(stays && stays[i]))
-            key[nkeys++] = (standing_t){a[i].cand[a[i].at], height(&a[i], t), claim_of(&a[i], t, p, 0), (int)i};
+        int h = height(&a[i], t);
+        if (h > 0 && !(stays && stays[i]))
+            key[nkeys++] = (standing_t){a[i].cand[a[i].at], h, claim_of(&a[i], t, p, 0), (int)i};
     }
     qsort(key, nkeys, sizeof *key, by_place_then_standing);
     for (size_t from = 0, to; from < nkeys; from = to) {
