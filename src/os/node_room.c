@@ -1,38 +1,53 @@
 /*
  * A NUMA node's room: the bytes an allocation bound there can still get
  * without the kernel reclaiming past its reserve or waking the OOM killer
- * (vm_nodes_free, see vm.h). What the kernel's MemAvailable says for the
- * whole machine, for one node:
+ * (vm_nodes_free, see vm.h) — the lesser of two:
  *
+ *   what the kernel's MemAvailable says for the whole machine, for one node:
  *   free pages + clean file pages + reclaimable slab (meminfo of the node)
+ *   + the free pages on every CPU's lists (per-cpu pagesets, "count:" in
+ *     /proc/zoneinfo)
  *   - the node's reserve: per zone, its high watermark, its boost and its
  *     protection against allocations that could go higher
  *     (lowmem_reserve), at most the zone's pages (/proc/zoneinfo; the
- *     kernel's totalreserve_pages, per node)
- *   + the free pages on the list of the CPU the caller runs on (its
- *     per-cpu pageset, "cpu:" and "count:" in /proc/zoneinfo).
+ *     kernel's totalreserve_pages, per node);
+ *
+ *   and what an allocation on the caller's CPU surely gets there: free
+ *   pages + clean file pages + reclaimable slab above the zones' low
+ *   watermarks (and boost and protection), and that CPU's lists — none at
+ *   all where the free pages are below.
  *
  * Free memory near the watermarks is not room: the kernel's own
  * allocations and kswapd live there, and a bound allocation that takes it
  * ends in direct reclaim of what is not reclaimable (anonymous memory
- * without swap), then the OOM killer. A CPU's list is, for that CPU: a page
- * freed goes there first, and MemFree leaves it out until the list is
- * drained — on 6.12 (its lists grow with frees) 12 MiB unmapped on the
- * tiers3 VM's node 0 stayed there, out of MemFree, 12 s later and on, 28
- * MiB in all. Without them a tier that tiering just emptied read as full,
- * and the hot arena that the demotion made way for never came
- * (BENCHMARKS.md, tiering run 7): the pages a demotion frees go to the
- * mover's own CPU, where its next move takes them. Another CPU's list is
- * not: an allocation takes from its own CPU's list and the zone's free
- * pages only, and the kernel drains the other lists after a direct reclaim
- * that made progress — on a node of anonymous memory without swap it makes
- * none. On the tiers3 VM's node 1 every move to it failed for 15 intervals
- * while the other CPU's list held 2,558 pages and the zone's free pages sat
- * 4 below its min watermark (docs/TIERING.md). A thread that moves to
- * another CPU before it allocates is safe: a move's allocation fails rather
- * than wake the OOM killer (__GFP_RETRY_MAYFAIL, and a copy is populated
- * under the preferred policy), and a new allocation leaves the pool's
- * margin (1/64 of the node, 32 MiB at least). The lists change with every
+ * without swap), then the OOM killer. The CPUs' lists are: a page freed
+ * goes there first, and MemFree leaves it out until the list is drained —
+ * on 6.12 (its lists grow with frees) 12 MiB unmapped on the tiers3 VM's
+ * node 0 stayed there, out of MemFree, 12 s later and on, 28 MiB in all.
+ * Without them a tier that tiering just emptied read as full, and the hot
+ * arena that the demotion made way for never came (BENCHMARKS.md, tiering
+ * run 7). But a list is room only for an allocation on its CPU, and only
+ * while the zone's free pages are above its watermark: the kernel checks a
+ * zone's watermark on its free pages before it takes a page from any list,
+ * it drains another CPU's list only after a direct reclaim that made
+ * progress (on a node of anonymous memory without swap it makes none), and
+ * a list it refills from the free pages keeps what it took once they reach
+ * the watermark — on 6.12 some 1,000 pages, as many as the low watermark
+ * lies above the min one on the tiers3 VM's node 1; so the free pages
+ * count from the low watermark. On that node, whose CPUs' lists may each
+ * hold half its low watermark (10 MiB of the node test's 30), every move to
+ * it failed for the 15 intervals left of a phase while the lists held 3,846
+ * pages and the zone's free pages sat 15 below its min watermark; counting
+ * the caller's lists alone against the high watermark, a move the kernel
+ * would have made (free pages 9 MiB above the min one) waited 10 intervals
+ * (docs/TIERING.md; vm_room mover). A node whose free pages are in the
+ * lists is full until the kernel drains them (a CPU-less node's 3 s after
+ * a CPU last changed it; from 6.7 on a list's size also decays). A thread
+ * that moves to another CPU before it allocates is safe: a move's
+ * allocation fails rather than wake the OOM killer (__GFP_RETRY_MAYFAIL,
+ * and a copy is populated under the preferred policy), and a new
+ * allocation leaves the pool's margin (1/64 of the node, 32 MiB at least).
+ * The lists change with every
  * free: /proc/zoneinfo is read at most every 100 ms, by one thread at a
  * time and outside the lock every caller takes — on a machine of many CPUs
  * it is long (a few lines per CPU and zone: some 100 us for 5 KB on 2
@@ -52,12 +67,13 @@
 
 #define ZONEINFO_REFRESH_MS 100
 
-/* One reading of /proc/zoneinfo, in pages: per node its reserve, and per
- * node and CPU the free pages on that CPU's lists (listed[node * cpus +
- * cpu], for the nodes below `nodes`; a CPU at or past `cpus` is not
- * counted). */
+/* One reading of /proc/zoneinfo, in pages: per node its reserve, the floor
+ * below which the kernel refuses its allocations and the free pages on
+ * every CPU's lists, and per node and CPU the free pages on that CPU's lists
+ * (listed[node * cpus + cpu], for the nodes below `nodes`; a CPU at or past
+ * `cpus` is not counted). */
 typedef struct {
-    uint64_t reserve[PLACE_MAX_NODES];
+    uint64_t reserve[PLACE_MAX_NODES], floor[PLACE_MAX_NODES], all_listed[PLACE_MAX_NODES];
     uint32_t *listed;
     int nodes, cpus;
 } zone_counts_t;
@@ -68,18 +84,22 @@ static int current;                /* under reserve_lock */
 static uint64_t reserve_read_ms;   /* under reserve_lock; 0: never read, or unreadable */
 static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER; /* the one thread reading it again */
 
-/* One zone's reserve, as the kernel counts it (calculate_totalreserve_pages). */
+/* One zone's reserve, as the kernel counts it (calculate_totalreserve_pages),
+ * and its floor: its low watermark, below which an allocation wakes kswapd
+ * and the kernel's page lists may hold pages it cannot take (above), its
+ * boost and protection too. */
 typedef struct {
     int node;
-    uint64_t high, boost, protection, managed;
+    uint64_t low, high, boost, protection, managed;
 } zone_t;
 
 static void zone_done(const zone_t *z, zone_counts_t *into)
 {
     if (z->node < 0 || z->node >= PLACE_MAX_NODES)
         return;
-    uint64_t r = z->high + z->boost + z->protection;
+    uint64_t r = z->high + z->boost + z->protection, f = z->low + z->boost + z->protection;
     into->reserve[z->node] += r < z->managed ? r : z->managed;
+    into->floor[z->node] += f < z->managed ? f : z->managed;
 }
 
 /* Room in into->listed for `node`'s row: false when it cannot be had (that
@@ -101,7 +121,10 @@ static bool listed_row(zone_counts_t *into, int node)
 /* A CPU's list of a zone of `node`: its count, added to that node and CPU. */
 static void list_done(zone_counts_t *into, int node, int cpu, unsigned long long count)
 {
-    if (node < 0 || node >= PLACE_MAX_NODES || cpu < 0 || cpu >= into->cpus || !listed_row(into, node))
+    if (node < 0 || node >= PLACE_MAX_NODES)
+        return;
+    into->all_listed[node] += count;
+    if (cpu < 0 || cpu >= into->cpus || !listed_row(into, node))
         return;
     uint32_t *at = &into->listed[(size_t)node * (size_t)into->cpus + (size_t)cpu];
     *at = count > UINT32_MAX - *at ? UINT32_MAX : *at + (uint32_t)count;
@@ -115,6 +138,8 @@ static bool read_zoneinfo(zone_counts_t *into)
     if (!f)
         return false;
     memset(into->reserve, 0, sizeof into->reserve);
+    memset(into->floor, 0, sizeof into->floor);
+    memset(into->all_listed, 0, sizeof into->all_listed);
     if (into->listed)
         memset(into->listed, 0, (size_t)into->nodes * (size_t)into->cpus * sizeof *into->listed);
     if (into->cpus == 0) {
@@ -134,6 +159,8 @@ static bool read_zoneinfo(zone_counts_t *into)
             cpu = -1;
         } else if (sscanf(t, "cpu: %d", &cpu) == 1) {
             /* the list's lines follow */
+        } else if (sscanf(t, "low %llu", &v) == 1) {
+            z.low = v;
         } else if (sscanf(t, "high %llu", &v) == 1) { /* (a CPU's list's "high:" is no watermark) */
             z.high = v;
         } else if (sscanf(t, "count: %llu", &v) == 1) {
@@ -186,19 +213,28 @@ static void refresh(void)
     pthread_mutex_unlock(&refresh_lock);
 }
 
-/* The node's reserve, and the free pages on the lists of the CPU the caller
- * runs on, in bytes. */
-static void node_zones(int node, uint64_t *reserve, uint64_t *listed)
+/* A node's zones, in bytes (zone_counts_t): its reserve and floor, the
+ * free pages on every CPU's lists and on those of the CPU the caller runs
+ * on. All 0 when /proc/zoneinfo cannot be read. */
+typedef struct {
+    uint64_t reserve, floor, all_listed, own_listed;
+} node_zones_t;
+
+static node_zones_t node_zones(int node)
 {
     refresh();
     int cpu = sched_getcpu();
+    node_zones_t z = {0};
     pthread_mutex_lock(&reserve_lock);
     const zone_counts_t *r = &readings[current];
-    bool known = reserve_read_ms && node < PLACE_MAX_NODES;
-    *reserve = known ? r->reserve[node] * vm_page_size() : 0;
-    bool listed_known = known && node < r->nodes && cpu >= 0 && cpu < r->cpus;
-    *listed = listed_known ? (uint64_t)r->listed[(size_t)node * (size_t)r->cpus + (size_t)cpu] * vm_page_size() : 0;
+    if (reserve_read_ms && node < PLACE_MAX_NODES) {
+        uint64_t page = vm_page_size();
+        z = (node_zones_t){r->reserve[node] * page, r->floor[node] * page, r->all_listed[node] * page, 0};
+        if (node < r->nodes && cpu >= 0 && cpu < r->cpus)
+            z.own_listed = (uint64_t)r->listed[(size_t)node * (size_t)r->cpus + (size_t)cpu] * page;
+    }
     pthread_mutex_unlock(&reserve_lock);
+    return z;
 }
 
 void vm_room_fork(loci_fork_phase_t phase)
@@ -222,7 +258,8 @@ static long long meminfo_kb(const char *text, const char *name)
 /* The node's room (above): free pages, plus clean file pages and
  * reclaimable slab the kernel drops for a bound allocation (MemFree alone
  * would call a node full of page cache full, and refuse strict placement on
- * any busy machine), less its reserve, plus what the caller's CPU's lists hold. */
+ * any busy machine), plus the CPUs' lists, less its reserve — at most what
+ * the caller's CPU can get (above). */
 static int node_room(int node, uint64_t *bytes)
 {
     char path[96], buf[4096];
@@ -247,10 +284,12 @@ static int node_room(int node, uint64_t *bytes)
     long long dirty = meminfo_kb(buf, "Dirty:");
     if (dirty > 0) /* must be written first: not at hand */
         reclaimable = reclaimable > dirty ? reclaimable - dirty : 0;
-    uint64_t reserve, listed;
-    node_zones(node, &reserve, &listed);
-    uint64_t have = (uint64_t)(free_kb + reclaimable) * 1024 + listed;
-    *bytes = have > reserve ? have - reserve : 0;
+    node_zones_t z = node_zones(node);
+    uint64_t base = (uint64_t)(free_kb + reclaimable) * 1024;
+    uint64_t available = base + z.all_listed;
+    available = available > z.reserve ? available - z.reserve : 0;
+    uint64_t mine = base > z.floor ? base - z.floor + z.own_listed : 0; /* (the kernel's watermark check: free pages) */
+    *bytes = available < mine ? available : mine;
     return 0;
 }
 

@@ -52,6 +52,7 @@
  * Exit 0 ok, 1 a goal missed, 2 setup error.
  */
 #include "node_board.h"
+#include "node_memory.h"
 #include "node_worker.h"
 #include "page_nodes.h"
 
@@ -202,48 +203,6 @@ static void print_look(const run_t *r, double at, uint64_t intervals, const look
     printf(" | hot %3.0f %% of %zu mapped | fast %zu MiB\n",
            l->hot_mapped ? 100.0 * (double)l->hot_on / (double)l->hot_mapped : 0.0, l->hot_mapped,
            l->total_fast >> 20);
-}
-
-/* What the kernel says of `node`'s memory: MemFree, and per zone its free pages, watermarks and
- * the free pages on each CPU's list (/proc/zoneinfo) — at the start, and where a phase missed its
- * goal (a move the room allowed that the kernel could not make shows there). */
-static void node_memory(int node, const char *when)
-{
-    char path[96], buf[4096], line[256];
-    snprintf(path, sizeof path, "/sys/devices/system/node/node%d/meminfo", node);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = '\0';
-    const char *m = strstr(buf, "MemFree:");
-    printf("     node %d: %llu KiB free %s;", node, m ? strtoull(m + 8, NULL, 10) : 0ull, when);
-    if (!(f = fopen("/proc/zoneinfo", "r"))) {
-        printf(" /proc/zoneinfo unreadable\n");
-        return;
-    }
-    char zone[32] = "";
-    /* zoneinfo's lines of a zone that say it (the CPUs' lists: "cpu: N", then that list's "count:") */
-    static const struct {
-        const char *scan, *say;
-    } said[] = {{" pages free %llu", " free %llu"}, {" min %llu", " min %llu"},      {" low %llu", " low %llu"},
-                {" high %llu", " high %llu"},       {" cpu: %llu", " cpu%llu"},       {" count: %llu", " listed %llu"}};
-    int in_node = -1;
-    unsigned long long v;
-    while (fgets(line, sizeof line, f)) {
-        if (sscanf(line, "Node %d, zone %31s", &in_node, zone) == 2) {
-            if (in_node == node)
-                printf(" zone %s:", zone);
-            continue;
-        }
-        for (size_t i = 0; in_node == node && i < sizeof said / sizeof *said; i++)
-            if (sscanf(line, said[i].scan, &v) == 1) {
-                printf(said[i].say, v);
-                break;
-            }
-    }
-    fclose(f);
-    printf(" (pages)\n");
 }
 
 /* What a phase asks: the hot set placed within `deadline` intervals (0: not asked) and kept; the
