@@ -12,10 +12,10 @@
  *     (lowmem_reserve), at most the zone's pages (/proc/zoneinfo; the
  *     kernel's totalreserve_pages, per node);
  *
- *   and what an allocation on the caller's CPU surely gets there: free
- *   pages + clean file pages + reclaimable slab above the zones' low
- *   watermarks (and boost and protection), and that CPU's lists — none at
- *   all where the free pages are below.
+ *   and what an allocation on the caller's CPU gets there: free pages +
+ *   clean file pages + reclaimable slab above the zones' min watermarks
+ *   (and boost and protection), and that CPU's lists — none at all where
+ *   the free pages are below.
  *
  * Free memory near the watermarks is not room: the kernel's own
  * allocations and kswapd live there, and a bound allocation that takes it
@@ -27,19 +27,22 @@
  * Without them a tier that tiering just emptied read as full, and the hot
  * arena that the demotion made way for never came (BENCHMARKS.md, tiering
  * run 7). But a list is room only for an allocation on its CPU, and only
- * while the zone's free pages are above its watermark: the kernel checks a
- * zone's watermark on its free pages before it takes a page from any list,
- * it drains another CPU's list only after a direct reclaim that made
- * progress (on a node of anonymous memory without swap it makes none), and
- * a list it refills from the free pages keeps what it took once they reach
- * the watermark — on 6.12 some 1,000 pages, as many as the low watermark
- * lies above the min one on the tiers3 VM's node 1; so the free pages
- * count from the low watermark. On that node, whose CPUs' lists may each
- * hold half its low watermark (10 MiB of the node test's 30), every move to
- * it failed for the 15 intervals left of a phase while the lists held 3,846
- * pages and the zone's free pages sat 15 below its min watermark; counting
- * the caller's lists alone against the high watermark, a move the kernel
- * would have made (free pages 9 MiB above the min one) waited 10 intervals
+ * while the zone's free pages are above its min watermark: the kernel
+ * checks a zone's watermark on its free pages before it takes a page from
+ * any list, and it drains another CPU's list only after a direct reclaim
+ * that made progress (on a node of anonymous memory without swap it makes
+ * none). On the tiers3 VM's node 1, whose CPUs' lists may each hold half
+ * its low watermark (10 MiB of the node test's 30), every move to it
+ * failed for the 15 intervals left of a phase while the lists held 3,846
+ * pages and the zone's free pages sat 15 below its min watermark; counted
+ * from the low watermark (tried), the room kept the node test's hot set
+ * off node 1 for a whole phase (free pages 4 MiB above the min watermark,
+ * 13 MiB in the lists), and the caller's lists alone against the high
+ * watermark kept a move the kernel would have made waiting 10 intervals.
+ * What this still counts that a move does not get is what the kernel keeps
+ * on the mover's own list: a list it refills from the free pages keeps
+ * what it took once they reach the watermark (on 6.12 up to 4 MiB there),
+ * and the move that finds them so fails — once: the room reads none after
  * (docs/TIERING.md; vm_room mover). A node whose free pages are in the
  * lists is full until the kernel drains them (a CPU-less node's 3 s after
  * a CPU last changed it; from 6.7 on a list's size also decays). A thread
@@ -85,19 +88,18 @@ static uint64_t reserve_read_ms;   /* under reserve_lock; 0: never read, or unre
 static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER; /* the one thread reading it again */
 
 /* One zone's reserve, as the kernel counts it (calculate_totalreserve_pages),
- * and its floor: its low watermark, below which an allocation wakes kswapd
- * and the kernel's page lists may hold pages it cannot take (above), its
- * boost and protection too. */
+ * and its floor: the min watermark, below which the kernel gives a move no
+ * page (its boost and protection too). */
 typedef struct {
     int node;
-    uint64_t low, high, boost, protection, managed;
+    uint64_t min, high, boost, protection, managed;
 } zone_t;
 
 static void zone_done(const zone_t *z, zone_counts_t *into)
 {
     if (z->node < 0 || z->node >= PLACE_MAX_NODES)
         return;
-    uint64_t r = z->high + z->boost + z->protection, f = z->low + z->boost + z->protection;
+    uint64_t r = z->high + z->boost + z->protection, f = z->min + z->boost + z->protection;
     into->reserve[z->node] += r < z->managed ? r : z->managed;
     into->floor[z->node] += f < z->managed ? f : z->managed;
 }
@@ -159,8 +161,8 @@ static bool read_zoneinfo(zone_counts_t *into)
             cpu = -1;
         } else if (sscanf(t, "cpu: %d", &cpu) == 1) {
             /* the list's lines follow */
-        } else if (sscanf(t, "low %llu", &v) == 1) {
-            z.low = v;
+        } else if (sscanf(t, "min %llu", &v) == 1) {
+            z.min = v;
         } else if (sscanf(t, "high %llu", &v) == 1) { /* (a CPU's list's "high:" is no watermark) */
             z.high = v;
         } else if (sscanf(t, "count: %llu", &v) == 1) {
