@@ -3,23 +3,24 @@
  * there — a pure function of plain data (plan_arena_t, plan_target_t), so
  * that every rule is unit-tested without a machine.
  *
- *  1. Placement: arenas in the order of their claim — heat per byte, raised
- *     by the margin (relative) and the gap (absolute: heat measured on a
- *     sample is noisy, and a near-cold arena's share can double by chance)
- *     once for each tier the arena sits above its lowest candidate
- *     (hysteresis: an incumbent keeps its place until a challenger is that
- *     much hotter), and counted `noise` spreads down, then two more up for
- *     each of those tiers (arenas of one true heat read apart by as much as
- *     their noise: a challenger must be hotter beyond it, or equals would
- *     trade places for ever), and a place on the best candidate that a move
- *     gave within `settle` intervals raised once more by margin and gap (of
- *     equals, the one held longest goes: moving back one that just came is
- *     ping-pong); the claims of the incumbents of one tier are then dealt
- *     out among them by heat (counted up by its own noise, a noisy cold
- *     incumbent would outrank a steady warm one: the tier keeps the claims
- *     it holds against challengers, and gives up its coldest place first) —
- *     each on its first candidate with room left under that target's
- *     budget. Arenas that moved less than min_residence
+ *  1. Placement, candidate by candidate from the best (a level): the arenas
+ *     not yet placed in the order of their claim to it — heat per byte,
+ *     counted `noise` spreads up for an arena that holds the level or a
+ *     place above it and down for one below it (arenas of one true heat read
+ *     apart by as much as their noise: a challenger must be hotter beyond
+ *     both, or equals would trade places for ever), then raised by the
+ *     margin (relative) and the gap (absolute: heat measured on a sample is
+ *     noisy, and a near-cold arena's share can double by chance) once for
+ *     each tier the arena sits above its lowest candidate (hysteresis: an
+ *     incumbent keeps its place until a challenger is that much hotter), and
+ *     a place on the best candidate that a move gave within `settle`
+ *     intervals raised once more (of equals, the one held longest goes:
+ *     moving back one that just came is ping-pong); the claims of the
+ *     incumbents of one tier are dealt out among them by heat (counted up by
+ *     its own noise, a noisy cold incumbent would outrank a steady warm one:
+ *     the tier keeps the claims it holds against challengers, and gives up
+ *     its coldest place first) — each on the level when it has room left
+ *     under that target's budget. Arenas that moved less than min_residence
  *     intervals ago stay where they are and count there first; an arena with
  *     no heat is never promoted (nothing to gain); one that fits nowhere
  *     stays; a candidate it cannot reach keeping every store (a file tier
@@ -49,7 +50,7 @@
  * from every auto arena of the user's tiering processes, what each process
  * may hold on each target — recent moves where they are, each process's
  * floor (beside the places moves gave within the ping-pong window), then
- * the node's arenas by the same claims as step 1. A grant is bytes, and a
+ * the node's arenas by the same claims and levels as step 1. A grant is bytes, and a
  * process that must give some up gives its lowest-claimed places there
  * first (the same claims): so a floor waits for a place whose process would
  * give up one a move gave lately.
@@ -92,37 +93,37 @@ static double sure_heat(const plan_arena_t *a, const plan_params_t *p)
     return h > 0 ? h : 0;
 }
 
-/* Arena a's claim to a place: its heat per byte, the least its noise allows
- * (a challenger's), then for each tier it sits above its lowest candidate
- * two spreads more (from the least to the most its noise allows: each tier's
- * incumbent against the challengers from the tier below), raised by margin
- * and gap (hysteresis). With two tiers: an incumbent's heat one spread up, a
- * challenger's one down; with three, an arena on the middle one challenging
- * the top is not counted up as its incumbent would be. claim_tiers: raised
- * for `tiers` tiers, its spread counted `noise` times (0: its standing). */
-static double claim_tiers(const plan_arena_t *a, const plan_params_t *p, double noise, int tiers)
-{
-    double spread = noise * a->spread, claim = a->heat - spread;
-    for (int h = tiers; h > 0; h--)
-        claim = (claim + 2 * spread) * (1 + p->margin) + p->gap;
-    return claim > 0 ? claim : 0;
-}
-
-/* Arena a's claim to its place: a place on the best candidate that a move
- * gave lately (settling) is raised once more by margin and gap, so that of
+/* Arena a's claim to its candidate k: its heat per byte, counted `noise`
+ * spreads up when it holds k or a place above it (an incumbent) and down
+ * when it is below k (a challenger) — a challenger must be hotter beyond
+ * both arenas' noise —, then raised by margin and gap once for each tier it
+ * sits above its lowest candidate (hysteresis). Counted per candidate, each
+ * pair that contends for a tier is counted apart by both their spreads, and
+ * by no more: one claim for every tier added two spreads a tier, and on the
+ * top of three an incumbent's counted three of its own where a challenger
+ * from the middle counted one of its own up — a cold part that had just
+ * stepped down (0.1, its step's noise 0.3) held the fast node against the
+ * hot window that had come to the middle (vm_parts, 6.12: phase 2 placed
+ * after 10-12 intervals). A place on the best candidate that a move gave
+ * lately (settling) is raised once more by margin and gap, so that of
  * arenas that read alike, the one there longest goes down — moving back one
  * that just came would be ping-pong. The same within a process and among
  * the node's (plan_share), so that a process that must give up a place
  * gives the one the node counted lowest: ranked plainly within the process,
  * a cold arena promoted into spare room went back 7 intervals later when a
  * newcomer's floor took the room, while its siblings there, no hotter,
- * stayed (node test, 6.12). Margin and gap, not a whole tier's two spreads:
- * an arena whose heat just fell reads a wide spread, and two of them kept a
- * hot set that changed waiting for the settling window (test_tiering). */
-static double claim_of(const plan_arena_t *a, const plan_target_t *t, const plan_params_t *p, double noise)
+ * stayed (node test, 6.12). Margin and gap, not a whole tier's: an arena
+ * whose heat just fell reads a wide spread, and more kept a hot set that
+ * changed waiting for the settling window (test_tiering). */
+static double claim_at(const plan_arena_t *a, int k, const plan_target_t *t, const plan_params_t *p, double noise)
 {
-    double claim = claim_tiers(a, p, noise, height(a, t));
-    return a->at == 0 && settling(a, t, p) ? claim * (1 + p->margin) + p->gap : claim;
+    bool holds = a->at >= 0 && a->at <= k;
+    double claim = a->heat + (holds ? noise : -noise) * a->spread;
+    for (int h = height(a, t); h > 0; h--)
+        claim = claim * (1 + p->margin) + p->gap;
+    if (a->at == 0 && settling(a, t, p))
+        claim = claim * (1 + p->margin) + p->gap;
+    return claim > 0 ? claim : 0;
 }
 
 /* An incumbent in the dealing of claims: the target and tier it holds, its
@@ -156,11 +157,13 @@ typedef struct {
     int height, index;
 } ranked_t;
 
-/* Room to rank n arenas: their order, their claims, the dealing's. */
+/* Room to rank n arenas: their order, their claims, the dealing's, and
+ * which of them a placement has placed. */
 typedef struct {
     ranked_t *order;
     standing_t *key;
     double *pool, *claim;
+    bool *placed;
 } ranking_t;
 
 static bool ranking_alloc(ranking_t *r, size_t n)
@@ -169,7 +172,8 @@ static bool ranking_alloc(ranking_t *r, size_t n)
     r->key = calloc(n + 1, sizeof *r->key);
     r->pool = calloc(n + 1, sizeof *r->pool);
     r->claim = calloc(n + 1, sizeof *r->claim);
-    return r->order && r->key && r->pool && r->claim;
+    r->placed = calloc(n + 1, sizeof *r->placed);
+    return r->order && r->key && r->pool && r->claim && r->placed;
 }
 
 static void ranking_free(ranking_t *r)
@@ -178,28 +182,32 @@ static void ranking_free(ranking_t *r)
     free(r->key);
     free(r->pool);
     free(r->claim);
+    free(r->placed);
 }
 
-/* claim[i]: every arena's claim_of; then the claims of the incumbents of one
- * tier of one target, but those in `stays` (NULL: none), dealt out among
- * them by standing — the warmest holds the highest. Counted up by its own
- * noise, the noisier of two incumbents ranks higher: two spreads a tier,
- * compounded, put a cold arena at 0.07 +- 0.10 above a warmer one at 0.18
- * +- 0.05 on the top of three tiers, and the process gave up the warmer
- * place, which came back (node test, 6.1). Dealt out, the claims a tier
- * holds against challengers are the same — no more hysteresis, no less —
- * and a tier that must give up a place gives up its coldest. */
-static void deal_claims(const plan_arena_t *a, size_t n, const plan_target_t *t, const plan_params_t *p,
-                        const bool *stays, ranking_t *r)
+/* claim[i] for the arenas of r->order[0..m): each one's claim to its
+ * candidate `level` (OWN_PLACE: to where it is), then the claims of
+ * the incumbents among them of one tier of one target dealt out among them
+ * by standing — the warmest holds the highest. Counted up by its own noise,
+ * the noisier of two incumbents ranks higher: a cold arena at 0.07 +- 0.10
+ * outranked a warmer one at 0.18 +- 0.05 on the top of three tiers, and the
+ * process gave up the warmer place, which came back (node test, 6.1).
+ * Dealt out, the claims a tier holds against challengers are the same — no
+ * more hysteresis, no less — and a tier that must give up a place gives up
+ * its coldest. */
+#define OWN_PLACE (-1)
+
+static void deal_claims(const plan_arena_t *a, int level, const plan_target_t *t, const plan_params_t *p,
+                        ranking_t *r, size_t m)
 {
     standing_t *key = r->key;
     double *pool = r->pool, *claim = r->claim;
     size_t nkeys = 0;
-    for (size_t i = 0; i < n; i++) {
-        claim[i] = claim_of(&a[i], t, p, p->noise);
-        int h = height(&a[i], t);
-        if (h > 0 && !(stays && stays[i]))
-            key[nkeys++] = (standing_t){a[i].cand[a[i].at], h, claim_of(&a[i], t, p, 0), (int)i};
+    for (size_t j = 0; j < m; j++) {
+        int i = r->order[j].index, k = level == OWN_PLACE ? a[i].at : level;
+        claim[i] = claim_at(&a[i], k, t, p, p->noise);
+        if (a[i].at >= 0 && a[i].at <= k)
+            key[nkeys++] = (standing_t){a[i].cand[a[i].at], height(&a[i], t), claim_at(&a[i], k, t, p, 0), i};
     }
     qsort(key, nkeys, sizeof *key, by_place_then_standing);
     for (size_t from = 0, to; from < nkeys; from = to) {
@@ -209,6 +217,8 @@ static void deal_claims(const plan_arena_t *a, size_t n, const plan_target_t *t,
         for (size_t k = from; k < to; k++)
             claim[key[k].index] = pool[k - from];
     }
+    for (size_t j = 0; j < m; j++)
+        r->order[j].claim = claim[r->order[j].index];
 }
 
 static int by_claim(const void *pa, const void *pb)
@@ -249,41 +259,51 @@ static int first_wanted(const plan_arena_t *x)
     return x->heat > 0 || x->at < 0 ? 0 : x->at;
 }
 
-/* The first candidate x may be planned on that has room, the targets
- * holding `used`; none: where it is (counted there, over or not). */
-static int best_fit(const plan_arena_t *x, const uint64_t *used, const plan_target_t *t)
+/* Placement by level: the arenas not r->placed, candidate by candidate from
+ * the best, each level's in the order of their claims to it, each on that
+ * candidate when it has room left under the targets' `used` (then counted
+ * there, and want[i] = the level). Those placed nowhere stay unplaced. */
+static void place_levels(const plan_arena_t *a, size_t n, const plan_target_t *t, const plan_params_t *p,
+                         uint64_t *used, int *want, ranking_t *r)
 {
-    int k = first_wanted(x);
-    while (k < x->ncandidates && !fits(x, k, used, t))
-        k++;
-    return k == x->ncandidates ? x->at : k;
+    int levels = 0;
+    for (size_t i = 0; i < n; i++)
+        levels = a[i].ncandidates > levels ? a[i].ncandidates : levels;
+    for (int k = 0; k < levels; k++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!r->placed[i] && k < a[i].ncandidates && k >= first_wanted(&a[i]))
+                r->order[m++] = (ranked_t){0, height(&a[i], t), (int)i};
+        deal_claims(a, k, t, p, r, m);
+        qsort(r->order, m, sizeof *r->order, by_claim);
+        for (size_t j = 0; j < m; j++) {
+            int i = r->order[j].index;
+            if (fits(&a[i], k, used, t)) {
+                used[a[i].cand[k]] += a[i].bytes;
+                want[i] = k;
+                r->placed[i] = true;
+            }
+        }
+    }
 }
 
 /* Step 1: want[i] = the candidate index arena i should be on. held[i]:
- * arenas that stay where they are whatever their heat. */
+ * arenas that stay where they are whatever their heat; so does one that
+ * fits nowhere (counted there, over or not). */
 static void place(const plan_arena_t *a, size_t n, const plan_target_t *t, size_t nt, const plan_params_t *p,
                   const bool *held, int *want, uint64_t *used, ranking_t *rank)
 {
-    ranked_t *order = rank->order;
-    deal_claims(a, n, t, p, held, rank);
     memset(used, 0, nt * sizeof *used);
-    size_t nfree = 0;
     for (size_t i = 0; i < n; i++) {
         want[i] = a[i].at;
-        if (held[i]) {
+        rank->placed[i] = held[i];
+        if (held[i])
             used[a[i].cand[a[i].at]] += a[i].bytes;
-            continue;
-        }
-        order[nfree++] = (ranked_t){rank->claim[i], height(&a[i], t), (int)i};
     }
-    qsort(order, nfree, sizeof *order, by_claim);
-    for (size_t r = 0; r < nfree; r++) {
-        const plan_arena_t *x = &a[order[r].index];
-        int k = best_fit(x, used, t);
-        want[order[r].index] = k;
-        if (k >= 0)
-            used[x->cand[k]] += x->bytes;
-    }
+    place_levels(a, n, t, p, used, want, rank);
+    for (size_t i = 0; i < n; i++)
+        if (!rank->placed[i] && a[i].at >= 0)
+            used[a[i].cand[a[i].at]] += a[i].bytes;
 }
 
 static bool promotes(const plan_arena_t *a, int want)
@@ -478,32 +498,38 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
     memset(grant, 0, nowners * nt * sizeof *grant);
     uint64_t *used = calloc(nt + 1, sizeof *used), *floor_left = calloc(nowners * nt + 1, sizeof *floor_left);
     uint64_t *settled = calloc(nt + 1, sizeof *settled); /* bytes of guarded places, not yet counted */
-    bool *placed = calloc(n + 1, sizeof *placed), *guarded = calloc(n + 1, sizeof *guarded);
+    bool *guarded = calloc(n + 1, sizeof *guarded);
+    int *want = calloc(n + 1, sizeof *want);
     ranking_t rank;
-    bool ok = ranking_alloc(&rank, n) && used && floor_left && settled && placed && guarded;
-    for (size_t i = 0; ok && i < n; i++)
-        placed[i] = a[i].at >= 0 && a[i].residence < p->min_residence; /* stays: counts first, its floor too */
-    if (ok)
-        deal_claims(a, n, t, p, placed, &rank);
-    if (!(ok = ok && guard_places(a, owner, n, t, p, rank.claim, guarded)))
+    bool ok = ranking_alloc(&rank, n) && used && floor_left && settled && guarded && want;
+    if (!ok)
         goto out;
+    bool *placed = rank.placed;
     ranked_t *order = rank.order;
-    scale_floors(floor, nowners, t, nt, floor_left);
     size_t nfree = 0;
     for (size_t i = 0; i < n; i++) {
-        size_t o = (size_t)owner[i];
-        if (placed[i]) {
-            uint64_t *f = &floor_left[o * nt + (size_t)a[i].cand[a[i].at]];
-            *f -= *f < a[i].bytes ? *f : a[i].bytes;
-            grant_place(&a[i], a[i].at, o, nt, used, grant);
-        } else {
-            order[nfree++] = (ranked_t){rank.claim[i], height(&a[i], t), (int)i};
-        }
+        placed[i] = a[i].at >= 0 && a[i].residence < p->min_residence; /* stays: counts first, its floor too */
+        if (placed[i])
+            rank.claim[i] = claim_at(&a[i], a[i].at, t, p, p->noise);
+        else
+            order[nfree++] = (ranked_t){0, height(&a[i], t), (int)i};
     }
+    deal_claims(a, OWN_PLACE, t, p, &rank, nfree);
+    if (!(ok = guard_places(a, owner, n, t, p, rank.claim, guarded)))
+        goto out;
+    scale_floors(floor, nowners, t, nt, floor_left);
+    for (size_t i = 0; i < n; i++)
+        if (placed[i]) {
+            uint64_t *f = &floor_left[(size_t)owner[i] * nt + (size_t)a[i].cand[a[i].at]];
+            *f -= *f < a[i].bytes ? *f : a[i].bytes;
+            grant_place(&a[i], a[i].at, (size_t)owner[i], nt, used, grant);
+        }
+    /* floors: each process's hottest arenas, in the node's order for the best candidate, on the best
+     * candidate they may be planned on while its floor there holds them (never lower by a floor:
+     * heat may do better), in the room beside the places moves gave lately (heat, not a floor, may
+     * take those) */
+    deal_claims(a, 0, t, p, &rank, nfree);
     qsort(order, nfree, sizeof *order, by_claim);
-    /* floors: each process's hottest arenas, in the node's order, on the best candidate they may be
-     * planned on while its floor there holds them (never lower by a floor: heat may do better), in
-     * the room beside the places moves gave lately (heat, not a floor, may take those) */
     for (size_t r = 0; r < nfree; r++) {
         const plan_arena_t *x = &a[order[r].index];
         if (guarded[order[r].index])
@@ -539,22 +565,19 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
             placed[i] = true;
         }
     }
-    /* then heat alone: the node's hottest win whoever allocated first */
-    for (size_t r = 0; r < nfree; r++) {
-        int i = order[r].index;
-        if (placed[i])
-            continue;
-        const plan_arena_t *x = &a[i];
-        int k = best_fit(x, used, t);
-        if (k >= 0)
-            grant_place(x, k, (size_t)owner[i], nt, used, grant);
-    }
+    /* then heat alone: the node's hottest win whoever allocated first; one that fits nowhere where it is */
+    bool *before = guarded; /* (guarded's memory: its use is over) */
+    memcpy(before, placed, n * sizeof *before);
+    place_levels(a, n, t, p, used, want, &rank);
+    for (size_t i = 0; i < n; i++)
+        if (!before[i] && (placed[i] || a[i].at >= 0))
+            grant_place(&a[i], placed[i] ? want[i] : a[i].at, (size_t)owner[i], nt, used, grant);
 out:
     free(used);
     free(floor_left);
     free(settled);
     ranking_free(&rank);
-    free(placed);
     free(guarded);
+    free(want);
     return ok;
 }

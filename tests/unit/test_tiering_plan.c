@@ -341,23 +341,58 @@ static void three_tiers_in_order(void **state)
  * against 0.3 * 1.25 + 0.1) — and stays; counted up as the middle tier's incumbent it took the
  * place (0.55 * 1.25 + 0.1 against (0.3 * 1.25 + 0.1) * 1.25 + 0.1), and cold arenas of the node
  * test traded places so. Hotter beyond both noises and the margin, it goes up. */
+/* Three tiers of 4 MiB, 4 MiB and plenty: a[0] (heat +- spread, top[]) on the top one, a[1]
+ * (middle[]) on the middle one, each 4 MiB. */
+static void top_and_middle(plan_arena_t a[2], const double top[2], const double middle[2])
+{
+    for (int i = 0; i < 2; i++)
+        a[i] = (plan_arena_t){.bytes = 4 * MiB, .heat = i ? middle[0] : top[0], .spread = i ? middle[1] : top[1],
+                              .at = i, .ncandidates = 3, .cand = {0, 1, 2}, .residence = 100};
+}
+
+/* plan_make for top_and_middle's arenas, one spread of noise, their rent paid. */
+static size_t plan_three(const plan_arena_t a[2], plan_move_t m[2])
+{
+    plan_target_t t[3] = {{4 * MiB, 0}, {4 * MiB, 0}, {1ull << 40, 0}};
+    double rent[2] = {1, 1};
+    plan_params_t p = params();
+    p.noise = 1;
+    return plan_make(a, 2, t, 3, &p, rent, m);
+}
+
 static void a_challenger_from_the_middle_counts_its_noise_down(void **state)
 {
     (void)state;
     plan_arena_t a[2];
-    for (int i = 0; i < 2; i++)
-        a[i] = (plan_arena_t){.bytes = 4 * MiB, .heat = i ? 0.45 : 0.2, .spread = 0.1, .at = i, .ncandidates = 3,
-                              .cand = {0, 1, 2}, .residence = 100};
-    plan_target_t t[3] = {{4 * MiB, 0}, {4 * MiB, 0}, {1ull << 40, 0}};
-    double rent[2] = {1, 1};
+    top_and_middle(a, (const double[2]){0.2, 0.1}, (const double[2]){0.45, 0.1});
     plan_move_t m[2];
-    plan_params_t p = params();
-    p.noise = 1;
-    assert_int_equal(plan_make(a, 2, t, 3, &p, rent, m), 0);
+    assert_int_equal(plan_three(a, m), 0);
     a[1].heat = 0.6; /* 0.5 against 0.475 */
-    assert_int_equal(plan_make(a, 2, t, 3, &p, rent, m), 2);
+    assert_int_equal(plan_three(a, m), 2);
     assert_int_equal(m[1].arena, 1);
     assert_int_equal(m[1].target, 0);
+}
+
+/* Three tiers, the top one full of an arena at 0.3 +- 0.25: one at 0.95 +- 0.05 on the middle tier
+ * takes its place — each counted by its own spread, once, against the other (0.9 against 0.55 *
+ * 1.25 + 0.1 = 0.79). When a claim added two spreads for each tier, the top's incumbent counted
+ * three of its own up and the challenger one of its own up: 1.71 against 1.41, and no arena on
+ * the middle tier, whatever its heat (at most 1), could take the place of a noisy cold one on the
+ * top (vm_parts: a cold part held the fast node against the hot window). Noisier, the challenger
+ * waits (0.65). */
+static void a_noisy_cold_incumbent_yields_to_a_steady_hot_challenger(void **state)
+{
+    (void)state;
+    plan_arena_t a[2];
+    top_and_middle(a, (const double[2]){0.3, 0.25}, (const double[2]){0.95, 0.05});
+    plan_move_t m[2];
+    assert_int_equal(plan_three(a, m), 2);
+    assert_int_equal(m[0].arena, 0); /* past the full middle tier (a swap) */
+    assert_int_equal(m[0].target, 2);
+    assert_int_equal(m[1].arena, 1);
+    assert_int_equal(m[1].target, 0);
+    a[1].spread = 0.3;
+    assert_int_equal(plan_three(a, m), 0);
 }
 
 /* A hot arena on the middle tier, a cold one on the fast tier, both full:
@@ -409,15 +444,16 @@ static void a_tier_without_room_is_no_tier(void **state)
 }
 
 /* Three tiers, two arenas on the top one, room there for one now: the colder goes, however noisy.
- * Counted up by its own spread, two a tier compounded, the cold arena at 0.073 +- 0.099 claimed
- * 0.74 against the warmer one's 0.71 at 0.179 +- 0.051, and the process gave up the warmer place,
- * which came back (ping-pong, node test, 6.1). The claims a tier holds against challengers are
- * dealt out by heat: a challenger from below still faces the same two. */
+ * Counted up by its own spread, a cold arena at 0.073 +- 0.2 claims (0.273 * 1.25 + 0.1) * 1.25
+ * + 0.1 = 0.65 against a warmer one's 0.58 at 0.179 +- 0.051 (at 0.073 +- 0.099, when claims
+ * added two spreads a tier, 0.74 against 0.71: the process gave up the warmer place, which came
+ * back — ping-pong, node test, 6.1). The claims a tier holds against challengers are dealt out by
+ * heat: a challenger from below still faces the same two. */
 static void of_incumbents_the_coldest_goes_however_noisy(void **state)
 {
     (void)state;
     plan_arena_t a[3];
-    const double heat[2] = {0.073, 0.179}, spread[2] = {0.099, 0.051};
+    const double heat[2] = {0.073, 0.179}, spread[2] = {0.2, 0.051};
     for (int i = 0; i < 2; i++)
         a[i] = (plan_arena_t){.bytes = 4 * MiB, .heat = heat[i], .spread = spread[i], .at = 0,
                               .ncandidates = 3, .cand = {0, 1, 2}, .residence = 100};
@@ -434,13 +470,13 @@ static void of_incumbents_the_coldest_goes_however_noisy(void **state)
     assert_int_equal(plan_make(a, 2, t, 3, &p, rent, m), 1);
     assert_int_equal(m[0].arena, 0);
     /* room for both on top: a challenger from the lowest tier faces the same two claims as
-     * before, 0.74 (now the warmer's) and 0.71 (now the colder's) — and takes the colder's place */
+     * before, 0.65 (now the warmer's) and 0.58 (now the colder's) — and takes the colder's place */
     t[0].room = 8 * MiB;
     a[1].residence = 100;
-    a[2] = (plan_arena_t){.bytes = 4 * MiB, .heat = 0.76, .spread = 0.05, .at = 1, .ncandidates = 2, .cand = {0, 2},
+    a[2] = (plan_arena_t){.bytes = 4 * MiB, .heat = 0.63, .spread = 0.05, .at = 1, .ncandidates = 2, .cand = {0, 2},
                           .residence = 100};
-    assert_int_equal(plan_make(a, 3, t, 3, &p, rent, m), 0); /* 0.71 against 0.71 */
-    a[2].heat = 0.78;
+    assert_int_equal(plan_make(a, 3, t, 3, &p, rent, m), 0); /* 0.58 against 0.58 */
+    a[2].heat = 0.65;
     assert_int_equal(plan_make(a, 3, t, 3, &p, rent, m), 2);
     assert_int_equal(m[0].arena, 0);
     assert_int_equal(m[0].target, 1);
@@ -467,6 +503,7 @@ int main(void)
         cmocka_unit_test(three_tiers_in_order),
         cmocka_unit_test(a_swap_between_full_tiers_goes_further_down),
         cmocka_unit_test(a_challenger_from_the_middle_counts_its_noise_down),
+        cmocka_unit_test(a_noisy_cold_incumbent_yields_to_a_steady_hot_challenger),
         cmocka_unit_test(a_tier_without_room_is_no_tier),
         cmocka_unit_test(of_equals_the_place_held_longest_goes),
         cmocka_unit_test(of_incumbents_the_coldest_goes_however_noisy),
