@@ -459,15 +459,30 @@ static void held_on(const ledger_view_t *v, const int *map, uint64_t *held)
     }
 }
 
-/* This process's slot: its arenas (the hottest LEDGER_ENTRIES), what it
- * holds and the node budget it asks on each target. map[k]: the ledger's
- * index of v->targets[k] (-1: none). false: out of memory. */
-static bool write_slot(const tiering_config_t *c, const ledger_view_t *v, tiering_ledger_t *l, ledger_slot_t *me,
-                       int *map)
+/* Its arenas (the hottest LEDGER_ENTRIES) and what they hold on each target
+ * into slot me, as v has them (map: as write_slot's). false: out of memory. */
+static bool list_arenas(const ledger_view_t *v, const int *map, ledger_slot_t *me)
 {
     by_heat_t *order = malloc((v->n + 1) * sizeof *order);
     if (!order)
         return false;
+    held_on(v, map, me->held);
+    for (size_t i = 0; i < v->n; i++)
+        order[i] = (by_heat_t){v->arenas[i].heat, i};
+    qsort(order, v->n, sizeof *order, hottest_first);
+    me->nentries = 0;
+    for (size_t r = 0; r < v->n && me->nentries < LEDGER_ENTRIES; r++)
+        me->nentries += fill_entry(&me->entries[me->nentries], &v->arenas[order[r].index], map);
+    free(order);
+    return true;
+}
+
+/* This process's slot: its arenas, what it holds and the node budget it
+ * asks on each target. map[k]: the ledger's index of v->targets[k] (-1:
+ * none). false: out of memory. */
+static bool write_slot(const tiering_config_t *c, const ledger_view_t *v, tiering_ledger_t *l, ledger_slot_t *me,
+                       int *map)
+{
     *me = (ledger_slot_t){.pid = led.pid, .start_time = led.start_time, .heartbeat_ns = clock_mono_ns(),
                           .interval_ms = c->interval_ms, .window_us = v->window_us};
     for (size_t k = 0; k < v->nt; k++) {
@@ -476,14 +491,7 @@ static bool write_slot(const tiering_config_t *c, const ledger_view_t *v, tierin
         if (map[k] >= 0)
             me->node_budget[map[k]] = asked == UINT64_MAX ? asked : asked + 1;
     }
-    held_on(v, map, me->held);
-    for (size_t i = 0; i < v->n; i++)
-        order[i] = (by_heat_t){v->arenas[i].heat, i};
-    qsort(order, v->n, sizeof *order, hottest_first);
-    for (size_t r = 0; r < v->n && me->nentries < LEDGER_ENTRIES; r++)
-        me->nentries += fill_entry(&me->entries[me->nentries], &v->arenas[order[r].index], map);
-    free(order);
-    return true;
+    return list_arenas(v, map, me);
 }
 
 /* Slot s's arenas for plan_share, owner o: its entries, and for the bytes
@@ -509,6 +517,34 @@ static size_t slot_arenas(const ledger_slot_t *slot, int o, plan_arena_t *a, int
             owner[n++] = o;
         }
     return n;
+}
+
+/* LOCI_LOG=debug, where the node's share takes from this process (me) some
+ * of what it holds on target k: the node as plan_share saw it there — each
+ * process's holding, grant and floor, and its arenas that may be there — to
+ * read why a place went where a run shows only the moves. */
+static void log_node(const tiering_ledger_t *l, ledger_slot_t *const *slots, size_t nowners, const uint64_t *grant,
+                     size_t nt, size_t k)
+{
+    for (size_t o = 0; o < nowners; o++) {
+        const ledger_slot_t *slot = slots[o];
+        char arenas[768] = "";
+        size_t len = 0;
+        for (uint32_t i = 0; i < slot->nentries && len < sizeof arenas; i++) {
+            const ledger_entry_t *e = &slot->entries[i];
+            bool may = false;
+            for (int c = 0; c < e->ncandidates; c++)
+                may |= e->cand[c] == k;
+            if (may)
+                len += (size_t)snprintf(arenas + len, sizeof arenas - len, " %.3f±%.3f on %s res %u;", e->heat,
+                                        e->spread, e->at >= 0 ? l->targets[e->cand[e->at]].name : "none",
+                                        e->residence);
+        }
+        loci__log(LOCI_LOG_DEBUG, "tiering (process %d): the node on %s: process %lld holds %llu KiB, granted %llu KiB, "
+                  "floor %llu KiB%s; arenas:%s", (int)getpid(), l->targets[k].name, (long long)slot->pid,
+                  (unsigned long long)(slot->held[k] >> 10), (unsigned long long)(grant[o * nt + k] >> 10),
+                  (unsigned long long)(slot->floor[k] >> 10), slot->moving_since_ns ? ", moving" : "", arenas);
+    }
 }
 
 /* The node's share (plan_share) and this process's room on each of the
@@ -562,6 +598,8 @@ static bool share(const tiering_config_t *c, tiering_ledger_t *l, ledger_slot_t 
         my_left[k] = left;
         mine[k] = want < ceiling ? want : ceiling;
         my_share[k] = mine[k];
+        if (grant[m * nt + k] < me->held[k] && me->held[k] > mine[k] && loci__log_on(LOCI_LOG_DEBUG))
+            log_node(l, slots, nowners, grant, nt, k);
         me->granted[k] = grant[m * nt + k];
         me->reserved[k] = me->held[k] > mine[k] ? me->held[k] : mine[k];
         my_reserved[k] = me->reserved[k];
@@ -697,10 +735,16 @@ void tiering_ledger_moving(const tiering_config_t *c, const ledger_view_t *v, bo
         }
         if (me && me->pid == led.pid) { /* (a ledger rebuilt meanwhile: at the next share) */
             me->moving_since_ns = moving ? clock_mono_ns() : 0;
-            if (!moving) { /* what the demotions gave up is the others' from now, not at the next share */
+            if (!moving) {
+                /* what the demotions gave up is the others' from now, not at the next share; and the
+                 * arenas are listed where they are now: listed where they were, a promoted arena's
+                 * bytes read as a second, unknown arena on its new target (held beyond the entries)
+                 * that stays there while the arena itself still asked for a place — the others' shares
+                 * fell by its size for an interval, and a place given up so came back (node test) */
                 for (size_t k = 0; k < v->nt; k++)
                     map[k] = target_of(led.copy, v->targets[k]);
-                held_on(v, map, me->held);
+                if (!list_arenas(v, map, me))
+                    held_on(v, map, me->held);
                 for (uint32_t k = 0; k < led.copy->ntargets; k++)
                     my_reserved[k] = me->reserved[k] = me->held[k] > my_share[k] ? me->held[k] : my_share[k];
             }

@@ -274,6 +274,7 @@ static void make_moves(const work_t *w, size_t nmoves)
             plan_arena_t *a = &w->arenas[mv->arena]; /* where it is now, for the node ledger */
             for (int k = 0; k < a->ncandidates; k++)
                 a->at = a->cand[k] == mv->target ? k : a->at;
+            a->residence = 0;
         }
         failed = rc != 0;
         if (p < 0)

@@ -133,6 +133,8 @@ static step_t sim_step(proc_t *p)
 {
     tiering_config_t c = config();
     plan_params_t pp = params();
+    for (size_t i = 0; i < p->n; i++)
+        p->a[i].residence++; /* an interval more since each last moved (a move sets it to 0) */
     uint64_t free = fake_room_of(&targets[FAST]), mine = held_fast(p);
     plan_target_t room[NT] = {{free < OWN_FAST - mine ? mine + free : OWN_FAST, 0}, {SLOW_ROOM, 0}};
     stepping = p;
@@ -150,6 +152,7 @@ static step_t sim_step(proc_t *p)
         if (node->capacity)
             node->used += moves[m].target == FAST ? a->bytes : -a->bytes;
         a->at = moves[m].target == FAST ? 0 : 1;
+        a->residence = 0;
     }
     if (nmoves)
         tiering_ledger_moving(&c, &view, false);
@@ -360,6 +363,33 @@ static void a_fifth_process_gets_its_floor(void **state)
     assert_int_equal(coldest, 2 * MiB);
     for (int i = 1; i < 4; i++)
         end(&w[i], 'l');
+}
+
+/* A move is in the ledger once it is made, not at the mover's next interval: listed where it was,
+ * a promoted arena's bytes read as a second, unknown arena on the fast target (held beyond the
+ * entries), which stayed there while the arena itself still asked for a place — the others' shares
+ * fell by its size for an interval, and a place given up so came back (node test, 6.12). */
+static void a_move_is_in_the_ledger_when_it_is_made(void **state)
+{
+    (void)state;
+    proc_t me = proc(1, 4 * MiB, (double[]){0.9}, 1);
+    sim_step(&me);
+    assert_int_equal(me.a[0].at, 0); /* promoted */
+    tiering_ledger_t *l = malloc(sizeof *l);
+    assert_non_null(l);
+    assert_int_equal(tiering_ledger_read(l), 0);
+    const ledger_slot_t *slot = NULL;
+    for (size_t s = 0; s < LEDGER_SLOTS; s++)
+        slot = l->slots[s].pid == getpid() ? &l->slots[s] : slot;
+    assert_non_null(slot);
+    assert_int_equal(slot->nentries, 1);
+    const ledger_entry_t *e = &slot->entries[0];
+    assert_true(e->at >= 0);
+    int fast = e->cand[e->at];
+    assert_string_equal(l->targets[fast].name, "fast0");
+    assert_int_equal(slot->held[fast], 4 * MiB); /* no bytes beyond the entries */
+    assert_int_equal(e->residence, 0);
+    free(l);
 }
 
 static void a_killed_process_is_reaped_within_one_interval(void **state)
@@ -594,6 +624,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(processes_see_each_other_and_the_hottest_wins, setup, teardown),
         cmocka_unit_test_setup_teardown(the_node_observes_in_one_window, setup, teardown),
         cmocka_unit_test_setup_teardown(a_fifth_process_gets_its_floor, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_move_is_in_the_ledger_when_it_is_made, setup, teardown),
         cmocka_unit_test_setup_teardown(a_killed_process_is_reaped_within_one_interval, setup, teardown),
         cmocka_unit_test_setup_teardown(the_node_shares_what_it_can_hold_not_its_budget, setup, teardown),
         cmocka_unit_test_setup_teardown(a_process_moving_arenas_is_not_measured, setup, teardown),
