@@ -498,10 +498,11 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
     memset(grant, 0, nowners * nt * sizeof *grant);
     uint64_t *used = calloc(nt + 1, sizeof *used), *floor_left = calloc(nowners * nt + 1, sizeof *floor_left);
     uint64_t *settled = calloc(nt + 1, sizeof *settled); /* bytes of guarded places, not yet counted */
+    uint64_t *owed = calloc(nowners * nt + 1, sizeof *owed); /* what each process's floor still lacks */
     bool *guarded = calloc(n + 1, sizeof *guarded);
     int *want = calloc(n + 1, sizeof *want);
     ranking_t rank;
-    bool ok = ranking_alloc(&rank, n) && used && floor_left && settled && guarded && want;
+    bool ok = ranking_alloc(&rank, n) && used && floor_left && settled && owed && guarded && want;
     if (!ok)
         goto out;
     bool *placed = rank.placed;
@@ -518,6 +519,11 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
     if (!(ok = guard_places(a, owner, n, t, p, rank.claim, guarded)))
         goto out;
     scale_floors(floor, nowners, t, nt, floor_left);
+    for (size_t i = 0; i < n; i++) /* what each process holds where (owed: less than its floor) */
+        if (a[i].at >= 0)
+            owed[(size_t)owner[i] * nt + (size_t)a[i].cand[a[i].at]] += a[i].bytes;
+    for (size_t o = 0; o < nowners * nt; o++)
+        owed[o] = owed[o] < floor_left[o] ? floor_left[o] - owed[o] : 0;
     for (size_t i = 0; i < n; i++)
         if (placed[i]) {
             uint64_t *f = &floor_left[(size_t)owner[i] * nt + (size_t)a[i].cand[a[i].at]];
@@ -535,18 +541,23 @@ bool plan_share(const plan_arena_t *a, const int *owner, size_t n, const plan_ta
         if (guarded[order[r].index])
             settled[x->cand[x->at]] += x->bytes;
     }
-    /* an arena that stays where it is for now keeps its process's floor on the candidate it wants:
-     * a process's new arenas stay their first intervals, and its floor, granted only once they
-     * might move, reached it 6 intervals after it came (node test, 6.1: the holder gives up its
-     * place an interval after its grant falls, the newcomer's room follows an interval after that) */
+    /* an arena that stays where it is for now keeps its process's floor on the candidate it wants,
+     * where the process holds less than its floor: a process's new arenas stay their first
+     * intervals, and its floor, granted only once they might move, reached it 6 intervals after it
+     * came (node test, 6.1: the holder gives up its place an interval after its grant falls, the
+     * newcomer's room follows an interval after that). Where it holds its floor already, its arenas
+     * there take the floor by heat: kept for a cold arena demoted 2 intervals before, a floor
+     * left the process's hot one there to the heat pass, and another process's hot arena lost its
+     * place to it for 3 intervals (node test, 6.1) */
     for (size_t i = 0; i < n; i++) {
         const plan_arena_t *x = &a[i];
         int k = first_wanted(x);
         if (!placed[i] || k < 0 || k >= x->at)
             continue;
-        uint64_t *f = &floor_left[(size_t)owner[i] * nt + (size_t)x->cand[k]];
-        if (x->bytes <= *f && fits_beside(x, k, used, settled[x->cand[k]], t)) {
-            *f -= x->bytes;
+        size_t of = (size_t)owner[i] * nt + (size_t)x->cand[k];
+        if (x->bytes <= owed[of] && x->bytes <= floor_left[of] && fits_beside(x, k, used, settled[x->cand[k]], t)) {
+            owed[of] -= x->bytes;
+            floor_left[of] -= x->bytes;
             grant_place(x, k, (size_t)owner[i], nt, used, grant);
         }
     }
@@ -576,6 +587,7 @@ out:
     free(used);
     free(floor_left);
     free(settled);
+    free(owed);
     ranking_free(&rank);
     free(guarded);
     free(want);

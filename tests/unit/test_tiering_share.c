@@ -260,6 +260,27 @@ static void a_newcomer_s_floor_is_granted_while_its_arenas_stay(void **state)
     assert_int_equal(g[0][FAST], 8 * MiB);
 }
 
+/* A process that holds its floor already keeps no floor for an arena that stays (one a move demoted
+ * 2 intervals before): process 1's floor went to its cold staying arena, its hot one on the fast
+ * target was left to the heat pass, where its settling place out-claimed process 0's second hot
+ * arena (0.784 +- 0.116 settling, 1.63, against 0.886 +- 0.108, 1.34), which went down for 3
+ * intervals (node test, 6.1). Its floor is for its hot arena there, and process 0 keeps both. */
+static void a_floor_held_is_kept_for_no_arena_that_stays(void **state)
+{
+    (void)state;
+    plan_arena_t a[] = {arena(0.917, 0), arena(0.886, 0), arena(0.784, 0), arena(0.081, 1)};
+    a[0].spread = a[1].spread = 0.108;
+    a[2].spread = 0.116;
+    a[3].spread = 0.06;
+    a[2].residence = 3; /* settling */
+    a[3].residence = 2; /* stays */
+    int owner[] = {0, 0, 1, 1};
+    uint64_t g[MAXP][NT];
+    share(a, owner, 4, 2, 12 * MiB, 4 * MiB, g);
+    assert_int_equal(g[0][FAST], 8 * MiB);
+    assert_int_equal(g[1][FAST], 4 * MiB);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +296,7 @@ int main(void)
         cmocka_unit_test(of_equals_the_place_held_longest_goes),
         cmocka_unit_test(a_floor_waits_for_the_place_its_holder_would_give),
         cmocka_unit_test(a_newcomer_s_floor_is_granted_while_its_arenas_stay),
+        cmocka_unit_test(a_floor_held_is_kept_for_no_arena_that_stays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
