@@ -41,21 +41,20 @@
  * watermark kept a move the kernel would have made waiting 10 intervals.
  * What this still counts that a move does not get is what the kernel keeps
  * on the mover's own list: a list it refills from the free pages keeps
- * what it took once they reach the watermark (on 6.12 up to 4 MiB there),
- * and the move that finds them so fails — once: the room reads none after
- * (docs/TIERING.md; vm_room mover). A node whose free pages are in the
+ * what it took once they reach the watermark (on 6.12 up to 13 MiB of a
+ * 25 MiB room there), and the move that finds them so fails — once: the
+ * room reads none after (docs/TIERING.md; vm_room mover). A node whose free pages are in the
  * lists is full until the kernel drains them (a CPU-less node's 3 s after
  * a CPU last changed it; from 6.7 on a list's size also decays). A thread
  * that moves to another CPU before it allocates is safe: a move's
  * allocation fails rather than wake the OOM killer (__GFP_RETRY_MAYFAIL,
  * and a copy is populated under the preferred policy), and a new
  * allocation leaves the pool's margin (1/64 of the node, 32 MiB at least).
- * The lists change with every
- * free: /proc/zoneinfo is read at most every 100 ms, by one thread at a
- * time and outside the lock every caller takes — on a machine of many CPUs
- * it is long (a few lines per CPU and zone: some 100 us for 5 KB on 2
- * CPUs), and allocations reach here (the pool's charge) — while the others
- * use the last reading.
+ * The lists change with every free: /proc/zoneinfo is read at most every
+ * 100 ms, by one thread at a time and outside the lock every caller takes
+ * — on a machine of many CPUs it is long (a few lines per CPU and zone:
+ * some 100 us for 5 KB on 2 CPUs), and allocations reach here (the pool's
+ * charge) — while the others use the last reading.
  */
 #include "os/vm.h"
 #include "clock.h"

@@ -180,8 +180,10 @@ static int mover(int node, size_t mib)
     /* the pages that reached the node first: unmap MIB of them on CPU 0 */
     size_t freed_bytes = 0;
     int *where = calloc(fill / 4096, sizeof *where);
-    if (!where || page_nodes(full, fill, where) != 0)
+    if (!where || page_nodes(full, fill, where) != 0) {
+        fprintf(stderr, "vm_room: cannot tell where the %zu MiB moved to node %d are\n", fill / MiB, node);
         return 2;
+    }
     for (size_t i = 0; i < fill / 4096 && freed_bytes < mib * MiB; i++)
         if (where[i] == node) {
             munmap(full + i * 4096, 4096);
@@ -195,8 +197,10 @@ static int mover(int node, size_t mib)
     node_memory(node, "when loci reads the room on CPU 1");
     size_t want = (size_t)counted & ~(size_t)4095;
     char *more = want ? touched(want) : NULL;
-    if (more == MAP_FAILED)
+    if (more == MAP_FAILED) {
+        fprintf(stderr, "vm_room: cannot touch %zu KiB on node 0\n", want >> 10);
         return 2;
+    }
     size_t got = want ? move_to(more, want, node) : 0;
     uint64_t kept = zone_lists(node, 1);
     printf("node %d: room %llu KiB, %zu MiB moved there, room %llu KiB then; %zu MiB unmapped on CPU 0 "
