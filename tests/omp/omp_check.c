@@ -279,6 +279,23 @@ static int clause(int node)
     return failures;
 }
 
+/* loci's answer to "is this yours?", found in the process only when the shim is in it. */
+static bool is_loci(const void *p)
+{
+    const void *(*target)(const void *) = (const void *(*)(const void *))dlsym(RTLD_DEFAULT, "loci_ptr_target");
+    return target && target(p);
+}
+
+/* After a block landed elsewhere: whether loci made it, and the last error loci has for this
+ * thread (a refusal the allocator's fallback then hid, as OpenMP has it, says why). */
+static void explain(const char *what, const void *p)
+{
+    const char *(*last_error)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "loci_last_error");
+    const char *e = last_error ? last_error() : NULL;
+    fprintf(stderr, "%s: %s; loci's last error in this thread: %s\n", what,
+            is_loci(p) ? "loci's memory" : "not loci's memory", e && *e ? e : "none");
+}
+
 /* def-allocator-var is inherited: the master sets omp_high_bw_mem_alloc as its default and
  * every thread of the region that follows allocates with omp_null_allocator, also from a
  * user allocator on high_bw set the same way. */
@@ -293,7 +310,11 @@ static int inherit(int node)
 #pragma omp parallel num_threads(THREADS) reduction(+ : bad, threads)
         {
             char *p = touched(omp_alloc(SIZE, omp_null_allocator), SIZE);
-            bad += !p || !pages_on_node(omp_get_thread_num() ? "worker's block" : "master's block", p, SIZE, node);
+            const char *what = omp_get_thread_num() ? "worker's block" : "master's block";
+            bool here = p && pages_on_node(what, p, SIZE, node);
+            if (p && !here)
+                explain(what, p);
+            bad += !here;
             omp_free(p, omp_null_allocator);
             threads++;
         }
@@ -305,13 +326,6 @@ static int inherit(int node)
     if (!failures)
         printf("ok   inherited default allocator: every thread's blocks on node %d\n", node);
     return failures;
-}
-
-/* loci's answer to "is this yours?", found in the process only when the shim is in it. */
-static bool is_loci(const void *p)
-{
-    const void *(*target)(const void *) = (const void *(*)(const void *))dlsym(RTLD_DEFAULT, "loci_ptr_target");
-    return target && target(p);
 }
 
 static int semantics(void)
