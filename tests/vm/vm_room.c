@@ -8,7 +8,7 @@
  *                            kernel keeps on its CPUs' free lists, which MemFree
  *                            leaves out (on 6.12 they stay there: a tier
  *                            tiering had just emptied read as full, and the hot
- *                            arena it made way for never came)
+ *                            arena it made way for never came); up to three tries
  *   vm_room mover NODE MIB   NODE is filled by moving pages there until the
  *                            kernel gives no more (its zone at the min
  *                            watermark); MIB of them are unmapped by a thread
@@ -85,10 +85,9 @@ static int run_on(int cpu)
     return 0;
 }
 
-static int freed(int node, size_t mib)
+/* One try of `vm_room freed`: 0 the room grew by all of it, 1 not, 2 setup error. */
+static int freed_once(int node, size_t mib)
 {
-    if (run_on(0) != 0) /* the lists are per CPU: one CPU's frees */
-        return 2;
     place_t p = {.policy = PLACE_BIND, .base_pages = true}; /* base pages: the lists hold order-0 pages */
     place_add_node(&p, node);
     size_t size = mib * MiB;
@@ -106,12 +105,30 @@ static int freed(int node, size_t mib)
            ((long long)back - (long long)held) / 1024, (unsigned long long)(lists_before >> 10),
            (unsigned long long)(lists_after >> 10));
     if (back + MiB < held + size) { /* a MiB for what others did meanwhile */
-        printf("FAIL: %llu KiB of the %zu MiB unmapped did not come back as room\n",
+        printf("%llu KiB of the %zu MiB unmapped did not come back as room\n",
                (unsigned long long)((held + size - back) >> 10), mib);
         return 1;
     }
-    printf("ok\n");
     return 0;
+}
+
+/* Three tries: the node with the CPUs is the guest's own, and what it allocates there between
+ * the two readings (the console, the harness) once took more than the MiB allowed for it. A
+ * room that leaves the lists out misses what they hold at every try. */
+static int freed(int node, size_t mib)
+{
+    if (run_on(0) != 0) /* the lists are per CPU: one CPU's frees */
+        return 2;
+    for (int try = 1; try <= 3; try++) {
+        int rc = freed_once(node, mib);
+        if (rc != 1) {
+            if (rc == 0)
+                printf("ok\n");
+            return rc;
+        }
+    }
+    printf("FAIL: at three tries of three, the room did not grow by what was unmapped\n");
+    return 1;
 }
 
 /* Base pages touched on node 0, `size` bytes of them (MAP_FAILED: none). */
