@@ -52,12 +52,46 @@ node_range() {
     awk -v bs="$km_bs" 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f %.0f\n", lo * bs, (hi + 1) * bs }'
 }
 
+# kd_count N: DAMON's nr_kdamonds = N, in bounded time. The write is refused (EBUSY) while
+# another holds DAMON's sysfs lock for a moment: tried again each second. On 6.12 it never
+# returns while another write to a kdamond's files waits for that lock (see kmon_start). After
+# 30 s: said, the write left behind, and 1.
+kd_count() {
+  km_t=0 # tenths of a second
+  while :; do
+    (echo "$1" >"$km_d/nr_kdamonds") 2>"$tmp/kd_count.err" &
+    km_w=$!
+    while kill -0 "$km_w" 2>/dev/null && [ $km_t -lt 300 ]; do
+      sleep 0.1
+      km_t=$((km_t + 1))
+    done
+    if kill -0 "$km_w" 2>/dev/null; then
+      say "damos: writing $1 to $km_d/nr_kdamonds has not returned in 30 s (6.12's DAMON sysfs deadlock: another write to a kdamond's files is under way); left behind; the tasks in DAMON's or sysfs's code:"
+      for km_p in /proc/[0-9]*; do
+        km_s=$(cat "$km_p/stack" 2>/dev/null) || continue
+        case $km_s in
+        *damon* | *kernfs* | *state_store*) say "  ${km_p#/proc/} $(cat "$km_p/comm" 2>/dev/null): $(echo "$km_s" | awk '{ printf "%s ", $2 }')" ;;
+        esac
+      done
+      return 1
+    fi
+    wait "$km_w" && return 0
+    if [ $km_t -ge 300 ]; then
+      say "damos: writing $1 to $km_d/nr_kdamonds was refused for 30 s: $(cat "$tmp/kd_count.err")"
+      return 1
+    fi
+    sleep 1
+    km_t=$((km_t + 10))
+  done
+}
+
 # damos on|off FAST SLOW: two kdamonds on physical addresses, as the kernel's
 # samples/damon/mtier.c: FAST's cold regions migrate_cold to SLOW, SLOW's accessed regions
 # migrate_hot to FAST. off: their statistics, then both removed.
 damos() {
   km_d=/sys/kernel/mm/damon/admin/kdamonds
   if [ "$1" = off ]; then
+    [ -d "$km_d" ] || return 0
     for km_k in 0 1; do
       [ -d "$km_d/$km_k" ] || continue
       echo update_schemes_stats >"$km_d/$km_k/state" 2>/dev/null
@@ -66,8 +100,8 @@ damos() {
       echo off >"$km_d/$km_k/state" 2>/dev/null
     done
     # gone, not just off: loci's damon source takes a kdamond only where none is set up by others
-    echo 0 >"$km_d/nr_kdamonds" 2>/dev/null
-    return 0
+    kd_count 0
+    return
   fi
   [ -d "$km_d" ] || { say "damos: no DAMON sysfs here (kernel $(uname -r))"; return 1; }
   # nr_kdamonds cannot change while a kdamond runs (EBUSY): one a mode before left on (loci's
@@ -75,7 +109,7 @@ damos() {
   for km_st in "$km_d"/*/state; do
     if [ -e "$km_st" ] && [ "$(cat "$km_st")" = on ]; then echo off >"$km_st"; fi
   done
-  echo 2 >"$km_d/nr_kdamonds" || return 1
+  kd_count 2 || return 1
   km_k=0
   for km_spec in "$2 migrate_cold $3 0 0 ${DAMOS_COLD_AGE:-10}" "$3 migrate_hot $2 ${DAMOS_HOT_ACCESSES:-1} 4294967295 0"; do
     # shellcheck disable=SC2086 # the spec's words
@@ -120,22 +154,35 @@ kmon_counters() {
 }
 
 # kmon_start LABEL: the counters every KMON_S seconds, with /proc/uptime, to $tmp/kmon.LABEL.
+# The loop ends itself when kmon_stop asks (a stop file), and says so (a done file), never by a
+# signal: a signal would end the loop but not the reading it is in, and a DAMON
+# "update_schemes_stats" write left running deadlocks on 6.12 with a later nr_kdamonds write
+# (damos off) — that write holds DAMON's sysfs lock while it waits for every write to the
+# kdamond's files to finish, and this one waits for the lock.
 kmon_start() {
-  kmon_file=$tmp/kmon.$1
-  (while :; do
+  kmon_file=$tmp/kmon.$1 kmon_stopping=$tmp/kmon.stop kmon_done=$tmp/kmon.done
+  rm -f "$kmon_stopping" "$kmon_done"
+  (while [ ! -e "$kmon_stopping" ]; do
     echo "$(cut -d' ' -f1 /proc/uptime) $(kmon_counters)"
     sleep "${KMON_S:-2}"
-  done) >"$kmon_file" 2>/dev/null &
-  kmon_pid=$!
+  done
+  : >"$kmon_done") >"$kmon_file" 2>/dev/null &
 }
 
 # kmon_stop LABEL T0: stops the monitor; prints its timeline ("kmon LABEL UPTIME COUNTER VALUE
 # ...") and one line "kernel LABEL COUNTER INCREASE COUNTER_first_s S ...": what each counter
 # grew by, and when it first grew, in seconds after uptime T0 (the mode's workload started;
-# negative: before, e.g. while Redis was loaded; "never").
+# negative: before, e.g. while Redis was loaded; "never"). Callers pipe it, so it runs in a
+# subshell, where the loop is no child to wait for: its done file says it ended.
 kmon_stop() {
-  kill "$kmon_pid" 2>/dev/null
-  wait "$kmon_pid" 2>/dev/null
+  : >"$kmon_stopping"
+  km_t=0
+  while [ ! -e "$kmon_done" ] && [ $km_t -lt 300 ]; do
+    sleep 0.1
+    km_t=$((km_t + 1))
+  done
+  [ -e "$kmon_done" ] || say "kmon $1: the monitor did not stop within 30 s"
+  rm -f "$kmon_stopping" "$kmon_done"
   echo "$(cut -d' ' -f1 /proc/uptime) $(kmon_counters)" >>"$kmon_file"
   sed "s/^/kmon $1 /" "$kmon_file"
   awk -v label="$1" -v t0="$2" '

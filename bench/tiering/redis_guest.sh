@@ -102,7 +102,7 @@ one_mode() {
     if damos on "$fast" "$slow"; then
       mode damos yes env
     else say "damos: DAMON's sysfs interface refused the setup (above): skipped"; fi
-    damos off ;;
+    damos off || status=1 ;;
   loci-run) mode loci-run yes env LOCI_CONFIG="$tmp/loci.ini" LOCI_STATS=1 "$LOCI" run --tier auto -- ;;
   loci-run-intent)
     mode loci-run-intent yes env LOCI_CONFIG="$tmp/loci.ini" LOCI_STATS=1 "$LOCI" run --tier auto \
