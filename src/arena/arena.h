@@ -262,7 +262,8 @@ bool arena_moves_part(loci_arena_t *ar, const struct loci_target *dst);
 /** Where most resident pages of [base, base+size) of ar are: the candidate
  *  of its intent on that NUMA node; the arena's target when none is
  *  resident, the node is none of its candidates, or the arena's target is
- *  simulated (placement recorded, not made). */
+ *  simulated (placement recorded, not made). Pages a heat source unmapped
+ *  for its window are resident: held still (heat_hold), they are looked at. */
 const struct loci_target *arena_part_target(loci_arena_t *ar, void *base, size_t size);
 
 /* --- target_gone.c ------------------------------------------------------- */

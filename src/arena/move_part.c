@@ -87,8 +87,17 @@ const struct loci_target *arena_part_target(loci_arena_t *ar, void *base, size_t
 {
     const struct loci_target *home = loci_arena_target(ar);
     int node; /* a simulated node's placement is recorded, not made: the kernel cannot say */
-    if ((home->flags & LOCI_TARGET_SIMULATED) || vm_range_node(base, size, &node) != 0 || node < 0 ||
-        node == home->numa_node)
+    if ((home->flags & LOCI_TARGET_SIMULATED) || vm_range_node(base, size, &node) != 0)
+        return home;
+    /* none mapped: the faults source may have unmapped them for its window (its pages stay in
+     * the page cache, on their node); held still, they are mapped back (a CI run of vm_parts
+     * was told a hot window's page was home, on the slow node, while it sat on the fast one) */
+    if (node < 0 && heat_hold(base, size) == 0) {
+        if (vm_range_node(base, size, &node) != 0)
+            node = -1;
+        heat_release(base, size);
+    }
+    if (node < 0 || node == home->numa_node)
         return home;
     for (int k = 0; k < ar->res.ncandidates; k++)
         if (ar->res.candidates[k]->numa_node == node)

@@ -106,7 +106,16 @@ static bool scan_word(void *arg)
 {
     word_place_t *p = arg;
     p->said = node_of(loci_ptr_target(p->word));
-    return page_nodes(p->word, sizeof *p->word, &p->is) == 0;
+    /* the faults source unmaps the pages it samples for its window (the page stays on its node,
+     * in the page cache): a read maps it back, and a page sampled again meanwhile is read again */
+    for (int tries = 0; tries < 10; tries++) {
+        (void)*(volatile const uint64_t *)p->word;
+        if (page_nodes(p->word, sizeof *p->word, &p->is) != 0)
+            return false;
+        if (p->is >= 0)
+            break;
+    }
+    return true;
 }
 
 /* One phase: updates to the window at `at`, the placement checked every INTERVAL_MS. */
