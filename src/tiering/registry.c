@@ -14,6 +14,13 @@
 #define SMOOTHING 0.5          /* weight of the last interval in a heat */
 #define SPREAD_SMOOTHING 0.125 /* ... and of its step in the spread (its noise; slow, so that a step in heat
                                 * does not read as noise for long) */
+/* The share of its fall a held heat takes each interval. An incumbent counted with its smoothed
+ * heat lost its place to another process's arena as hot as it when its process was starved of CPU
+ * for two intervals (5 processes and their tiering threads on the VM's 2 CPUs): both its hot
+ * arenas read half their heat, the other's took one place, and when the node had room again 4
+ * intervals later it came back — ping-pong (node test, 6.1 and 6.12, 3 runs in 24). Held, a true
+ * fall (a hot set that moved on) reaches the plan an interval later. */
+#define HELD_FALL 0.5
 /* A step between two intervals' heats, as a deviation from the smoothed heat: for readings that
  * stray independently by s, the step strays by s * sqrt(2), the deviation from the heat before it
  * by s * sqrt(1 + SMOOTHING / (2 - SMOOTHING)) — so the spread reads the same of noise. */
@@ -49,6 +56,7 @@ void tiering_track_heat(tier_track_t *k, double now)
     if (k->heat_seen)
         k->spread = SPREAD_SMOOTHING * STEP_AS_DEVIATION * fabs(now - k->last) + (1 - SPREAD_SMOOTHING) * k->spread;
     k->heat = k->heat_seen ? SMOOTHING * now + (1 - SMOOTHING) * k->heat : now;
+    k->held = k->heat_seen && k->heat < k->held ? k->held + HELD_FALL * (k->heat - k->held) : k->heat;
     k->last = now;
     k->heat_seen = true;
 }
@@ -61,6 +69,7 @@ bool tiering_track_moved(tier_track_t *k, const struct loci_target *from, const 
     k->moved_at = interval;
     k->residence = 0;
     k->rent = 0;
+    k->held = k->heat; /* what it held before the move is no claim to its new place */
     return back;
 }
 

@@ -133,6 +133,11 @@ static void add_entry(work_t *w, tier_arena_t *t, long p, uint32_t blocked)
         else
             a->unreachable |= blocked & 1u << c;
     }
+    /* an arena above its lowest candidate keeps its place on the heat it held (registry.c,
+     * HELD_FALL), here and in the node's ledger; a part is counted with its heat: a window
+     * that moves within its arena is placed within 10 intervals (vm_parts) */
+    if (p < 0 && a->at >= 0 && a->at < res->ncandidates - 1)
+        a->heat = k->held;
     w->rent[w->n] = k->rent;
     w->part[w->n] = p;
     w->rec[w->n++] = t;

@@ -314,6 +314,7 @@ typedef struct {
     double heat;               /* heat per byte, smoothed over intervals (EWMA) */
     double spread;             /* its noise: an interval's step from the last, as a deviation (EWMA) */
     double last;               /* the last interval's heat, unsmoothed */
+    double held;               /* `heat`, but falling at half its rate: an incumbent's (step.c) */
     bool heat_seen;            /* heat has had one observation of it */
     unsigned residence;        /* intervals since its last move */
     double rent;               /* paid towards a promotion, seconds (plan_make) */

@@ -4,7 +4,8 @@
  * spread (noise). A hot set that moves is a step in heat: it must read as
  * noise for an interval, not for as long as the smoothed heat lags behind
  * (the plan would hold the old hot set in place on its noise alone); noise
- * itself must read as noise, of the size it has.
+ * itself must read as noise, of the size it has. An incumbent's held heat
+ * falls slower than its heat.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -58,11 +59,32 @@ static void noise_reads_as_noise(void **state)
     assert_true(k.spread > 0.15 && k.spread < 0.17);
 }
 
+/* An incumbent's held heat: up with the heat at once, down at half its rate — two intervals of a
+ * starved process reading a third of its heat leave it above the heat by far — and the heat again
+ * after a move (what it held before is no claim to its new place). */
+static void a_held_heat_falls_at_half_the_rate(void **state)
+{
+    (void)state;
+    double heat[12];
+    for (int i = 0; i < 12; i++)
+        heat[i] = i < 10 ? 0.5 : 0.15;
+    tier_track_t k = after(heat, 10);
+    assert_true(fabs(k.held - k.heat) < 1e-9);
+    k = after(heat, 12);
+    assert_true(k.heat < 0.26);        /* 0.5 -> 0.325 -> 0.2375 */
+    assert_true(k.held > k.heat + 0.08); /* 0.5 -> 0.4125 -> 0.325 */
+    tiering_track_moved(&k, NULL, NULL, 12, 10);
+    assert_true(fabs(k.held - k.heat) < 1e-9);
+    tiering_track_heat(&k, 0.9);
+    assert_true(fabs(k.held - k.heat) < 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_step_reads_as_noise_once),
         cmocka_unit_test(noise_reads_as_noise),
+        cmocka_unit_test(a_held_heat_falls_at_half_the_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
