@@ -260,6 +260,7 @@ void heat_close(heat_t *h)
         free_range(h->ranges[i]);
     free(h->ranges);
     free(h->held);
+    run_share_free(&h->ran);
     if (!in_child)
         pthread_mutex_destroy(&h->lock);
     free(h);
@@ -421,6 +422,36 @@ static double percentile(const double *by_heat, double obs, double share)
     return at;
 }
 
+/* A process starved of CPU for a while (more runnable threads than CPUs)
+ * touches its memory less than it does as it usually runs, and all its
+ * granules read colder than they are: in the node test (2 CPUs, 5 processes
+ * and their tiering threads), one worker's hot arenas fell from 0.89 to 0.37
+ * in 4 intervals, its cold ones with them, and lost their place on the fast
+ * node to another process's hot arena, and came back 9 intervals later
+ * (ping-pong). Such an interval's readings are taken as they would have read
+ * had it run its usual share — the highest of late, falling by USUAL_FALL of
+ * the gap each collect: a program that runs fewer threads for good soon
+ * reads as it runs, and one that always has more threads than CPUs reads as
+ * it always has. A fall of less than FAINT_STARVING is noise. */
+#define USUAL_FALL 0.125
+#define FAINT_STARVING 1.1
+
+static void correct_for_cpu(heat_t *h, heat_sample_t *v, size_t n)
+{
+    double share = run_share_next(&h->ran), usual = h->usual_share;
+    if (share < 0)
+        return; /* unknown: the first collect, or no schedstat */
+    h->usual_share = share >= usual ? share : usual + USUAL_FALL * (share - usual);
+    double ratio = share > 0 ? usual / share : HEAT_MOST_CORRECTION;
+    if (!(ratio > FAINT_STARVING))
+        return;
+    loci__log(LOCI_LOG_DEBUG, "access measurement (%s): the process ran %.0f %% of the time it could since the "
+              "last collect, %.0f %% as it usually runs: its heat read as if it had run that", heat_source_name(h->ops->id),
+              100 * share, 100 * usual);
+    for (size_t i = 0; i < n; i++)
+        v[i].heat = heat__as_if_ran(v[i].heat, ratio);
+}
+
 /* The next window from this collect's samples, between the source's shortest
  * and the interval. Only on a full picture: with some granules not observed
  * yet (DAMON's first reports cover what it was given first), the median
@@ -477,6 +508,8 @@ int heat_collect(heat_t *h, heat_sample_t **out, size_t *n)
             *c = (heat_count_t){0};
         }
     }
+    if (v)
+        correct_for_cpu(h, v, total);
     if (v && !h->cfg.window_ms)
         adapt_window(h, v, total);
     pthread_mutex_unlock(&h->lock);

@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "text_file.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
@@ -29,6 +30,14 @@ double heat__thread_cpu_s(pthread_t thread)
     if (pthread_getcpuclockid(thread, &clock) != 0 || clock_gettime(clock, &ts) != 0)
         return 0;
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double heat__as_if_ran(double heat, double ratio)
+{
+    ratio = ratio < HEAT_MOST_CORRECTION ? ratio : HEAT_MOST_CORRECTION;
+    if (!(ratio > 1) || !(heat > 0) || heat >= 1)
+        return heat;
+    return 1 - pow(1 - heat, ratio);
 }
 
 const char *heat__read_line(const char *path, char *buf, size_t len)

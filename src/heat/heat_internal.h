@@ -14,6 +14,7 @@
 #define LOCI_HEAT_INTERNAL_H
 
 #include "heat/heat.h"
+#include "os/run_share.h"
 
 #include <linux/perf_event.h>
 #include <pthread.h>
@@ -55,6 +56,8 @@ struct heat {
     _Atomic uint64_t collect_cpu_ns; /* CPU the collecting threads spent in the source (refresh) */
     _Atomic uint64_t window_us;      /* the window its adaptation wants (heat.c); in force: heat__window_us */
     _Atomic uint64_t window_most_us; /* 0, or the longest window in force (heat_limit_window) */
+    run_share_t ran;     /* the process's share of the time it could run, read at each collect (heat.c) */
+    double usual_share;  /* its share as it usually runs: the highest of late, falling slowly (heat.c) */
     char skipped[1024];
 };
 
@@ -117,6 +120,13 @@ static inline size_t heat__granule_size(const heat_range_t *r, size_t g)
     size_t left = r->size - g * HEAT_GRANULE;
     return left < HEAT_GRANULE ? left : HEAT_GRANULE;
 }
+
+/** A granule's `heat` (the share of its observations that found it touched)
+ *  as it would have read over `ratio` times the time its process ran — a
+ *  page touched at a rate r is found touched with chance 1 - e^(-r t), so
+ *  1 - (1 - heat)^ratio — with ratio at most HEAT_MOST_CORRECTION. */
+#define HEAT_MOST_CORRECTION 4.0
+double heat__as_if_ran(double heat, double ratio);
 
 /** CPU seconds a thread has used (its CPU clock); 0 when it cannot be read. */
 double heat__thread_cpu_s(pthread_t thread);
