@@ -432,24 +432,26 @@ static double percentile(const double *by_heat, double obs, double share)
  * had it run its usual share — the highest of late, falling by USUAL_FALL of
  * the gap each collect: a program that runs fewer threads for good soon
  * reads as it runs, and one that always has more threads than CPUs reads as
- * it always has. A fall of less than FAINT_STARVING is noise. */
+ * it always has. A fall of less than FAINT_STARVING is noise. True: the
+ * readings were so taken. */
 #define USUAL_FALL 0.125
 #define FAINT_STARVING 1.1
 
-static void correct_for_cpu(heat_t *h, heat_sample_t *v, size_t n)
+static bool correct_for_cpu(heat_t *h, heat_sample_t *v, size_t n)
 {
     double share = run_share_next(&h->ran), usual = h->usual_share;
     if (share < 0)
-        return; /* unknown: the first collect, or no schedstat */
+        return false; /* unknown: the first collect, or no schedstat */
     h->usual_share = share >= usual ? share : usual + USUAL_FALL * (share - usual);
     double ratio = share > 0 ? usual / share : HEAT_MOST_CORRECTION;
     if (!(ratio > FAINT_STARVING))
-        return;
+        return false;
     loci__log(LOCI_LOG_DEBUG, "access measurement (%s): the process ran %.0f %% of the time it could since the "
               "last collect, %.0f %% as it usually runs: its heat read as if it had run that", heat_source_name(h->ops->id),
               100 * share, 100 * usual);
     for (size_t i = 0; i < n; i++)
         v[i].heat = heat__as_if_ran(v[i].heat, ratio);
+    return true;
 }
 
 /* The next window from this collect's samples, between the source's shortest
@@ -508,9 +510,11 @@ int heat_collect(heat_t *h, heat_sample_t **out, size_t *n)
             *c = (heat_count_t){0};
         }
     }
-    if (v)
-        correct_for_cpu(h, v, total);
-    if (v && !h->cfg.window_ms)
+    /* a starved interval's readings, raw or taken as if it had run, say nothing of the window: read
+     * as if, a median of 0.1 corrected 2.7 times read 0.45 and halved it, every process of the node
+     * read colder at the node's shorter window, and a hot arena waited 11 intervals (node test) */
+    bool starved = v && correct_for_cpu(h, v, total);
+    if (v && !starved && !h->cfg.window_ms)
         adapt_window(h, v, total);
     pthread_mutex_unlock(&h->lock);
     *out = v;
