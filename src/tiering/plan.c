@@ -27,7 +27,7 @@
  *     without the userfaultfd that takes) is never chosen.
  *  2. Cost (rent or buy): a promotion is made once the arena has paid, in
  *     the intervals it wanted it, as much rent as the move costs: rent is
- *     its heat per byte, less its noise and the gap, times the interval (the
+ *     its heat per byte held two intervals in a row, less its noise and the gap, times the interval (the
  *     share of the time its accesses surely went to the slower memory), the price
  *     the move's seconds (bytes / measured move bandwidth) — so that no
  *     move costs more than twice the best choice made in hindsight, and the
@@ -81,15 +81,21 @@ static bool settling(const plan_arena_t *x, const plan_target_t *t, const plan_p
     return height(x, t) > 0 && x->residence <= p->settle;
 }
 
-/* The heat arena a has beyond its noise and the gap: what it surely gains
- * per byte on a better tier. A cold arena's reading that strays up by
- * chance pays little rent, and one that reads within the gap — what a
- * sampled share reads of memory scarcely touched — pays none: promoted into
- * spare room, such arenas went back as soon as a hot set wanted it
- * (ping-pong in the node test, docs/TIERING.md). */
+/* The heat arena a has held two intervals in a row (the lesser of its last
+ * two) beyond its noise and the gap: what it surely gains per byte on a
+ * better tier. A cold arena's reading that strays up by chance pays little
+ * rent, and one that reads within the gap — what a sampled share reads of
+ * memory scarcely touched — pays none: promoted into spare room, such
+ * arenas went back as soon as a hot set wanted it (ping-pong in the node
+ * test, docs/TIERING.md). Two in a row, as the kernel's NUMA balancing
+ * migrates a page on its second fault from a node, not its first: a cold
+ * arena (0.15, 0.28 +- 0.08 for one interval) paid a 0.04 s move at once,
+ * into room the node had just freed, which its process's own hot arena
+ * wanted an interval later — moved back (node test, 6.1). A hot set that
+ * moved pays an interval later. */
 static double sure_heat(const plan_arena_t *a, const plan_params_t *p)
 {
-    double h = a->heat - p->noise * a->spread - p->gap;
+    double h = a->heat - a->rise - p->noise * a->spread - p->gap;
     return h > 0 ? h : 0;
 }
 

@@ -55,6 +55,7 @@ void tiering_track_heat(tier_track_t *k, double now)
 {
     if (k->heat_seen)
         k->spread = SPREAD_SMOOTHING * STEP_AS_DEVIATION * fabs(now - k->last) + (1 - SPREAD_SMOOTHING) * k->spread;
+    k->before = k->heat_seen ? k->heat : now;
     k->heat = k->heat_seen ? SMOOTHING * now + (1 - SMOOTHING) * k->heat : now;
     k->held = k->heat_seen && k->heat < k->held ? k->held + HELD_FALL * (k->heat - k->held) : k->heat;
     k->last = now;

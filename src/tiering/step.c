@@ -124,7 +124,7 @@ static void add_entry(work_t *w, tier_arena_t *t, long p, uint32_t blocked)
     const resolution_t *res = &t->ar->res;
     plan_arena_t *a = &w->arenas[w->n];
     *a = (plan_arena_t){.bytes = p < 0 ? t->bytes : t->parts[p].size, .heat = k->heat, .spread = k->spread,
-                        .at = -1, .ncandidates = res->ncandidates, .residence = k->residence, .id = t->id,
+                        .rise = k->heat > k->before ? k->heat - k->before : 0, .at = -1, .ncandidates = res->ncandidates, .residence = k->residence, .id = t->id,
                         .intent = t->ar->intent};
     for (int c = 0; c < res->ncandidates; c++) {
         a->cand[c] = target_index(w->targets, &w->nt, res->candidates[c]);

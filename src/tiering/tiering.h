@@ -67,6 +67,8 @@ typedef struct {
     uint64_t bytes;            /* its memory now */
     double heat;               /* heat per byte, smoothed (0: none seen) */
     double spread;             /* its noise: how far an interval's heat strays from `heat`, smoothed */
+    double rise;               /* how much `heat` rose with the last interval's reading (0: it did not):
+                                * rent is paid on the heat held two intervals in a row */
     int at;                    /* index of its target in cand[]; -1: on none of them */
     int ncandidates;
     int cand[RESOLVE_MAX_CANDIDATES]; /* its intent's candidates, best first: indices of plan_target_t */
@@ -314,6 +316,7 @@ typedef struct {
     double heat;               /* heat per byte, smoothed over intervals (EWMA) */
     double spread;             /* its noise: an interval's step from the last, as a deviation (EWMA) */
     double last;               /* the last interval's heat, unsmoothed */
+    double before;             /* `heat` before the last interval's reading */
     double held;               /* `heat`, but falling at half its rate: an incumbent's (step.c) */
     bool heat_seen;            /* heat has had one observation of it */
     unsigned residence;        /* intervals since its last move */

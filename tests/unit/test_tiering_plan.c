@@ -317,6 +317,32 @@ static void a_reading_within_the_gap_pays_no_rent(void **state)
     assert_int_equal(m[0].target, FAST);
 }
 
+/* Rent is paid on the heat held two intervals in a row: a cold arena whose
+ * reading strays up for one interval pays from the heat before it (node test,
+ * 6.1: 0.28 +- 0.08 where it reads 0.2, into room just freed, moved back when
+ * its process's hot arena wanted it an interval later); held a second
+ * interval, it pays. */
+static void rent_counts_a_rise_from_the_interval_after(void **state)
+{
+    (void)state;
+    plan_arena_t a[1];
+    plan_move_t m[1];
+    plan_params_t p = params();
+    p.noise = 1;
+    p.interval_s = 0.4;
+    p.seconds_per_byte = 0.037 / (4.0 * MiB);
+    arenas(a, (double[]){0.28}, (int[]){1}, 1);
+    a[0].spread = 0.078;
+    a[0].rise = 0.08; /* from 0.2 */
+    plan_target_t t[NT] = {{8 * MiB, 0}, {1ull << 40, 0}};
+    double rent[1] = {0};
+    assert_int_equal(plan_make(a, 1, t, NT, &p, rent, m), 0); /* (0.2 - 0.078 - 0.1) x 0.4 s */
+    assert_true(rent[0] > 0.008 && rent[0] < 0.009);
+    a[0].rise = 0; /* held */
+    assert_int_equal(plan_make(a, 1, t, NT, &p, rent, m), 1);
+    assert_int_equal(m[0].target, FAST);
+}
+
 static void three_tiers_in_order(void **state)
 {
     (void)state;
@@ -500,6 +526,7 @@ int main(void)
         cmocka_unit_test(room_left_by_a_waiting_promotion_is_not_free),
         cmocka_unit_test(a_floor_pays_no_rent),
         cmocka_unit_test(a_reading_within_the_gap_pays_no_rent),
+        cmocka_unit_test(rent_counts_a_rise_from_the_interval_after),
         cmocka_unit_test(three_tiers_in_order),
         cmocka_unit_test(a_swap_between_full_tiers_goes_further_down),
         cmocka_unit_test(a_challenger_from_the_middle_counts_its_noise_down),

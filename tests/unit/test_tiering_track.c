@@ -79,12 +79,22 @@ static void a_held_heat_falls_at_half_the_rate(void **state)
     assert_true(fabs(k.held - k.heat) < 1e-9);
 }
 
+/* The heat before the last reading is kept: the plan's rent counts a rise from the interval after. */
+static void the_heat_before_a_reading_is_kept(void **state)
+{
+    (void)state;
+    tier_track_t k = after((double[]){0.2, 0.2, 0.36}, 3);
+    assert_true(fabs(k.before - 0.2) < 1e-9);
+    assert_true(fabs(k.heat - 0.28) < 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_step_reads_as_noise_once),
         cmocka_unit_test(noise_reads_as_noise),
         cmocka_unit_test(a_held_heat_falls_at_half_the_rate),
+        cmocka_unit_test(the_heat_before_a_reading_is_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
