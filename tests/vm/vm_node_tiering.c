@@ -16,7 +16,8 @@
  *                                   change at least 90 % of the hot set's mapped pages are on FAST,
  *                                   and stay there; the auto arenas on FAST never more than the
  *                                   fast memory (without the ledger: one arena more, the reserved
- *                                   room's precision); from 10 intervals into each
+ *                                   room's precision) at two looks one after the other (a look
+ *                                   reads the workers in turn: fast_in_both); from 10 intervals into each
  *                                   phase on, no worker
  *                                   with less than its floor on FAST ([tiering] floor: FLOOR_BYTES,
  *                                   one arena); at the end the bytes moved back within 10 intervals
@@ -171,6 +172,19 @@ static look_t look(const run_t *r, unsigned hot)
     return l;
 }
 
+/* The bytes on FAST that both looks found, worker by worker. A look reads the workers one after
+ * another, and one worker's demotion and another's promotion that follows it can fall on either side
+ * of the reading in between: read before its demotion and the other in its promotion, the sum held
+ * an overlap that never was (31 MiB of 28, 6.1: A's 4 MiB read before it left, C's 3.1 of the 4
+ * MiB that came after). An overlap that is there is there at both looks. */
+static size_t fast_in_both(const run_t *r, const look_t *l, const look_t *again)
+{
+    size_t both = 0;
+    for (int i = 0; i < r->nworkers; i++)
+        both += l->fast_bytes[i] < again->fast_bytes[i] ? l->fast_bytes[i] : again->fast_bytes[i];
+    return both;
+}
+
 static bool hot_placed(const look_t *l)
 {
     return l->hot_mapped * 2 >= l->hot_total && (double)l->hot_on >= RESIDENCY * (double)l->hot_mapped;
@@ -240,7 +254,6 @@ static void phase(run_t *r, const phase_t *ph)
         n = intervals_since(r, base, start);
         look_t l = look(r, ph->hot);
         print_look(r, (now_s() - start) / (INTERVAL_MS / 1e3), n, &l);
-        most_fast = l.total_fast > most_fast ? l.total_fast : most_fast;
         bool placed = hot_placed(&l);
         if (placed && placed_at < 0)
             placed_at = (long)n;
@@ -249,10 +262,17 @@ static void phase(run_t *r, const phase_t *ph)
             CHECK(false, "%s: the hot set left node %d again", ph->name, r->fast);
         }
         size_t cap = r->ledger ? FAST_BYTES : FAST_BYTES + NODE_ARENA_BYTES; /* room: the reservation's precision */
-        if (l.total_fast > cap && !over) {
+        size_t fast_now = l.total_fast;
+        if (fast_now > cap) {
+            look_t again = look(r, ph->hot);
+            fast_now = fast_in_both(r, &l, &again);
+            printf("     (looked again: %zu MiB there at both looks)\n", fast_now >> 20);
+        }
+        most_fast = fast_now > most_fast ? fast_now : most_fast;
+        if (fast_now > cap && !over) {
             over = true;
-            CHECK(false, "%s: %zu MiB of the workers' memory on node %d, more than its %u MiB of fast memory", ph->name,
-                  l.total_fast >> 20, r->fast, FAST_BYTES >> 20);
+            CHECK(false, "%s: %zu MiB of the workers' memory on node %d at two looks, more than its %u MiB of "
+                  "fast memory", ph->name, fast_now >> 20, r->fast, FAST_BYTES >> 20);
         }
         if (ph->newcomer >= 0 && floor_at < 0 && l.fast_bytes[ph->newcomer] >= FLOOR_BYTES)
             floor_at = (long)n;
