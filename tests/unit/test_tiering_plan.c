@@ -287,6 +287,17 @@ static void a_floor_pays_no_rent(void **state)
     assert_true(rent[1] > 0);
 }
 
+/* The node test's terms under TCG: intervals of 0.4 s, noise counted once, a
+ * move of 4 MiB taking `move_s`. */
+static plan_params_t paying_rent(double move_s)
+{
+    plan_params_t p = params();
+    p.noise = 1;
+    p.interval_s = 0.4;
+    p.seconds_per_byte = move_s / (4.0 * MiB);
+    return p;
+}
+
 /* A lukewarm arena whose reading lies within its noise and the gap pays no
  * rent, spare room or not: promoted into spare room, such arenas went back
  * as soon as a hot set wanted it (node test on 6.1, 2026-11-30: heat 0.131
@@ -297,10 +308,7 @@ static void a_reading_within_the_gap_pays_no_rent(void **state)
     (void)state;
     plan_arena_t a[2];
     plan_move_t m[2];
-    plan_params_t p = params();
-    p.noise = 1;
-    p.interval_s = 0.4;
-    p.seconds_per_byte = 0.047 / (4.0 * MiB);
+    plan_params_t p = paying_rent(0.047);
     arenas(a, (double[]){0.131, 0.5}, (int[]){1, 1}, 2);
     a[0].spread = 0.041;
     a[1].spread = 0.15;
@@ -327,10 +335,7 @@ static void rent_counts_a_rise_from_the_interval_after(void **state)
     (void)state;
     plan_arena_t a[1];
     plan_move_t m[1];
-    plan_params_t p = params();
-    p.noise = 1;
-    p.interval_s = 0.4;
-    p.seconds_per_byte = 0.037 / (4.0 * MiB);
+    plan_params_t p = paying_rent(0.037);
     arenas(a, (double[]){0.28}, (int[]){1}, 1);
     a[0].spread = 0.078;
     a[0].rise = 0.08; /* from 0.2 */
