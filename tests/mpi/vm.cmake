@@ -46,7 +46,7 @@ if("openmpi" IN_LIST LOCI_MPI_FLAVOURS)
                   OUTPUT_VARIABLE files OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
   string(REPLACE "\n" ";" files "${files}")
   get_filename_component(run ${LOCI_MPI_openmpi_RUN} NAME)
-  loci_vm_suite(NAME node_mpi TOPOLOGY tiers3 TIMEOUT 400 KERNELS stable bpo LABEL node
+  loci_vm_suite(NAME node_mpi TOPOLOGY tiers3 TIMEOUT 400 KERNELS stable bpo
     PROGRAMS vm_node_tiering vm_node_tiering_mpi_openmpi ${PROJECT_SOURCE_DIR}/bench/tiering/fastmem.sh
              ${PROJECT_SOURCE_DIR}/tests/mpi/mpirun.sh ${PROJECT_SOURCE_DIR}/tests/mpi/vm-mpi-run.sh ${files}
     TESTS
