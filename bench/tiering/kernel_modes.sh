@@ -52,6 +52,18 @@ node_range() {
     awk -v bs="$km_bs" 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f %.0f\n", lo * bs, (hi + 1) * bs }'
 }
 
+# while_within_30s COMMAND...: polls COMMAND every tenth of a second while it succeeds, counting
+# the tenths in km_t from where the caller set it; 1 once km_t reaches 300 (30 s) with COMMAND still
+# succeeding, else 0.
+while_within_30s() {
+  while "$@" 2>/dev/null; do
+    [ "$km_t" -lt 300 ] || return 1
+    sleep 0.1
+    km_t=$((km_t + 1))
+  done
+  return 0
+}
+
 # kd_count N: DAMON's nr_kdamonds = N, in bounded time. The write is refused (EBUSY) while
 # another holds DAMON's sysfs lock for a moment: tried again each second. On 6.12 it never
 # returns while another write to a kdamond's files waits for that lock (see kmon_start). After
@@ -61,11 +73,7 @@ kd_count() {
   while :; do
     (echo "$1" >"$km_d/nr_kdamonds") 2>"$tmp/kd_count.err" &
     km_w=$!
-    while kill -0 "$km_w" 2>/dev/null && [ $km_t -lt 300 ]; do
-      sleep 0.1
-      km_t=$((km_t + 1))
-    done
-    if kill -0 "$km_w" 2>/dev/null; then
+    if ! while_within_30s kill -0 "$km_w"; then
       say "damos: writing $1 to $km_d/nr_kdamonds has not returned in 30 s (6.12's DAMON sysfs deadlock: another write to a kdamond's files is under way); left behind; the tasks in DAMON's or sysfs's code:"
       for km_p in /proc/[0-9]*; do
         km_s=$(cat "$km_p/stack" 2>/dev/null) || continue
@@ -177,11 +185,7 @@ kmon_start() {
 kmon_stop() {
   : >"$kmon_stopping"
   km_t=0
-  while [ ! -e "$kmon_done" ] && [ $km_t -lt 300 ]; do
-    sleep 0.1
-    km_t=$((km_t + 1))
-  done
-  [ -e "$kmon_done" ] || say "kmon $1: the monitor did not stop within 30 s"
+  while_within_30s test ! -e "$kmon_done" || say "kmon $1: the monitor did not stop within 30 s"
   rm -f "$kmon_stopping" "$kmon_done"
   echo "$(cut -d' ' -f1 /proc/uptime) $(kmon_counters)" >>"$kmon_file"
   sed "s/^/kmon $1 /" "$kmon_file"
