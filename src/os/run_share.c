@@ -5,9 +5,10 @@
  * went down is a new thread that reused it.
  */
 #include "os/run_share.h"
+#include "dir.h"
 #include "grow.h"
+#include "text_file.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,56 +24,46 @@ static int by_tid(const void *pa, const void *pb)
     return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
-/* Thread `tid`'s counts, from the task directory open as `tasks`. */
-static bool read_thread(int tasks, const char *tid, run_thread_t *out)
+/* The readings so far, and room for more (dir_each_entry's argument). */
+typedef struct {
+    run_thread_t *threads;
+    size_t n, cap;
+} reading_t;
+
+/* Thread `tid`'s counts into the reading: 0 to go on, 1 once it holds MOST_THREADS. */
+static int read_thread(int tasks, const char *path, const char *tid, void *arg)
 {
-    char path[300], text[96];
-    snprintf(path, sizeof path, "%s/schedstat", tid);
-    int fd = openat(tasks, path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false; /* gone meanwhile */
-    ssize_t got = read(fd, text, sizeof text - 1);
-    close(fd);
+    (void)tasks;
+    reading_t *r = arg;
+    char file[300], text[96];
     unsigned long long ran, waited;
-    if (got <= 0)
-        return false;
-    text[got] = '\0';
-    if (sscanf(text, "%llu %llu", &ran, &waited) != 2)
-        return false;
-    *out = (run_thread_t){(pid_t)atoi(tid), ran, waited};
-    return true;
+    snprintf(file, sizeof file, "%s/%s/schedstat", path, tid);
+    if (!text_first_line(file, text, sizeof text) || sscanf(text, "%llu %llu", &ran, &waited) != 2)
+        return 0; /* gone meanwhile */
+    run_thread_t *grown = grow_for_one(r->threads, r->n, &r->cap, sizeof *grown, 16);
+    if (!grown)
+        return 1;
+    r->threads = grown;
+    r->threads[r->n++] = (run_thread_t){(pid_t)atoi(tid), ran, waited};
+    return r->n >= MOST_THREADS;
 }
 
 /* Every thread's counts now, sorted: false when none could be read. */
 static bool read_threads(run_thread_t **out, size_t *n)
 {
-    *out = NULL;
-    *n = 0;
+    reading_t r = {0};
     int tasks = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = tasks < 0 ? NULL : fdopendir(tasks);
-    if (!d) {
-        if (tasks >= 0)
-            close(tasks);
+    if (tasks >= 0) {
+        dir_each_entry(tasks, "/proc/self/task", read_thread, &r);
+        close(tasks);
+    }
+    if (r.n == 0) {
+        free(r.threads);
         return false;
     }
-    size_t cap = 0;
-    for (struct dirent *e; *n < MOST_THREADS && (e = readdir(d));) {
-        run_thread_t t;
-        if (e->d_name[0] == '.' || !read_thread(tasks, e->d_name, &t))
-            continue;
-        run_thread_t *grown = grow_for_one(*out, *n, &cap, sizeof *grown, 16);
-        if (!grown)
-            break;
-        *out = grown;
-        (*out)[(*n)++] = t;
-    }
-    closedir(d);
-    if (*n == 0) {
-        free(*out);
-        *out = NULL;
-        return false;
-    }
-    qsort(*out, *n, sizeof **out, by_tid);
+    qsort(r.threads, r.n, sizeof *r.threads, by_tid);
+    *out = r.threads;
+    *n = r.n;
     return true;
 }
 
@@ -93,9 +84,9 @@ double run_share_next(run_share_t *r)
         ran += now[i].ran_ns - before.ran_ns;
         waited += now[i].waited_ns - before.waited_ns;
     }
-    bool first = !r->read;
+    bool first = r->n == 0;
     free(r->threads);
-    *r = (run_share_t){now, n, true};
+    *r = (run_share_t){now, n};
     if (first || ran + waited == 0)
         return -1;
     return (double)ran / (double)(ran + waited);

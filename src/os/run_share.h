@@ -12,7 +12,6 @@
 #ifndef LOCI_OS_RUN_SHARE_H
 #define LOCI_OS_RUN_SHARE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -22,11 +21,11 @@ typedef struct {
     uint64_t ran_ns, waited_ns;
 } run_thread_t;
 
-/** The last reading, kept for the next: zero-initialised before the first. */
+/** The last reading, kept for the next: zero-initialised before the first
+ *  (a reading holds one thread at least). */
 typedef struct {
     run_thread_t *threads; /* sorted by tid */
     size_t n;
-    bool read;
 } run_share_t;
 
 /** The share of the time since the last call that the process's threads,
