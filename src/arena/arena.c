@@ -190,7 +190,9 @@ static void *alloc_after_spill(loci_arena_t *ar, const struct loci_target *full,
     uint64_t need = arena_bytes(ar) + size;
     char moving[600] = "";
     for (int pass = 0; pass < 2; pass++)
-        for (int i = below + 1; (i = arena_first_with_room(&ar->res, i, need, pass ? NULL : ar->budget)) >= 0; i++) {
+        for (int i = below + 1;
+             (i = arena_first_with_room(&ar->res, i, need, pass ? NULL : ar->budget, arena_auto_bytes_on)) >= 0;
+             i++) {
             const struct loci_target *t = ar->res.candidates[i];
             if (arena_move(ar, t, true) != 0) {
                 snprintf(moving, sizeof moving, "; %s", loci_last_error());

@@ -116,10 +116,13 @@ uint64_t arena_auto_bytes_on(const struct loci_target *t);
  *  `need` more bytes, -1 when none has: arena_target_room at least `need`
  *  (unknown counts as room) and, with budget (budget[i]: the bytes tier=auto
  *  arenas may hold on candidate i), the auto arenas there holding less than
- *  it by `need` at least. Where an auto arena starts (room for its first
- *  segment, its budgets) and where one that filled its target spills (its
- *  bytes and the block's, its budgets, then memory alone). */
-int arena_first_with_room(const resolution_t *res, int from, uint64_t need, const uint64_t *budget);
+ *  it by `need` at least, as held_on(target) counts them (arena_auto_bytes_on,
+ *  or tiering's count with the parts of arenas placed by granule). Where an
+ *  auto arena starts (room for its first segment, its budgets) and where one
+ *  that filled its target spills (its bytes and the block's, its budgets,
+ *  then memory alone). */
+int arena_first_with_room(const resolution_t *res, int from, uint64_t need, const uint64_t *budget,
+                          uint64_t (*held_on)(const struct loci_target *));
 
 /* --- shared_heap.c: the allocator of a shared arena ------------------------------
  * All of its state is in the metadata segment (sh_meta_t, below), which every

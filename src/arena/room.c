@@ -16,7 +16,9 @@
  * killer, and a copy's destination is populated under the preferred policy
  * (vm_loosen) — while the margin keeps room for allocations yet to come. With
  * budgets (budget[i]: the bytes tier=auto arenas may hold on candidate i),
- * the auto arenas there must also hold less than it, by `need` at least.
+ * the auto arenas there must also hold less than it, by `need` at least —
+ * as the caller counts what they hold: this layer knows each arena's target,
+ * tiering also where the parts of an arena placed by granule are.
  */
 #include "arena/arena.h"
 
@@ -57,12 +59,13 @@ uint64_t arena_auto_bytes_on(const struct loci_target *t)
     return on.bytes;
 }
 
-int arena_first_with_room(const resolution_t *res, int from, uint64_t need, const uint64_t *budget)
+int arena_first_with_room(const resolution_t *res, int from, uint64_t need, const uint64_t *budget,
+                          uint64_t (*held_on)(const struct loci_target *))
 {
     for (int i = from; i < res->ncandidates; i++) {
         const struct loci_target *t = res->candidates[i];
         if (budget) {
-            uint64_t held = arena_auto_bytes_on(t);
+            uint64_t held = held_on(t);
             if (held >= budget[i] || need > budget[i] - held)
                 continue;
         }

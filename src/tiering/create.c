@@ -27,13 +27,14 @@
 #define START_ROOM POOL_SEGMENT_SIZE
 
 /* The first candidate from `from` on with room for a start, under its
- * budget (budget[i]: candidate i's); when every budget is taken, the last
- * with room, else the last. */
+ * budget (budget[i]: candidate i's, charged with the parts of arenas placed
+ * by granule where they are); when every budget is taken, the last with
+ * room, else the last. Under the lock. */
 static const struct loci_target *first_with_room(const resolution_t *res, int from, const uint64_t *budget)
 {
-    int i = arena_first_with_room(res, from, START_ROOM, budget);
+    int i = arena_first_with_room(res, from, START_ROOM, budget, tiering_held_on);
     for (int k = res->ncandidates - 1; i < 0 && k >= from; k--)
-        if (arena_first_with_room(res, k, START_ROOM, NULL) == k)
+        if (arena_first_with_room(res, k, START_ROOM, NULL, NULL) == k)
             i = k;
     return res->candidates[i >= 0 ? i : res->ncandidates - 1];
 }
@@ -68,15 +69,16 @@ static const struct loci_target *site_and_start(const tiering_config_t *c, const
     uint64_t bytes, hotter;
     bool known = tiering_profile_place(site, res, &at, &bytes, heat, &hotter);
     uint64_t at_budget = known ? start_budget(c, at) : 0;
-    *profiled = known && arena_auto_bytes_on(at) + bytes <= at_budget && hotter + bytes <= at_budget &&
+    *profiled = known && tiering_held_on(at) + bytes <= at_budget && hotter + bytes <= at_budget &&
                 arena_target_room(at) >= bytes;
+    if (!*profiled) {
+        int below = 0;
+        while (known && below < res->ncandidates && res->candidates[below] != at)
+            below++;
+        at = first_with_room(res, known ? below + 1 : 0, budget);
+    }
     tiering_unlock();
-    if (*profiled)
-        return at;
-    int below = 0;
-    while (known && below < res->ncandidates && res->candidates[below] != at)
-        below++;
-    return first_with_room(res, known ? below + 1 : 0, budget);
+    return at;
 }
 
 static loci_arena_t *create_auto(const intent_t *in, const resolution_t *res, size_t max_bytes,

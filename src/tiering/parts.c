@@ -70,6 +70,17 @@ uint64_t tiering_parts_on(const tier_arena_t *t, const struct loci_target *x)
     return bytes;
 }
 
+uint64_t tiering_held_on(const struct loci_target *x)
+{
+    uint64_t held = arena_auto_bytes_on(x);
+    for (tier_arena_t *t = tiering_arenas(); t; t = t->next)
+        if (t->split) {
+            uint64_t whole = loci_arena_target(t->ar) == x ? arena_bytes(t->ar) : 0;
+            held = (held > whole ? held - whole : 0) + tiering_parts_on(t, x);
+        }
+    return held;
+}
+
 void tiering_parts_moved(tier_arena_t *t)
 {
     const struct loci_target *now = loci_arena_target(t->ar);

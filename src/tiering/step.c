@@ -102,19 +102,6 @@ static void work_free(work_t *w)
     free(w->moves);
 }
 
-/* Bytes the auto arenas hold on x now: each arena placed whole where it is
- * (arena_auto_bytes_on), each part where it is. */
-static uint64_t held_on(const struct loci_target *x)
-{
-    uint64_t held = arena_auto_bytes_on(x);
-    for (tier_arena_t *t = tiering_arenas(); t; t = t->next)
-        if (t->split) {
-            uint64_t whole = loci_arena_target(t->ar) == x ? arena_bytes(t->ar) : 0;
-            held = (held > whole ? held - whole : 0) + tiering_parts_on(t, x);
-        }
-    return held;
-}
-
 /* Arena t (or its part p) as the plan sees it, into w's next entry:
  * `blocked`, bit k: candidate k cannot be reached by such a move. */
 static void add_entry(work_t *w, tier_arena_t *t, long p, uint32_t blocked)
@@ -176,7 +163,7 @@ static bool describe(const tiering_config_t *c, work_t *w)
             add_entry(w, t, (long)p, blocked);
     }
     for (size_t i = 0; i < w->nt; i++) {
-        uint64_t budget = tiering_budget_bytes(c, w->targets[i]), mine = held_on(w->targets[i]);
+        uint64_t budget = tiering_budget_bytes(c, w->targets[i]), mine = tiering_held_on(w->targets[i]);
         /* room unknown (a simulated node): its budget alone says */
         uint64_t free = arena_target_move_room(w->targets[i]);
         uint64_t reachable = free > UINT64_MAX - mine ? UINT64_MAX : mine + free;
@@ -357,7 +344,7 @@ void tiering_step(const tiering_config_t *c, heat_sample_t *samples, size_t n)
         if (own)
             memcpy(own, w.room, w.nt * sizeof *own);
         /* the node's share: what the user's other tiering processes leave this one */
-        ledger_view_t view = {w.arenas, w.n, w.targets, w.nt, arena_target_move_room, held_on,
+        ledger_view_t view = {w.arenas, w.n, w.targets, w.nt, arena_target_move_room, tiering_held_on,
                               tiering_wanted_window_us()};
         tiering_limit_window(tiering_ledger_share(c, &view, &p, w.room));
         size_t nmoves = plan_make(w.arenas, w.n, w.room, w.nt, &p, w.rent, w.moves);

@@ -406,6 +406,11 @@ void tiering_parts_decide(const tiering_config_t *c, tier_arena_t *t);
 bool tiering_parts_account(tier_arena_t *t, const heat_sample_t *s, size_t n);
 /** Bytes of split arena t's parts on target x. */
 uint64_t tiering_parts_on(const tier_arena_t *t, const struct loci_target *x);
+/** Bytes the auto arenas hold on x now: each arena placed whole where it is
+ *  (arena_auto_bytes_on), each part of one placed by granule where it is —
+ *  what a budget is charged with, where an arena starts as in each plan.
+ *  Under the lock. */
+uint64_t tiering_held_on(const struct loci_target *x);
 /** Split arena t was moved whole (a spill, the program's loci_arena_move):
  *  every part is on its target now, its time there starting. */
 void tiering_parts_moved(tier_arena_t *t);

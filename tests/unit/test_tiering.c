@@ -480,7 +480,8 @@ static int misplaced_parts(loci_arena_t *big, const unsigned char *hot, size_t b
 }
 
 /* An arena four times hbm0's budget, whose hot 8 MiB moves: placed by granule, its hot parts on
- * hbm0 after the cold arena there moves out, the rest staying on dram0 with the arena itself. */
+ * hbm0 after the cold arena there moves out, the rest staying on dram0 with the arena itself; a
+ * new arena then starts on dram0, its parts holding hbm0's budget. */
 static void a_big_arena_is_placed_by_granule(void **state)
 {
     use_topology("knl-flat.xml", config);
@@ -513,6 +514,11 @@ static void a_big_arena_is_placed_by_granule(void **state)
         assert_string_equal(name_of(loci_arena_target(big)), "dram0");
         assert_string_equal(name_of(loci_arena_target(cold)), "dram0");
     }
+    /* hbm0's budget is the parts' now: a new arena starts below it, not over it */
+    loci_arena_t *newcomer = loci_arena_create("bandwidth=high,tier=auto", 0);
+    assert_non_null(newcomer);
+    assert_string_equal(name_of(loci_arena_target(newcomer)), "dram0");
+    loci_arena_destroy(newcomer);
     for (size_t k = 0; k < 32 * MiB; k += 4096)
         if (b[k] != (unsigned char)(k / 4096))
             fail_msg("the big arena's byte %zu changed", k);
