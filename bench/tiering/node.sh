@@ -16,7 +16,7 @@
 # the workers' memory on it, MiB moved and moved back) and bench/results/tiering-node[-host].png.
 # Builds nothing: cmake -S . -B build -G Ninja -DLOCI_BUILD_BENCH=ON && ninja -C build (BUILD_DIR:
 # another build). Environment passed to node_guest.sh: FORMS (plain; mpi), MODES, REPEATS, PHASE_INTERVALS (150),
-# SLACK_MIB, LOCI_SLACK_MIB, LOCI_INTENT, LOCI_LOG (debug: every process's plan, to read why) and the kernel modes'
+# SLACK_MIB, LOCI_SLACK_MIB, MPI_SLACK_MIB, LOCI_INTENT, LOCI_LOG (debug: every process's plan, to read why) and the kernel modes'
 # settings (bench/tiering/kernel_modes.sh).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
@@ -33,7 +33,7 @@ if [[ " ${FORMS:-plain} " == *" mpi "* ]]; then
   files+=("$mpi" "$root"/tests/mpi/{mpirun,vm-mpi-run}.sh "${mpi_files[@]}")
   export MPI_JOB="vm-mpi-run.sh 0 openmpi mpirun.openmpi 4 -- ${mpi##*/}"
 fi
-vars="FORMS MPI_JOB MODES REPEATS PHASE_INTERVALS SLACK_MIB LOCI_SLACK_MIB LOCI_INTENT LOCI_LOG $driver_kernel_vars"
+vars="FORMS MPI_JOB MODES REPEATS PHASE_INTERVALS SLACK_MIB LOCI_SLACK_MIB MPI_SLACK_MIB LOCI_INTENT LOCI_LOG $driver_kernel_vars"
 
 # One row per summary line: "summary MODE memory M tiering T goals G; PHASE: placed_at N floors F
 # fast_mib_max X; ... moved_mib M pingpong_mib P".

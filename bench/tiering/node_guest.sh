@@ -15,6 +15,11 @@
 # for the processes' other memory, which comes from FAST too (it has their CPUs) and which loci
 # leaves room for rather than take: with 16 MiB of slack its move room on FAST fell to 2 MiB while
 # its arenas held 16-20 MiB (2026-11-30), six processes with loci loaded (TIERING.md, "Room").
+# The MPI form's runtime (mpirun, Open MPI's shared-memory segments) takes more of FAST than plain
+# workers' other memory does: in that form every mode gets MPI_SLACK_MIB (16) more (2026-12-01,
+# vm_node_tiering's "when all started" line: the MPI job had taken 56 MiB of FAST before any of its
+# arrays was there, the plain workers 41 MiB beside theirs; with 40 MiB of slack loci's move room
+# then stayed at 3.6 MiB, under an array's 4, and the hot set never came).
 # Environment: NODE (vm_node_tiering), FORMS (plain, and/or mpi: the workers the 4 ranks of MPI_JOB,
 # an mpirun line that node.sh gives, their arrays from MPI_Alloc_mem; phases A-C only; each mode's
 # label then ends in -mpi), MODES (first-touch numa-balancing damos loci loci-alone;
@@ -22,7 +27,7 @@
 # LOCI_TIER_LEDGER=off — each summary says which), LOCI_INTENT (the
 # auto arenas' intent, latency=low,tier=auto: node 0, the CPUs' DRAM, ranks first), PHASE_INTERVALS
 # (150: 60 s phases at 400 ms, long enough for the kernel's scanners), REPEATS (1), SLACK_MIB,
-# LOCI_SLACK_MIB, and
+# LOCI_SLACK_MIB, MPI_SLACK_MIB, and
 # the kernel modes' settings (kernel_modes.sh). Prints each mode's checks, an "alloc MODE" line
 # and one "interval N residency R%" line per check (the hot set's share on FAST, for plot.py), its
 # "summary MODE ..." line, and the kernel's moves ("kernel MODE ...").
@@ -32,7 +37,7 @@ fast=$1 slow=$2
 shift 2
 others=$*
 here=$(dirname "$0")
-NODE=${NODE:-vm_node_tiering} SLACK_MIB=${SLACK_MIB:-2} LOCI_SLACK_MIB=${LOCI_SLACK_MIB:-40}
+NODE=${NODE:-vm_node_tiering} SLACK_MIB=${SLACK_MIB:-2} LOCI_SLACK_MIB=${LOCI_SLACK_MIB:-40} MPI_SLACK_MIB=${MPI_SLACK_MIB:-16}
 PHASE_INTERVALS=${PHASE_INTERVALS:-150}
 LOCI_INTENT=${LOCI_INTENT:-latency=low,tier=auto}
 MODES=${MODES:-first-touch numa-balancing damos loci loci-alone}
@@ -59,13 +64,15 @@ plot_lines() {
 
 run() { # label, memory (first-touch, or auto: arenas by LOCI_INTENT): the workload in each form
   for form in $FORMS; do
-    label=$1 workload="plain $fast"
-    if [ "$form" = mpi ]; then label=$1-mpi workload="mpi $fast -- ${MPI_JOB:?node_guest.sh: FORMS=mpi needs MPI_JOB}"; fi
+    label=$1 workload="plain $fast" runtime=0
+    if [ "$form" = mpi ]; then
+      label=$1-mpi workload="mpi $fast -- ${MPI_JOB:?node_guest.sh: FORMS=mpi needs MPI_JOB}" runtime=$MPI_SLACK_MIB
+    fi
     if [ "$2" = auto ]; then
-      fastmem_keep_free "$fast" $(((FAST_MIB + LOCI_SLACK_MIB) * 1024 + $(fastmem_loci_reserve_kb "$fast"))) compact
+      fastmem_keep_free "$fast" $(((FAST_MIB + LOCI_SLACK_MIB + runtime) * 1024 + $(fastmem_loci_reserve_kb "$fast"))) compact
       for n in $others; do fastmem_keep_free "$n" 0; done
     else
-      fastmem_limit "$fast" $((FAST_MIB + SLACK_MIB)) $others
+      fastmem_limit "$fast" $((FAST_MIB + SLACK_MIB + runtime)) $others
     fi
     say "$label: $NODE --memory $2 --intent $LOCI_INTENT --phase-intervals $PHASE_INTERVALS$oop $workload"
     kmon_start "$label"

@@ -510,6 +510,9 @@ static int checker(const options_t *opt)
             if (!start_worker(&r, i))
                 return 2;
     }
+    /* what the workers took of the fast node beside their arrays (an MPI job's runtime: its
+     * shared-memory segments and its launcher's memory, which a plain worker has not) */
+    node_memory(fast, "when all started");
     look_t l = look(&r, 0);
     printf("     all started:");
     print_look(&r, 0, 0, &l);
