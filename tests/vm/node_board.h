@@ -25,7 +25,8 @@ typedef struct {
     int finished;                   /* 1: the totals below are final, the worker is leaving */
     int data_intact;                /* every arena's words sum to their start plus the updates */
     int paused;                     /* its tiering paused (the heat source stopped) */
-    uint64_t promoted, demoted, pingpong, moves;
+    uint64_t promoted, demoted, pingpong; /* final */
+    uint64_t moves;                 /* its tiering's, so far */
     char source[16];                /* its heat source */
 } node_worker_slot_t;
 

@@ -28,12 +28,12 @@ static void report(node_worker_slot_t *me, int final)
     loci_tier_totals_t tot = {0};
     loci_tier_totals(&tot);
     NODE_SET(me->intervals, tot.intervals);
+    NODE_SET(me->moves, tot.moves);
     if (!final)
         return;
     me->promoted = tot.bytes_promoted;
     me->demoted = tot.bytes_demoted;
     me->pingpong = tot.bytes_pingpong;
-    me->moves = tot.moves;
     me->paused = tot.paused;
     snprintf(me->source, sizeof me->source, "%s", tot.source ? tot.source : "?");
 }

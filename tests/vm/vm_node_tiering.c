@@ -11,7 +11,10 @@
  *                                   tiering as each process's; the suite also leaves the node about
  *                                   that much room, bench/tiering/fastmem.sh). The hot set (two
  *                                   arenas of one worker, some 20 times as often written a page as
- *                                   any other) is A's, then B's, then C's. Asserted, each check
+ *                                   any other) is A's, then B's, then C's, once 10 of tiering's
+ *                                   intervals passed without a move and without a hot set (settle:
+ *                                   a move of the start's is not counted as moved back when phase
+ *                                   A's heat moves its arena again). Asserted, each check
  *                                   (one per INTERVAL_MS): within 10 of tiering's intervals of each
  *                                   change at least 90 % of the hot set's mapped pages are on FAST,
  *                                   and stay there; the auto arenas on FAST never more than the
@@ -20,7 +23,8 @@
  *                                   reads the workers in turn: fast_in_both); from 10 intervals into each
  *                                   phase on, no worker
  *                                   with less than its floor on FAST ([tiering] floor: FLOOR_BYTES,
- *                                   one arena); at the end the bytes moved back within 10 intervals
+ *                                   one arena) at two checks in a row (one: a swap of its own
+ *                                   arenas, between its two moves); at the end the bytes moved back within 10 intervals
  *                                   (ping-pong) at most 1 % of those moved, every worker's data
  *                                   intact. Then item 4: a fifth worker E starts and has its floor
  *                                   within 5 intervals; the hot set becomes C's, D's and E's (24 MiB:
@@ -79,6 +83,7 @@
 #define MAX_OUT_OF_PLAY 8
 #define DEADLINE_INTERVALS 10
 #define JOIN_INTERVALS 5       /* a newcomer's floor: "within a few intervals" */
+#define SETTLE_MAX_INTERVALS 60 /* the start's settling at most this many intervals' time */
 #define PHASE_CAP 4            /* a phase ends after PHASE_CAP times its intervals' time all the same */
 #define RESIDENCY 0.9
 #define PINGPONG_SHARE 0.01
@@ -249,6 +254,7 @@ static void phase(run_t *r, const phase_t *ph)
     uint64_t n = 0;
     uint64_t length = r->opt->phase_intervals;
     size_t most_fast = 0;
+    unsigned short_looks[NODE_WORKERS_MAX] = {0};
     while (n < length && now_s() - start < PHASE_CAP * length * INTERVAL_MS / 1e3) {
         usleep(INTERVAL_MS * 1000);
         n = intervals_since(r, base, start);
@@ -276,13 +282,18 @@ static void phase(run_t *r, const phase_t *ph)
         }
         if (ph->newcomer >= 0 && floor_at < 0 && l.fast_bytes[ph->newcomer] >= FLOOR_BYTES)
             floor_at = (long)n;
-        for (int i = 0; i < r->nworkers && ph->floors_from >= 0 && (long)n >= ph->floors_from && !below; i++)
-            if ((r->live & 1u << i) && l.fast_bytes[i] < FLOOR_BYTES) {
+        /* below its floor at two looks in a row: a worker at its floor that swaps its arena there
+         * for a hotter one of its own demotes first, and a look between its two moves finds it
+         * without either for a moment (a look is a second apart, a move some 0.1 s under TCG) */
+        for (int i = 0; i < r->nworkers && ph->floors_from >= 0 && (long)n >= ph->floors_from && !below; i++) {
+            short_looks[i] = (r->live & 1u << i) && l.fast_bytes[i] < FLOOR_BYTES ? short_looks[i] + 1 : 0;
+            if (short_looks[i] >= 2) {
                 below = true;
-                CHECK(false, "%s: worker %c has %zu MiB on node %d, below its floor of %u MiB (%llu intervals in)",
-                      ph->name, name_of(i), l.fast_bytes[i] >> 20, r->fast, FLOOR_BYTES >> 20,
-                      (unsigned long long)n);
+                CHECK(false, "%s: worker %c has %zu MiB on node %d, below its floor of %u MiB at two looks in a row "
+                      "(%llu intervals in)", ph->name, name_of(i), l.fast_bytes[i] >> 20, r->fast,
+                      FLOOR_BYTES >> 20, (unsigned long long)n);
             }
+        }
     }
     bool late = ph->deadline && (placed_at < 0 || (uint64_t)placed_at > ph->deadline);
     bool no_floor = ph->newcomer >= 0 && (floor_at < 0 || (uint64_t)floor_at > ph->newcomer_in);
@@ -304,6 +315,39 @@ static void phase(run_t *r, const phase_t *ph)
     snprintf(r->summary + len, sizeof r->summary - len, " %s: placed_at %ld floors %s fast_mib_max %zu;", ph->name,
              placed_at, below ? "missed" : "kept", most_fast >> 20);
     fflush(stdout);
+}
+
+/* Moves the live workers' tiering made so far. */
+static uint64_t moves_so_far(const run_t *r)
+{
+    uint64_t moves = 0;
+    for (int i = 0; i < r->nworkers; i++)
+        moves += r->live & 1u << i ? NODE_GET(r->board->w[i].moves) : 0;
+    return moves;
+}
+
+/* Before phase A, the start settles: until DEADLINE_INTERVALS of tiering's intervals pass without a
+ * move (at most SETTLE_MAX_INTERVALS' time), with no hot set. The workers' start moves arenas (the
+ * node's budget shared out as they come, arrays just written reading warm for a while); phase A's
+ * heat may move such an arena back, and a move made for a change of heat is not ping-pong. */
+static void settle(run_t *r)
+{
+    uint64_t base[NODE_WORKERS_MAX] = {0}, moves = moves_so_far(r);
+    for (int i = 0; i < r->nworkers; i++)
+        base[i] = NODE_GET(r->board->w[i].intervals);
+    double start = now_s();
+    while (!r->opt->first_touch && intervals_since(r, base, start) < DEADLINE_INTERVALS &&
+           now_s() - start < SETTLE_MAX_INTERVALS * INTERVAL_MS / 1e3) {
+        usleep(INTERVAL_MS * 1000);
+        if (moves_so_far(r) != moves) { /* a move: the quiet starts again */
+            moves = moves_so_far(r);
+            for (int i = 0; i < r->nworkers; i++)
+                base[i] = NODE_GET(r->board->w[i].intervals);
+        }
+    }
+    look_t l = look(r, 0);
+    printf("     settled:    ");
+    print_look(r, (now_s() - start) / (INTERVAL_MS / 1e3), intervals_since(r, base, start), &l);
 }
 
 /* Wait until worker i says it is ready: false when it failed or took over 120 s. */
@@ -516,6 +560,7 @@ static int checker(const options_t *opt)
     look_t l = look(&r, 0);
     printf("     all started:");
     print_look(&r, 0, 0, &l);
+    settle(&r);
     phases(&r, !command);
     for (int i = 0; i < r.nworkers; i++)
         if (r.live & 1u << i)
