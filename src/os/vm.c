@@ -254,12 +254,26 @@ static const char *mode_name(int mode)
     }
 }
 
+/* The preferred mode for the nodes of `mask`: MPOL_PREFERRED for one node,
+ * whose huge pages come from that node or not at all (base pages then, still
+ * there); MPOL_PREFERRED_MANY, the only form that names several, takes a
+ * huge page from any node once its own have no free 2 MiB left (6.1, 6.12):
+ * on the tiers3 VM's node 1 with its free memory in pieces, 4 MiB so faulted
+ * landed whole on node 0 (omp_check inherit, 2 runs in 600). */
+static int preferred_mode(const uint64_t *mask)
+{
+    int nodes = 0;
+    for (int w = 0; w < PLACE_MAX_NODES / 64; w++)
+        nodes += __builtin_popcountll(mask[w]);
+    return nodes > 1 && kernel_has(MPOL_PREFERRED_MANY) ? MPOL_PREFERRED_MANY : MPOL_PREFERRED;
+}
+
 int vm_kernel_policy(const place_t *place, int *mode, unsigned long *mask, unsigned long *maxnode)
 {
     int last = mask_last(place->nodemask);
     if (last < 0)
         return loci__fail(LOCI_EINVAL, "placement with an empty NUMA node mask");
-    *mode = vm_kernel_mode(place->policy);
+    *mode = place->policy == PLACE_PREFERRED ? preferred_mode(place->nodemask) : vm_kernel_mode(place->policy);
     memcpy(mask, place->nodemask, VM_MASK_LONGS * sizeof *mask);
     if (*mode == MPOL_PREFERRED && place->policy == PLACE_PREFERRED) {
         /* Old kernels prefer one node: the first one given. */
@@ -372,17 +386,11 @@ void vm_loosen(void *addr, size_t size, vm_loosened_t *l)
                (l->mode & ~MODE_FLAGS) == MPOL_BIND;
     unsigned long preferred[VM_MASK_LONGS];
     memcpy(preferred, l->mask, sizeof preferred);
-    /* One node: MPOL_PREFERRED, whose huge pages come from that node or not at all (base
-     * pages then, still there). MPOL_PREFERRED_MANY takes a huge page from any node once
-     * its own have no free 2 MiB left (6.1, 6.12): on the tiers3 VM's node 1 with its free
-     * memory in pieces, 4 MiB so faulted landed whole on node 0, and under load the bind
-     * after it could not move them back (EIO; omp_check inherit, 2 runs in 600). */
+    /* (a huge page faulted off its node here could not be moved back under load by the
+     * bind after it: EIO) */
     uint64_t m64[PLACE_MAX_NODES / 64];
     memcpy(m64, l->mask, sizeof m64);
-    int nodes = 0;
-    for (int w = 0; w < PLACE_MAX_NODES / 64; w++)
-        nodes += __builtin_popcountll(m64[w]);
-    int pmode = nodes > 1 && kernel_has(MPOL_PREFERRED_MANY) ? MPOL_PREFERRED_MANY : MPOL_PREFERRED;
+    int pmode = preferred_mode(m64);
     if (l->bound && pmode == MPOL_PREFERRED) { /* one node, or the first of several */
         int first = vm_mask_first(m64);
         memset(preferred, 0, sizeof preferred);

@@ -59,7 +59,8 @@ int vm_copy_policy(const void *from, void *to, size_t size);
 #define VM_MASK_LONGS (PLACE_MAX_NODES / (8 * sizeof(unsigned long)))
 
 /** The MPOL_* mode, node mask (VM_MASK_LONGS longs) and maxnode argument the
- *  kernel gets for `place` (probed once: PREFERRED_MANY, WEIGHTED_INTERLEAVE). */
+ *  kernel gets for `place` (probed once: PREFERRED_MANY, WEIGHTED_INTERLEAVE;
+ *  preferred one node: MPOL_PREFERRED, whose huge pages stay on it). */
 int vm_kernel_policy(const place_t *place, int *mode, unsigned long *mask, unsigned long *maxnode);
 
 /** "MPOL_BIND"... for messages. */
@@ -242,8 +243,8 @@ void vm_room_fork(loci_fork_phase_t phase);
 /** "0,2-3" for a node mask, into buf. Returns buf. */
 const char *vm_nodemask_str(const uint64_t *mask, char *buf, size_t len);
 
-/** Which policy the kernel really got for `policy` (after probing), for tests
- *  and diagnostics: an MPOL_* mode. */
+/** Which policy the kernel really got for `policy` with several nodes (after
+ *  probing), for tests and diagnostics: an MPOL_* mode. */
 int vm_kernel_mode(place_policy_t policy);
 
 /* --- used above the providers too ----------------------------------- */
